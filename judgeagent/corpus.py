@@ -1,0 +1,154 @@
+"""Read a corpus (files or folders of .jsonl / .json / .txt / .md / .parquet) into `Document`s."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import FieldMap
+from .errors import JudgeAgentError
+
+SUFFIXES = (".jsonl", ".json", ".txt", ".md", ".parquet")
+
+
+@dataclass(frozen=True)
+class Document:
+    doc_id: str
+    title: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    """Where it was read from (`file` or `file:line`), for error messages."""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    root: Path
+    documents: list[Document]
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
+def read_corpus(path: str | Path, fields: FieldMap = FieldMap()) -> Corpus:
+    """Read every supported file under `path`; fail on the first bad record with its location."""
+    root = Path(path)
+    if not root.exists():
+        raise JudgeAgentError(f"corpus not found: {root}")
+    files = corpus_files(root)
+    if not files:
+        raise JudgeAgentError(f"corpus {root} has no {'/'.join(SUFFIXES)} files")
+    seen: dict[str, Document] = {}
+    for file in files:
+        for doc in _read_file(file, root, fields):
+            if doc.doc_id in seen:
+                raise JudgeAgentError(
+                    f"duplicate doc_id {doc.doc_id!r} at {doc.source} (first at {seen[doc.doc_id].source})"
+                )
+            seen[doc.doc_id] = doc
+    if not seen:
+        raise JudgeAgentError(f"corpus {root} has no documents")
+    return Corpus(root, list(seen.values()))
+
+
+def corpus_files(root: Path) -> list[Path]:
+    if root.is_file():
+        if root.suffix.lower() not in SUFFIXES:
+            raise JudgeAgentError(f"unsupported corpus file {root} (expected one of {', '.join(SUFFIXES)})")
+        return [root]
+    return sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and p.suffix.lower() in SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def _read_file(file: Path, root: Path, fields: FieldMap) -> Iterator[Document]:
+    suffix = file.suffix.lower()
+    if suffix == ".parquet":
+        yield from _read_parquet(file, fields)
+        return
+    text = _read_text(file)
+    if suffix == ".jsonl":
+        yield from _read_jsonl(file, text, fields)
+    elif suffix == ".json":
+        yield from _read_json(file, text, fields)
+    else:
+        yield _plain_document(file, root, text)
+
+
+def _read_text(file: Path) -> str:
+    try:
+        data = file.read_bytes()
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
+
+
+def _read_jsonl(file: Path, text: str, fields: FieldMap) -> Iterator[Document]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
+        yield to_document(record, f"{file}:{number}", fields)
+
+
+def _read_json(file: Path, text: str, fields: FieldMap) -> Iterator[Document]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    records = data if isinstance(data, list) else [data]
+    for index, record in enumerate(records):
+        yield to_document(record, f"{file}[{index}]", fields)
+
+
+def _read_parquet(file: Path, fields: FieldMap) -> Iterator[Document]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(file)
+    except Exception as e:  # pyarrow raises several types for unreadable files
+        raise JudgeAgentError(f"cannot read parquet file {file}: {e}") from None
+    for index, record in enumerate(table.to_pylist()):
+        yield to_document(record, f"{file}[row {index}]", fields)
+
+
+def _plain_document(file: Path, root: Path, text: str) -> Document:
+    base = root if root.is_dir() else root.parent
+    doc_id = file.relative_to(base).with_suffix("").as_posix()
+    if not text.strip():
+        raise JudgeAgentError(f"document {doc_id!r} ({file}) has no text")
+    title = file.stem
+    first = text.lstrip().splitlines()[0]
+    if file.suffix.lower() == ".md" and first.startswith("#"):
+        title = first.lstrip("#").strip()
+    return Document(doc_id=doc_id, title=title, text=text, meta={"path": str(file)}, source=str(file))
+
+
+def to_document(record: Any, source: str, fields: FieldMap) -> Document:
+    """One record (a dict) to a `Document`, with errors that name the record and the missing field."""
+    if not isinstance(record, dict):
+        raise JudgeAgentError(f"{source}: expected a JSON object, got {type(record).__name__}")
+    doc_id = record.get(fields.doc_id)
+    if doc_id is None or str(doc_id).strip() == "":
+        raise JudgeAgentError(
+            f"{source}: record has no {fields.doc_id!r} field (map another column with --field doc_id=NAME)"
+        )
+    text = record.get(fields.text)
+    if not isinstance(text, str) or not text.strip():
+        raise JudgeAgentError(f"{source}: document {str(doc_id)!r} has no text (field {fields.text!r})")
+    meta = record.get(fields.meta) or {}
+    if not isinstance(meta, dict):
+        meta = {"value": meta}
+    title = record.get(fields.title)
+    return Document(str(doc_id), "" if title is None else str(title), text, meta, source)

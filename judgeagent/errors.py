@@ -1,0 +1,5 @@
+"""The one exception type users see: a problem with their input, stated in one line."""
+
+
+class JudgeAgentError(Exception):
+    """A user-facing error. The CLI prints `error: <message>` and exits non-zero, with no traceback."""

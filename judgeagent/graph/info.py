@@ -1,0 +1,98 @@
+"""Summaries of a graph for people: counts, degree distribution, top entities, a path."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .model import ContextGraph
+from .sample import KnowledgePath
+
+
+def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
+    from scipy.sparse.csgraph import connected_components
+
+    degree = np.diff(graph.chunk_links.indptr)
+    n_components, labels = connected_components(graph.chunk_links, directed=False)
+    sizes = np.bincount(labels) if len(labels) else np.zeros(0, dtype=int)
+    ents = graph.tables["entities"]
+    n_chunks = ents.column("n_chunks").to_numpy()
+    order = np.lexsort((np.arange(len(n_chunks)), -n_chunks))[:top]
+    labels_col = ents.column("label").to_pylist()
+    return {
+        "path": str(graph.path) if graph.path else None,
+        "graph_id": graph.manifest.get("graph_id"),
+        "counts": graph.counts(),
+        "embedding_model": graph.manifest["embedding"]["model"],
+        "extractor": graph.manifest["extractor"],
+        "indexes": {k: v["kind"] for k, v in graph.manifest["indexes"].items()},
+        "degree": _distribution(degree),
+        "components": {"count": int(n_components), "largest": int(sizes.max()) if len(sizes) else 0},
+        "top_entities": [
+            {"name": graph.entity_names[i], "label": labels_col[i], "chunks": int(n_chunks[i]),
+             "documents": int(len(graph.docs_of(i))), "degree": int(degree[i])}
+            for i in order
+        ],
+    }
+
+
+def _distribution(degree: np.ndarray) -> dict[str, Any]:
+    if len(degree) == 0:
+        return {"isolated": 0}
+    buckets = [(0, 0), (1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, 127), (128, None)]
+    histogram = {}
+    for lo, hi in buckets:
+        mask = degree >= lo if hi is None else (degree >= lo) & (degree <= hi)
+        key = f"{lo}+" if hi is None else (str(lo) if lo == hi else f"{lo}-{hi}")
+        histogram[key] = int(mask.sum())
+    return {
+        "min": int(degree.min()), "median": float(np.median(degree)), "mean": round(float(degree.mean()), 2),
+        "p90": float(np.percentile(degree, 90)), "max": int(degree.max()),
+        "isolated": int((degree == 0).sum()), "histogram": histogram,
+    }
+
+
+def render_info(info: dict[str, Any]) -> str:
+    c, d = info["counts"], info["degree"]
+    lines = [
+        f"graph {info['path']} (id {info['graph_id']})",
+        f"  documents {c['documents']:,}  chunks {c['chunks']:,}  entities {c['entities']:,}  "
+        f"mentions {c['mentions']:,}  chunk links {c['chunk_links']:,}",
+        f"  embedding {info['embedding_model']}  extractor {info['extractor'].get('pipeline')}  "
+        f"indexes {info['indexes']}",
+        f"  components {info['components']['count']:,} (largest {info['components']['largest']:,} entities)",
+    ]
+    if "histogram" in d:
+        lines.append(f"  degree (chunk links): min {d['min']}  median {d['median']:g}  mean {d['mean']}  "
+                     f"p90 {d['p90']:g}  max {d['max']}  isolated {d['isolated']}")
+        width = max(d["histogram"].values()) or 1
+        for key, n in d["histogram"].items():
+            lines.append(f"    {key:>7} {n:>8,} {'#' * round(30 * n / width)}")
+    lines.append("  top entities (by chunks):")
+    for e in info["top_entities"]:
+        lines.append(f"    {e['name'][:40]:<40} {e['label']:<9} chunks {e['chunks']:>5}  "
+                     f"docs {e['documents']:>4}  degree {e['degree']:>6}")
+    return "\n".join(lines)
+
+
+def render_build_summary(graph: ContextGraph) -> str:
+    c, m = graph.counts(), graph.manifest
+    timings = "  ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
+    return "\n".join([
+        f"built graph {graph.path} (id {m.get('graph_id')})",
+        f"  documents {c['documents']:,}  chunks {c['chunks']:,}  entities {c['entities']:,}  "
+        f"mentions {c['mentions']:,}  chunk links {c['chunk_links']:,}",
+        f"  indexes: entities {m['indexes']['entities']['kind']}, chunks {m['indexes']['chunks']['kind']}",
+        f"  seconds: {timings}  (total {sum(m['timings'].values()):.1f}s)",
+    ])
+
+
+def render_path(path: KnowledgePath) -> str:
+    lines = [f"question: {path.question}", f"seed mention: {path.seed!r}",
+             f"path ({len(path.entities)}/{path.hops} hops): {' -> '.join(path.entities)}"]
+    if path.stopped_early:
+        lines.append(f"stopped early: {path.stop_reason}")
+    for entity, chunk_id, text in zip(path.entities, path.chunk_ids, path.chunk_texts):
+        lines.append(f"\n[{entity}] {chunk_id}")
+        lines.append("  " + " ".join(text.split()))
+    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""`ContextGraph`: entity nodes N = (e, C, D) linked by co-occurrence, with their vectors and FAISS indexes.
+
+The graph is its tables (documents, chunks, entities, mentions, edges) plus vectors; everything else
+here is derived from them on construction, so a graph loaded from disk is the graph that was built.
+Chunk links are materialised (`edges`); document links are derived from the node-to-document map
+because their number grows with the square of entities per document (see docs/graph-format.md).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from scipy import sparse
+
+TABLES = ("documents", "chunks", "entities", "mentions", "edges")
+LinkKind = Literal["chunk", "document"]
+
+
+class Link(NamedTuple):
+    entity: int
+    """Row of the linked entity."""
+    kind: LinkKind
+    """`chunk` when the two share a chunk (the stronger link), else `document`."""
+    weight: int
+    """Shared chunks for a chunk link, shared documents for a document link."""
+
+
+@dataclass
+class ContextGraph:
+    tables: dict[str, pa.Table]
+    entity_vectors: np.ndarray
+    chunk_vectors: np.ndarray
+    entity_index: Any
+    chunk_index: Any
+    manifest: dict[str, Any]
+    path: Path | None = None
+
+    # --- identities -------------------------------------------------------------------------------
+    @cached_property
+    def entity_names(self) -> list[str]:
+        return self.tables["entities"].column("name").to_pylist()
+
+    @cached_property
+    def chunk_ids(self) -> list[str]:
+        return self.tables["chunks"].column("chunk_id").to_pylist()
+
+    @cached_property
+    def chunk_texts(self) -> list[str]:
+        return self.tables["chunks"].column("text").to_pylist()
+
+    @cached_property
+    def doc_ids(self) -> list[str]:
+        return self.tables["documents"].column("doc_id").to_pylist()
+
+    @cached_property
+    def entity_row(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.entity_names)}
+
+    @cached_property
+    def chunk_row(self) -> dict[str, int]:
+        return {cid: i for i, cid in enumerate(self.chunk_ids)}
+
+    @property
+    def n_entities(self) -> int:
+        return self.tables["entities"].num_rows
+
+    # --- node membership: N = (e, C, D) ------------------------------------------------------------
+    @cached_property
+    def entity_chunks(self) -> sparse.csr_matrix:
+        """Entity x chunk incidence (CSR): row e holds the chunks that mention e."""
+        return self._incidence("chunk_ids", self.chunk_row, len(self.chunk_ids))
+
+    @cached_property
+    def entity_docs(self) -> sparse.csr_matrix:
+        return self._incidence("doc_ids", {d: i for i, d in enumerate(self.doc_ids)}, len(self.doc_ids))
+
+    @cached_property
+    def doc_entities(self) -> sparse.csr_matrix:
+        return self.entity_docs.T.tocsr()
+
+    def _incidence(self, column: str, rows: dict[str, int], width: int) -> sparse.csr_matrix:
+        lists = self.tables["entities"].column(column).combine_chunks()
+        cols = np.fromiter((rows[v] for v in lists.flatten().to_pylist()), dtype=np.int32)
+        parents = pc.list_parent_indices(lists).to_numpy()
+        data = np.ones(len(cols), dtype=np.int32)
+        return sparse.csr_matrix((data, (parents, cols)), shape=(self.n_entities, width))
+
+    def chunks_of(self, entity: int) -> np.ndarray:
+        m = self.entity_chunks
+        return m.indices[m.indptr[entity]:m.indptr[entity + 1]]
+
+    def docs_of(self, entity: int) -> np.ndarray:
+        m = self.entity_docs
+        return m.indices[m.indptr[entity]:m.indptr[entity + 1]]
+
+    # --- links ---------------------------------------------------------------------------------------
+    @cached_property
+    def chunk_links(self) -> sparse.csr_matrix:
+        """Symmetric entity x entity matrix of shared-chunk counts, from the stored edges."""
+        edges = self.tables["edges"]
+        src = edges.column("source").to_numpy()
+        dst = edges.column("target").to_numpy()
+        w = edges.column("weight").to_numpy()
+        n = self.n_entities
+        upper = sparse.csr_matrix((w, (src, dst)), shape=(n, n))
+        return (upper + upper.T).tocsr()
+
+    def neighbours(self, entity: int, kinds: tuple[LinkKind, ...] = ("chunk", "document")) -> np.ndarray:
+        """Rows of the entities linked to `entity` by any of `kinds`, sorted, without `entity` itself."""
+        if "document" in kinds:  # sharing a chunk implies sharing a document: a superset
+            m = self.doc_entities
+            rows = [m.indices[m.indptr[d]:m.indptr[d + 1]] for d in self.docs_of(entity)]
+            found = np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int32)
+        else:
+            m = self.chunk_links
+            found = m.indices[m.indptr[entity]:m.indptr[entity + 1]]
+        return found[found != entity]
+
+    def links(self, entity: int) -> list[Link]:
+        """Every link of `entity` with its kind and weight."""
+        chunk = self.chunk_links
+        shared_chunks = dict(zip(chunk.indices[chunk.indptr[entity]:chunk.indptr[entity + 1]].tolist(),
+                                 chunk.data[chunk.indptr[entity]:chunk.indptr[entity + 1]].tolist()))
+        m = self.doc_entities
+        rows = [m.indices[m.indptr[d]:m.indptr[d + 1]] for d in self.docs_of(entity)]
+        others, counts = np.unique(np.concatenate(rows), return_counts=True) if rows else ([], [])
+        out = []
+        for other, n_docs in zip(np.asarray(others).tolist(), np.asarray(counts).tolist()):
+            if other == entity:
+                continue
+            if other in shared_chunks:
+                out.append(Link(other, "chunk", shared_chunks[other]))
+            else:
+                out.append(Link(other, "document", n_docs))
+        return out
+
+    def iter_links(self, kind: LinkKind) -> Iterator[tuple[int, int, int]]:
+        """All links of one kind as (a, b, weight) with a < b. Document links are computed here."""
+        if kind == "chunk":
+            edges = self.tables["edges"]
+            yield from zip(*(edges.column(c).to_pylist() for c in ("source", "target", "weight")))
+            return
+        shared = sparse.triu(self.entity_docs @ self.entity_docs.T, k=1).tocsr()
+        by_chunk = sparse.triu(self.chunk_links, k=1) > 0
+        only = (shared - shared.multiply(by_chunk)).tocsr()
+        only.eliminate_zeros()
+        coo = only.tocoo()
+        yield from zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist())
+
+    def to_networkx(self, kinds: tuple[LinkKind, ...] = ("chunk",)):  # type: ignore[no-untyped-def]
+        """A networkx graph of entity rows with `name`, `label`, `n_chunks`, `n_docs` and typed links.
+
+        Document links are off by default: a long article can add tens of thousands of them.
+        """
+        import networkx as nx
+
+        g = nx.Graph()
+        ents = self.tables["entities"]
+        for i, (name, label, nc, nd) in enumerate(zip(*(ents.column(c).to_pylist()
+                                                         for c in ("name", "label", "n_chunks", "n_docs")))):
+            g.add_node(i, name=name, label=label, n_chunks=nc, n_docs=nd)
+        for kind in kinds:
+            g.add_edges_from((a, b, {"kind": kind, "weight": w}) for a, b, w in self.iter_links(kind))
+        return g
+
+    # --- summary -------------------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        return {
+            "documents": self.tables["documents"].num_rows,
+            "chunks": self.tables["chunks"].num_rows,
+            "entities": self.n_entities,
+            "mentions": self.tables["mentions"].num_rows,
+            "chunk_links": self.tables["edges"].num_rows,
+        }

@@ -1,0 +1,126 @@
+"""Algorithm 4: knowledge paths sampled on the context graph, seeded from a batch's questions."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ..config import EntityConfig
+from ..embedding import Encoder
+from ..entities import EntityExtractor, SpacyExtractor
+from ..errors import JudgeAgentError
+from .model import ContextGraph, LinkKind
+
+
+@dataclass(frozen=True)
+class KnowledgePath:
+    """A walk on the graph: the entities visited, one chunk per entity, and their text joined."""
+
+    question: str
+    """The question whose entity seeded the path (chunks are ranked by similarity to it)."""
+    seed: str
+    """The mention taken from the question (the whole question when it has no entity)."""
+    entities: list[str]
+    entity_ids: list[int]
+    chunk_ids: list[str]
+    chunk_texts: list[str]
+    text: str
+    """The chunk texts joined by newlines: the background for question generation."""
+    hops: int
+    """Hops asked for; `len(entities)` is what was reached."""
+    stopped_early: bool
+    stop_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class PathSampler:
+    """Samples knowledge paths; holds the extractor and encoder so that repeated samples are cheap."""
+
+    def __init__(self, graph: ContextGraph, extractor: EntityExtractor | None = None,
+                 encoder: Encoder | None = None) -> None:
+        if graph.n_entities == 0:
+            raise JudgeAgentError("the graph has no entities: nothing to sample paths from")
+        self.graph = graph
+        self.extractor = extractor or SpacyExtractor(EntityConfig(**graph.manifest["config"]["entities"]))
+        self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
+        if self.encoder.dim != graph.entity_vectors.shape[1]:
+            raise JudgeAgentError(
+                f"embedding model {self.encoder.name!r} gives {self.encoder.dim}-d vectors; "
+                f"the graph has {graph.entity_vectors.shape[1]}-d ones"
+            )
+
+    def sample(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0, candidates: int = 5,
+               kinds: tuple[LinkKind, ...] = ("chunk", "document")) -> KnowledgePath:
+        if isinstance(questions, str):
+            questions = [questions]
+        if not questions or hops < 1:
+            raise JudgeAgentError("sampling a path needs at least one question and hops >= 1")
+        rng = np.random.default_rng(seed)
+        q, seed_text = self._seed(questions, rng)
+        seed_vec, q_vec = self.encoder.encode([seed_text, questions[q]])
+        _, found = self.graph.entity_index.search(seed_vec[None, :], 1)
+        entity = int(found[0, 0])
+        path, chunks = [entity], [self._pick_chunk(entity, q_vec, [], rng, candidates)]
+        reason = None
+        while len(path) < hops:
+            entity_or_none = self._next_entity(path, rng, candidates, kinds)
+            if entity_or_none is None:
+                reason = f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
+                break
+            path.append(entity_or_none)
+            chunks.append(self._pick_chunk(entity_or_none, q_vec, chunks, rng, candidates))
+        g = self.graph
+        return KnowledgePath(
+            question=questions[q], seed=seed_text, entities=[g.entity_names[e] for e in path],
+            entity_ids=path, chunk_ids=[g.chunk_ids[c] for c in chunks],
+            chunk_texts=[g.chunk_texts[c] for c in chunks],
+            text="\n".join(g.chunk_texts[c] for c in chunks), hops=hops,
+            stopped_early=reason is not None, stop_reason=reason,
+        )
+
+    def _seed(self, questions: Sequence[str], rng: np.random.Generator) -> tuple[int, str]:
+        """Step 1: a random entity mention among all the questions' (the question itself if none)."""
+        pool = [(i, m.surface) for i, found in enumerate(self.extractor.extract(list(questions)))
+                for m in found]
+        if not pool:
+            i = int(rng.integers(len(questions)))
+            return i, questions[i]
+        return pool[int(rng.integers(len(pool)))]
+
+    def _next_entity(self, path: list[int], rng: np.random.Generator, k: int,
+                     kinds: tuple[LinkKind, ...]) -> int | None:
+        """Steps 3: one of the k linked, unvisited entities most similar to the current one."""
+        current = path[-1]
+        options = np.setdiff1d(self.graph.neighbours(current, kinds), np.asarray(path))
+        if len(options) == 0:
+            return None
+        scores = self.graph.entity_vectors[options] @ self.graph.entity_vectors[current]
+        return int(options[_top(scores, k)][rng.integers(min(k, len(options)))])
+
+    def _pick_chunk(self, entity: int, q_vec: np.ndarray, used: list[int], rng: np.random.Generator,
+                    k: int) -> int:
+        """One of the k chunks of `entity` most similar to the question, avoiding chunks already used."""
+        own = self.graph.chunks_of(entity)
+        fresh = own[~np.isin(own, used)]
+        options = fresh if len(fresh) else own
+        scores = self.graph.chunk_vectors[options] @ q_vec
+        top = options[_top(scores, k)]
+        return int(top[rng.integers(len(top))])
+
+
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first; ties broken by position for reproducibility."""
+    order = np.lexsort((np.arange(len(scores)), -scores))
+    return order[:k]
+
+
+def sample_path(graph: ContextGraph, questions: str | Sequence[str], hops: int = 3, seed: int = 0) -> KnowledgePath:
+    """One knowledge path (Algorithm 4). Loads the graph's extractor and encoder on first use."""
+    sampler = graph.__dict__.get("_sampler")
+    if sampler is None:
+        sampler = graph.__dict__["_sampler"] = PathSampler(graph)
+    return sampler.sample(questions, hops=hops, seed=seed)
