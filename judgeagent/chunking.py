@@ -94,9 +94,27 @@ def _chunk(doc: Document, sentences: Iterable[_Sentence], config: ChunkConfig) -
         words += sent.n_words
     if current:
         groups.append(current)
-    if len(groups) > 1 and sum(s.n_words for s in groups[-1]) < config.min_words:
-        groups[-2].extend(groups.pop())
-    return [_make_chunk(doc, i, group) for i, group in enumerate(groups)]
+    return [_make_chunk(doc, i, group) for i, group in enumerate(_merge_short(groups, config.min_words))]
+
+
+def _merge_short(groups: list[list[_Sentence]], min_words: int) -> list[list[_Sentence]]:
+    """A group under `min_words` (a lone heading, a closing line) joins its next neighbour, the last
+    one its previous: a chunk too small to say anything makes a poor retrieval unit."""
+    merged: list[list[_Sentence]] = []
+    carry: list[_Sentence] = []
+    for group in groups:
+        group = carry + group
+        carry = []
+        if sum(s.n_words for s in group) < min_words:
+            carry = group
+        else:
+            merged.append(group)
+    if carry:
+        if merged:
+            merged[-1].extend(carry)
+        else:
+            merged.append(carry)
+    return merged
 
 
 def _make_chunk(doc: Document, position: int, group: list[_Sentence]) -> Chunk:

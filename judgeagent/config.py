@@ -30,7 +30,7 @@ class ChunkConfig(Frozen):
     max_words: int = Field(150, ge=10)
     """A chunk grows sentence by sentence up to this many words (a longer single sentence stays whole)."""
     min_words: int = Field(40, ge=0)
-    """A document's last chunk shorter than this is merged into the previous one."""
+    """A chunk shorter than this is merged into its neighbour (the next one, or the previous at the end)."""
 
 
 class EntityConfig(Frozen):

@@ -71,7 +71,8 @@ def build_graph(
     }
     graph = ContextGraph(tables, entity_vectors, chunk_vectors, entity_index, chunk_index, manifest)
     manifest["counts"] = graph.counts()
-    manifest["timings"] = timings
+    manifest["timings"] = dict(timings)  # the stored record: stages up to writing
+    graph.timings = timings  # and, in memory, the write itself too
     if out_path is not None:
         with timings.timed(progress, "writing"):
             save_graph(graph, out_path, overwrite=overwrite)

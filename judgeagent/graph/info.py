@@ -77,13 +77,14 @@ def render_info(info: dict[str, Any]) -> str:
 
 def render_build_summary(graph: ContextGraph) -> str:
     c, m = graph.counts(), graph.manifest
-    timings = "  ".join(f"{k} {v:.1f}s" for k, v in m["timings"].items())
+    stages = graph.timings or m["timings"]
+    timings = "  ".join(f"{k} {v:.1f}s" for k, v in stages.items())
     return "\n".join([
         f"built graph {graph.path} (id {m.get('graph_id')})",
         f"  documents {c['documents']:,}  chunks {c['chunks']:,}  entities {c['entities']:,}  "
         f"mentions {c['mentions']:,}  chunk links {c['chunk_links']:,}",
         f"  indexes: entities {m['indexes']['entities']['kind']}, chunks {m['indexes']['chunks']['kind']}",
-        f"  seconds: {timings}  (total {sum(m['timings'].values()):.1f}s)",
+        f"  seconds: {timings}  (total {sum(stages.values()):.1f}s)",
     ])
 
 

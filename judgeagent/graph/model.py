@@ -40,6 +40,8 @@ class ContextGraph:
     chunk_index: Any
     manifest: dict[str, Any]
     path: Path | None = None
+    timings: dict[str, float] | None = None
+    """Seconds per stage of the build that made this graph in this process (None when loaded)."""
 
     # --- identities -------------------------------------------------------------------------------
     @cached_property

@@ -1,0 +1,44 @@
+import pytest
+
+from judgeagent import EntityConfig
+from judgeagent.entities import CONCEPT, SpacyExtractor
+
+TEXT = ("The Federal Reserve raised interest rates in Los Angeles on Tuesday, and Bank of America said "
+        "it expected 3 percent growth. Their analysts praised the Fed's decision.")
+
+
+def test_named_entities_and_noun_chunks_are_normalised(extractor):
+    (mentions,) = extractor.extract([TEXT])
+    by_name = {m.name: m for m in mentions}
+    assert by_name["federal reserve"].surface == "Federal Reserve"  # determiner stripped, case folded
+    assert by_name["federal reserve"].label == "ORG"
+    assert by_name["interest rate"].surface == "interest rates"  # common-noun head lemmatised
+    assert by_name["interest rate"].label == CONCEPT
+    assert "los angeles" in by_name  # a proper noun is not lemmatised
+    assert "bank of america" in by_name
+    for m in mentions:  # offsets point at the surface form
+        assert TEXT[m.start:m.end] == m.surface
+
+
+def test_pronouns_numbers_and_dates_are_not_entities(extractor):
+    (mentions,) = extractor.extract([TEXT])
+    names = {m.name for m in mentions}
+    assert not names & {"it", "their", "tuesday", "3 percent", "3"}
+    assert not any(m.label in {"DATE", "PERCENT", "CARDINAL"} for m in mentions)
+
+
+def test_same_concept_different_surfaces_is_one_node(extractor):
+    a, b = extractor.extract(["The European Space Agency launched it.", "European Space Agency engineers met."])
+    assert {m.name for m in a} & {m.name for m in b} == {"european space agency"}
+
+
+def test_named_entities_only_option():
+    (mentions,) = SpacyExtractor(EntityConfig(noun_chunks=False)).extract([TEXT])
+    assert mentions and all(m.label != CONCEPT for m in mentions)
+
+
+def test_unknown_spacy_pipeline_is_a_clear_error():
+    from judgeagent import JudgeAgentError
+
+    with pytest.raises(JudgeAgentError, match="unknown spaCy pipeline 'xx_nothing'"):
+        SpacyExtractor(EntityConfig(spacy_model="xx_nothing"))

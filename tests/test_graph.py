@@ -1,0 +1,124 @@
+"""The built graph against a recomputation from its own stored tables, and storage round trips."""
+import json
+from collections import Counter, defaultdict
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from judgeagent import GraphConfig, IndexConfig, JudgeAgentError, build_graph, load_graph
+from tests.conftest import DEMO
+
+
+def _recompute(graph):
+    """Node membership and chunk links straight from the mentions and chunks tables."""
+    chunk_doc = dict(zip(*(graph.tables["chunks"].column(c).to_pylist() for c in ("chunk_id", "doc_id"))))
+    members = defaultdict(set)
+    for chunk_id, entity in zip(*(graph.tables["mentions"].column(c).to_pylist() for c in ("chunk_id", "entity_id"))):
+        members[chunk_id].add(entity)
+    chunks_of, docs_of, pairs = defaultdict(set), defaultdict(set), Counter()
+    for chunk_id, ents in members.items():
+        for e in ents:
+            chunks_of[e].add(chunk_id)
+            docs_of[e].add(chunk_doc[chunk_id])
+        pairs.update(combinations(sorted(ents), 2))
+    return chunks_of, docs_of, pairs
+
+
+@pytest.mark.parametrize("name", ["demo_graph", "mhr_graph"])
+def test_nodes_and_links_match_a_recomputation(name, request):
+    graph = request.getfixturevalue(name)
+    chunks_of, docs_of, pairs = _recompute(graph)
+    ents = graph.tables["entities"]
+    assert ents.num_rows == len(chunks_of) == graph.counts()["entities"] > 0
+    for e, (cids, dids) in enumerate(zip(ents.column("chunk_ids").to_pylist(), ents.column("doc_ids").to_pylist())):
+        assert set(cids) == chunks_of[e] and set(dids) == docs_of[e]
+    edges = graph.tables["edges"]
+    stored = {(a, b): w for a, b, w in zip(*(edges.column(c).to_pylist() for c in ("source", "target", "weight")))}
+    assert stored == dict(pairs)
+    assert set(edges.column("kind").to_pylist()) == {"chunk"}
+
+
+def test_document_links_and_networkx_view(demo_graph):
+    g = demo_graph
+    _, docs_of, pairs = _recompute(g)
+    for e in range(0, g.n_entities, 37):
+        links = {link.entity: link for link in g.links(e)}
+        expected = {o for o in range(g.n_entities) if o != e and docs_of[o] & docs_of[e]}
+        assert set(links) == expected == set(g.neighbours(e).tolist())
+        for other, link in links.items():
+            key = (min(e, other), max(e, other))
+            if key in pairs:
+                assert (link.kind, link.weight) == ("chunk", pairs[key])
+            else:
+                assert (link.kind, link.weight) == ("document", len(docs_of[e] & docs_of[other]))
+    nxg = g.to_networkx(kinds=("chunk", "document"))
+    assert nxg.number_of_nodes() == g.n_entities
+    for e in range(0, g.n_entities, 37):
+        assert set(nxg.neighbors(e)) == set(g.neighbours(e).tolist())
+    chunk_only = g.to_networkx()
+    assert chunk_only.number_of_edges() == g.counts()["chunk_links"]
+
+
+def test_vectors_stay_aligned_with_their_ids(demo_graph, encoder):
+    g = demo_graph
+    rows = list(range(0, g.n_entities, 50))
+    again = encoder.encode([g.entity_names[i] for i in rows])
+    assert np.allclose(again, g.entity_vectors[rows], atol=1e-4)
+    again = encoder.encode(g.chunk_texts[:5])
+    assert np.allclose(again, g.chunk_vectors[:5], atol=1e-4)
+    _, found = g.entity_index.search(g.entity_vectors[rows], 1)
+    assert found[:, 0].tolist() == rows
+
+
+def test_reloaded_graph_equals_the_built_one(mhr_graph):
+    loaded = load_graph(mhr_graph.path)
+    for name, table in mhr_graph.tables.items():
+        assert loaded.tables[name].equals(table), name
+    assert np.array_equal(loaded.entity_vectors, mhr_graph.entity_vectors)
+    assert np.array_equal(loaded.chunk_vectors, mhr_graph.chunk_vectors)
+    assert loaded.manifest == json.loads(json.dumps(mhr_graph.manifest))
+    assert loaded.entity_index.ntotal == mhr_graph.n_entities
+    assert (loaded.chunk_links != mhr_graph.chunk_links).nnz == 0
+    assert [p.name for p in mhr_graph.path.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_large_graphs_get_an_approximate_index(tmp_path):
+    config = GraphConfig(index=IndexConfig(exact_max=50))
+    graph = build_graph(DEMO / "docs.jsonl", tmp_path / "g", config)
+    assert graph.manifest["indexes"]["entities"]["kind"] == "hnsw"
+    assert graph.manifest["indexes"]["chunks"]["kind"] == "flat"  # 42 chunks <= 50
+    loaded = load_graph(tmp_path / "g")
+    assert hasattr(loaded.entity_index, "hnsw")
+    _, found = loaded.entity_index.search(loaded.entity_vectors[:20], 1)
+    assert (found[:, 0] == np.arange(20)).mean() >= 0.9
+
+
+def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
+    from judgeagent import save_graph
+
+    out = tmp_path / "g"
+    save_graph(demo_graph, out)
+    with pytest.raises(JudgeAgentError, match="already exists"):
+        save_graph(demo_graph, out)
+    save_graph(demo_graph, out, overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g"]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "precious.txt").write_text("keep me")
+    with pytest.raises(JudgeAgentError, match="not a judgeagent graph"):
+        save_graph(demo_graph, tmp_path / "other", overwrite=True)
+    assert (tmp_path / "other" / "precious.txt").exists()
+    with open(out / "chunks.parquet", "r+b") as f:
+        f.seek(100)
+        f.write(b"\x00garbage")
+    with pytest.raises(JudgeAgentError, match="chunks.parquet does not match its checksum"):
+        load_graph(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["format_version"] = 99
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(JudgeAgentError, match="format version 99"):
+        load_graph(out)
+    with pytest.raises(JudgeAgentError, match="graph not found"):
+        load_graph(tmp_path / "missing")
+    with pytest.raises(JudgeAgentError, match="no manifest.json"):
+        load_graph(tmp_path / "other")

@@ -1,0 +1,71 @@
+import pytest
+
+from judgeagent import JudgeAgentError, build_graph, sample_path
+from judgeagent.graph.sample import PathSampler
+
+QUESTIONS = [
+    "What institution has the power to influence global financial markets with its interest rate decisions?",
+    "Which company did Betashares agree to buy a superannuation business from?",
+]
+
+
+@pytest.fixture(scope="module")
+def sampler(mhr_graph, extractor, encoder):
+    return PathSampler(mhr_graph, extractor, encoder)
+
+
+def test_same_seed_same_path_other_seeds_vary(sampler):
+    a = sampler.sample(QUESTIONS, hops=3, seed=7)
+    b = sampler.sample(QUESTIONS, hops=3, seed=7)
+    assert a == b
+    paths = {tuple(sampler.sample(QUESTIONS, hops=3, seed=s).chunk_ids) for s in range(8)}
+    assert len(paths) > 1
+
+
+def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_graph):
+    g = mhr_graph
+    for seed in range(10):
+        path = sampler.sample(QUESTIONS, hops=4, seed=seed)
+        assert path.question in QUESTIONS
+        assert len(set(path.entity_ids)) == len(path.entity_ids)  # never revisits
+        assert len(path.entity_ids) == 4 or path.stopped_early
+        for prev, nxt in zip(path.entity_ids, path.entity_ids[1:]):
+            assert nxt in set(g.neighbours(prev).tolist())
+        for entity, chunk_id in zip(path.entity_ids, path.chunk_ids):
+            assert entity in g.tables["entities"].column("entity_id").to_pylist()
+            assert chunk_id in g.tables["entities"].column("chunk_ids")[entity].as_py()
+        assert path.text == "\n".join(path.chunk_texts)
+        assert path.entities == [g.entity_names[e] for e in path.entity_ids]
+
+
+def test_seed_entity_is_the_most_similar_graph_entity(sampler, mhr_graph, encoder):
+    path = sampler.sample("What did the Federal Reserve decide?", hops=1, seed=0)
+    vec = encoder.encode([path.seed])
+    best = int((mhr_graph.entity_vectors @ vec[0]).argmax())
+    assert path.entity_ids == [best]
+
+
+def test_question_without_entities_seeds_from_its_text(sampler):
+    path = sampler.sample("What is it?", hops=2, seed=0)
+    assert path.seed == "What is it?" and path.entity_ids
+
+
+def test_stops_early_when_no_neighbour_is_left(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "Zanzibar."}\n{"doc_id": "b", "text": "Madagascar."}\n')
+    graph = build_graph(corpus, tmp_path / "g")
+    assert graph.counts()["entities"] == 2 and graph.counts()["chunk_links"] == 0
+    path = sample_path(graph, "Tell me about Zanzibar.", hops=3, seed=0)
+    assert path.entities == ["zanzibar"] and path.stopped_early
+    assert "no unvisited neighbour" in path.stop_reason
+
+
+def test_empty_graph_and_bad_arguments(tmp_path, mhr_graph, sampler):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "It is 42."}\n')
+    graph = build_graph(corpus)
+    assert graph.counts()["entities"] == 0
+    with pytest.raises(JudgeAgentError, match="no entities"):
+        sample_path(graph, "anything")
+    with pytest.raises(JudgeAgentError, match="hops >= 1"):
+        sampler.sample(QUESTIONS, hops=0)
