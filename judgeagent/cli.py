@@ -18,22 +18,22 @@ app = typer.Typer(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors print one line and exit 1, never a traceback."""
-    import click
-
     try:
-        app(args=argv, prog_name="judgeagent", standalone_mode=False)
+        result = app(args=argv, prog_name="judgeagent", standalone_mode=False)
     except JudgeAgentError as e:
         typer.echo(f"error: {e}", err=True)
         return 1
-    except click.exceptions.Exit as e:
+    except typer.Exit as e:
         return e.exit_code
-    except click.exceptions.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         typer.echo("aborted", err=True)
         return 130
-    except click.ClickException as e:
-        e.show()
-        return e.exit_code
-    return 0
+    except Exception as e:
+        if hasattr(e, "show") and hasattr(e, "exit_code"):  # a usage error from typer's click
+            e.show()
+            return int(e.exit_code)
+        raise
+    return result if isinstance(result, int) else 0
 
 
 def _field_map(pairs: list[str]):  # type: ignore[no-untyped-def]
@@ -65,13 +65,15 @@ def build_graph_cmd(
     from .graph.build import build_graph
     from .progress import TqdmProgress
 
+    if index not in ("auto", "flat", "hnsw"):
+        raise JudgeAgentError(f"--index must be auto, flat or hnsw; got {index!r}")
     try:
         config = GraphConfig(
             fields=_field_map(field),
             chunking=ChunkConfig(max_words=chunk_words),
             entities=EntityConfig(noun_chunks=not no_noun_chunks),
             embedding_model=embedding_model,
-            index=IndexConfig(kind=index),  # type: ignore[arg-type]
+            index=IndexConfig(kind=index),  # type: ignore[arg-type]  # checked above
         )
     except ValueError as e:
         raise JudgeAgentError(f"invalid option: {_first_error(e)}") from None

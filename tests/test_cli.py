@@ -1,0 +1,108 @@
+"""The CLI end to end: real builds, one-line errors, non-zero exits, nothing half-written."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from judgeagent.cli import main
+from tests.conftest import DEMO, ROOT
+
+
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "demo"
+    assert main(["build-graph", str(DEMO / "docs.jsonl"), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_build_graph_summary_and_files(tmp_path, capsys):
+    out = tmp_path / "graphs" / "demo"
+    code, stdout, _ = run(["build-graph", DEMO / "docs.jsonl", "--out", out, "--chunk-words", "100", "-q"], capsys)
+    assert code == 0
+    assert f"built graph {out}" in stdout and "documents 12" in stdout and "seconds:" in stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["chunking"]["max_words"] == 100
+    assert manifest["counts"]["documents"] == 12
+    assert {"documents.parquet", "chunks.parquet", "entities.parquet", "mentions.parquet", "edges.parquet",
+            "entities.faiss", "chunks.faiss", "manifest.json"} <= {p.name for p in out.iterdir()}
+
+
+def test_graph_info(built, capsys):
+    code, stdout, _ = run(["graph-info", built, "--top", "5"], capsys)
+    assert code == 0 and "entities" in stdout and "top entities" in stdout and "degree" in stdout
+    code, stdout, _ = run(["graph-info", built, "--json"], capsys)
+    info = json.loads(stdout)
+    assert info["counts"]["documents"] == 12 and len(info["top_entities"]) == 15
+    assert sum(info["degree"]["histogram"].values()) == info["counts"]["entities"]
+
+
+def test_sample_path_text_and_json(built, capsys):
+    args = ["sample-path", built, "--question", "Which rocket launched the Rosetta spacecraft?", "--hops", "3",
+            "--seed", "0"]
+    code, text, _ = run(args, capsys)
+    assert code == 0 and "path (" in text
+    code, stdout, _ = run(args + ["--json"], capsys)
+    path = json.loads(stdout)
+    assert path["hops"] == 3 and path["chunk_ids"] and len(path["entities"]) == len(path["chunk_ids"])
+    for chunk_id in path["chunk_ids"]:
+        assert f"[{path['entities'][path['chunk_ids'].index(chunk_id)]}] {chunk_id}" in text
+
+
+def _bad_inputs(tmp_path):
+    good = '{"doc_id": "a", "text": "NASA launched Voyager."}\n'
+    cases = {
+        "missing path": (tmp_path / "nope", [], "corpus not found"),
+        "empty corpus": ("empty.jsonl", "", "has no documents"),
+        "non-UTF-8": ("latin.jsonl", good.encode() + b'{"doc_id": "b", "text": "caf\xe9"}\n', "latin.jsonl:2: not valid UTF-8"),
+        "malformed JSON": ("bad.jsonl", good + "{oops\n", "bad.jsonl:2: malformed JSON"),
+        "duplicate ids": ("dup.jsonl", good + good, "duplicate doc_id 'a'"),
+        "no text": ("notext.jsonl", '{"doc_id": "a", "text": ""}\n', "has no text"),
+        "unknown model": ("ok.jsonl", good, "unknown embedding model 'no-such/model-xyz'"),
+        "bad option": ("ok2.jsonl", good, "--index must be auto, flat or hnsw"),
+    }
+    extra = {"unknown model": ["--embedding-model", "no-such/model-xyz"], "bad option": ["--index", "fancy"]}
+    for name, (file, content, message) in cases.items():
+        path = file if not isinstance(file, str) else tmp_path / file
+        if isinstance(file, str):
+            path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        yield pytest.param(path, extra.get(name, []), message, id=name)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_bad_input_one_line_error_no_graph(case, tmp_path, capsys):
+    corpus, extra, message = list(_bad_inputs(tmp_path))[case].values
+    out = tmp_path / "graphs" / "g"
+    code, stdout, stderr = run(["build-graph", corpus, "--out", out, "-q", *extra], capsys)
+    assert code == 1
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], stderr
+    assert not out.exists()
+    assert not (tmp_path / "graphs").exists() or list((tmp_path / "graphs").iterdir()) == []
+
+
+def test_existing_output_needs_overwrite(built, tmp_path, capsys):
+    before = (built / "manifest.json").read_text()
+    code, _, stderr = run(["build-graph", DEMO / "docs.jsonl", "--out", built, "-q"], capsys)
+    assert code == 1 and "already exists (use --overwrite" in stderr
+    assert (built / "manifest.json").read_text() == before
+
+
+def test_missing_graph_and_usage_errors(tmp_path, capsys):
+    code, _, stderr = run(["graph-info", tmp_path / "none"], capsys)
+    assert code == 1 and stderr.strip() == f"error: graph not found: {tmp_path / 'none'}"
+    code, _, _ = run(["sample-path", tmp_path], capsys)  # --question is required
+    assert code == 2
+
+
+def test_help_is_fast_and_does_not_load_models():
+    code = ("import sys, judgeagent.cli as c; c.main(['--help']); "
+            "print(sorted(m for m in ('torch', 'spacy', 'faiss', 'sentence_transformers') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.stdout.strip().endswith("[]"), result.stdout + result.stderr
