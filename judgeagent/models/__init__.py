@@ -1,0 +1,81 @@
+"""Models: one async interface (`ChatModel.complete`) for the roles target, interviewer and judge."""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .base import ChatModel, Completion, Message, ModelError, Usage
+from .cache import CachedModel, ResponseCache
+from .client import OpenAIChatModel
+from .spec import LOCAL, ROLES, ModelSpec, Registry, load_registry
+from .usage import RoleModel, UsageLedger
+
+__all__ = ["ChatModel", "Completion", "Message", "ModelError", "ModelSpec", "Models", "OpenAIChatModel",
+           "Registry", "ResponseCache", "RoleModel", "Usage", "UsageLedger", "load_registry", "open_models"]
+
+
+@dataclass
+class Models:
+    """The three roles of a job, sharing one usage ledger (and one local server when they use it)."""
+
+    target: RoleModel
+    interviewer: RoleModel
+    judge: RoleModel
+    ledger: UsageLedger
+    specs: dict[str, ModelSpec]
+
+    def describe(self) -> dict[str, dict[str, Any]]:
+        """Model names and endpoints for run manifests: never a key, only the variable's name."""
+        return {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env}
+                for role, s in self.specs.items()}
+
+    async def aclose(self) -> None:
+        for role in ROLES:
+            inner = getattr(self, role).model
+            close = getattr(inner, "aclose", None)
+            if close:
+                await close()
+
+
+@contextlib.contextmanager
+def open_models(
+    target: str,
+    interviewer: str | None = None,
+    judge: str | None = None,
+    *,
+    registry: Registry | None = None,
+    base_url: str | None = None,
+    cache_dir: str | Path | None = None,
+    cache: bool = True,
+) -> Iterator[Models]:
+    """Resolve names, start the embedded server if a role needs it, and wire cache and accounting.
+
+    `base_url` applies to the target (an ad-hoc endpoint). The interviewer defaults to the target's
+    model only when nothing else is configured; the judge defaults to the interviewer.
+    """
+    registry = registry or load_registry()
+    interviewer = interviewer or target
+    names = {"target": target, "interviewer": interviewer, "judge": judge or interviewer}
+    specs = {role: registry.resolve(name, base_url if role == "target" else None) for role, name in names.items()}
+    ledger = UsageLedger()
+    store = ResponseCache(cache_dir) if cache else None
+    with contextlib.ExitStack() as stack:
+        served: dict[str, ModelSpec] = {}
+        for role, spec in specs.items():
+            if spec.gguf:
+                if spec.gguf not in served:
+                    from .local import local_server
+
+                    served[spec.gguf] = stack.enter_context(local_server(spec))
+                specs[role] = served[spec.gguf].model_copy(update={"name": spec.name})
+        endpoints: dict[str, OpenAIChatModel] = {}
+        roles = {}
+        for role, spec in specs.items():
+            key = spec.model_dump_json()
+            client = endpoints.setdefault(key, OpenAIChatModel(spec))  # one concurrency bound per endpoint
+            model: Any = CachedModel(client, store) if store else client
+            roles[role] = RoleModel(role, model, ledger, spec.prices)
+        yield Models(ledger=ledger, specs=specs, **roles)

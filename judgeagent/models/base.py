@@ -1,0 +1,49 @@
+"""The model seam: one async `complete` used by every stage, and what it returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+Message = dict[str, str]
+"""An OpenAI chat message: {"role": "system" | "user" | "assistant", "content": "..."}."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's answer. `error` is set, and `text` may be empty, when the call failed cleanly."""
+
+    text: str
+    parsed: BaseModel | None = None
+    usage: Usage = Usage()
+    model: str = ""
+    cached: bool = False
+    latency: float = 0.0
+    attempts: int = 1
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class ModelError(Exception):
+    """A call that cannot succeed (bad request, auth, unknown model) or that ran out of retries."""
+
+
+class ChatModel(Protocol):
+    """A model completes: messages in, one `Completion` out. `schema` asks for structured output."""
+
+    name: str
+
+    async def complete(
+        self, messages: list[Message], *, schema: type[BaseModel] | None = None, **settings: Any
+    ) -> Completion: ...

@@ -1,0 +1,97 @@
+"""Persistent response cache (SQLite, WAL): keyed by everything that changes an answer; never failures."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from .base import Completion, Message, Usage
+from .client import parse_structured
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("JUDGEAGENT_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "judgeagent"
+
+
+class ResponseCache:
+    """One SQLite file; safe with concurrent writers (WAL, busy timeout, INSERT OR REPLACE)."""
+
+    def __init__(self, folder: str | Path | None = None) -> None:
+        self.folder = Path(folder) if folder else default_cache_dir()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "responses.sqlite"
+        self._local = threading.local()
+        with self._db() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
+                       " created REAL NOT NULL)")
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        row = self._db().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self._db().execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
+                           (key, json.dumps(value, ensure_ascii=False), time.time()))
+
+    def __len__(self) -> int:
+        return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+
+def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None,
+              settings: dict[str, Any]) -> str:
+    payload = {
+        "identity": identity,
+        "messages": messages,
+        "schema": schema.model_json_schema() if schema else None,
+        "settings": settings,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+class CachedModel:
+    """Wraps any model that has `identity()`: answers from the cache when it can, stores successes."""
+
+    def __init__(self, inner: Any, cache: ResponseCache) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.cache = cache
+
+    def identity(self) -> dict[str, Any]:
+        return self.inner.identity()
+
+    async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
+                       **settings: Any) -> Completion:
+        key = cache_key(self.inner.identity(), messages, schema, settings)
+        hit = self.cache.get(key)
+        if hit is not None:
+            parsed = parse_structured(hit["text"], schema)[0] if schema else None
+            return Completion(hit["text"], parsed, Usage(**hit["usage"]), hit["model"], cached=True)
+        result = await self.inner.complete(messages, schema=schema, **settings)
+        if result.ok:
+            self.cache.put(key, {"text": result.text, "usage": vars(result.usage), "model": result.model})
+        return replace(result, cached=False)
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close:
+            await close()

@@ -1,0 +1,170 @@
+"""Bounded, retried calls to any OpenAI-compatible endpoint, with structured output adapted per endpoint."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .base import Completion, Message, ModelError, Usage
+from .retry import FATAL_STATUS, backoff, is_transient, scrub, status_of
+from .spec import ModelSpec
+
+_REPAIR = ("Your previous reply was not valid: {problem}. Reply again with only a JSON object that "
+           "matches the schema, nothing else.")
+
+
+class OpenAIChatModel:
+    """One endpoint. Owns its concurrency bound, timeouts, retries and structured-output dialect."""
+
+    def __init__(self, spec: ModelSpec, client: Any = None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self._client = client
+        self._semaphore: asyncio.Semaphore | None = None
+        self._mode = spec.structured_output
+        self.requests = 0
+        """HTTP requests sent, retries and repairs included."""
+
+    def identity(self) -> dict[str, Any]:
+        """Everything about this endpoint that changes an answer (for the response cache)."""
+        return {"base_url": self.spec.base_url, "model": self.spec.model,
+                "generation": self.spec.generation.model_dump(), "mode": self.spec.structured_output}
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            # Our retry loop owns retries (transient errors only, capped, Retry-After honoured).
+            self._client = AsyncOpenAI(base_url=self.spec.base_url, api_key=self.spec.api_key(),
+                                       max_retries=0, timeout=self.spec.timeout)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
+                       **settings: Any) -> Completion:
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.spec.max_concurrency)
+        async with self._semaphore:
+            start = time.perf_counter()
+            if schema is None:
+                text, usage, attempts = await self._chat(messages, None, settings)
+                return Completion(text, None, usage, self.spec.model, latency=time.perf_counter() - start,
+                                  attempts=attempts)
+            return await self._structured(messages, schema, settings, start)
+
+    async def _structured(self, messages: list[Message], schema: type[BaseModel], settings: dict[str, Any],
+                          start: float) -> Completion:
+        """Ask for JSON; on invalid output one repair turn, then a recorded failure (never an exception)."""
+        messages = _with_schema_hint(messages, schema)
+        total, attempts, problem, text = Usage(), 0, "", ""
+        for turn in range(2):
+            text, usage, tries = await self._chat(messages, schema, settings)
+            total = Usage(total.input_tokens + usage.input_tokens, total.output_tokens + usage.output_tokens)
+            attempts += tries
+            parsed, problem = parse_structured(text, schema)
+            if parsed is not None:
+                return Completion(text, parsed, total, self.spec.model, latency=time.perf_counter() - start,
+                                  attempts=attempts, extra={"repaired": turn > 0})
+            messages = [*messages, {"role": "assistant", "content": text},
+                        {"role": "user", "content": _REPAIR.format(problem=problem)}]
+        return Completion(text, None, total, self.spec.model, latency=time.perf_counter() - start,
+                          attempts=attempts, error=f"invalid structured output after one repair: {problem}")
+
+    async def _chat(self, messages: list[Message], schema: type[BaseModel] | None,
+                    settings: dict[str, Any]) -> tuple[str, Usage, int]:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                self.requests += 1
+                response = await self.client.chat.completions.create(**self._request(messages, schema, settings))
+                return _text(response), _usage(response), attempt
+            except ModelError:
+                raise
+            except Exception as error:  # the SDK's errors, classified below
+                if schema is not None and self._fallback(error):
+                    continue
+                if not is_transient(error) or attempt > self.spec.max_retries:
+                    raise ModelError(self._describe(error, attempt)) from None
+                await asyncio.sleep(backoff(attempt, error))
+
+    def _request(self, messages: list[Message], schema: type[BaseModel] | None,
+                 settings: dict[str, Any]) -> dict[str, Any]:
+        options = {k: v for k, v in {**self.spec.generation.model_dump(), **settings}.items() if v is not None}
+        request: dict[str, Any] = {"model": self.spec.model, "messages": messages, **options}
+        if schema is not None:
+            request["response_format"] = response_format(schema, self._effective_mode())
+        return request
+
+    def _effective_mode(self) -> str:
+        return "json_schema" if self._mode == "auto" else self._mode
+
+    def _fallback(self, error: BaseException) -> bool:
+        """`auto`: an endpoint that rejects `json_schema` (llama.cpp answers 422) gets `json_object`."""
+        if self._mode == "auto" and status_of(error) in (400, 422) and any(
+            word in str(error) for word in ("response_format", "json_schema")):
+            self._mode = "json_object"
+            return True
+        return False
+
+    def _describe(self, error: BaseException, attempt: int) -> str:
+        status = status_of(error)
+        what = f"HTTP {status}" if status else type(error).__name__
+        detail = scrub(str(getattr(error, "message", "") or error), _env_secret(self.spec))[:300]
+        tail = "" if status in FATAL_STATUS else f" after {attempt} attempt{'s' * (attempt > 1)}"
+        return f"model {self.spec.name!r} ({self.spec.endpoint()}): {what}{tail}: {detail}"
+
+
+def response_format(schema: type[BaseModel], mode: str) -> dict[str, Any]:
+    json_schema = schema.model_json_schema()
+    if mode == "json_object":  # llama.cpp: JSON mode constrained by a grammar built from `schema`
+        return {"type": "json_object", "schema": json_schema}
+    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": json_schema}}
+
+
+def parse_structured(text: str, schema: type[BaseModel]) -> tuple[BaseModel | None, str]:
+    """(parsed, "") or (None, the problem in one line)."""
+    candidate = text.strip()
+    if candidate.startswith("```"):  # models that wrap JSON in a code fence anyway
+        candidate = candidate.strip("`").removeprefix("json").strip()
+    try:
+        return schema.model_validate(json.loads(candidate)), ""
+    except json.JSONDecodeError as e:
+        return None, f"not JSON ({e.msg} at character {e.pos})"
+    except ValidationError as e:
+        first = e.errors()[0]
+        return None, f"{'.'.join(str(p) for p in first['loc']) or 'reply'}: {first['msg']}"
+
+
+def _with_schema_hint(messages: list[Message], schema: type[BaseModel]) -> list[Message]:
+    # Endpoints that accept JSON mode but ignore the schema still follow an instruction.
+    hint = f"Reply with only a JSON object matching this JSON schema:\n{json.dumps(schema.model_json_schema())}"
+    return [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n{hint}"}]
+
+
+def _text(response: Any) -> str:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return ""
+    return choices[0].message.content or ""
+
+
+def _usage(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    return Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+
+
+def _env_secret(spec: ModelSpec) -> str | None:
+    import os
+
+    return os.environ.get(spec.api_key_env) if spec.api_key_env else None

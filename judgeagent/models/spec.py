@@ -1,0 +1,154 @@
+"""Model specs and the registry: named OpenAI-compatible endpoints from judgeagent.toml, ad-hoc specs."""
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import JudgeAgentError
+
+Role = Literal["target", "interviewer", "judge"]
+ROLES: tuple[Role, ...] = ("target", "interviewer", "judge")
+LOCAL = "local"
+CONFIG_NAME = "judgeagent.toml"
+
+# Ad-hoc `provider:model` specs: where each provider lives and which variable holds its key.
+PROVIDERS: dict[str, tuple[str, str | None]] = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "dashscope": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+    "vllm": ("http://127.0.0.1:8000/v1", None),
+    "ollama": ("http://127.0.0.1:11434/v1", None),
+    "llamacpp": ("http://127.0.0.1:8080/v1", None),
+}
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Generation(Frozen):
+    """Generation settings sent with every request (None: the endpoint's default)."""
+
+    temperature: float | None = Field(0.0, ge=0, le=2)
+    top_p: float | None = Field(None, gt=0, le=1)
+    max_tokens: int | None = Field(512, ge=1)
+    seed: int | None = 0
+
+
+class Prices(Frozen):
+    """US dollars per million tokens."""
+
+    input: float = Field(0.0, ge=0)
+    output: float = Field(0.0, ge=0)
+
+
+class ModelSpec(Frozen):
+    """One OpenAI-compatible endpoint and how to talk to it. Holds the *name* of the key variable only."""
+
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    """Environment variable holding the API key; None for servers that need none (local, vLLM)."""
+    generation: Generation = Generation()
+    prices: Prices = Prices()
+    max_concurrency: int = Field(4, ge=1)
+    timeout: float = Field(120.0, gt=0)
+    """Seconds per request attempt."""
+    max_retries: int = Field(5, ge=0)
+    structured_output: Literal["auto", "json_schema", "json_object"] = "auto"
+    """`json_schema` (OpenAI, vLLM), `json_object` with a `schema` (llama.cpp); `auto` picks by endpoint."""
+    gguf: str | None = None
+    """For the embedded model only: the GGUF file to serve."""
+
+    def api_key(self) -> str:
+        """The key from the environment, read when a client is made and never stored."""
+        if not self.api_key_env:
+            return "not-needed"  # the SDK insists on a non-empty key; local servers ignore it
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise JudgeAgentError(
+                f"model {self.name!r} needs an API key in the environment variable {self.api_key_env}, which is not set"
+            )
+        return value
+
+    def endpoint(self) -> str:
+        return f"{self.model} at {self.base_url}"
+
+
+class Registry:
+    """Named models from a config file, plus the built-in `local` and ad-hoc `provider:model` specs."""
+
+    def __init__(self, models: dict[str, ModelSpec], source: Path | None = None) -> None:
+        self.models = models
+        self.source = source
+
+    def names(self) -> list[str]:
+        return sorted({LOCAL, *self.models})
+
+    def resolve(self, name: str, base_url: str | None = None) -> ModelSpec:
+        if name in self.models:
+            spec = self.models[name]
+            return spec.model_copy(update={"base_url": base_url}) if base_url else spec
+        if name == LOCAL or name.startswith(f"{LOCAL}:"):
+            from .local import local_spec
+
+            return local_spec(name.partition(":")[2] or None)
+        if base_url:
+            return ModelSpec(name=name, base_url=base_url, model=name)
+        provider, sep, model = name.partition(":")
+        if sep and provider in PROVIDERS and model:
+            url, key_env = PROVIDERS[provider]
+            return ModelSpec(name=name, base_url=url, model=model, api_key_env=key_env)
+        known = ", ".join(self.names())
+        raise JudgeAgentError(
+            f"unknown model {name!r}; known models: {known} (or use provider:model with provider one of "
+            f"{', '.join(PROVIDERS)}, or --base-url)"
+        )
+
+
+def config_path(explicit: str | Path | None = None) -> Path | None:
+    """--config, then $JUDGEAGENT_CONFIG, then ./judgeagent.toml, then the user's config folder."""
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise JudgeAgentError(f"config file not found: {path}")
+        return path
+    env = os.environ.get("JUDGEAGENT_CONFIG")
+    if env:
+        return config_path(env)
+    user = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "judgeagent" / CONFIG_NAME
+    for candidate in (Path.cwd() / CONFIG_NAME, user):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_registry(explicit: str | Path | None = None) -> Registry:
+    path = config_path(explicit)
+    if path is None:
+        return Registry({})
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise JudgeAgentError(f"{path}: malformed TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise JudgeAgentError(f"cannot read config file {path}: {e}") from None
+    models: dict[str, ModelSpec] = {}
+    for name, table in (data.get("models") or {}).items():
+        if not isinstance(table, dict):
+            raise JudgeAgentError(f"{path}: [models.{name}] must be a table")
+        models[name] = _spec(path, name, table)
+    return Registry(models, path)
+
+
+def _spec(path: Path, name: str, table: dict[str, Any]) -> ModelSpec:
+    try:
+        return ModelSpec(name=name, **table)
+    except ValidationError as e:
+        first = e.errors()[0]  # name the field and the problem; never echo values (they may be secrets)
+        where = ".".join(str(p) for p in first["loc"])
+        raise JudgeAgentError(f"{path}: [models.{name}] {where}: {first['msg']}") from None

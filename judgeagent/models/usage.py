@@ -1,0 +1,76 @@
+"""Usage and cost per role: calls, cache hits, failures, tokens, dollars from the configured prices."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from .base import Completion, Message
+from .spec import Prices
+
+
+@dataclass
+class RoleUsage:
+    calls: int = 0
+    """Calls answered by the endpoint (cache hits not included)."""
+    cache_hits: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cost": round(self.cost, 6)}
+
+
+class UsageLedger:
+    """Shared by the models of one job; each `RoleModel` writes its role's line."""
+
+    def __init__(self) -> None:
+        self.roles: dict[str, RoleUsage] = {}
+
+    def record(self, role: str, result: Completion | None, prices: Prices) -> None:
+        line = self.roles.setdefault(role, RoleUsage())
+        if result is None or not result.ok:
+            line.failures += 1
+        if result is None:
+            return
+        if result.cached:
+            line.cache_hits += 1
+            return
+        line.calls += 1
+        line.input_tokens += result.usage.input_tokens
+        line.output_tokens += result.usage.output_tokens
+        line.cost += (result.usage.input_tokens * prices.input + result.usage.output_tokens * prices.output) / 1e6
+
+    def totals(self) -> dict[str, dict[str, Any]]:
+        return {role: line.to_dict() for role, line in sorted(self.roles.items())}
+
+    def render(self) -> str:
+        rows = [f"{'role':<12}{'calls':>7}{'cached':>8}{'failed':>8}{'in tok':>10}{'out tok':>10}{'cost $':>11}"]
+        for role, u in sorted(self.roles.items()):
+            rows.append(f"{role:<12}{u.calls:>7}{u.cache_hits:>8}{u.failures:>8}{u.input_tokens:>10}"
+                        f"{u.output_tokens:>10}{u.cost:>11.4f}")
+        return "\n".join(rows)
+
+
+class RoleModel:
+    """A model playing one role: every call is accounted in the ledger, failures included."""
+
+    def __init__(self, role: str, model: Any, ledger: UsageLedger, prices: Prices = Prices()) -> None:
+        self.role = role
+        self.model = model
+        self.name = model.name
+        self.ledger = ledger
+        self.prices = prices
+
+    async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
+                       **settings: Any) -> Completion:
+        try:
+            result = await self.model.complete(messages, schema=schema, **settings)
+        except Exception:
+            self.ledger.record(self.role, None, self.prices)
+            raise
+        self.ledger.record(self.role, result, self.prices)
+        return result
