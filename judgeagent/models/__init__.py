@@ -60,6 +60,8 @@ def open_models(
     interviewer = interviewer or target
     names = {"target": target, "interviewer": interviewer, "judge": judge or interviewer}
     specs = {role: registry.resolve(name, base_url if role == "target" else None) for role, name in names.items()}
+    for spec in specs.values():
+        spec.api_key()  # a missing key fails now, not an hour into the run
     ledger = UsageLedger()
     store = ResponseCache(cache_dir) if cache else None
     with contextlib.ExitStack() as stack:

@@ -6,6 +6,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from ..errors import JudgeAgentError
+
 Message = dict[str, str]
 """An OpenAI chat message: {"role": "system" | "user" | "assistant", "content": "..."}."""
 
@@ -35,7 +37,7 @@ class Completion:
         return self.error is None
 
 
-class ModelError(Exception):
+class ModelError(JudgeAgentError):
     """A call that cannot succeed (bad request, auth, unknown model) or that ran out of retries."""
 
 

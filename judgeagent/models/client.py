@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..errors import JudgeAgentError
 from .base import Completion, Message, ModelError, Usage
 from .retry import FATAL_STATUS, backoff, is_transient, scrub, status_of
 from .spec import ModelSpec
@@ -23,6 +24,8 @@ class OpenAIChatModel:
         self.spec = spec
         self.name = spec.name
         self._client = client
+        self._owns_client = client is None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._semaphore: asyncio.Semaphore | None = None
         self._mode = spec.structured_output
         self.requests = 0
@@ -35,6 +38,11 @@ class OpenAIChatModel:
 
     @property
     def client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop and self._owns_client:
+            # An HTTP client (and a semaphore) belongs to the event loop that made it: a caller that
+            # runs asyncio.run() twice gets fresh ones rather than "Event loop is closed".
+            self._client, self._semaphore, self._loop = None, None, loop
         if self._client is None:
             from openai import AsyncOpenAI
 
@@ -50,6 +58,7 @@ class OpenAIChatModel:
 
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
                        **settings: Any) -> Completion:
+        self.client  # binds client and semaphore to the running loop
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.spec.max_concurrency)
         async with self._semaphore:
@@ -87,7 +96,7 @@ class OpenAIChatModel:
                 self.requests += 1
                 response = await self.client.chat.completions.create(**self._request(messages, schema, settings))
                 return _text(response), _usage(response), attempt
-            except ModelError:
+            except JudgeAgentError:
                 raise
             except Exception as error:  # the SDK's errors, classified below
                 if schema is not None and self._fallback(error):
@@ -116,8 +125,14 @@ class OpenAIChatModel:
         return False
 
     def _describe(self, error: BaseException, attempt: int) -> str:
+        import openai
+
         status = status_of(error)
         what = f"HTTP {status}" if status else type(error).__name__
+        if isinstance(error, openai.APITimeoutError):
+            what = f"no answer within {self.spec.timeout:g} s"
+        elif isinstance(error, openai.APIConnectionError):
+            what = "cannot connect (is the server running and the base_url right?)"
         detail = scrub(str(getattr(error, "message", "") or error), _env_secret(self.spec))[:300]
         tail = "" if status in FATAL_STATUS else f" after {attempt} attempt{'s' * (attempt > 1)}"
         return f"model {self.spec.name!r} ({self.spec.endpoint()}): {what}{tail}: {detail}"

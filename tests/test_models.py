@@ -1,0 +1,214 @@
+"""The model layer against a real loopback HTTP server through the real openai SDK."""
+import asyncio
+import json
+import logging
+
+import pytest
+from pydantic import BaseModel
+
+from judgeagent import JudgeAgentError
+from judgeagent.models import (ModelError, ModelSpec, OpenAIChatModel, ResponseCache, RoleModel, UsageLedger,
+                               load_registry)
+from judgeagent.models.cache import CachedModel
+from judgeagent.models.spec import Prices, Registry
+from judgeagent.models.testserver import FakeServer
+
+SECRET = "sk-test-THIS-IS-A-SECRET-0123456789"
+
+
+class Verdict(BaseModel):
+    answer: str
+    confidence: int
+
+
+def spec(server, **kw):
+    return ModelSpec(name="fake", base_url=server.base_url, model="fake-model", **kw)
+
+
+def ask(model, text="hello", schema=None):
+    return asyncio.run(model.complete([{"role": "user", "content": text}], schema=schema))
+
+
+def test_plain_and_structured_completions_count_usage():
+    with FakeServer() as server:
+        ledger = UsageLedger()
+        model = RoleModel("judge", OpenAIChatModel(spec(server)), ledger, Prices(input=1.0, output=2.0))
+        plain = ask(model, "say hi")
+        assert plain.ok and plain.text == "echo: say hi" and plain.parsed is None
+        structured = ask(model, "rate it", Verdict)
+        assert isinstance(structured.parsed, Verdict)
+        sent = server.bodies[-1]["response_format"]
+        assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["title"] == "Verdict"
+        assert "response_format" not in server.bodies[0]  # JSON mode never forced when not asked for
+    line = ledger.roles["judge"]
+    assert line.calls == 2 and line.input_tokens == plain.usage.input_tokens + structured.usage.input_tokens
+    assert line.cost == pytest.approx((line.input_tokens * 1.0 + line.output_tokens * 2.0) / 1e6)
+
+
+def test_json_object_dialect_for_llama_cpp():
+    with FakeServer() as server:
+        result = ask(OpenAIChatModel(spec(server, structured_output="json_object")), "x", Verdict)
+        sent = server.bodies[-1]["response_format"]
+    assert result.parsed is not None
+    assert sent["type"] == "json_object" and sent["schema"]["properties"].keys() == {"answer", "confidence"}
+
+
+def test_invalid_output_gets_one_repair_then_a_recorded_failure():
+    replies = iter(['{"answer": "B"}', '{"answer": "B", "confidence": 3}'])
+    with FakeServer(reply=lambda request: next(replies)) as server:
+        repaired = ask(OpenAIChatModel(spec(server)), "q", Verdict)
+        assert repaired.parsed == Verdict(answer="B", confidence=3) and repaired.extra["repaired"]
+        assert "not valid" in server.bodies[-1]["messages"][-1]["content"]
+    with FakeServer(reply=lambda request: "no json here") as server:
+        failed = ask(OpenAIChatModel(spec(server)), "q", Verdict)
+        assert server.counts["requests"] == 2  # the answer and one repair, no more
+    assert not failed.ok and "invalid structured output" in failed.error and failed.parsed is None
+
+
+def test_faults_end_in_success_or_clean_failure_and_failures_are_not_cached(tmp_path):
+    faults = {"429": 0.15, "500": 0.1, "timeout": 0.05, "badbody": 0.05, "garbage": 0.05}
+    with FakeServer(latency=0.005, faults=faults, hang=1.0, seed=3) as server:
+        cache = ResponseCache(tmp_path)
+        model = CachedModel(OpenAIChatModel(spec(server, timeout=0.3, max_retries=3, max_concurrency=8)), cache)
+
+        async def run_all():
+            jobs = [model.complete([{"role": "user", "content": f"q{i}"}], schema=Verdict) for i in range(60)]
+            return await asyncio.gather(*jobs, return_exceptions=True)
+
+        results = asyncio.run(run_all())
+        served = dict(server.counts)
+    assert all(k in served for k in faults), served  # every fault kind really happened
+    ok = [r for r in results if not isinstance(r, Exception) and r.ok]
+    recorded = [r for r in results if not isinstance(r, Exception) and not r.ok]
+    raised = [r for r in results if isinstance(r, Exception)]
+    assert all(isinstance(e, ModelError) for e in raised)
+    assert all("invalid structured output" in r.error for r in recorded)
+    assert len(ok) + len(recorded) + len(raised) == 60 and len(ok) >= 50
+    assert len(cache) == len(ok)  # only successes are stored
+
+
+def test_retry_after_is_honoured_and_retries_are_capped():
+    with FakeServer(faults={"429": 1.0}) as server:
+        model = OpenAIChatModel(spec(server, max_retries=2))
+        with pytest.raises(ModelError, match=r"HTTP 429 after 3 attempts"):
+            ask(model)
+        assert server.counts["requests"] == 3
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_errors_that_cannot_succeed_fail_at_once_without_the_key(status, monkeypatch, caplog):
+    monkeypatch.setenv("FAKE_KEY", SECRET)
+    body = json.dumps({"error": {"message": f"Incorrect API key provided: {SECRET}"}})
+
+    class Refusing(FakeServer):
+        async def _respond(self, method, path, raw):
+            self.counts["requests"] += 1
+            return status, {"Content-Type": "application/json"}, body.encode()
+
+    caplog.set_level(logging.DEBUG)
+    with Refusing() as server:
+        with pytest.raises(ModelError) as info:
+            ask(OpenAIChatModel(spec(server, api_key_env="FAKE_KEY")))
+        assert server.counts["requests"] == 1
+    message = str(info.value)
+    assert f"HTTP {status}" in message and "fake-model at http" in message
+    assert SECRET not in message and SECRET not in caplog.text
+
+
+def test_cache_rerun_sends_nothing_and_keys_on_every_setting(tmp_path):
+    with FakeServer() as server:
+        model = CachedModel(OpenAIChatModel(spec(server)), ResponseCache(tmp_path))
+        first = ask(model, "same")
+        again = ask(model, "same")
+        assert not first.cached and again.cached and again.text == first.text
+        assert server.counts["requests"] == 1
+        asyncio.run(model.complete([{"role": "user", "content": "same"}], temperature=0.7))
+        asyncio.run(model.complete([{"role": "user", "content": "same"}], seed=1))
+        ask(model, "same", Verdict)
+        assert server.counts["requests"] == 4
+        other = CachedModel(OpenAIChatModel(spec(server).model_copy(update={"model": "other"})),
+                            ResponseCache(tmp_path))
+        ask(other, "same")
+        assert server.counts["requests"] == 5
+
+
+def test_cache_is_safe_with_concurrent_writers(tmp_path):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_write_many, args=(str(tmp_path), n)) for n in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    assert len(ResponseCache(tmp_path)) == 4 * 200
+
+
+def _write_many(folder, n):
+    cache = ResponseCache(folder)
+    for i in range(200):
+        cache.put(f"{n}-{i}", {"text": "x", "usage": {}, "model": "m"})
+
+
+def test_concurrency_is_bounded_per_model():
+    with FakeServer(latency=0.05) as server:
+        model = OpenAIChatModel(spec(server, max_concurrency=3))
+        active, peak = 0, 0
+        original = server._respond
+
+        async def counting(*args):
+            nonlocal active, peak
+            active += 1
+            peak = max(peak, active)
+            try:
+                return await original(*args)
+            finally:
+                active -= 1
+
+        server._respond = counting
+
+        async def run_all():
+            await asyncio.gather(*(model.complete([{"role": "user", "content": str(i)}]) for i in range(12)))
+
+        asyncio.run(run_all())
+    assert peak == 3
+
+
+def test_registry_files_and_names(tmp_path, monkeypatch):
+    config = tmp_path / "judgeagent.toml"
+    config.write_text('[models.qwen]\nbase_url = "https://dashscope.example/v1"\nmodel = "qwen-plus"\n'
+                      'api_key_env = "DASHSCOPE_API_KEY"\nmax_concurrency = 8\n'
+                      'prices = { input = 0.4, output = 1.2 }\n[models.qwen.generation]\ntemperature = 0.2\n')
+    monkeypatch.chdir(tmp_path)
+    registry = load_registry()
+    assert registry.source == config and registry.names() == ["local", "qwen"]
+    qwen = registry.resolve("qwen")
+    assert (qwen.model, qwen.max_concurrency, qwen.generation.temperature, qwen.prices.output) == ("qwen-plus", 8, 0.2, 1.2)
+    assert registry.resolve("openai:gpt-4.1").base_url == "https://api.openai.com/v1"
+    assert registry.resolve("my-model", base_url="http://127.0.0.1:1/v1").model == "my-model"
+    with pytest.raises(JudgeAgentError, match="unknown model 'gpt5'; known models: local, qwen"):
+        registry.resolve("gpt5")
+    monkeypatch.delenv("DASHSCOPE_API_KEY", raising=False)
+    with pytest.raises(JudgeAgentError, match="environment variable DASHSCOPE_API_KEY"):
+        qwen.api_key()
+    config.write_text('[models.bad]\nbase_url = "u"\nmodel = "m"\napi_key = "sk-should-not-be-here"\n')
+    with pytest.raises(JudgeAgentError) as info:
+        load_registry()
+    assert "api_key: Extra inputs are not permitted" in str(info.value) and "sk-should" not in str(info.value)
+    config.write_text('[models.x]\nbase_url = \n')
+    with pytest.raises(JudgeAgentError, match=r"judgeagent.toml: malformed TOML: .*line 2"):
+        load_registry()
+    with pytest.raises(JudgeAgentError, match="config file not found"):
+        load_registry(tmp_path / "missing.toml")
+
+
+def test_unreachable_endpoint_is_a_clean_error():
+    model = OpenAIChatModel(ModelSpec(name="down", base_url="http://127.0.0.1:9/v1", model="m", max_retries=1))
+    with pytest.raises(ModelError, match=r"model 'down' \(m at http://127.0.0.1:9/v1\): cannot connect"):
+        ask(model)
+
+
+def test_local_model_file_must_exist():
+    with pytest.raises(JudgeAgentError, match="local model file not found"):
+        Registry({}).resolve("local:/no/such/model.gguf")
