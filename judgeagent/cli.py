@@ -48,6 +48,10 @@ def _field_map(pairs: list[str]):  # type: ignore[no-untyped-def]
     return FieldMap(**mapping)
 
 
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Model registry file (default: "
+                          "./judgeagent.toml, then ~/.config/judgeagent/judgeagent.toml).")]
+
+
 @app.command("build-graph")
 def build_graph_cmd(
     corpus: Annotated[Path, typer.Argument(help="A corpus file or folder (.jsonl, .json, .txt, .md, .parquet).")],
@@ -58,27 +62,45 @@ def build_graph_cmd(
     embedding_model: Annotated[str, typer.Option(help="sentence-transformers model name or folder.")] = "all-MiniLM-L6-v2",
     index: Annotated[str, typer.Option(help="FAISS index: auto (exact when small), flat or hnsw.")] = "auto",
     no_noun_chunks: Annotated[bool, typer.Option("--no-noun-chunks", help="Named entities only.")] = False,
+    extractor: Annotated[str, typer.Option(help="Entity extraction: spacy (fast) or llm (the paper's prompt).")] = "spacy",
+    interviewer: Annotated[Optional[str], typer.Option(help="With --extractor llm: the model to ask.")] = None,
+    config: ConfigOption = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="With --extractor llm: always call the model.")] = False,
+    cache_dir: Annotated[Optional[Path], typer.Option(help="Response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
     """Build a context graph from a corpus (offline stage, Algorithm 3) and store it in --out."""
+    import contextlib
+
     from .config import ChunkConfig, EntityConfig, GraphConfig, IndexConfig
     from .graph.build import build_graph
     from .progress import TqdmProgress
 
     if index not in ("auto", "flat", "hnsw"):
         raise JudgeAgentError(f"--index must be auto, flat or hnsw; got {index!r}")
+    if extractor not in ("spacy", "llm"):
+        raise JudgeAgentError(f"--extractor must be spacy or llm; got {extractor!r}")
     try:
-        config = GraphConfig(
+        graph_config = GraphConfig(
             fields=_field_map(field),
             chunking=ChunkConfig(max_words=chunk_words),
-            entities=EntityConfig(noun_chunks=not no_noun_chunks),
+            entities=EntityConfig(noun_chunks=not no_noun_chunks, extractor=extractor,  # type: ignore[arg-type]
+                                  interviewer=interviewer),
             embedding_model=embedding_model,
             index=IndexConfig(kind=index),  # type: ignore[arg-type]  # checked above
         )
     except ValueError as e:
         raise JudgeAgentError(f"invalid option: {_first_error(e)}") from None
-    graph = build_graph(corpus, out, config, overwrite=overwrite,
-                        progress=None if quiet else TqdmProgress())
+    with contextlib.ExitStack() as stack:
+        chosen = None
+        if extractor == "llm":
+            from .llm_entities import open_llm_extractor
+            from .models.spec import load_registry
+
+            chosen = stack.enter_context(open_llm_extractor(graph_config.entities, load_registry(config),
+                                                            cache_dir, not no_cache))
+        graph = build_graph(corpus, out, graph_config, overwrite=overwrite,
+                            progress=None if quiet else TqdmProgress(), extractor=chosen)
     from .graph.info import render_build_summary
 
     typer.echo(render_build_summary(graph))
@@ -113,10 +135,6 @@ def sample_path_cmd(
 
     path = sample_path(load_graph(graph), question, hops=hops, seed=seed)
     typer.echo(json.dumps(path.to_dict(), indent=2, ensure_ascii=False) if as_json else render_path(path))
-
-
-ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Model registry file (default: "
-                          "./judgeagent.toml, then ~/.config/judgeagent/judgeagent.toml).")]
 
 
 @app.command("models")

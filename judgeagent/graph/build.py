@@ -1,6 +1,7 @@
 """Algorithm 3: corpus -> chunks -> entities -> linked context graph, embedded and indexed."""
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -16,7 +17,8 @@ from ..chunking import Chunk, iter_chunks
 from ..config import GraphConfig
 from ..corpus import Corpus, Document, read_corpus
 from ..embedding import Encoder, build_index
-from ..entities import Mention, SpacyExtractor
+from ..entities import EntityExtractor, Mention, SpacyExtractor
+from ..llm_entities import open_llm_extractor
 from ..progress import Progress, Timings
 from .model import ContextGraph
 from .store import FORMAT, FORMAT_VERSION, check_writable, save_graph
@@ -29,17 +31,31 @@ def build_graph(
     *,
     overwrite: bool = False,
     progress: Progress | None = None,
+    extractor: EntityExtractor | None = None,
 ) -> ContextGraph:
-    """Build a context graph from a corpus; with `out`, store it there atomically."""
+    """Build a context graph from a corpus; with `out`, store it there atomically.
+
+    `extractor` overrides the one `config.entities` names (to share a loaded model, or to pass an
+    LLM extractor with its own cache settings).
+    """
     out_path = Path(out) if out is not None else None
     if out_path is not None:
         check_writable(out_path, overwrite)  # refuse before an hour of work, not after
-    timings = Timings()
-    with timings.timed(progress, "reading"):
-        corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus, config.fields)
-    with timings.timed(progress, "loading models"):
-        encoder = Encoder(config.embedding_model)
-        extractor = SpacyExtractor(config.entities)
+    with contextlib.ExitStack() as stack:
+        timings = Timings()
+        with timings.timed(progress, "reading"):
+            corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus, config.fields)
+        with timings.timed(progress, "loading models"):
+            encoder = Encoder(config.embedding_model)
+            if extractor is None and config.entities.extractor == "llm":
+                extractor = stack.enter_context(open_llm_extractor(config.entities))
+            extractor = extractor or SpacyExtractor(config.entities)
+        return _build(corpus, out_path, config, overwrite, progress, encoder, extractor, timings)
+
+
+def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite: bool,
+           progress: Progress | None, encoder: Encoder, extractor: EntityExtractor,
+           timings: Timings) -> ContextGraph:
     docs = corpus.documents
     with timings.timed(progress, "chunking", len(docs), "doc") as advance:
         chunks = []

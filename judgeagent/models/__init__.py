@@ -78,6 +78,6 @@ def open_models(
         for role, spec in specs.items():
             key = spec.model_dump_json()
             client = endpoints.setdefault(key, OpenAIChatModel(spec))  # one concurrency bound per endpoint
-            model: Any = CachedModel(client, store) if store else client
+            model: Any = CachedModel(client, store) if store is not None else client
             roles[role] = RoleModel(role, model, ledger, spec.prices)
         yield Models(ledger=ledger, specs=specs, **roles)

@@ -42,6 +42,9 @@ class ResponseCache:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA busy_timeout=30000")
+            # WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last few entries,
+            # which for a cache only means asking again. FULL would fsync on every stored answer.
+            db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
         return db
 

@@ -1,0 +1,63 @@
+"""Benchmark the model layer against a loopback server with a fixed latency; prints measured ratios.
+
+    .venv/bin/python bench/models.py [--n 200] [--concurrency 8] [--latency 0.1]
+
+1. N requests at concurrency C through the real openai SDK: wall time / ideal (N * L / C).
+   Target <= 1.15. (One warm-up request first: SDK import and connection set-up are not the layer's cost.)
+2. The same N again, served from the response cache: requests reaching the server (target 0) and
+   wall time / the first run's (target < 0.05).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+async def _run(model, n: int) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    results = await asyncio.gather(*(model.complete([{"role": "user", "content": f"question {i}"}])
+                                     for i in range(n)))
+    assert all(r.ok for r in results)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=0.1)
+    args = parser.parse_args()
+
+    from judgeagent.models import ModelSpec, OpenAIChatModel, ResponseCache
+    from judgeagent.models.cache import CachedModel
+    from judgeagent.models.testserver import FakeServer
+
+    with FakeServer(latency=args.latency) as server, tempfile.TemporaryDirectory() as tmp:
+        spec = ModelSpec(name="bench", base_url=server.base_url, model="fake", max_concurrency=args.concurrency)
+        model = CachedModel(OpenAIChatModel(spec), ResponseCache(tmp))
+
+        async def both() -> tuple[float, float, int]:
+            await model.complete([{"role": "user", "content": "warm-up"}])
+            first = await _run(model, args.n)
+            sent = server.counts["requests"]
+            again = await _run(model, args.n)
+            return first, again, server.counts["requests"] - sent
+
+        first, again, resent = asyncio.run(both())
+
+    ideal = args.n * args.latency / args.concurrency
+    print(f"{args.n} requests, latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}: "
+          f"{first:.2f} s, ideal {ideal:.2f} s")
+    print(f"RATIO wall / ideal: {first / ideal:.3f} (target <= 1.15)")
+    print(f"cached rerun: {again:.3f} s, requests sent to the server: {resent} (target 0)")
+    print(f"RATIO cached rerun / first run: {again / first:.4f} (target < 0.05)")
+
+
+if __name__ == "__main__":
+    main()

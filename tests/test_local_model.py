@@ -1,0 +1,92 @@
+"""The real openai SDK against the real embedded llama.cpp server (SmolLM2-135M-Instruct) on loopback."""
+import asyncio
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from pydantic import BaseModel
+
+from judgeagent.models import OpenAIChatModel, ResponseCache, RoleModel, UsageLedger, open_models
+from judgeagent.models.cache import CachedModel
+from judgeagent.models.local import local_server, local_spec, serving
+from tests.conftest import ROOT
+
+
+class Capital(BaseModel):
+    country: str
+    capital: str
+
+
+@pytest.fixture(scope="module")
+def served():
+    with local_server(local_spec()) as spec:
+        yield spec
+
+
+def test_structured_output_parses_and_validates(served):
+    model = OpenAIChatModel(served)
+    result = asyncio.run(model.complete(
+        [{"role": "user", "content": "What is the capital of France? Give the country and its capital."}],
+        schema=Capital))
+    assert result.ok and isinstance(result.parsed, Capital)
+    assert result.usage.input_tokens > 10 and result.usage.output_tokens > 0
+
+
+def test_usage_is_counted_and_cache_answers_reruns(served, tmp_path):
+    ledger = UsageLedger()
+    inner = OpenAIChatModel(served)
+    model = RoleModel("target", CachedModel(inner, ResponseCache(tmp_path)), ledger)
+    messages = [{"role": "user", "content": "Name one planet."}]
+    first = asyncio.run(model.complete(messages, max_tokens=16))
+    second = asyncio.run(model.complete(messages, max_tokens=16))
+    assert first.text and second.text == first.text and second.cached
+    assert inner.requests == 1
+    line = ledger.roles["target"]
+    assert (line.calls, line.cache_hits) == (1, 1)
+    assert line.input_tokens == first.usage.input_tokens > 0 and line.output_tokens == first.usage.output_tokens
+
+
+def test_a_running_server_is_reused(served):
+    assert serving(served.base_url, served.gguf)
+    with local_server(local_spec()) as again:
+        assert again.base_url == served.base_url
+
+
+def test_open_models_serves_all_roles_with_one_server(tmp_path):
+    async def go():
+        with open_models("local", cache=False) as models:
+            urls = {s.base_url for s in models.specs.values()}
+            reply = await models.judge.complete([{"role": "user", "content": "Say yes."}], max_tokens=4)
+            await models.aclose()
+            return urls, reply, models
+
+    urls, reply, models = asyncio.run(go())
+    assert len(urls) == 1 and reply.ok
+    assert models.ledger.roles["judge"].calls == 1
+
+
+def test_server_stops_on_ctrl_c():
+    script = textwrap.dedent("""
+        import os, signal, sys, time
+        os.environ["JUDGEAGENT_LOCAL_PORT"] = "8811"
+        from judgeagent.models.local import local_server, local_spec
+        with local_server(local_spec()) as spec:
+            print(spec.base_url, flush=True)
+            time.sleep(120)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    url = child.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:")
+    spec = local_spec()
+    assert serving(url, spec.gguf)
+    child.send_signal(signal.SIGINT)
+    child.wait(30)
+    deadline = time.monotonic() + 15
+    while serving(url, spec.gguf) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not serving(url, spec.gguf)
+    out = subprocess.run(["pgrep", "-f", "llama_cpp.server.*--port 8811"], capture_output=True, text=True)
+    assert out.stdout.strip() == ""
