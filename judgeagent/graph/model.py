@@ -118,11 +118,17 @@ class ContextGraph:
         if "document" in kinds:  # sharing a chunk implies sharing a document: a superset
             m = self.doc_entities
             rows = [m.indices[m.indptr[d]:m.indptr[d + 1]] for d in self.docs_of(entity)]
-            found = np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int32)
-        else:
-            m = self.chunk_links
-            found = m.indices[m.indptr[entity]:m.indptr[entity + 1]]
-        return found[found != entity]
+            if not rows:
+                return np.zeros(0, dtype=np.int32)
+            # A mask, not np.unique: a hub's documents list tens of thousands of entities, and
+            # marking them is linear where sorting is not.
+            mask = np.zeros(self.n_entities, dtype=bool)
+            mask[np.concatenate(rows)] = True
+            mask[entity] = False
+            return np.flatnonzero(mask).astype(np.int32)
+        m = self.chunk_links
+        found = m.indices[m.indptr[entity]:m.indptr[entity + 1]]
+        return np.sort(found[found != entity])
 
     def links(self, entity: int) -> list[Link]:
         """Every link of `entity` with its kind and weight."""
