@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _requests(base_url: str) -> int:
+    with urllib.request.urlopen(f"{base_url}/stats") as response:
+        return int(json.load(response).get("requests", 0))
 
 
 async def _run(model, n: int) -> float:  # type: ignore[no-untyped-def]
@@ -36,20 +45,27 @@ def main() -> None:
 
     from judgeagent.models import ModelSpec, OpenAIChatModel, ResponseCache
     from judgeagent.models.cache import CachedModel
-    from judgeagent.models.testserver import FakeServer
 
-    with FakeServer(latency=args.latency) as server, tempfile.TemporaryDirectory() as tmp:
-        spec = ModelSpec(name="bench", base_url=server.base_url, model="fake", max_concurrency=args.concurrency)
-        model = CachedModel(OpenAIChatModel(spec), ResponseCache(tmp))
+    # The server runs in its own process, as a real endpoint does (in-process it would share our GIL).
+    server = subprocess.Popen([sys.executable, "-m", "judgeagent.models.testserver", "--latency", str(args.latency)],
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        base_url = server.stdout.readline().strip()  # type: ignore[union-attr]
+        with tempfile.TemporaryDirectory() as tmp:
+            spec = ModelSpec(name="bench", base_url=base_url, model="fake", max_concurrency=args.concurrency)
+            model = CachedModel(OpenAIChatModel(spec), ResponseCache(tmp))
 
-        async def both() -> tuple[float, float, int]:
-            await model.complete([{"role": "user", "content": "warm-up"}])
-            first = await _run(model, args.n)
-            sent = server.counts["requests"]
-            again = await _run(model, args.n)
-            return first, again, server.counts["requests"] - sent
+            async def both() -> tuple[float, float, int]:
+                await model.complete([{"role": "user", "content": "warm-up"}])
+                first = await _run(model, args.n)
+                sent = _requests(base_url)
+                again = await _run(model, args.n)
+                return first, again, _requests(base_url) - sent
 
-        first, again, resent = asyncio.run(both())
+            first, again, resent = asyncio.run(both())
+    finally:
+        server.terminate()
+        server.wait()
 
     ideal = args.n * args.latency / args.concurrency
     print(f"{args.n} requests, latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}: "

@@ -101,6 +101,9 @@ def build_graph_cmd(
                                                             cache_dir, not no_cache))
         graph = build_graph(corpus, out, graph_config, overwrite=overwrite,
                             progress=None if quiet else TqdmProgress(), extractor=chosen)
+        if chosen is not None:
+            typer.echo(f"entity extraction by {interviewer}: {chosen.stats}")
+            typer.echo(chosen.model.ledger.render())
     from .graph.info import render_build_summary
 
     typer.echo(render_build_summary(graph))
@@ -187,6 +190,7 @@ def ping_cmd(
             typer.echo(f"latency {time.perf_counter() - start:.2f} s{' (cached)' if result.cached else ''}  "
                        f"tokens in {result.usage.input_tokens} out {result.usage.output_tokens}")
             typer.echo(f"reply: {result.text.strip()}")
+            typer.echo(models.ledger.render())
 
     asyncio.run(once())
 

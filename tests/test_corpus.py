@@ -88,3 +88,14 @@ def test_unreadable_file(tmp_path):
             read_corpus(path)
     finally:
         path.chmod(0o644)
+
+
+def test_demo_benchmark_matches_its_corpus():
+    docs = {d.doc_id: d for d in read_corpus(DEMO / "docs.jsonl").documents}
+    questions = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text().splitlines() if line.strip()]
+    assert len(questions) == 20 and len({q["qid"] for q in questions}) == 20
+    for q in questions:
+        assert q["supporting_doc_ids"] and set(q["supporting_doc_ids"]) <= set(docs)
+        assert q["difficulty"] in ("easy", "medium", "hard", None)
+        if q["options"]:
+            assert q["options"][q["answer_letter"]] == q["answer"]

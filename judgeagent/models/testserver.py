@@ -84,6 +84,8 @@ class FakeServer:
 
     async def _respond(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
         json_type = {"Content-Type": "application/json"}
+        if method == "GET" and path.endswith("/stats"):  # for a server in another process
+            return 200, json_type, json.dumps(dict(self.counts)).encode()
         if method == "GET" and path.endswith("/models"):
             return 200, json_type, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode()
         self.counts["requests"] += 1
@@ -161,3 +163,19 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, bytes] 
             length = int(value.strip())
     body = await reader.readexactly(length) if length else b""
     return method, path, body
+
+
+def serve_forever(latency: float, faults: dict[str, float] | None = None, seed: int = 0) -> None:
+    """Run a server in this process until killed; print its base URL first (one line)."""
+    with FakeServer(latency=latency, faults=faults, seed=seed) as server:
+        print(server.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A fixed-latency OpenAI-compatible server on loopback.")
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--faults", default="{}", help='JSON, e.g. {"429": 0.1}')
+    serve_forever(parser.parse_args().latency, json.loads(parser.parse_args().faults))
