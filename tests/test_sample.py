@@ -34,7 +34,7 @@ def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_graph):
         for entity, chunk_id in zip(path.entity_ids, path.chunk_ids):
             assert entity in g.tables["entities"].column("entity_id").to_pylist()
             assert chunk_id in g.tables["entities"].column("chunk_ids")[entity].as_py()
-        assert path.text == "\n".join(path.chunk_texts)
+        assert path.text == "\n".join(dict.fromkeys(path.chunk_texts))
         assert path.entities == [g.entity_names[e] for e in path.entity_ids]
 
 

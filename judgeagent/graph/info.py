@@ -93,7 +93,9 @@ def render_path(path: KnowledgePath) -> str:
              f"path ({len(path.entities)}/{path.hops} hops): {' -> '.join(path.entities)}"]
     if path.stopped_early:
         lines.append(f"stopped early: {path.stop_reason}")
+    shown: set[str] = set()
     for entity, chunk_id, text in zip(path.entities, path.chunk_ids, path.chunk_texts):
         lines.append(f"\n[{entity}] {chunk_id}")
-        lines.append("  " + " ".join(text.split()))
+        lines.append("  (the chunk above)" if chunk_id in shown else "  " + " ".join(text.split()))
+        shown.add(chunk_id)
     return "\n".join(lines)

@@ -28,7 +28,8 @@ class KnowledgePath:
     chunk_ids: list[str]
     chunk_texts: list[str]
     text: str
-    """The chunk texts joined by newlines: the background for question generation."""
+    """The distinct chunk texts joined by newlines, in path order: the background for question generation.
+    (An entity whose every chunk is already on the path repeats a chunk id but adds no text.)"""
     hops: int
     """Hops asked for; `len(entities)` is what was reached."""
     stopped_early: bool
@@ -92,7 +93,7 @@ class PathSampler:
             question=questions[q], seed=seed_text, entities=[g.entity_names[e] for e in path],
             entity_ids=path, chunk_ids=[g.chunk_ids[c] for c in chunks],
             chunk_texts=[g.chunk_texts[c] for c in chunks],
-            text="\n".join(g.chunk_texts[c] for c in chunks), hops=hops,
+            text="\n".join(g.chunk_texts[c] for c in dict.fromkeys(chunks)), hops=hops,
             stopped_early=reason is not None, stop_reason=reason,
         )
 
