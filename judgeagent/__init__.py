@@ -23,6 +23,10 @@ _LAZY = {
     "EntityConfig": "judgeagent.config",
     "IndexConfig": "judgeagent.config",
     "FieldMap": "judgeagent.config",
+    "EvalConfig": "judgeagent.config",
+    "evaluate": "judgeagent.interview.evaluate",
+    "load_benchmark": "judgeagent.benchmark",
+    "load_run": "judgeagent.runs",
     "JudgeAgentError": "judgeagent.errors",
 }
 

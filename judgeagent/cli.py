@@ -195,6 +195,40 @@ def ping_cmd(
     asyncio.run(once())
 
 
+@app.command("evaluate")
+def evaluate_cmd(
+    target: Annotated[Optional[str], typer.Option(help="The model under evaluation (name, local, provider:model).")] = None,
+    benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet).")] = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Context graph folder made by build-graph.")] = None,
+    interviewer: Annotated[Optional[str], typer.Option(help="Writes questions and feedback (default: the target).")] = None,
+    judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint for an ad-hoc target.")] = None,
+    config: ConfigOption = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
+    sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="N_B: base questions per batch.")] = 5,
+    rounds: Annotated[int, typer.Option(min=0, help="RND_e: extension rounds per batch.")] = 3,
+    hops: Annotated[int, typer.Option(min=1, help="H: entities per knowledge path.")] = 3,
+    questions_per_round: Annotated[int, typer.Option(min=1)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed for sampling items and paths.")] = 0,
+    no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
+    fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
+    no_extension: Annotated[bool, typer.Option("--no-extension", help="Ablation: grading and feedback only.")] = False,
+    passages: Annotated[bool, typer.Option("--passages", help="Put each item's supporting documents (from the "
+                                           "graph) into its prompt, as QuALITY needs.")] = False,
+    max_passage_words: Annotated[Optional[int], typer.Option(min=1)] = None,
+    run_dir: Annotated[Optional[Path], typer.Option(help="Run folder (default: runs/<benchmark>-<target>-<id>).")] = None,
+    resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this folder.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
+    cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
+    from .interview.cli_support import run_evaluate
+
+    run_evaluate(locals())
+
+
 def _first_error(e: ValueError) -> str:
     errors = getattr(e, "errors", None)
     if callable(errors):  # pydantic: name the field and the problem, never echo the input

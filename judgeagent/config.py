@@ -74,3 +74,30 @@ class GraphConfig(Frozen):
     """A sentence-transformers model name or a local folder. The default is packaged (works offline)."""
     embedding_batch_size: int = Field(64, ge=1)
     index: IndexConfig = IndexConfig()
+
+
+class EvalConfig(Frozen):
+    """Knobs of `evaluate` (Algorithm 1). Everything here is part of the run's identity."""
+
+    batch_size: int = Field(5, ge=1)
+    """N_B: base questions per batch."""
+    rounds: int = Field(3, ge=0)
+    """RND_e: extension rounds per batch."""
+    hops: int = Field(3, ge=1)
+    """H: entities per knowledge path."""
+    questions_per_round: int = Field(1, ge=1)
+    seed: int = 0
+    graph: bool = True
+    """False: the `--no-graph` ablation, chunks drawn at random from the whole knowledge base."""
+    fixed_difficulty: Literal["easy", "medium", "hard"] | None = None
+    """The `--fixed-difficulty` ablation: extension questions at one difficulty whatever the tier."""
+    extension: bool = True
+    """False: the `--no-extension` ablation (feedback from base answers only)."""
+    f1_threshold: float = Field(0.8, gt=0, le=1)
+    hard_wrong_penalty: float = Field(0.0, ge=0)
+    generation_attempts: int = Field(3, ge=1)
+    """Requests for questions per round before the round is skipped."""
+    max_answer_words: int = Field(8, ge=1)
+    duplicate_jaccard: float = Field(0.6, gt=0, le=1)
+    max_passage_words: int | None = Field(None, ge=1)
+    """Truncate reference passages put into prompts (None: whole)."""

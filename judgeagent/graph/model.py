@@ -186,3 +186,12 @@ class ContextGraph:
             "mentions": self.tables["mentions"].num_rows,
             "chunk_links": self.tables["edges"].num_rows,
         }
+
+
+def document_texts(graph: ContextGraph) -> dict[str, str]:
+    """Each document's text rebuilt from its chunks (whitespace between chunks becomes a blank line)."""
+    chunks = graph.tables["chunks"]
+    parts: dict[str, list[tuple[int, str]]] = {}
+    for doc, pos, text in zip(*(chunks.column(c).to_pylist() for c in ("doc_id", "position", "text"))):
+        parts.setdefault(doc, []).append((pos, text))
+    return {doc: "\n\n".join(t for _, t in sorted(p)) for doc, p in parts.items()}

@@ -50,11 +50,13 @@ def open_models(
     base_url: str | None = None,
     cache_dir: str | Path | None = None,
     cache: bool = True,
+    journal: str | Path | None = None,
 ) -> Iterator[Models]:
     """Resolve names, start the embedded server if a role needs it, and wire cache and accounting.
 
     `base_url` applies to the target (an ad-hoc endpoint). The interviewer defaults to the target's
-    model only when nothing else is configured; the judge defaults to the interviewer.
+    model only when nothing else is configured; the judge defaults to the interviewer. `journal` is a
+    run's own call log, always on whatever `cache` says: a resumed run repeats no finished call.
     """
     registry = registry or load_registry()
     interviewer = interviewer or target
@@ -64,6 +66,7 @@ def open_models(
         spec.api_key()  # a missing key fails now, not an hour into the run
     ledger = UsageLedger()
     store = ResponseCache(cache_dir) if cache else None
+    log = ResponseCache(journal) if journal is not None else None
     with contextlib.ExitStack() as stack:
         served: dict[str, ModelSpec] = {}
         for role, spec in specs.items():
@@ -79,5 +82,7 @@ def open_models(
             key = spec.model_dump_json()
             client = endpoints.setdefault(key, OpenAIChatModel(spec))  # one concurrency bound per endpoint
             model: Any = CachedModel(client, store) if store is not None else client
+            if log is not None:
+                model = CachedModel(model, log)
             roles[role] = RoleModel(role, model, ledger, spec.prices)
         yield Models(ledger=ledger, specs=specs, **roles)

@@ -22,11 +22,14 @@ from typing import Any
 
 class FakeServer:
     def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, seed: int = 0,
-                 hang: float = 5.0, reply: Callable[[dict[str, Any]], str] | None = None) -> None:
+                 hang: float = 5.0, reply: Callable[[dict[str, Any]], str] | None = None,
+                 fail_after: int | None = None) -> None:
         self.latency = latency
         self.faults = faults or {}
         self.hang = hang
         self.reply = reply
+        self.fail_after = fail_after
+        """Answer 400 to every chat request after this many: a crash, seen from the client."""
         self.random = random.Random(seed)
         self.counts: Counter[str] = Counter()
         """Requests received ("requests") and faults served, by kind."""
@@ -88,6 +91,9 @@ class FakeServer:
             return 200, json_type, json.dumps(dict(self.counts)).encode()
         if method == "GET" and path.endswith("/models"):
             return 200, json_type, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode()
+        if self.fail_after is not None and self.counts["requests"] >= self.fail_after:
+            self.counts["refused"] += 1
+            return 400, json_type, b'{"error": {"message": "simulated crash"}}'
         self.counts["requests"] += 1
         request = json.loads(body or b"{}")
         self.bodies.append(request)

@@ -1,0 +1,324 @@
+"""Load benchmark items (question, gold answer, options) from .jsonl / .json / .csv / .parquet files."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import JudgeAgentError
+
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+Difficulty = Literal["easy", "medium", "hard"]
+DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+# CSV files may spread options over columns named A, B, C, ... instead of one JSON column.
+_LETTER_COLUMNS = tuple("ABCDEFGHIJ")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark question with its gold answer."""
+
+    qid: str
+    question: str
+    answer: str
+    """The gold answer text; for multiple choice the gold option's text when the file gives only a letter."""
+    options: dict[str, str] | None = None
+    answer_letter: str | None = None
+    difficulty: Difficulty | None = None
+    question_type: str | None = None
+    supporting_doc_ids: tuple[str, ...] = ()
+    passage: str | None = None
+    """A reference passage to put into the prompt (e.g. the QuALITY article)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    """Where it was read from (`file:line`, `file[index]`, `file[row n]`), for error messages."""
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.options)
+
+
+class ItemFields(BaseModel):
+    """Which column of the user's records holds each field of an `Item`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    qid: str = "qid"
+    question: str = "question"
+    answer: str = "answer"
+    options: str = "options"
+    answer_letter: str = "answer_letter"
+    difficulty: str = "difficulty"
+    question_type: str = "question_type"
+    supporting_doc_ids: str = "supporting_doc_ids"
+    passage: str = "passage"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    path: Path
+    items: list[Item]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def load_benchmark(path: str | Path, fields: ItemFields = ItemFields(), *, limit: int | None = None,
+                   sample: int | None = None, seed: int = 0) -> Benchmark:
+    """Read every item of one file, check it, then keep a `sample` and/or the first `limit` items.
+
+    Formats: `.jsonl` (one object a line), `.json` (a list of objects, or one object), `.csv` and
+    `.parquet` (one row an item). Options are a mapping {"A": text, ...}, a list (lettered A, B, ...)
+    or, in CSV, either a JSON string in the options column or one column per option named A, B, C, ...
+    (used when the options column is absent or empty). `supporting_doc_ids` in CSV is a JSON list or
+    ids separated by `;`. Columns that are not mapped to a field go into `meta` (with the record's own
+    `meta` object). An item without a qid gets `<file stem>-<n>` (n = its position, from 1).
+
+    `sample` draws that many items at random (reproducible with `seed`, kept in file order); `limit`
+    then keeps the first N. The whole file is validated either way.
+    """
+    file = Path(path)
+    _check_count("limit", limit)
+    _check_count("sample", sample)
+    items = _unique(list(_read_items(_checked_file(file), fields)))
+    if not items:
+        raise JudgeAgentError(f"benchmark {file} has no items")
+    if sample is not None and sample < len(items):
+        keep = sorted(random.Random(seed).sample(range(len(items)), sample))
+        items = [items[i] for i in keep]
+    if limit is not None:
+        items = items[:limit]
+    return Benchmark(file, items)
+
+
+def attach_passages(benchmark: Benchmark, documents: Mapping[str, str]) -> Benchmark:
+    """Give items without a passage the texts of their supporting documents, joined by blank lines."""
+    items = []
+    for item in benchmark.items:
+        texts = [documents[d] for d in item.supporting_doc_ids if d in documents]
+        if item.passage is None and texts:
+            item = replace(item, passage="\n\n".join(texts))
+        items.append(item)
+    return Benchmark(benchmark.path, items)
+
+
+def _check_count(name: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        raise JudgeAgentError(f"{name} must be at least 1, got {value}")
+
+
+def _checked_file(file: Path) -> Path:
+    if not file.exists():
+        raise JudgeAgentError(f"benchmark not found: {file}")
+    if file.is_dir() or file.suffix.lower() not in SUFFIXES:
+        raise JudgeAgentError(f"unsupported benchmark file {file} (expected one of {', '.join(SUFFIXES)})")
+    return file
+
+
+def _unique(items: list[Item]) -> list[Item]:
+    seen: dict[str, Item] = {}
+    for item in items:
+        if item.qid in seen:
+            first = seen[item.qid].source
+            raise JudgeAgentError(f"duplicate qid {item.qid!r} at {item.source} (first at {first})")
+        seen[item.qid] = item
+    return items
+
+
+# --- reading records ---------------------------------------------------------------------------------
+
+
+def _read_items(file: Path, fields: ItemFields) -> Iterator[Item]:
+    for number, (record, source) in enumerate(_records(file), start=1):
+        yield to_item(record, source, fields, default_qid=f"{file.stem}-{number}")
+
+
+def _records(file: Path) -> Iterator[tuple[Any, str]]:
+    suffix = file.suffix.lower()
+    if suffix == ".parquet":
+        yield from _parquet_records(file)
+        return
+    text = _read_text(file)
+    if suffix == ".jsonl":
+        yield from _jsonl_records(file, text)
+    elif suffix == ".json":
+        yield from _json_records(file, text)
+    else:
+        yield from _csv_records(file, text)
+
+
+def _read_text(file: Path) -> str:
+    try:
+        data = file.read_bytes()
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
+
+
+def _jsonl_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line), f"{file}:{number}"
+        except json.JSONDecodeError as e:
+            raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
+
+
+def _json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    records = data if isinstance(data, list) else [data]
+    for index, record in enumerate(records):
+        yield record, f"{file}[{index}]"
+
+
+def _csv_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    line = 2  # the header is line 1
+    try:
+        for row in reader:
+            yield row, f"{file}:{line}"
+            line = reader.line_num + 1  # a quoted cell may span lines: the next row starts after this one
+    except csv.Error as e:
+        raise JudgeAgentError(f"{file}:{reader.line_num}: malformed CSV ({e})") from None
+
+
+def _parquet_records(file: Path) -> Iterator[tuple[Any, str]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(file)
+    except Exception as e:  # pyarrow raises several types for unreadable files
+        raise JudgeAgentError(f"cannot read parquet file {file}: {e}") from None
+    for index, record in enumerate(table.to_pylist()):
+        yield record, f"{file}[row {index}]"
+
+
+# --- one record to an Item ---------------------------------------------------------------------------
+
+
+def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default_qid: str = "") -> Item:
+    """One record (a dict) to a checked `Item`; errors name the record and the field."""
+    if not isinstance(record, dict):
+        raise JudgeAgentError(f"{source}: expected a JSON object, got {type(record).__name__}")
+    qid = _text(record.get(fields.qid)) or default_qid
+    question = _text(record.get(fields.question))
+    if not question:
+        raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r})")
+    options = _options(record, fields, source)
+    letter = _letter(record.get(fields.answer_letter))
+    answer = _text(record.get(fields.answer))
+    if not answer and not letter:
+        raise JudgeAgentError(f"{source}: item {qid!r} has no gold answer "
+                              f"(neither {fields.answer!r} nor {fields.answer_letter!r})")
+    if letter and letter not in (options or {}):
+        known = ", ".join(options or {}) or "none"
+        raise JudgeAgentError(
+            f"{source}: item {qid!r}: answer_letter {letter!r} is not among the options ({known})")
+    if options and letter and not answer:
+        answer = options[letter]
+    if options and answer and not letter:
+        letter = option_letter(answer, options)
+    return Item(
+        qid=qid, question=question, answer=answer or "", options=options, answer_letter=letter,
+        difficulty=normalise_difficulty(record.get(fields.difficulty)),
+        question_type=_text(record.get(fields.question_type)) or None,
+        supporting_doc_ids=_doc_ids(record.get(fields.supporting_doc_ids), source, fields.supporting_doc_ids),
+        passage=_text(record.get(fields.passage)) or None,
+        meta=_meta(record, fields), source=source,
+    )
+
+
+def normalise_difficulty(value: Any) -> Difficulty | None:
+    """easy / medium / hard in any case; anything else (labels of other schemes, numbers) is None."""
+    text = value.strip().lower() if isinstance(value, str) else None
+    return next((level for level in DIFFICULTIES if level == text), None)
+
+
+def option_letter(answer: str, options: Mapping[str, str]) -> str | None:
+    """The letter of the one option whose text equals `answer` (ignoring case, spacing, end punctuation)."""
+    key = _loose(answer)
+    matches = [letter for letter, text in options.items() if _loose(text) == key]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _loose(text: str) -> str:
+    return " ".join(text.split()).rstrip(" .!;,").casefold()
+
+
+def _text(value: Any) -> str:
+    """Cell value as stripped text; None and NaN-like empties are ''."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value).strip()
+
+
+def _letter(value: Any) -> str | None:
+    # Tolerate "(B)", "b." and the like: files written by hand or exported from spreadsheets.
+    text = _text(value).strip("()[]. ").upper()
+    return text or None
+
+
+def _options(record: dict[str, Any], fields: ItemFields, source: str) -> dict[str, str] | None:
+    raw = record.get(fields.options)
+    if isinstance(raw, str):
+        raw = _parse_json_cell(raw, source, fields.options)
+    if raw is None or raw == {} or raw == []:
+        raw = {c: record[c] for c in _LETTER_COLUMNS if _text(record.get(c))}
+    if isinstance(raw, list):
+        raw = {chr(ord("A") + i): v for i, v in enumerate(raw)}
+    if not isinstance(raw, dict):
+        raise JudgeAgentError(f"{source}: options (field {fields.options!r}) must be a mapping or a list, "
+                              f"got {type(raw).__name__}")
+    # Parquet stores options as a struct: letters an item does not use come back as None.
+    options = {str(k).strip().upper(): _text(v) for k, v in raw.items() if _text(v)}
+    return options or None
+
+
+def _parse_json_cell(cell: str, source: str, name: str) -> Any:
+    if not cell.strip():
+        return None
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError as e:
+        raise JudgeAgentError(f"{source}: {name} is not valid JSON ({e.msg})") from None
+
+
+def _doc_ids(value: Any, source: str, name: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        text = value.strip()
+        value = _parse_json_cell(text, source, name) if text.startswith("[") else re.split(r"\s*;\s*", text)
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        value = [value]
+    return tuple(t for t in (_text(v) for v in value) if t)
+
+
+def _meta(record: dict[str, Any], fields: ItemFields) -> dict[str, Any]:
+    mapped = set(fields.model_dump().values()) | {"meta"}
+    extra = {k: v for k, v in record.items() if k not in mapped and k not in _LETTER_COLUMNS}
+    own = record.get("meta")
+    if isinstance(own, str) and own.strip().startswith("{"):
+        try:
+            own = json.loads(own)
+        except json.JSONDecodeError:
+            pass  # meta is informational: a malformed one is kept as text rather than refused
+    if isinstance(own, dict):
+        return {**extra, **own}
+    return extra if own in (None, "") else {**extra, "meta": own}

@@ -1,0 +1,1 @@
+"""The online stage: grading, graph-driven extension and feedback (Algorithm 1)."""

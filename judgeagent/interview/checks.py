@@ -1,0 +1,81 @@
+"""Checks on generated questions, and the leakage guard on feedback (spec notes; the paper has neither)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..answers import normalise_answer
+from .prompts import GeneratedQuestion
+
+_STOP = {"a", "an", "the", "of", "in", "on", "to", "and", "or", "is", "was", "for", "by", "with", "what",
+         "which", "who", "when", "where", "why", "how", "did", "does", "do", "that", "this", "it", "as", "at"}
+
+
+def _tokens(text: str) -> set[str]:
+    return {t for t in normalise_answer(text).split() if t not in _STOP}
+
+
+def jaccard(a: str, b: str) -> float:
+    x, y = _tokens(a), _tokens(b)
+    return len(x & y) / len(x | y) if x | y else 0.0
+
+
+def rejection(candidate: GeneratedQuestion, path_text: str, base_questions: Sequence[str],
+              accepted: Sequence[str], max_answer_words: int = 8, duplicate_jaccard: float = 0.6) -> str | None:
+    """Why a generated question is unusable, or None when it passes."""
+    question, answer = candidate.question.strip(), candidate.answer.strip()
+    if len(question.split()) < 3 or not answer:
+        return "empty question or answer"
+    if len(answer.split()) > max_answer_words:
+        return f"answer longer than {max_answer_words} words"
+    if not _supported(answer, path_text):
+        return "answer not supported by the path text"
+    for other in [*base_questions, *accepted]:
+        if jaccard(question, other) >= duplicate_jaccard:
+            return "near-duplicate of a question already asked"
+    return None
+
+
+def _supported(answer: str, text: str) -> bool:
+    """The answer appears in the fragments, or most of its content words do (a derived phrase)."""
+    norm_answer, norm_text = normalise_answer(answer), normalise_answer(text)
+    if norm_answer and f" {norm_answer} " in f" {norm_text} ":
+        return True
+    words = _tokens(answer)
+    if not words:
+        return False
+    present = words & set(norm_text.split())
+    return len(present) / len(words) >= 0.6
+
+
+def leaked_strings(text: str, golds: Sequence[tuple[str, dict[str, str] | None, str | None]]) -> list[str]:
+    """Gold answers, gold option texts or "the answer is X" statements that appear in `text`.
+
+    `golds` holds (gold answer, options, gold letter) per base question. Short golds ("Yes", "42") are
+    too common to search for alone; for them only an explicit "answer is ..." counts.
+    """
+    found: list[str] = []
+    norm = f" {normalise_answer(text)} "
+    for answer, options, letter in golds:
+        candidates = [answer] + ([options[letter]] if options and letter in options else [])
+        for gold in candidates:
+            g = normalise_answer(gold)
+            if len(g) >= 4 and any(c.isalpha() for c in g) and f" {g} " in norm:
+                found.append(gold)
+            elif g and re.search(rf"\b(answer|correct option|correct choice)\s+(is|was|:)\s+\W*{re.escape(g)}\b",
+                                 text, re.IGNORECASE):
+                found.append(gold)
+        if letter and re.search(rf"\b(answer|option|choice)\s+(is\s+|was\s+|:\s*)?\(?{letter}\)?(?![\w'])", text):
+            found.append(f"option {letter}")
+    return list(dict.fromkeys(found))
+
+
+def redact(text: str, strings: Sequence[str]) -> str:
+    for s in sorted(strings, key=len, reverse=True):
+        if s.startswith("option "):
+            letter = re.escape(s.split()[-1])
+            text = re.sub(rf"\b(answer|option|choice)(\s+(is\s+|was\s+|:\s*)?)\(?{letter}\)?(?![\w'])",
+                          r"\1\2[withheld]", text)
+        else:
+            text = re.sub(re.escape(s), "[withheld]", text, flags=re.IGNORECASE)
+    return text

@@ -1,0 +1,109 @@
+"""`judgeagent evaluate`: turn options (or a run to resume) into one `evaluate` call, and render it."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..errors import JudgeAgentError
+
+# Options that define a run; --resume takes them from the run's manifest.
+_REQUEST = ("target", "benchmark", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
+            "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty",
+            "no_extension", "passages", "max_passage_words")
+
+
+def run_evaluate(args: dict[str, Any]) -> None:
+    if args["resume"]:
+        args = _from_run(Path(args["resume"]), args)
+    if not args["target"] or not args["benchmark"]:
+        raise JudgeAgentError("evaluate needs --target and --benchmark (or --resume RUN)")
+    from ..config import EvalConfig
+    from ..models.spec import load_registry
+    from .evaluate import evaluate
+    from .summary import render_summary
+
+    config = _config(args, EvalConfig)
+    graph = _graph(args)
+    benchmark = _benchmark(args, graph)
+    registry = load_registry(args["config"])
+    if args["base_url"]:
+        registry.models[args["target"]] = registry.resolve(args["target"], args["base_url"])
+    request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in _REQUEST}
+    with _progress(args["quiet"], len(benchmark.items)) as on_record:
+        result = evaluate(benchmark, graph, args["target"], interviewer=args["interviewer"], judge=args["judge"],
+                          config=config, run_dir=args["run_dir"], registry=registry, cache_dir=args["cache_dir"],
+                          cache=not args["no_cache"], progress=on_record, request=request)
+    if result.resumed and not result.usage:
+        typer.echo("this run had finished: nothing to do")
+    typer.echo(render_summary(result.summary, str(result.folder), result.usage))
+
+
+def _from_run(folder: Path, args: dict[str, Any]) -> dict[str, Any]:
+    from ..runs import load_manifest
+
+    request = load_manifest(folder).get("request") or {}
+    if not request:
+        raise JudgeAgentError(f"run {folder} does not record how it was started; rerun the evaluate command")
+    return {**args, **request, "run_dir": folder}
+
+
+def _config(args: dict[str, Any], cls: Any) -> Any:
+    level = args["fixed_difficulty"]
+    if level not in (None, "easy", "medium", "hard"):
+        raise JudgeAgentError(f"--fixed-difficulty must be easy, medium or hard; got {level!r}")
+    return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
+               questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
+               fixed_difficulty=level, extension=not args["no_extension"],
+               max_passage_words=args["max_passage_words"])
+
+
+def _graph(args: dict[str, Any]) -> Any:
+    if not args["graph"]:
+        return None
+    from ..graph.store import load_graph
+
+    return load_graph(args["graph"])
+
+
+def _benchmark(args: dict[str, Any], graph: Any) -> Any:
+    from ..benchmark import attach_passages, load_benchmark
+
+    benchmark = load_benchmark(args["benchmark"], limit=args["limit"], sample=args["sample"], seed=args["seed"])
+    if args["passages"]:
+        if graph is None:
+            raise JudgeAgentError("--passages takes the documents from the graph: give --graph")
+        from ..graph.model import document_texts
+
+        benchmark = attach_passages(benchmark, document_texts(graph))
+    return benchmark
+
+
+class _progress:
+    """A tqdm bar over base questions answered, with questions, tokens and cost so far."""
+
+    def __init__(self, quiet: bool, total: int) -> None:
+        self.quiet, self.total = quiet, total
+        self.bar: Any = None
+        self.asked = 0
+
+    def __enter__(self) -> Any:
+        if self.quiet:
+            return None
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, desc="base questions", unit="q")
+        return self.update
+
+    def update(self, record: dict[str, Any], ledger: Any) -> None:
+        self.asked += 1
+        if record["stage"] == "grading":
+            self.bar.update(1)
+        lines = ledger.roles.values()
+        self.bar.set_postfix(asked=self.asked, tokens=sum(u.input_tokens + u.output_tokens for u in lines),
+                             cost=f"${sum(u.cost for u in lines):.4f}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()

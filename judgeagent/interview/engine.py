@@ -1,0 +1,228 @@
+"""One batch through the three stages: grading, extension rounds, feedback (Algorithm 1's loop body)."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..answers import Verdict, check_answer
+from ..benchmark import Item
+from ..config import EvalConfig
+from ..graph.model import ContextGraph
+from ..graph.sample import KnowledgePath, PathSampler
+from ..models import Models
+from ..runs import Run
+from .checks import leaked_strings, redact, rejection
+from .prompts import Feedback, GeneratedQuestion, GeneratedQuestions, answer_messages, feedback_messages, generation_messages
+from .scoring import points, tier_of
+
+
+@dataclass
+class Context:
+    """What every batch shares: models, graph, sampler, run and knobs."""
+
+    config: EvalConfig
+    models: Models
+    run: Run
+    graph: ContextGraph | None = None
+    sampler: PathSampler | None = None
+    on_record: Any = None
+
+
+@dataclass
+class Asked:
+    """A question to put to the target (base or extension)."""
+
+    record_id: str
+    stage: str
+    round: int
+    question: str
+    gold: str
+    difficulty: str | None
+    options: dict[str, str] | None = None
+    letter: str | None = None
+    passage: str | None = None
+    qid: str | None = None
+    path: dict[str, Any] | None = None
+    tier: str | None = None
+
+
+@dataclass
+class BatchState:
+    total: float = 0.0
+    asked: int = 0
+    trajectory: list[str] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        self.records.extend(records)
+        self.total += sum(r["points"] for r in records)
+        self.asked += len(records)
+
+
+async def gather_all(*aws: Any) -> list[Any]:
+    """Like asyncio.gather, but a failure lets the other calls finish (and be journaled) before it is
+    raised: on resume, only calls that never completed are made again."""
+    results = await asyncio.gather(*aws, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
+
+
+async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
+    finished = ctx.run.batch_feedback(b)
+    if finished is not None:  # a resumed run: this batch is done
+        return finished
+    state = BatchState()
+    base = [_base_question(ctx, b, item) for item in items]
+    state.add(await gather_all(*(ask(ctx, b, q) for q in base)))
+    state.trajectory.append(tier_of(state.total, state.asked))
+    if ctx.config.extension:
+        for r in range(1, ctx.config.rounds + 1):
+            await _extension_round(ctx, b, r, items, state)
+    return await _feedback(ctx, b, items, state)
+
+
+def _base_question(ctx: Context, b: int, item: Item) -> Asked:
+    passage = item.passage
+    if passage and ctx.config.max_passage_words:
+        passage = " ".join(passage.split()[: ctx.config.max_passage_words])
+    return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.answer, item.difficulty,
+                 item.options, item.answer_letter, passage, item.qid)
+
+
+async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
+    """Put one question to the target, judge it, record it (once: a resumed run reuses the record)."""
+    done = ctx.run.get(q.record_id)
+    if done is not None:
+        return done
+    messages = answer_messages(q.question, q.options, q.passage)
+    reply = await ctx.models.target.complete(messages)
+    text = reply.text if reply.ok else ""
+    verdict: Verdict = await check_answer(q.question, q.gold, text, options=q.options, answer_letter=q.letter,
+                                          judge=ctx.models.judge, f1_threshold=ctx.config.f1_threshold)
+    record = {
+        "record_id": q.record_id, "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
+        "difficulty": q.difficulty, "tier": q.tier, "question": q.question, "options": q.options,
+        "gold": q.gold, "gold_letter": q.letter, "path": q.path, "prompt": messages, "answer": reply.text,
+        "target_error": reply.error, "correct": verdict.correct,
+        "verdict": {"method": verdict.method, "reason": verdict.reason, "extracted": verdict.extracted,
+                    "score": verdict.score},
+        "points": points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty),
+        "tokens": {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens, "cached": reply.cached},
+    }
+    ctx.run.add_record(record)
+    if ctx.on_record:
+        ctx.on_record(record, ctx.models.ledger)
+    return record
+
+
+async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState) -> None:
+    tier = ctx.config.fixed_difficulty or state.trajectory[-1]
+    path = _path(ctx, b, r, items)
+    accepted, rejected = await _generate(ctx, path, tier, [i.question for i in items])
+    info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected}
+    if not accepted:
+        info["skipped"] = f"every generated question failed the checks ({', '.join(sorted(set(rejected)))})"
+        state.rounds.append(info)
+        return
+    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=_path_info(path), tier=tier)
+             for k, g in enumerate(accepted)]
+    state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
+    state.trajectory.append(tier_of(state.total, state.asked))
+    state.rounds.append(info)
+
+
+def _path(ctx: Context, b: int, r: int, items: list[Item]) -> KnowledgePath | list[str]:
+    """Algorithm 4 on the graph; with `--no-graph`, H chunks drawn at random from the whole corpus."""
+    seed = ctx.config.seed * 1_000_003 + b * 1009 + r
+    assert ctx.graph is not None
+    if not ctx.config.graph or ctx.sampler is None:
+        rng = np.random.default_rng(seed)
+        rows = rng.choice(len(ctx.graph.chunk_ids), size=min(ctx.config.hops, len(ctx.graph.chunk_ids)), replace=False)
+        return [ctx.graph.chunk_ids[i] for i in sorted(rows.tolist())]
+    return ctx.sampler.sample([i.question for i in items], hops=ctx.config.hops, seed=seed)
+
+
+def _path_info(path: KnowledgePath | list[str]) -> dict[str, Any]:
+    if isinstance(path, list):
+        return {"entities": [], "entity_ids": [], "chunk_ids": path, "random": True}
+    return {"entities": path.entities, "entity_ids": path.entity_ids, "chunk_ids": path.chunk_ids,
+            "seed": path.seed, "stopped_early": path.stopped_early}
+
+
+async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
+                    base: list[str]) -> tuple[list[GeneratedQuestion], list[str]]:
+    """Ask the interviewer for questions until enough pass the checks or attempts run out."""
+    assert ctx.graph is not None
+    if isinstance(path, list):
+        rows = [ctx.graph.chunk_row[c] for c in path]
+        text, entities = "\n".join(ctx.graph.chunk_texts[i] for i in rows), ["the main subjects of the text"]
+    else:
+        text, entities = path.text, path.entities
+    accepted: list[GeneratedQuestion] = []
+    rejected: list[str] = []
+    want = ctx.config.questions_per_round
+    for attempt in range(ctx.config.generation_attempts):
+        messages = generation_messages(text, entities, tier, want, attempt)
+        reply = await ctx.models.interviewer.complete(messages, schema=GeneratedQuestions)
+        if not reply.ok or reply.parsed is None:
+            rejected.append("unparseable")
+            continue
+        assert isinstance(reply.parsed, GeneratedQuestions)
+        for candidate in reply.parsed.generated_question:
+            why = rejection(candidate, text, base, [a.question for a in accepted],
+                            ctx.config.max_answer_words, ctx.config.duplicate_jaccard)
+            if why:
+                rejected.append(why)
+            elif len(accepted) < want:
+                accepted.append(candidate)
+        if len(accepted) >= want:
+            break
+    return accepted, rejected
+
+
+def transcript(records: list[dict[str, Any]]) -> str:
+    lines = []
+    for i, r in enumerate(records, start=1):
+        lines.append(f"Q{i} ({r['stage']}, {r['difficulty'] or 'unlabelled'}): {r['question']}")
+        if r.get("options"):
+            lines.extend(f"   {k}. {v}" for k, v in r["options"].items())
+        gold = f"{r['gold_letter']}. {r['gold']}" if r.get("gold_letter") else r["gold"]
+        lines.append(f"   correct answer: {gold}")
+        lines.append(f"   model's answer: {(r['answer'] or '(no answer)').strip()[:500]}")
+        lines.append(f"   judged: {'correct' if r['correct'] else 'wrong'}")
+    return "\n".join(lines)
+
+
+async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> dict[str, Any]:
+    """Stage 3 with the leakage guard: detect, regenerate once with the strings named, then redact."""
+    golds = [(i.answer, i.options, i.answer_letter) for i in items]
+    text = transcript(state.records)
+    reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
+    leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
+    feedback = reply.parsed if reply.ok else None
+    if isinstance(feedback, Feedback):
+        found = leaked_strings(feedback.suggestions, golds)
+        if found:
+            leak.update(detected=found, regenerated=True)
+            again = await ctx.models.interviewer.complete(feedback_messages(text, found), schema=Feedback)
+            if again.ok and isinstance(again.parsed, Feedback):
+                feedback = again.parsed
+            still = leaked_strings(feedback.suggestions, golds)
+            if still:
+                feedback = feedback.model_copy(update={"suggestions": redact(feedback.suggestions, still)})
+                leak["redacted"] = True
+    entry = {
+        "batch": b, "qids": [i.qid for i in items],
+        "feedback": feedback.model_dump() if isinstance(feedback, Feedback) else None,
+        "feedback_error": None if isinstance(feedback, Feedback) else (reply.error or "no feedback"),
+        "leakage": leak, "score": state.total, "asked": state.asked, "trajectory": state.trajectory,
+        "rounds": state.rounds,
+    }
+    ctx.run.add_feedback(entry)
+    return entry

@@ -1,0 +1,123 @@
+"""`evaluate`: the JudgeAgent interview over a benchmark, recorded in a resumable run folder."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import platform
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..benchmark import Benchmark, Item
+from ..config import EvalConfig
+from ..errors import JudgeAgentError
+from ..graph.model import ContextGraph
+from ..runs import Run, open_run
+from .engine import Context, gather_all, run_batch
+from .summary import summarise
+
+
+@dataclass
+class RunResult:
+    folder: Path
+    summary: dict[str, Any]
+    usage: dict[str, dict[str, Any]]
+    resumed: bool
+
+
+def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, interviewer: str | None = None,
+             judge: str | None = None, config: EvalConfig = EvalConfig(), run_dir: str | Path | None = None,
+             runs_root: str | Path = "runs", registry: Any = None, cache_dir: str | Path | None = None,
+             cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None) -> RunResult:
+    """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
+
+    `request` (how the inputs were named: paths, limits) is stored in the manifest for `--resume`.
+    """
+    if not benchmark.items:
+        raise JudgeAgentError(f"benchmark {benchmark.path} has no items")
+    if graph is None and config.extension:
+        raise JudgeAgentError("the extension stage needs a graph (--graph), or use --no-extension")
+    from ..models import open_models
+    from ..models.spec import load_registry
+
+    registry = registry or load_registry()
+    names = {"target": target, "interviewer": interviewer or target, "judge": judge or interviewer or target}
+    specs = {role: registry.resolve(name) for role, name in names.items()}
+    identity = _identity(benchmark, graph, specs, config)
+    folder = Path(run_dir) if run_dir else Path(runs_root) / _name(benchmark, target, identity)
+    run = open_run(folder, {**_manifest(benchmark, graph, specs, config, identity), "request": request or {}})
+    resumed = len(run.records) > 0
+    if run.finished:
+        return RunResult(folder, json.loads((folder / "summary.json").read_text()), {}, True)
+    with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
+                     cache=cache, journal=folder) as models:
+        ctx = Context(config, models, run, graph, _sampler(graph, config), progress)
+        asyncio.run(_all_batches(ctx, _batches(benchmark.items, config.batch_size)))
+        usage = models.ledger.totals()
+    summary = summarise(run.records, run.feedback)
+    summary["usage"] = usage
+    run.finish(summary)
+    return RunResult(folder, summary, usage, resumed)
+
+
+async def _all_batches(ctx: Context, batches: list[list[Item]]) -> None:
+    try:
+        # Batches are independent: they run together, each model's semaphore bounding its load.
+        await gather_all(*(run_batch(ctx, b, items) for b, items in enumerate(batches)))
+    finally:
+        await ctx.models.aclose()
+
+
+def _batches(items: list[Item], size: int) -> list[list[Item]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
+    if graph is None or not config.extension or not config.graph:
+        return None
+    from ..graph.sample import PathSampler
+
+    return PathSampler(graph)
+
+
+def _identity(benchmark: Benchmark, graph: ContextGraph | None, specs: dict[str, Any], config: EvalConfig) -> str:
+    payload = {
+        "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage)) for i in benchmark.items],
+        "graph": graph.manifest.get("graph_id") if graph else None,
+        # The embedded model's port may change between runs; its file is what identifies it.
+        "models": {r: [s.model, s.gguf or s.base_url, s.generation.model_dump()] for r, s in specs.items()},
+        "config": config.model_dump(mode="json"),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _name(benchmark: Benchmark, target: str, identity: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(benchmark.path).stem}-{target}").strip("-")[:60]
+    return f"{stem}-{identity[:8]}"
+
+
+def _manifest(benchmark: Benchmark, graph: ContextGraph | None, specs: dict[str, Any], config: EvalConfig,
+              identity: str) -> dict[str, Any]:
+    return {
+        "config_id": identity,
+        "config": config.model_dump(mode="json"),
+        "models": {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env,
+                          "generation": s.generation.model_dump()} for role, s in specs.items()},
+        "benchmark": {"path": str(benchmark.path), "items": len(benchmark.items)},
+        "graph": None if graph is None else {"path": str(graph.path), "graph_id": graph.manifest.get("graph_id"),
+                                             "embedding_model": graph.manifest["embedding"]["model"]},
+        "versions": _versions(),
+    }
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("judgeagent", "openai", "sentence-transformers", "faiss-cpu", "spacy", "torch", "networkx"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out

@@ -1,0 +1,66 @@
+"""The numbers of a run, computed from its records and feedback (never kept separately)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .scoring import overall
+
+
+def summarise(records: list[dict[str, Any]], feedback: list[dict[str, Any]]) -> dict[str, Any]:
+    feedback = sorted(feedback, key=lambda f: f["batch"])
+    return {
+        "overall_score": overall((f["score"] for f in feedback), (f["asked"] for f in feedback)),
+        "questions": len(records),
+        "batches": len(feedback),
+        "accuracy": _accuracy(records),
+        "trajectories": {str(f["batch"]): f["trajectory"] for f in feedback},
+        "rounds": {
+            "run": sum(1 for f in feedback for r in f["rounds"] if "skipped" not in r),
+            "skipped": sum(1 for f in feedback for r in f["rounds"] if "skipped" in r),
+            "rejected_questions": sum(len(r["rejected"]) for f in feedback for r in f["rounds"]),
+        },
+        "leakage": {
+            "batches_with_leaks": sum(1 for f in feedback if f["leakage"]["detected"]),
+            "redacted": sum(1 for f in feedback if f["leakage"]["redacted"]),
+        },
+        "feedback_failures": sum(1 for f in feedback if f.get("feedback_error")),
+        "target_failures": sum(1 for r in records if r.get("target_error")),
+        "judged_by": _count(r["verdict"]["method"] for r in records),
+    }
+
+
+def _accuracy(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        level = r["difficulty"] or "unlabelled"
+        for key in ("all", r["stage"], f"{r['stage']}/{level}"):
+            groups[key].append(bool(r["correct"]))
+    return {k: {"n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v)}
+            for k, v in sorted(groups.items())}
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for v in values:
+        out[v] += 1
+    return dict(sorted(out.items()))
+
+
+def render_summary(summary: dict[str, Any], folder: str, usage: dict[str, dict[str, Any]] | None = None) -> str:
+    lines = [f"run {folder}", f"  overall score {summary['overall_score']:.3f} over {summary['questions']} questions "
+             f"in {summary['batches']} batches"]
+    for key, a in summary["accuracy"].items():
+        lines.append(f"  accuracy {key:<24} {a['accuracy']:.3f}  ({a['correct']}/{a['n']})")
+    for batch, tiers in summary["trajectories"].items():
+        lines.append(f"  batch {batch}: tiers {' -> '.join(tiers)}")
+    r, leak = summary["rounds"], summary["leakage"]
+    lines.append(f"  extension rounds run {r['run']}, skipped {r['skipped']}, generated questions rejected "
+                 f"{r['rejected_questions']}; feedback leaks caught in {leak['batches_with_leaks']} batches "
+                 f"({leak['redacted']} redacted)")
+    lines.append(f"  answers judged by: {summary['judged_by']}")
+    if usage:
+        for role, u in usage.items():
+            lines.append(f"  {role:<12} calls {u['calls']:>5}  cached {u['cache_hits']:>5}  failed {u['failures']:>3}  "
+                         f"tokens in {u['input_tokens']:>8} out {u['output_tokens']:>7}  ${u['cost']:.4f}")
+    return "\n".join(lines)

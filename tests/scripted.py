@@ -1,0 +1,106 @@
+"""Scripted roles for orchestration tests: loopback servers whose replies follow a script.
+
+The servers speak the real OpenAI protocol, so runs go through the real client, cache and journal;
+only the answers are scripted (what a test of orchestration may fake, per the developers' guide).
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from judgeagent.models import ModelSpec
+from judgeagent.models.spec import Registry
+from judgeagent.models.testserver import FakeServer
+
+
+class Script:
+    """Shared state: the golds the target may know, and what the interviewer generated."""
+
+    def __init__(self, target_right: bool | set[str] = True, leak: bool = False, bad_questions: bool = False) -> None:
+        self.target_right = target_right
+        self.golds: dict[str, str] = {}
+        self.leak = leak
+        self.bad_questions = bad_questions
+        self.generation_prompts: list[str] = []
+
+    def knows(self, question: str) -> bool:
+        if isinstance(self.target_right, bool):
+            return self.target_right
+        return any(q in question for q in self.target_right)
+
+    # --- target ---------------------------------------------------------------------------------
+    def target(self, request: dict[str, Any]) -> str:
+        prompt = request["messages"][-1]["content"]
+        question = prompt.split("Question: ", 1)[-1].split("\n")[0].strip()
+        gold = self.golds.get(question)
+        options = dict(re.findall(r"^([A-Z])\. (.+)$", prompt, flags=re.M))
+        if options:
+            letter = next((k for k, v in options.items() if v == gold), "A")
+            wrong = next(k for k in options if k != letter)
+            return f"{letter if self.knows(question) else wrong}. Because the passage says so."
+        return (gold if gold and self.knows(question) else "I am not sure, perhaps Atlantis.")
+
+    # --- interviewer and judge --------------------------------------------------------------------
+    def interviewer(self, request: dict[str, Any]) -> str:
+        prompt = request["messages"][0]["content"]
+        if "writing questions from the text fragments" in prompt:
+            return self._questions(prompt)
+        if "how a model answered a series of questions" in prompt:
+            return self._feedback(request["messages"][0]["content"])
+        if "means the same as" in prompt.lower() or "correct" in json.dumps(request.get("response_format", {})):
+            return self._judge(prompt)
+        return "{}"
+
+    def _questions(self, prompt: str) -> str:
+        self.generation_prompts.append(prompt)
+        if self.bad_questions:
+            return json.dumps({"generated_question": [{"question": "Why did that happen in the end?", "answer": "a very long answer " * 5}]})
+        fragments = prompt.split("Fragments:\n", 1)[1].split("\n\nWrite ", 1)[0]
+        words = [w.strip(".,;:()\"'") for w in fragments.split()]
+        words = [w for w in words if len(w) > 3 and w.isalpha()]
+        answer = words[len(self.generation_prompts) % len(words)] if words else "nothing"
+        question = f"Which word appears in fragment {len(self.generation_prompts)} about {answer[:1]}?"
+        self.golds[question] = answer
+        return json.dumps({"generated_question": [{"question": question, "answer": answer}]})
+
+    def _feedback(self, prompt: str) -> str:
+        golds = re.findall(r"correct answer: (?:[A-Z]\. )?(.+)", prompt)
+        forbidden = "do not write any of" in prompt
+        suggestion = "Read the question carefully and recall the key facts."
+        if self.leak and golds and not forbidden:
+            suggestion += f" The answer is {golds[0]}."
+        return json.dumps({"flaws_knowledge": "gaps", "flaws_capability": "rushes", "comprehensive_performance": "fair",
+                           "suggestions": suggestion})
+
+    def _judge(self, prompt: str) -> str:
+        return json.dumps({"correct": False, "reason": "scripted judge: different answer"})
+
+
+class Roles:
+    """Two loopback servers (target; interviewer+judge) and a registry naming them."""
+
+    def __init__(self, script: Script, target_fail_after: int | None = None) -> None:
+        self.script = script
+        self.target = FakeServer(reply=script.target, fail_after=target_fail_after)
+        self.interviewer = FakeServer(reply=script.interviewer)
+
+    def __enter__(self) -> "Roles":
+        self.target.__enter__()
+        self.interviewer.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.target.__exit__(*exc)
+        self.interviewer.__exit__(*exc)
+
+    def registry(self, target_name: str = "tgt") -> Registry:
+        return Registry({
+            target_name: ModelSpec(name=target_name, base_url=self.target.base_url, model="target-model",
+                                   max_concurrency=4, max_retries=0),
+            "int": ModelSpec(name="int", base_url=self.interviewer.base_url, model="interviewer-model",
+                             max_concurrency=4),
+        })
+
+    def calls(self) -> int:
+        return self.target.counts["requests"] + self.interviewer.counts["requests"]

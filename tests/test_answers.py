@@ -1,0 +1,187 @@
+"""Answer checking: option letters from real-looking replies, free-text matching, and the judge over HTTP."""
+import asyncio
+import json
+
+import pytest
+
+from judgeagent.answers import (JudgeDecision, Verdict, check_answer, check_choice, check_free_text,
+                                extract_letter, judge_answer, normalise_answer, token_f1)
+from judgeagent.benchmark import Item, load_benchmark
+from judgeagent.models import ModelError, ModelSpec, OpenAIChatModel
+from judgeagent.models.testserver import FakeServer
+from tests.conftest import DATA
+
+CITIES = {"A": "London", "B": "Paris", "C": "Berlin", "D": "Madrid"}
+MEDQA = {"A": "Legionella pneumophila infection", "B": "Pneumocystis pneumonia",
+         "C": "Histoplasma capsulatum infection", "D": "Blastomyces dermatitidis infection"}
+YES_NO = {"A": "yes", "B": "no", "C": "maybe"}
+
+LETTER_CASES = [
+    # bare letters, with the decorations models add
+    ("B", CITIES, "B"), ("(B)", CITIES, "B"), ("B)", CITIES, "B"), ("B.", CITIES, "B"), ("[B]", CITIES, "B"),
+    ("**B**", CITIES, "B"), ("  B\n", CITIES, "B"), ("`B`", CITIES, "B"), ('"B"', CITIES, "B"),
+    ("B:", CITIES, "B"),
+    ("b", CITIES, "B"), ("b)", CITIES, "B"), ("(c)", CITIES, "C"), ("d.", CITIES, "D"),
+    # answer statements
+    ("Answer: B) Paris", CITIES, "B"), ("Answer: B", CITIES, "B"), ("ANSWER: C", CITIES, "C"),
+    ("The answer is B", CITIES, "B"), ("The answer is B.", CITIES, "B"), ("The answer is (D).", CITIES, "D"),
+    ("The correct answer is **B. Paris**", CITIES, "B"), ("Correct option: D", CITIES, "D"),
+    ("The answer is: \n\nC", CITIES, "C"),
+    ("The best answer is A because London is the capital.", CITIES, "A"),
+    ("The answer is B, not C", CITIES, "B"), ("answer: (c)", CITIES, "C"),
+    ("My answer is b because...", CITIES, "B"),
+    ("I choose option d.", CITIES, "D"), ("I'd go with D because Madrid is right", CITIES, "D"),
+    ("Between A and C, I'd pick C.", CITIES, "C"), ("It's B.", CITIES, "B"),
+    ("I'm going with C.", CITIES, "C"),
+    ("The capital of France is Paris, so B.", CITIES, "B"), ("It is a city.", CITIES, None),
+    ("Clearly, (B) Paris.", CITIES, "B"), ("- **B) Paris**", CITIES, "B"), ("Option (C)", CITIES, "C"),
+    ("B\n\nExplanation: Paris is the capital. A is wrong.", CITIES, "B"), ("A. London", CITIES, "A"),
+    ("B is correct", CITIES, "B"),
+    ("A and B are plausible, but C is the best answer.", CITIES, "C"),
+    ("Option A is incorrect, option B is correct.", CITIES, "B"), ("option B", CITIES, "B"),
+    ("Final answer: **C**", CITIES, "C"), ("The answer is B.\n\nFinal answer: B", CITIES, "B"),
+    ("Let's look:\nA) London - no\nB) Paris - yes\n\nThe correct answer is B.", CITIES, "B"),
+    ("I think A is wrong; the answer is C", CITIES, "C"),
+    ("**Answer: C. Histoplasma capsulatum infection**", MEDQA, "C"),
+    ("C. Histoplasma capsulatum infection", MEDQA, "C"),
+    ("The most likely cause is Histoplasma capsulatum infection (C).", MEDQA, "C"),
+    ("The silver stain shows a dimorphic fungus.\n\nAnswer: C", MEDQA, "C"),
+    # JSON replies
+    ('{"answer": "B"}', CITIES, "B"), ('{"Answer": "(b)", "reason": "capital"}', CITIES, "B"),
+    ('```json\n{"answer": "C", "reason": "x"}\n```', CITIES, "C"), ('{"answer": "Paris"}', CITIES, "B"),
+    # the option's text instead of its letter
+    ("Paris", CITIES, "B"), ("paris.", CITIES, "B"), ("PARIS!", CITIES, "B"), ("Answer: Paris", CITIES, "B"),
+    ("The answer is Paris", CITIES, "B"), ("Paris, because it is the capital.", CITIES, "B"),
+    ("histoplasma capsulatum infection", MEDQA, "C"), ("Yes", YES_NO, "A"), ("No.", YES_NO, "B"),
+    ("maybe", YES_NO, "C"), ("Yes, the data support it.", YES_NO, "A"), ("A", YES_NO, "A"),
+    # nothing, or more than one letter asserted
+    ("A cat", CITIES, None), ("The answer is a tumour", CITIES, None), ("I am not sure.", CITIES, None),
+    ("The answer is B. Wait, actually the answer is C.", CITIES, None), ("A) London\nB) Paris", CITIES, None),
+    ("The answer is not A", CITIES, None), ("Both A and B", CITIES, None), ("E", CITIES, None),
+    ("The answer is E", CITIES, None), ("Neither", CITIES, None), ("", CITIES, None), ("   ", CITIES, None),
+    ("The patient has (a) fever and (b) cough.", CITIES, None), ("Amsterdam", CITIES, None),
+    ("In the U.S. a doctor would say", CITIES, None), ("I don't know", CITIES, None),
+    ("Option A is wrong and option C is wrong.", CITIES, None), ("Berlin or Paris", CITIES, None),
+]
+
+
+@pytest.mark.parametrize("reply, options, letter", LETTER_CASES)
+def test_extract_letter(reply, options, letter):
+    assert extract_letter(reply, options) == letter
+
+
+def test_normalise_and_f1():
+    assert normalise_answer("  The Federal   Reserve! ") == "federal reserve"
+    assert normalise_answer("An apple, a day.") == "apple day"
+    assert token_f1("The Federal Reserve", "Federal Reserve") == 1.0
+    assert token_f1("Federal Reserve Bank", "Federal Reserve") == pytest.approx(0.8)
+    assert token_f1("Bank of England", "Federal Reserve") == 0.0
+    assert token_f1("", "") == 1.0 and token_f1("", "x") == 0.0
+
+
+@pytest.mark.parametrize("reply, gold, correct, method", [
+    ("The Federal Reserve", "The Federal Reserve", True, "exact"),
+    ("Federal Reserve.", "The Federal Reserve", True, "exact"),
+    ("It is the Federal Reserve.", "The Federal Reserve", True, "exact"),
+    ("Answer: the federal reserve", "Federal Reserve", True, "exact"),
+    ("Sam Bankman-Fried", "Sam Bankman-Fried", True, "exact"),
+    ("The person is Sam Bankman-Fried.", "Sam Bankman-Fried", True, "exact"),
+    ("Georg Philipp Telemann", "Georg Philipp Telemann", True, "exact"),
+    ("Georg Telemann", "Georg Philipp Telemann", True, "f1"),
+    ("In 1993", "1993", True, "exact"),
+    ("Yes", "Yes", True, "exact"), ("Yes, both articles report it.", "Yes", True, "exact"),
+    ("No.", "Yes", False, "exact"), ("yes", "no", False, "exact"),
+    ("Maybe; the evidence is mixed", "maybe", True, "exact"),
+    ("Answer: no", "no", True, "exact"),
+    ("Insufficient information.", "Insufficient information.", True, "exact"),
+    ("", "Google", False, "empty"), ("  \n", "Yes", False, "empty"),
+])
+def test_free_text_decided(reply, gold, correct, method):
+    verdict = check_free_text(reply, gold)
+    assert verdict is not None and (verdict.correct, verdict.method) == (correct, method)
+    assert "\n" not in verdict.reason
+
+
+@pytest.mark.parametrize("reply, gold", [
+    ("Not the Federal Reserve", "The Federal Reserve"),  # negated: contains the gold, still wrong
+    ("The central bank of the United States", "The Federal Reserve"),  # a paraphrase: for the judge
+    ("The Bank of England", "The Federal Reserve"),
+    ("There is not enough information to say.", "Insufficient information."),
+    ("Google, Microsoft, Amazon, Apple and Meta all did something similar in that quarter", "Google"),
+    ("There is no evidence of an effect in younger patients, but overall the association holds.", "yes"),
+    ("The study is inconclusive", "no"),
+])
+def test_free_text_left_to_the_judge(reply, gold):
+    assert check_free_text(reply, gold) is None
+
+
+def test_f1_threshold_is_configurable():
+    assert check_free_text("Georg Telemann", "Georg Philipp Telemann", f1_threshold=0.9) is None
+    verdict = check_free_text("Georg Telemann", "Georg Philipp Telemann")
+    assert verdict.score == pytest.approx(0.8) and verdict.extracted == "georg telemann"
+
+
+def test_check_choice_on_real_medqa_items():
+    item = load_benchmark(DATA / "medqa" / "small.questions.jsonl", limit=1).items[0]
+    assert item.answer_letter == "C"
+    assert check_choice("The answer is C.", item) == Verdict(True, "letter", "C", None, "chose C, gold C")
+    assert check_choice("B) Pneumocystis pneumonia", item).correct is False
+    by_text = check_choice("Histoplasma capsulatum infection", item)
+    assert (by_text.correct, by_text.method, by_text.extracted) == (True, "option_text", "C")
+    none = check_choice("It could be a fungus or a bacterium.", item)
+    assert (none.correct, none.method) == (False, "no_letter") and none.reason
+    assert check_choice(" ", item).method == "empty"
+
+
+def test_check_choice_without_a_gold_letter_compares_texts():
+    item = Item("x", "Q?", "Paris (France)", options=CITIES)
+    assert check_choice("B", item) == Verdict(False, "letter", "B", None, "chose B (differs from gold text)")
+    item = Item("y", "Q?", "paris", options={"A": "London", "B": "Paris."}, answer_letter=None)
+    assert check_choice("B", item).correct
+
+
+def _judge(server, **kw):
+    return OpenAIChatModel(ModelSpec(name="judge", base_url=server.base_url, model="fake-judge", **kw))
+
+
+def test_judge_decides_through_a_real_endpoint():
+    decision = {"correct": True, "reason": "Names the same central bank,\n in other words."}
+    with FakeServer(reply=lambda request: json.dumps(decision)) as server:
+        verdict = asyncio.run(check_answer("Which institution sets US rates?", "The Federal Reserve",
+                                           "The central bank of the United States", judge=_judge(server)))
+        sent = server.bodies[-1]
+    assert (verdict.correct, verdict.method) == (True, "judge")
+    assert verdict.reason == "Names the same central bank, in other words."  # one line
+    prompt = sent["messages"][-1]["content"]
+    assert "The Federal Reserve" in prompt and "central bank of the United States" in prompt
+    assert sent["response_format"]["json_schema"]["name"] == JudgeDecision.__name__
+
+
+def test_judge_is_not_asked_when_the_answer_is_decided():
+    with FakeServer() as server:
+        verdict = asyncio.run(check_answer("Q?", "Google", "Google.", judge=_judge(server)))
+        choice = asyncio.run(check_answer("Q?", "Paris", "B", options=CITIES, answer_letter="B",
+                                          judge=_judge(server)))
+        assert server.counts["requests"] == 0
+    assert verdict.method == "exact" and (choice.correct, choice.method) == (True, "letter")
+
+
+def test_garbage_from_the_judge_is_recorded_not_raised():
+    with FakeServer(reply=lambda request: "I think it is probably right!") as server:
+        verdict = asyncio.run(judge_answer(_judge(server), "Q?", "The Federal Reserve", "The Fed"))
+        assert server.counts["requests"] == 2  # the answer and one repair
+    assert (verdict.correct, verdict.method) == (False, "judge_failed")
+    assert "invalid structured output" in verdict.reason and "\n" not in verdict.reason
+
+
+def test_model_errors_propagate():
+    with FakeServer(faults={"500": 1.0}) as server:
+        with pytest.raises(ModelError, match="HTTP 500"):
+            asyncio.run(judge_answer(_judge(server, max_retries=0), "Q?", "gold", "answer"))
+
+
+def test_undecided_without_a_judge_is_incorrect():
+    verdict = asyncio.run(check_answer("Q?", "The Federal Reserve", "The Bank of England"))
+    assert verdict == Verdict(False, "f1", "bank of england", 0.0, "below threshold, no judge")
+    decided = asyncio.run(check_answer("Q?", "Yes", "No, they differ."))
+    assert (decided.correct, decided.method, decided.extracted) == (False, "exact", "no")

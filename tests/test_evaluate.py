@@ -1,0 +1,159 @@
+"""Orchestration of `evaluate` with scripted roles on loopback servers; real graph, real benchmark files."""
+import json
+
+import pytest
+
+from judgeagent import EvalConfig, JudgeAgentError
+from judgeagent.benchmark import load_benchmark
+from judgeagent.interview.evaluate import evaluate
+from judgeagent.interview.scoring import overall, points, tier_of
+from tests.conftest import DATA
+from tests.scripted import Roles, Script
+
+MHR = DATA / "multihop_rag" / "small.questions.jsonl"
+
+
+def test_points_and_tiers():
+    assert [points(True, d) for d in ("easy", "medium", "hard", None)] == [1.0, 1.5, 2.0, 1.5]
+    assert points(False, "hard") == 0.0 and points(False, "hard", 0.2) == -0.2 and points(False, "easy", 0.2) == 0
+    assert [tier_of(t, 6) for t in (3.0, 3.01, 6.0, 6.01)] == ["easy", "medium", "medium", "hard"]
+    # unlabelled items (1.5 each): accuracy 1/3 -> easy, 2/3 -> medium, above -> hard
+    assert [tier_of(1.5 * k, 3) for k in (1, 2, 3)] == ["easy", "medium", "hard"]
+    assert tier_of(0, 0) == "easy" and overall([3.0, 1.0], [4, 4]) == 0.5
+
+
+def run(roles, tmp_path, graph, config, target="tgt", name="run", limit=10, **kw):
+    bench = load_benchmark(MHR, limit=limit)
+    for item in bench.items:
+        roles.script.golds[item.question] = item.answer
+    return evaluate(bench, graph, target, interviewer="int", config=config, run_dir=tmp_path / name,
+                    registry=roles.registry(target), cache=False, **kw)
+
+
+def records(folder):
+    return [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+
+
+def test_a_strong_target_is_interviewed_at_hard_level(tmp_path, mhr_graph):
+    script = Script(target_right=True)
+    with Roles(script) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(batch_size=5, rounds=2))
+    rows = records(result.folder)
+    assert len([r for r in rows if r["stage"] == "grading"]) == 10
+    ext = [r for r in rows if r["stage"] == "extension"]
+    assert len(ext) == 4 and all(r["correct"] for r in rows)
+    assert all(r["difficulty"] == "hard" and r["path"]["chunk_ids"] for r in ext)
+    assert all("HARD - analysis" in p for p in script.generation_prompts)
+    s = result.summary
+    assert s["trajectories"] == {"0": ["hard", "hard", "hard"], "1": ["hard", "hard", "hard"]}
+    assert s["overall_score"] == pytest.approx((10 * 1.5 + 4 * 2.0) / 14)
+    feedback = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
+    assert sorted(f["batch"] for f in feedback) == [0, 1] and all(f["feedback"]["suggestions"] for f in feedback)
+    for r in ext:  # the path's chunks are in the graph and belong to its entities
+        for e, c in zip(r["path"]["entity_ids"], r["path"]["chunk_ids"]):
+            assert c in mhr_graph.tables["entities"].column("chunk_ids")[e].as_py()
+
+
+def test_a_weak_target_gets_easy_questions_and_tier_moves(tmp_path, mhr_graph):
+    script = Script(target_right=False)
+    with Roles(script) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(batch_size=5, rounds=2), limit=5)
+    assert result.summary["trajectories"] == {"0": ["easy", "easy", "easy"]}
+    assert all("EASY - recall" in p for p in script.generation_prompts)
+    judged = {r["verdict"]["method"] for r in records(result.folder)}
+    assert judged <= {"judge", "f1", "exact", "no_letter", "empty"} and "judge" in judged
+    assert result.summary["overall_score"] == 0
+
+
+def test_ablations(tmp_path, mhr_graph):
+    with Roles(Script(target_right=False)) as roles:
+        none = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=2, extension=False), name="noext", limit=5)
+        fixed = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=2, fixed_difficulty="hard"), name="fixed", limit=5)
+        nograph = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=2, graph=False), name="nograph", limit=5)
+        prompts = roles.script.generation_prompts
+    assert {r["stage"] for r in records(none.folder)} == {"grading"}
+    assert none.summary["trajectories"] == {"0": ["easy"]}
+    ext = [r for r in records(fixed.folder) if r["stage"] == "extension"]
+    assert ext and all(r["difficulty"] == "hard" for r in ext)  # the target is weak, the questions stay hard
+    assert fixed.summary["trajectories"]["0"] == ["easy", "easy", "easy"]
+    assert sum("HARD - analysis" in p for p in prompts) == 2 and sum("EASY - recall" in p for p in prompts) == 2
+    random_paths = [r["path"] for r in records(nograph.folder) if r["stage"] == "extension"]
+    assert random_paths and all(p.get("random") and not p["entities"] and len(p["chunk_ids"]) == 3 for p in random_paths)
+
+
+@pytest.mark.parametrize("who, crash_after", [("target", 3), ("target", 12), ("interviewer", 2), ("interviewer", 7)])
+def test_resume_after_a_crash_repeats_no_call(tmp_path, mhr_graph, who, crash_after):
+    config = EvalConfig(batch_size=5, rounds=2)
+    with Roles(Script(target_right={"Federal", "Google"})) as roles:
+        whole = run(roles, tmp_path, mhr_graph, config, name="whole")
+        whole_calls = roles.calls()
+    with Roles(Script(target_right={"Federal", "Google"})) as roles:
+        server = getattr(roles, who)
+        server.fail_after = crash_after
+        with pytest.raises(JudgeAgentError, match="HTTP 400"):
+            run(roles, tmp_path, mhr_graph, config, name="crashed")
+        assert json.loads((tmp_path / "crashed" / "manifest.json").read_text())["status"] == "running"
+        server.fail_after = None
+        resumed = run(roles, tmp_path, mhr_graph, config, name="crashed")
+        assert roles.calls() == whole_calls  # every call made once, across the crash
+        before = roles.calls()
+        again = run(roles, tmp_path, mhr_graph, config, name="crashed")
+        assert roles.calls() == before  # a finished run makes no call at all
+    key = lambda r: (r["record_id"], r["question"], r["answer"], r["correct"])  # noqa: E731
+    assert sorted(map(key, records(resumed.folder))) == sorted(map(key, records(whole.folder)))
+    assert resumed.summary["overall_score"] == whole.summary["overall_score"] == again.summary["overall_score"]
+
+
+def test_second_target_reuses_generated_questions(tmp_path, mhr_graph):
+    with Roles(Script(target_right=False)) as roles:
+        bench = load_benchmark(MHR, limit=5)
+        for item in bench.items:
+            roles.script.golds[item.question] = item.answer
+        common = dict(interviewer="int", config=EvalConfig(rounds=2), cache_dir=tmp_path / "cache")
+        evaluate(bench, mhr_graph, "tgt", run_dir=tmp_path / "a", registry=roles.registry("tgt"), **common)
+        first = len(roles.script.generation_prompts)
+        evaluate(bench, mhr_graph, "other", run_dir=tmp_path / "b", registry=roles.registry("other"), **common)
+        assert first > 0 and len(roles.script.generation_prompts) == first
+
+
+def test_leaky_feedback_is_caught_and_counted(tmp_path, mhr_graph):
+    with Roles(Script(target_right=False, leak=True)) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), limit=5)
+    (fb,) = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
+    assert fb["leakage"]["detected"] and fb["leakage"]["regenerated"] and not fb["leakage"]["redacted"]
+    golds = [i.answer for i in load_benchmark(MHR, limit=5).items]
+    assert not any(g in fb["feedback"]["suggestions"] for g in golds)
+    assert result.summary["leakage"]["batches_with_leaks"] == 1
+
+
+def test_unusable_questions_skip_the_round_with_a_reason(tmp_path, mhr_graph):
+    with Roles(Script(target_right=True, bad_questions=True)) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=1, generation_attempts=2), limit=5)
+    (fb,) = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
+    (round_,) = fb["rounds"]
+    assert "answer longer than" in round_["skipped"] and len(round_["rejected"]) == 2
+    assert result.summary["rounds"] == {"run": 0, "skipped": 1, "rejected_questions": 2}
+
+
+def test_garbage_from_the_target_is_recorded_wrong_and_the_run_goes_on(tmp_path, mhr_graph):
+    script = Script()
+    script.target = lambda request: ""  # the target returns nothing
+    with Roles(script) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), limit=5)
+    rows = records(result.folder)
+    assert len(rows) == 5 and not any(r["correct"] for r in rows)
+    assert {r["verdict"]["method"] for r in rows} == {"empty"}
+
+
+def test_bad_inputs(tmp_path, mhr_graph):
+    bench = load_benchmark(MHR, limit=2)
+    with pytest.raises(JudgeAgentError, match="needs a graph"):
+        evaluate(bench, None, "tgt", run_dir=tmp_path / "x")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(JudgeAgentError, match="has no items"):
+        load_benchmark(empty)
+    with Roles(Script()) as roles:
+        run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), name="same", limit=2)
+        with pytest.raises(JudgeAgentError, match="another configuration"):
+            run(roles, tmp_path, mhr_graph, EvalConfig(rounds=1), name="same", limit=2)
