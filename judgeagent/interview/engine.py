@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ class Context:
     graph: ContextGraph | None = None
     sampler: PathSampler | None = None
     on_record: Any = None
+    worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
 
 
 @dataclass
@@ -123,7 +125,9 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
 
 async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState) -> None:
     tier = ctx.config.fixed_difficulty or state.trajectory[-1]
-    path = _path(ctx, b, r, items)
+    # Sampling embeds the questions (tens of ms): off the event loop, so model calls keep flowing, on
+    # one worker thread, because the sampler's models and caches are not shared across threads.
+    path = await asyncio.get_running_loop().run_in_executor(ctx.worker, _path, ctx, b, r, items)
     accepted, rejected = await _generate(ctx, path, tier, [i.question for i in items])
     info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected}
     if not accepted:

@@ -68,6 +68,7 @@ async def _all_batches(ctx: Context, batches: list[list[Item]]) -> None:
         # Batches are independent: they run together, each model's semaphore bounding its load.
         await gather_all(*(run_batch(ctx, b, items) for b, items in enumerate(batches)))
     finally:
+        ctx.worker.shutdown(wait=True)
         await ctx.models.aclose()
 
 
