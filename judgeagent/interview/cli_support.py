@@ -86,7 +86,7 @@ class _progress:
     def __init__(self, quiet: bool, total: int) -> None:
         self.quiet, self.total = quiet, total
         self.bar: Any = None
-        self.asked = 0
+        self.asked = self.batches = 0
 
     def __enter__(self) -> Any:
         if self.quiet:
@@ -96,12 +96,15 @@ class _progress:
         self.bar = tqdm(total=self.total, desc="base questions", unit="q")
         return self.update
 
-    def update(self, record: dict[str, Any], ledger: Any) -> None:
-        self.asked += 1
-        if record["stage"] == "grading":
-            self.bar.update(1)
+    def update(self, record: dict[str, Any] | None, ledger: Any) -> None:
+        if record is None:
+            self.batches += 1
+        else:
+            self.asked += 1
+            self.bar.update(record["stage"] == "grading")
         lines = ledger.roles.values()
-        self.bar.set_postfix(asked=self.asked, tokens=sum(u.input_tokens + u.output_tokens for u in lines),
+        self.bar.set_postfix(batches=self.batches, asked=self.asked,
+                             tokens=sum(u.input_tokens + u.output_tokens for u in lines),
                              cost=f"${sum(u.cost for u in lines):.4f}")
 
     def __exit__(self, *exc: object) -> None:

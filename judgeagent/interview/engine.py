@@ -229,4 +229,6 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
         "rounds": state.rounds,
     }
     ctx.run.add_feedback(entry)
+    if ctx.on_record:
+        ctx.on_record(None, ctx.models.ledger)  # None: a batch is done
     return entry
