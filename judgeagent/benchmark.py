@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from .errors import JudgeAgentError
+from .files import json_records, jsonl_records, read_text
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 Difficulty = Literal["easy", "medium", "hard"]
@@ -146,45 +147,13 @@ def _records(file: Path) -> Iterator[tuple[Any, str]]:
     if suffix == ".parquet":
         yield from _parquet_records(file)
         return
-    text = _read_text(file)
+    text = read_text(file)
     if suffix == ".jsonl":
-        yield from _jsonl_records(file, text)
+        yield from jsonl_records(file, text)
     elif suffix == ".json":
-        yield from _json_records(file, text)
+        yield from json_records(file, text)
     else:
         yield from _csv_records(file, text)
-
-
-def _read_text(file: Path) -> str:
-    try:
-        data = file.read_bytes()
-    except OSError as e:
-        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
-
-
-def _jsonl_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line), f"{file}:{number}"
-        except json.JSONDecodeError as e:
-            raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
-
-
-def _json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
-    records = data if isinstance(data, list) else [data]
-    for index, record in enumerate(records):
-        yield record, f"{file}[{index}]"
 
 
 def _csv_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:

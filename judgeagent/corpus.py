@@ -1,7 +1,6 @@
 """Read a corpus (files or folders of .jsonl / .json / .txt / .md / .parquet) into `Document`s."""
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +8,7 @@ from typing import Any
 
 from .config import FieldMap
 from .errors import JudgeAgentError
+from .files import json_records, jsonl_records, read_text
 
 SUFFIXES = (".jsonl", ".json", ".txt", ".md", ".parquet")
 
@@ -70,7 +70,7 @@ def _read_file(file: Path, root: Path, fields: FieldMap) -> Iterator[Document]:
     if suffix == ".parquet":
         yield from _read_parquet(file, fields)
         return
-    text = _read_text(file)
+    text = read_text(file)
     if suffix == ".jsonl":
         yield from _read_jsonl(file, text, fields)
     elif suffix == ".json":
@@ -79,37 +79,14 @@ def _read_file(file: Path, root: Path, fields: FieldMap) -> Iterator[Document]:
         yield _plain_document(file, root, text)
 
 
-def _read_text(file: Path) -> str:
-    try:
-        data = file.read_bytes()
-    except OSError as e:
-        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
-
-
 def _read_jsonl(file: Path, text: str, fields: FieldMap) -> Iterator[Document]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
-        yield to_document(record, f"{file}:{number}", fields)
+    for record, source in jsonl_records(file, text):
+        yield to_document(record, source, fields)
 
 
 def _read_json(file: Path, text: str, fields: FieldMap) -> Iterator[Document]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
-    records = data if isinstance(data, list) else [data]
-    for index, record in enumerate(records):
-        yield to_document(record, f"{file}[{index}]", fields)
+    for record, source in json_records(file, text):
+        yield to_document(record, source, fields)
 
 
 def _read_parquet(file: Path, fields: FieldMap) -> Iterator[Document]:

@@ -2,7 +2,6 @@
 import json
 import re
 
-import pytest
 
 from judgeagent import EntityConfig, GraphConfig, build_graph
 from judgeagent.cli import main

@@ -15,7 +15,7 @@ from ..benchmark import Benchmark, Item
 from ..config import EvalConfig
 from ..errors import JudgeAgentError
 from ..graph.model import ContextGraph
-from ..runs import Run, open_run
+from ..runs import open_run
 from .engine import Context, gather_all, run_batch
 from .summary import summarise
 

@@ -10,7 +10,7 @@ from typing import Any
 from .base import ChatModel, Completion, Message, ModelError, Usage
 from .cache import CachedModel, ResponseCache
 from .client import OpenAIChatModel
-from .spec import LOCAL, ROLES, ModelSpec, Registry, load_registry
+from .spec import ROLES, ModelSpec, Registry, load_registry
 from .usage import RoleModel, UsageLedger
 
 __all__ = ["ChatModel", "Completion", "Message", "ModelError", "ModelSpec", "Models", "OpenAIChatModel",
