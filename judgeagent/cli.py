@@ -204,6 +204,7 @@ def evaluate_cmd(
     judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint for an ad-hoc target.")] = None,
     config: ConfigOption = None,
+    field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt ...")] = [],
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
     sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="N_B: base questions per batch.")] = 5,

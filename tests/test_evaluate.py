@@ -157,3 +157,15 @@ def test_bad_inputs(tmp_path, mhr_graph):
         run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), name="same", limit=2)
         with pytest.raises(JudgeAgentError, match="another configuration"):
             run(roles, tmp_path, mhr_graph, EvalConfig(rounds=1), name="same", limit=2)
+
+
+def test_tier_moves_down_when_extension_answers_fail(tmp_path, mhr_graph):
+    base = {i.question for i in load_benchmark(MHR, limit=5).items}
+    script = Script(target_right=base)  # knows the benchmark, fails every generated question
+    with Roles(script) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=4), limit=5)
+    # 5 x 1.5 = 7.5 points; after k wrong hard questions the average is 7.5 / (5 + k): > 1.0 until k = 3
+    assert result.summary["trajectories"] == {"0": ["hard", "hard", "hard", "medium", "medium"]}
+    tiers = [p.split("3. Difficulty: ")[1].split(" -")[0] for p in script.generation_prompts]
+    assert tiers == ["HARD", "HARD", "HARD", "MEDIUM"]
+    assert result.summary["overall_score"] == pytest.approx(7.5 / 9)

@@ -9,7 +9,7 @@ import typer
 from ..errors import JudgeAgentError
 
 # Options that define a run; --resume takes them from the run's manifest.
-_REQUEST = ("target", "benchmark", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
+_REQUEST = ("target", "benchmark", "field", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
             "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty",
             "no_extension", "passages", "max_passage_words")
 
@@ -70,7 +70,8 @@ def _graph(args: dict[str, Any]) -> Any:
 def _benchmark(args: dict[str, Any], graph: Any) -> Any:
     from ..benchmark import attach_passages, load_benchmark
 
-    benchmark = load_benchmark(args["benchmark"], limit=args["limit"], sample=args["sample"], seed=args["seed"])
+    benchmark = load_benchmark(args["benchmark"], _fields(args["field"]), limit=args["limit"],
+                               sample=args["sample"], seed=args["seed"])
     if args["passages"]:
         if graph is None:
             raise JudgeAgentError("--passages takes the documents from the graph: give --graph")
@@ -78,6 +79,19 @@ def _benchmark(args: dict[str, Any], graph: Any) -> Any:
 
         benchmark = attach_passages(benchmark, document_texts(graph))
     return benchmark
+
+
+def _fields(pairs: list[str]) -> Any:
+    from ..benchmark import ItemFields
+
+    mapping = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in ItemFields.model_fields or not value:
+            raise JudgeAgentError(f"--field expects FIELD=COLUMN with FIELD one of "
+                                  f"{', '.join(ItemFields.model_fields)}; got {pair!r}")
+        mapping[key] = value
+    return ItemFields(**mapping)
 
 
 class _progress:
