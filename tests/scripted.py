@@ -5,6 +5,7 @@ only the answers are scripted (what a test of orchestration may fake, per the de
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -59,8 +60,11 @@ class Script:
         fragments = prompt.split("Fragments:\n", 1)[1].split("\n\nWrite ", 1)[0]
         words = [w.strip(".,;:()\"'") for w in fragments.split()]
         words = [w for w in words if len(w) > 3 and w.isalpha()]
-        answer = words[len(self.generation_prompts) % len(words)] if words else "nothing"
-        question = f"Which word appears in fragment {len(self.generation_prompts)} about {answer[:1]}?"
+        # A function of the prompt alone, as a model at temperature 0 is: concurrent batches reach the
+        # server in any order, and a reply that depended on the order would differ between runs.
+        pick = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        answer = words[pick % len(words)] if words else "nothing"
+        question = f"Which word appears in fragment {pick % 97} about {answer[:1]}?"
         self.golds[question] = answer
         return json.dumps({"generated_question": [{"question": question, "answer": answer}]})
 
