@@ -222,12 +222,52 @@ def evaluate_cmd(
     resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this folder.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+    holdout: Annotated[float, typer.Option(min=0, max=0.5, help="Share of each batch kept out of the feedback "
+                                           "prompt, validated separately.")] = 0.0,
+    validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
     from .interview.cli_support import run_evaluate
 
     run_evaluate(locals())
+
+
+@app.command("validate")
+def validate_cmd(
+    run: Annotated[Path, typer.Argument(help="A finished run folder.")],
+    config: ConfigOption = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
+    cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+) -> None:
+    """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2)."""
+    from .interview.validate import render_validation, validate
+    from .models.spec import load_registry
+
+    result = validate(run, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache)
+    typer.echo(render_validation(result))
+    typer.echo(f"written: {run / 'validation.json'}")
+
+
+@app.command("report")
+def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder.")]) -> None:
+    """Write report.md, a self-contained report.html and the trainer export (weaknesses.parquet/.jsonl)."""
+    from .export import export_weaknesses, graph_chunk_texts
+    from .interview.validate import open_finished
+    from .report import build_report
+
+    md, html = build_report(run)
+    finished = open_finished(run)
+    parquet, jsonl, n = export_weaknesses(finished, graph_chunk_texts(finished))
+    typer.echo(f"report: {html}\nmarkdown: {md}\nweaknesses ({n} failed questions): {parquet}, {jsonl}")
+
+
+@app.command("compare")
+def compare_cmd(runs: Annotated[list[Path], typer.Argument(help="Validated run folders.")]) -> None:
+    """One table over several validated runs, with Δ = CR - CtE."""
+    from .report import compare_runs
+
+    typer.echo(compare_runs(runs))
 
 
 def _first_error(e: ValueError) -> str:

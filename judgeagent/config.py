@@ -101,3 +101,6 @@ class EvalConfig(Frozen):
     duplicate_jaccard: float = Field(0.6, gt=0, le=1)
     max_passage_words: int | None = Field(None, ge=1)
     """Truncate reference passages put into prompts (None: whole)."""
+    holdout: float = Field(0.0, ge=0, le=0.5)
+    """Share of each batch's base questions kept out of the interviewer's feedback prompt (and out of
+    path seeding), so that validation can tell feedback that generalises from feedback that recites."""

@@ -11,7 +11,7 @@ from ..errors import JudgeAgentError
 # Options that define a run; --resume takes them from the run's manifest.
 _REQUEST = ("target", "benchmark", "field", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
             "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty",
-            "no_extension", "passages", "max_passage_words")
+            "no_extension", "passages", "max_passage_words", "holdout")
 
 
 def run_evaluate(args: dict[str, Any]) -> None:
@@ -38,6 +38,11 @@ def run_evaluate(args: dict[str, Any]) -> None:
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
     typer.echo(render_summary(result.summary, str(result.folder), result.usage))
+    if args["validate"]:
+        from .validate import render_validation, validate
+
+        typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
+                                              cache=not args["no_cache"])))
 
 
 def _from_run(folder: Path, args: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +61,7 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
     return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
                questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
                fixed_difficulty=level, extension=not args["no_extension"],
-               max_passage_words=args["max_passage_words"])
+               max_passage_words=args["max_passage_words"], holdout=args["holdout"])
 
 
 def _graph(args: dict[str, Any]) -> Any:

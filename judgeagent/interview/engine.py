@@ -49,6 +49,8 @@ class Asked:
     qid: str | None = None
     path: dict[str, Any] | None = None
     tier: str | None = None
+    question_type: str | None = None
+    held_out: bool = False
 
 
 @dataclass
@@ -80,21 +82,33 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
     if finished is not None:  # a resumed run: this batch is done
         return finished
     state = BatchState()
-    base = [_base_question(ctx, b, item) for item in items]
+    held = held_out(ctx.config, b, items)
+    base = [_base_question(ctx, b, item, item.qid in held) for item in items]
     state.add(await gather_all(*(ask(ctx, b, q) for q in base)))
     state.trajectory.append(tier_of(state.total, state.asked))
+    seen = [i for i in items if i.qid not in held] or items
     if ctx.config.extension:
         for r in range(1, ctx.config.rounds + 1):
-            await _extension_round(ctx, b, r, items, state)
+            await _extension_round(ctx, b, r, seen, state, [i.question for i in items])
     return await _feedback(ctx, b, items, state)
 
 
-def _base_question(ctx: Context, b: int, item: Item) -> Asked:
+def held_out(config: EvalConfig, b: int, items: list[Item]) -> set[str]:
+    """The qids kept out of this batch's feedback: a seeded draw, the same on every replay."""
+    k = int(config.holdout * len(items))
+    if k == 0:
+        return set()
+    rng = np.random.default_rng([config.seed, b, 7])
+    return {items[i].qid for i in rng.choice(len(items), size=k, replace=False).tolist()}
+
+
+def _base_question(ctx: Context, b: int, item: Item, held: bool = False) -> Asked:
     passage = item.passage
     if passage and ctx.config.max_passage_words:
         passage = " ".join(passage.split()[: ctx.config.max_passage_words])
     return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.answer, item.difficulty,
-                 item.options, item.answer_letter, passage, item.qid)
+                 item.options, item.answer_letter, passage, item.qid, question_type=item.question_type,
+                 held_out=held)
 
 
 async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
@@ -109,7 +123,7 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
                                           judge=ctx.models.judge, f1_threshold=ctx.config.f1_threshold)
     record = {
         "record_id": q.record_id, "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
-        "difficulty": q.difficulty, "tier": q.tier, "question": q.question, "options": q.options,
+        "difficulty": q.difficulty, "tier": q.tier, "question_type": q.question_type, "held_out": q.held_out, "question": q.question, "options": q.options,
         "gold": q.gold, "gold_letter": q.letter, "path": q.path, "prompt": messages, "answer": reply.text,
         "target_error": reply.error, "correct": verdict.correct,
         "verdict": {"method": verdict.method, "reason": verdict.reason, "extracted": verdict.extracted,
@@ -123,12 +137,13 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
     return record
 
 
-async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState) -> None:
+async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState,
+                           all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or state.trajectory[-1]
     # Sampling embeds the questions (tens of ms): off the event loop, so model calls keep flowing, on
     # one worker thread, because the sampler's models and caches are not shared across threads.
     path = await asyncio.get_running_loop().run_in_executor(ctx.worker, _path, ctx, b, r, items)
-    accepted, rejected = await _generate(ctx, path, tier, [i.question for i in items])
+    accepted, rejected = await _generate(ctx, path, tier, all_questions)
     info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected}
     if not accepted:
         info["skipped"] = f"every generated question failed the checks ({', '.join(sorted(set(rejected)))})"
@@ -206,7 +221,7 @@ def transcript(records: list[dict[str, Any]]) -> str:
 async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> dict[str, Any]:
     """Stage 3 with the leakage guard: detect, regenerate once with the strings named, then redact."""
     golds = [(i.answer, i.options, i.answer_letter) for i in items]
-    text = transcript(state.records)
+    text = transcript([r for r in state.records if not r.get("held_out")])
     reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
     leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
     feedback = reply.parsed if reply.ok else None

@@ -1,0 +1,67 @@
+"""The trainer export: every failed question with its gold, the target's answer, its knowledge and advice."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .runs import Run
+
+COLUMNS = ("record_id", "batch", "stage", "round", "qid", "difficulty", "question", "options", "gold",
+           "gold_letter", "target_answer", "verdict_method", "verdict_reason", "entities", "chunk_ids",
+           "chunk_texts", "suggestions")
+
+
+def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in run.feedback}
+    rows = []
+    for r in run.records:
+        if r["correct"]:
+            continue
+        path = r.get("path") or {}
+        ids = path.get("chunk_ids") or []
+        rows.append({
+            "record_id": r["record_id"], "batch": r["batch"], "stage": r["stage"], "round": r["round"],
+            "qid": r.get("qid"), "difficulty": r["difficulty"], "question": r["question"],
+            "options": json.dumps(r["options"], ensure_ascii=False) if r.get("options") else None,
+            "gold": r["gold"], "gold_letter": r.get("gold_letter"), "target_answer": r["answer"],
+            "verdict_method": r["verdict"]["method"], "verdict_reason": r["verdict"]["reason"],
+            "entities": path.get("entities") or [], "chunk_ids": ids,
+            "chunk_texts": [(chunk_texts or {}).get(c, "") for c in ids], "suggestions": suggestions.get(r["batch"]),
+        })
+    return rows
+
+
+def export_weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> tuple[Path, Path, int]:
+    """Write weaknesses.parquet and weaknesses.jsonl (atomically) into the run folder."""
+    rows = weaknesses(run, chunk_texts)
+    schema = pa.schema([
+        ("record_id", pa.string()), ("batch", pa.int32()), ("stage", pa.string()), ("round", pa.int32()),
+        ("qid", pa.string()), ("difficulty", pa.string()), ("question", pa.string()), ("options", pa.string()),
+        ("gold", pa.string()), ("gold_letter", pa.string()), ("target_answer", pa.string()),
+        ("verdict_method", pa.string()), ("verdict_reason", pa.string()), ("entities", pa.list_(pa.string())),
+        ("chunk_ids", pa.list_(pa.string())), ("chunk_texts", pa.list_(pa.string())), ("suggestions", pa.string()),
+    ])
+    table = pa.Table.from_pylist(rows, schema=schema)
+    parquet, jsonl = run.folder / "weaknesses.parquet", run.folder / "weaknesses.jsonl"
+    tmp = parquet.with_name(f".{parquet.name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, parquet)
+    tmp = jsonl.with_name(f".{jsonl.name}.tmp-{os.getpid()}")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    os.replace(tmp, jsonl)
+    return parquet, jsonl, len(rows)
+
+
+def graph_chunk_texts(run: Run) -> dict[str, str]:
+    """Chunk texts from the run's graph, when it is still where the run found it."""
+    graph = run.manifest.get("graph") or {}
+    path = Path(graph.get("path") or "")
+    if not graph.get("path") or not (path / "chunks.parquet").exists():
+        return {}
+    chunks = pq.read_table(path / "chunks.parquet", columns=["chunk_id", "text"])
+    return dict(zip(chunks.column("chunk_id").to_pylist(), chunks.column("text").to_pylist()))

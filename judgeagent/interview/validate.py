@@ -1,0 +1,144 @@
+"""Algorithm 2: each base question answered plainly and with its batch's suggestions; the rates."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from ..answers import check_answer
+from ..errors import JudgeAgentError
+from ..metrics import bootstrap, breakdown, rates
+from ..models.base import Message
+from ..runs import Run, load_run, write_json_atomic
+from .engine import gather_all
+
+SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
+                   "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
+
+
+def with_suggestions(messages: list[Message], suggestions: str) -> list[Message]:
+    """Prompt 7: the same question, followed by the batch's suggestions (plain text, no JSON mode)."""
+    last = messages[-1]
+    note = SUGGESTION_NOTE.format(suggestions=suggestions)
+    return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
+
+
+def open_finished(folder: str | Path) -> Run:
+    run = load_run(folder)
+    if not run.finished:
+        raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
+                              f"judgeagent evaluate --resume {folder}")
+    return run
+
+
+def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path | None = None, cache: bool = True,
+             resamples: int = 2000) -> dict[str, Any]:
+    """Validate a finished run; writes validation.jsonl and validation.json into its folder."""
+    from ..models import open_models
+    from ..models.spec import load_registry
+
+    run = open_finished(folder)
+    names = {role: m["name"] for role, m in run.manifest["models"].items()}
+    with open_models(names["target"], names["interviewer"], names["judge"], registry=registry or load_registry(),
+                     cache_dir=cache_dir, cache=cache, journal=run.folder) as models:
+        rows = asyncio.run(_answer_all(run, models))
+        usage = models.ledger.totals()
+    result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
+    result["usage"] = usage
+    _write_rows(run.folder / "validation.jsonl", rows)
+    write_json_atomic(run.folder / "validation.json", result)
+    return result
+
+
+async def _answer_all(run: Run, models: Any) -> list[dict[str, Any]]:
+    try:
+        jobs = []
+        for entry in sorted(run.feedback, key=lambda f: f["batch"]):
+            if not entry.get("feedback"):
+                continue  # a batch whose feedback failed has nothing to validate
+            suggestions = entry["feedback"]["suggestions"]
+            base = [r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"]
+            jobs.extend(_pair(r, suggestions, models) for r in base)
+        return await gather_all(*jobs)
+    finally:
+        await models.aclose()
+
+
+async def _pair(record: dict[str, Any], suggestions: str, models: Any) -> dict[str, Any]:
+    plain, helped = await gather_all(models.target.complete(record["prompt"]),
+                                      models.target.complete(with_suggestions(record["prompt"], suggestions)))
+    check = lambda reply: check_answer(record["question"], record["gold"], reply.text if reply.ok else "",  # noqa: E731
+                                       options=record["options"], answer_letter=record["gold_letter"],
+                                       judge=models.judge)
+    before, after = await gather_all(check(plain), check(helped))
+    return {
+        "qid": record["qid"], "batch": record["batch"], "difficulty": record["difficulty"],
+        "question_type": record.get("question_type"), "held_out": bool(record.get("held_out")),
+        "question": record["question"], "gold": record["gold"], "answer_before": plain.text,
+        "answer_after": helped.text, "before": before.correct, "after": after.correct,
+        "method_before": before.method, "method_after": after.method,
+    }
+
+
+def summarise_validation(rows: list[dict[str, Any]], feedback: list[dict[str, Any]], resamples: int = 2000,
+                         seed: int = 0) -> dict[str, Any]:
+    pairs = [(r["before"], r["after"]) for r in rows]
+    seen = [(r["before"], r["after"]) for r in rows if not r["held_out"]]
+    held = [(r["before"], r["after"]) for r in rows if r["held_out"]]
+    return {
+        "overall": rates(pairs),
+        "intervals": bootstrap(pairs, resamples, seed),
+        "by_difficulty": breakdown(rows, "difficulty"),
+        "by_question_type": breakdown(rows, "question_type"),
+        "seen": rates(seen),
+        "held_out": rates(held) if held else None,
+        "held_out_intervals": bootstrap(held, resamples, seed) if held else None,
+        "batches": len(feedback),
+        "batches_without_feedback": sum(1 for f in feedback if not f.get("feedback")),
+        "leakage": {
+            "batches_with_leaks": sum(1 for f in feedback if f["leakage"]["detected"]),
+            "regenerated": sum(1 for f in feedback if f["leakage"]["regenerated"]),
+            "redacted": sum(1 for f in feedback if f["leakage"]["redacted"]),
+            "strings_caught": sum(len(f["leakage"]["detected"]) for f in feedback),
+        },
+    }
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    import json
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+def render_validation(v: dict[str, Any]) -> str:
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.1f}"
+
+    def ci(k: str, source: dict[str, Any] | None) -> str:
+        iv = (source or {}).get(k)
+        return "" if not iv else f" [{pct(iv[0])}, {pct(iv[1])}]"
+
+    lines = ["validation (percent; 95% bootstrap intervals)"]
+    o = v["overall"]
+    lines.append(f"  n {o['n']}  ACC1 {pct(o['acc1'])}{ci('acc1', v['intervals'])}  ACC2 {pct(o['acc2'])}"
+                 f"{ci('acc2', v['intervals'])}")
+    lines.append(f"  CR {pct(o['cr'])}{ci('cr', v['intervals'])}  CtE {pct(o['cte'])}{ci('cte', v['intervals'])}  "
+                 f"delta {pct(o['delta'])}{ci('delta', v['intervals'])}  McNemar p {o['mcnemar_p']:.3g}")
+    lines.append(f"  CR | initially wrong {pct(o['cr_given_wrong'])}  CtE | initially right {pct(o['cte_given_right'])}")
+    for name, group in (("difficulty", v["by_difficulty"]), ("question type", v["by_question_type"])):
+        for key, r in group.items():
+            lines.append(f"  {name} {key:<18} n {r['n']:>4}  ACC1 {pct(r['acc1'])}  ACC2 {pct(r['acc2'])}  "
+                         f"CR {pct(r['cr'])}  CtE {pct(r['cte'])}")
+    if v["held_out"]:
+        s, h = v["seen"], v["held_out"]
+        lines.append(f"  seen by the interviewer: n {s['n']} delta {pct(s['delta'])}; held out: n {h['n']} "
+                     f"delta {pct(h['delta'])}")
+    leak = v["leakage"]
+    lines.append(f"  leakage guard: {leak['batches_with_leaks']} of {v['batches']} batches caught, "
+                 f"{leak['redacted']} redacted")
+    return "\n".join(lines)

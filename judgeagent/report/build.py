@@ -1,0 +1,200 @@
+"""Build report.md and report.html for a run from its records, feedback and validation."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from ..errors import JudgeAgentError
+from ..runs import Run
+from .plots import bars, trajectories
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def knowledge_gaps(run: Run, top: int = 15) -> list[tuple[str, int]]:
+    """Entities most often on the knowledge paths of questions the target failed."""
+    counts: Counter[str] = Counter()
+    for r in run.records:
+        if not r["correct"] and r.get("path"):
+            counts.update(set(r["path"].get("entities") or []))
+    return counts.most_common(top)
+
+
+def sections(run: Run) -> dict[str, Any]:
+    """Everything the report shows, as data: both renderings read only this."""
+    summary = json.loads((run.folder / "summary.json").read_text())
+    vpath = run.folder / "validation.json"
+    validation = json.loads(vpath.read_text()) if vpath.exists() else None
+    by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
+                     for k, v in summary["accuracy"].items() if "/" in k}
+    return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
+            "gaps": knowledge_gaps(run), "models": run.manifest["models"]}
+
+
+def build_report(folder: str | Path) -> tuple[Path, Path]:
+    from ..interview.validate import open_finished
+
+    run = open_finished(folder)
+    data = sections(run)
+    md, html = run.folder / "report.md", run.folder / "report.html"
+    _write(md, markdown(data))
+    _write(html, html_page(data))
+    return md, html
+
+
+def _write(path: Path, text: str) -> None:
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# --- Markdown ---------------------------------------------------------------------------------------
+def markdown(d: dict[str, Any]) -> str:
+    s, run = d["summary"], d["run"]
+    out = [f"# judgeagent report: {run.folder.name}", "",
+           f"Target **{d['models']['target']['name']}** ({d['models']['target']['model']}), interviewer "
+           f"{d['models']['interviewer']['name']}, judge {d['models']['judge']['name']}.", "",
+           f"**Overall score** {s['overall_score']:.3f} over {s['questions']} questions in {s['batches']} batches.",
+           "", "## Accuracy", "", "| group | n | correct | accuracy |", "|---|---|---|---|"]
+    out += [f"| {k} | {a['n']} | {a['correct']} | {_pct(a['accuracy'])} |" for k, a in s["accuracy"].items()]
+    out += ["", "## Tier trajectory per batch", ""]
+    out += [f"- batch {b}: {' -> '.join(t)}" for b, t in s["trajectories"].items()]
+    out += ["", *validation_markdown(d["validation"])]
+    out += ["", "## Knowledge gaps", "", "Entities most often on the knowledge paths of failed questions:", ""]
+    out += [f"- {name} ({n})" for name, n in d["gaps"]] or ["- (no failed question had a knowledge path)"]
+    out += ["", "## Feedback per batch", ""]
+    for f in sorted(run.feedback, key=lambda f: f["batch"]):
+        out += batch_markdown(run, f)
+    out += ["", "## Tokens and cost", "", "| role | calls | cached | input tokens | output tokens | cost $ |",
+            "|---|---|---|---|---|---|"]
+    out += [f"| {role} | {u['calls']} | {u['cache_hits']} | {u['input_tokens']} | {u['output_tokens']} | {u['cost']:.4f} |"
+            for role, u in (s.get("usage") or {}).items()]
+    return "\n".join(out) + "\n"
+
+
+def validation_markdown(v: dict[str, Any] | None) -> list[str]:
+    if not v:
+        return ["## Validation", "", "Not validated yet: run `judgeagent validate` on this run."]
+    iv = v["intervals"]
+    ci = lambda k: "" if not iv.get(k) else f" [{_pct(iv[k][0])}, {_pct(iv[k][1])}]"  # noqa: E731
+    o = v["overall"]
+    rows = ["## Validation", "", "| | n | ACC1 | ACC2 | CR | CtE | Δ = CR - CtE |", "|---|---|---|---|---|---|---|",
+            f"| all | {o['n']} | {_pct(o['acc1'])}{ci('acc1')} | {_pct(o['acc2'])}{ci('acc2')} | {_pct(o['cr'])}{ci('cr')} | "
+            f"{_pct(o['cte'])}{ci('cte')} | {_pct(o['delta'])}{ci('delta')} |"]
+    groups = [(f"difficulty {k}", r) for k, r in v["by_difficulty"].items()]
+    groups += [(f"type {k}", r) for k, r in v["by_question_type"].items()]
+    if v.get("held_out"):
+        groups += [("seen by the interviewer", v["seen"]), ("held out", v["held_out"])]
+    rows += [f"| {name} | {r['n']} | {_pct(r['acc1'])} | {_pct(r['acc2'])} | {_pct(r['cr'])} | {_pct(r['cte'])} | "
+             f"{_pct(r['delta'])} |" for name, r in groups]
+    rows += ["", f"CR over the initially wrong {_pct(o['cr_given_wrong'])}; CtE over the initially right "
+             f"{_pct(o['cte_given_right'])}; exact McNemar p = {o['mcnemar_p']:.3g} "
+             f"({o['wrong_to_right']} wrong→right, {o['right_to_wrong']} right→wrong). Intervals: 95% bootstrap.",
+             f"Leakage guard: leaks caught in {v['leakage']['batches_with_leaks']} of {v['batches']} batches, "
+             f"{v['leakage']['redacted']} redacted."]
+    return rows
+
+
+def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
+    fb = f.get("feedback") or {}
+    out = [f"### Batch {f['batch']} (score {f['score']:.1f} over {f['asked']} questions; tiers "
+           f"{' -> '.join(f['trajectory'])})", ""]
+    for key in ("flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"):
+        out.append(f"- **{key.replace('_', ' ')}**: {fb.get(key, f.get('feedback_error') or '-')}")
+    out += ["", "| stage | difficulty | question | gold | answer | correct | path |", "|---|---|---|---|---|---|---|"]
+    for r in (r for r in run.records if r["batch"] == f["batch"]):
+        path = " → ".join((r.get("path") or {}).get("entities") or [])
+        cells = [r["stage"], r["difficulty"] or "-", r["question"], r["gold"], (r["answer"] or "").strip(),
+                 "yes" if r["correct"] else "no", path or "-"]
+        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")[:200] for c in cells) + " |")
+    return out + [""]
+
+
+# --- HTML -----------------------------------------------------------------------------------------
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}td,th{border:1px solid #ccc;padding:.3em .5em;
+vertical-align:top;text-align:left}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1em}
+.bad{color:#b00}.good{color:#070}details{margin:.5em 0}"""
+
+
+def html_page(d: dict[str, Any]) -> str:
+    s, run, v = d["summary"], d["run"], d["validation"]
+    charts = [trajectories(s["trajectories"]), bars(d["by_difficulty"], "Accuracy by difficulty")]
+    if v:
+        o = v["overall"]
+        charts.append(bars({"ACC1": o["acc1"], "ACC2": o["acc2"], "CR": o["cr"], "CtE": o["cte"]},
+                           "Validation: ACC1, ACC2, CR, CtE"))
+    body = [f"<h1>judgeagent report: {escape(run.folder.name)}</h1>",
+            f"<p>Target <b>{escape(d['models']['target']['name'])}</b>; overall score "
+            f"<b id='overall-score'>{s['overall_score']:.3f}</b> over {s['questions']} questions in "
+            f"{s['batches']} batches.</p>",
+            f"<div class='plots'>{''.join(charts)}</div>",
+            "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
+                                        [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
+                                        "accuracy"),
+            _md_block(validation_markdown(v)),
+            "<h2>Knowledge gaps</h2>", _table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
+            "<h2>Feedback per batch</h2>"]
+    for f in sorted(run.feedback, key=lambda f: f["batch"]):
+        body.append(f"<details open><summary>Batch {f['batch']}</summary>{_md_block(batch_markdown(run, f)[2:])}</details>")
+    body.append("<h2>Tokens and cost</h2>")
+    body.append(_table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
+                       [[r, u["calls"], u["cache_hits"], u["input_tokens"], u["output_tokens"], f"{u['cost']:.4f}"]
+                        for r, u in (s.get("usage") or {}).items()], "usage"))
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>judgeagent: {escape(run.folder.name)}"
+            f"</title><style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+def _table(head: list[str], rows: list[list[Any]], ident: str) -> str:
+    cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table id='{ident}'><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _md_block(lines: list[str]) -> str:
+    """The few Markdown shapes the sections use (headings, bullets, pipe tables) as HTML."""
+    html, table = [], []
+    for line in [*lines, ""]:
+        if line.startswith("|"):
+            table.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
+            continue
+        if table:
+            rows = [r for r in table if not set("".join(r)) <= set("-|")]
+            html.append(_table(rows[0], rows[1:], "t"))
+            table = []
+        if line.startswith("### "):
+            html.append(f"<h3>{escape(line[4:])}</h3>")
+        elif line.startswith("## "):
+            html.append(f"<h2>{escape(line[3:])}</h2>")
+        elif line.startswith("- "):
+            html.append(f"<p>• {escape(line[2:]).replace('**', '')}</p>")
+        elif line.strip():
+            html.append(f"<p>{escape(line)}</p>")
+    return "".join(html)
+
+
+def compare_runs(folders: list[str | Path]) -> str:
+    """One Markdown table over several validated runs (targets, or ablations as in the paper's Table 3)."""
+    from ..runs import load_run
+
+    rows = ["| run | target | extension | graph | difficulty | n | ACC1 | ACC2 | CR | CtE | Δ = CR - CtE |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for folder in folders:
+        run = load_run(folder)
+        vpath = run.folder / "validation.json"
+        if not vpath.exists():
+            raise JudgeAgentError(f"run {folder} has no validation: run judgeagent validate {folder} first")
+        o = json.loads(vpath.read_text())["overall"]
+        c = run.manifest["config"]
+        rows.append(f"| {run.folder.name} | {run.manifest['models']['target']['name']} | "
+                    f"{'yes' if c['extension'] else 'no'} | {'yes' if c['graph'] else 'random chunks'} | "
+                    f"{c['fixed_difficulty'] or 'adaptive'} | {o['n']} | {_pct(o['acc1'])} | {_pct(o['acc2'])} | "
+                    f"{_pct(o['cr'])} | {_pct(o['cte'])} | {_pct(o['delta'])} |")
+    return "\n".join(rows)

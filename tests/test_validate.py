@@ -1,0 +1,128 @@
+"""Validation, reports, export and compare over runs made with scripted roles (real graph and files)."""
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from judgeagent import EvalConfig, JudgeAgentError
+from judgeagent.benchmark import load_benchmark
+from judgeagent.cli import main
+from judgeagent.interview.evaluate import evaluate
+from judgeagent.interview.validate import validate
+from judgeagent.metrics import rates
+from tests.conftest import DATA
+from tests.scripted import Roles, Script
+
+MHR = DATA / "multihop_rag" / "small.questions.jsonl"
+
+
+class Helpful(Script):
+    """A target that gets a question right only when suggestions are in its prompt (for some questions)."""
+
+    def target(self, request):
+        prompt = request["messages"][-1]["content"]
+        question = prompt.split("Question: ", 1)[-1].split("\n")[0].strip()
+        helped = "left these suggestions" in prompt
+        gold = self.golds.get(question)
+        if gold and (self.knows(question) or (helped and len(question) % 3 == 0)):
+            return gold
+        return "I am not sure, perhaps Atlantis."
+
+
+def make_run(tmp_path, graph, name="run", config=EvalConfig(rounds=1), target="tgt", limit=10):
+    script = Helpful(target_right={"Federal", "Google"})
+    roles = Roles(script).__enter__()
+    bench = load_benchmark(MHR, limit=limit)
+    for item in bench.items:
+        script.golds[item.question] = item.answer
+    result = evaluate(bench, graph, target, interviewer="int", config=config, run_dir=tmp_path / name,
+                      registry=roles.registry(target), cache=False)
+    return roles, result
+
+
+def test_validate_numbers_match_the_rows_and_rerun_is_free(tmp_path, mhr_graph):
+    roles, result = make_run(tmp_path, mhr_graph)
+    try:
+        v = validate(result.folder, registry=roles.registry(), cache=False)
+        calls = roles.calls()
+        again = validate(result.folder, registry=roles.registry(), cache=False)
+        assert roles.calls() == calls  # answered from the run's journal
+    finally:
+        roles.__exit__(None, None, None)
+    rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
+    assert len(rows) == 10
+    recomputed = rates([(r["before"], r["after"]) for r in rows])
+    assert v["overall"] == recomputed == again["overall"]
+    o = v["overall"]
+    assert o["acc2"] - o["acc1"] == pytest.approx(o["cr"] - o["cte"])
+    assert o["wrong_to_right"] > 0  # the scripted target does use the suggestions
+    base = {r["qid"]: r["correct"] for r in map(json.loads, (result.folder / "records.jsonl").read_text().splitlines())
+            if r["stage"] == "grading"}
+    assert {r["qid"]: r["before"] for r in rows} == base  # a1 is the graded answer (same prompt, journaled)
+    assert set(v["by_question_type"]) <= {"inference_query", "comparison_query", "temporal_query", "null_query"}
+
+
+def test_holdout_is_kept_from_feedback_and_reported(tmp_path, mhr_graph):
+    roles, result = make_run(tmp_path, mhr_graph, config=EvalConfig(rounds=0, holdout=0.4))
+    try:
+        prompts = [b["messages"][0]["content"] for b in roles.interviewer.bodies
+                   if "how a model answered" in b["messages"][0]["content"]]
+        v = validate(result.folder, registry=roles.registry(), cache=False)
+    finally:
+        roles.__exit__(None, None, None)
+    records = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    held = [r for r in records if r["held_out"]]
+    assert len(held) == 4  # 2 of each batch of 5
+    for r in held:
+        assert not any(r["question"] in p for p in prompts)
+    assert v["held_out"]["n"] == 4 and v["seen"]["n"] == 6
+
+
+def test_report_export_and_compare(tmp_path, mhr_graph, capsys):
+    roles, a = make_run(tmp_path, mhr_graph, name="a")
+    try:
+        _, b = make_run(tmp_path, mhr_graph, name="b", config=EvalConfig(rounds=1, extension=False))
+        for run in (a, b):
+            validate(run.folder, registry=roles.registry(), cache=False)
+    finally:
+        roles.__exit__(None, None, None)
+    assert main(["report", str(a.folder)]) == 0
+    out = capsys.readouterr().out
+    assert "report.html" in out
+    html = (a.folder / "report.html").read_text()
+    summary = json.loads((a.folder / "summary.json").read_text())
+    validation = json.loads((a.folder / "validation.json").read_text())
+    assert f"{summary['overall_score']:.3f}" in html and "<svg" in html and "http" not in html.replace(
+        "http://www.w3.org/2000/svg", "")
+    md = (a.folder / "report.md").read_text()
+    assert f"{100 * validation['overall']['cr']:.1f}%" in md and "## Knowledge gaps" in md
+    table = pq.read_table(a.folder / "weaknesses.parquet")
+    failed = [r for r in map(json.loads, (a.folder / "records.jsonl").read_text().splitlines()) if not r["correct"]]
+    assert table.num_rows == len(failed) == len((a.folder / "weaknesses.jsonl").read_text().splitlines())
+    ext = [row for row in table.to_pylist() if row["stage"] == "extension"]
+    assert all(row["chunk_texts"] and all(row["chunk_texts"]) and row["entities"] for row in ext)
+    assert main(["compare", str(a.folder), str(b.folder)]) == 0
+    table_out = capsys.readouterr().out
+    lines = [line for line in table_out.splitlines() if line.startswith("| ")]
+    assert "Δ = CR - CtE" in lines[0] and [line.split(" | ")[0] for line in lines[1:]] == ["| a", "| b"]
+
+
+def test_bad_run_folders(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "missing")]) == 1
+    assert "run not found" in capsys.readouterr().err
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 1,
+                                                      "status": "running"}))
+    assert main(["report", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "unfinished" in err and "judgeagent evaluate --resume" in err
+    (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 9}))
+    assert main(["validate", str(folder)]) == 1
+    assert "format version 9" in capsys.readouterr().err
+    with pytest.raises(JudgeAgentError, match="no validation"):
+        from judgeagent.report import compare_runs
+
+        (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 1,
+                                                          "status": "finished"}))
+        compare_runs([folder])
