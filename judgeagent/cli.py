@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -36,16 +36,16 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
-def _field_map(pairs: list[str]):  # type: ignore[no-untyped-def]
-    from .config import FieldMap
-
+def parse_fields(pairs: list[str], model: Any) -> Any:
+    """`--field NAME=COLUMN` options into a field-map config (`FieldMap` for corpora, `ItemFields` for benchmarks)."""
     mapping = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or key not in FieldMap.model_fields or not value:
-            raise JudgeAgentError(f"--field expects FIELD=COLUMN with FIELD one of {', '.join(FieldMap.model_fields)}; got {pair!r}")
+        if not sep or key not in model.model_fields or not value:
+            raise JudgeAgentError(f"--field expects FIELD=COLUMN with FIELD one of "
+                                  f"{', '.join(model.model_fields)}; got {pair!r}")
         mapping[key] = value
-    return FieldMap(**mapping)
+    return model(**mapping)
 
 
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Model registry file (default: "
@@ -72,7 +72,7 @@ def build_graph_cmd(
     """Build a context graph from a corpus (offline stage, Algorithm 3) and store it in --out."""
     import contextlib
 
-    from .config import ChunkConfig, EntityConfig, GraphConfig, IndexConfig
+    from .config import ChunkConfig, EntityConfig, FieldMap, GraphConfig, IndexConfig
     from .graph.build import build_graph
     from .progress import TqdmProgress
 
@@ -82,7 +82,7 @@ def build_graph_cmd(
         raise JudgeAgentError(f"--extractor must be spacy or llm; got {extractor!r}")
     try:
         graph_config = GraphConfig(
-            fields=_field_map(field),
+            fields=parse_fields(field, FieldMap),
             chunking=ChunkConfig(max_words=chunk_words),
             entities=EntityConfig(noun_chunks=not no_noun_chunks, extractor=extractor,  # type: ignore[arg-type]
                                   interviewer=interviewer),

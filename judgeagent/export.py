@@ -2,19 +2,14 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .files import write_atomic, write_text_atomic
 from .runs import Run
-
-COLUMNS = ("record_id", "batch", "stage", "round", "qid", "difficulty", "question", "options", "gold",
-           "gold_letter", "target_answer", "verdict_method", "verdict_reason", "entities", "chunk_ids",
-           "chunk_texts", "suggestions")
-
 
 def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[dict[str, Any]]:
     suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in run.feedback}
@@ -48,12 +43,8 @@ def export_weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> tu
     ])
     table = pa.Table.from_pylist(rows, schema=schema)
     parquet, jsonl = run.folder / "weaknesses.parquet", run.folder / "weaknesses.jsonl"
-    tmp = parquet.with_name(f".{parquet.name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, parquet)
-    tmp = jsonl.with_name(f".{jsonl.name}.tmp-{os.getpid()}")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    os.replace(tmp, jsonl)
+    write_atomic(parquet, lambda tmp: pq.write_table(table, tmp))
+    write_text_atomic(jsonl, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return parquet, jsonl, len(rows)
 
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,30 @@ def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
     records = data if isinstance(data, list) else [data]
     for index, record in enumerate(records):
         yield record, f"{file}[{index}]"
+
+
+def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    """`write(tmp)` into a hidden sibling, then rename over `path`: readers see old or new, never half."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def check_format(manifest: dict[str, Any], folder: Path, fmt: str, version: int, what: str, fix: str) -> None:
+    """A manifest of the expected kind and format version, or a one-line error saying what to do."""
+    if manifest.get("format") != fmt:
+        raise JudgeAgentError(f"{folder} is not a judgeagent {what}")
+    if manifest.get("format_version") != version:
+        raise JudgeAgentError(f"{what} {folder} has format version {manifest.get('format_version')}; "
+                              f"this judgeagent reads version {version}{fix}")

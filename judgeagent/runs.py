@@ -9,19 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgeAgentError
+from .files import check_format, write_json_atomic
 
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 1
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -123,11 +114,7 @@ def load_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise JudgeAgentError(f"{path}: unreadable run manifest ({e})") from None
-    if manifest.get("format") != RUN_FORMAT:
-        raise JudgeAgentError(f"{folder} is not a judgeagent run")
-    if manifest.get("format_version") != RUN_FORMAT_VERSION:
-        raise JudgeAgentError(f"run {folder} has format version {manifest.get('format_version')}; "
-                              f"this judgeagent reads version {RUN_FORMAT_VERSION}")
+    check_format(manifest, folder, RUN_FORMAT, RUN_FORMAT_VERSION, "run", "")
     return manifest
 
 

@@ -88,4 +88,6 @@ def test_real_local_model_extracts_entities(tmp_path):
     text = graph.chunk_texts[0].casefold()
     for surfaces in graph.tables["entities"].column("surface_forms").to_pylist():
         assert all(s.casefold() in text for s in surfaces)
-    assert graph.counts()["mentions"] == graph.tables["mentions"].num_rows
+    mentions = graph.tables["mentions"].to_pylist()
+    for m in mentions:  # every mention points at its surface form in its chunk
+        assert graph.chunk_texts[graph.chunk_row[m["chunk_id"]]][m["start"]:m["end"]] == m["surface"]

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
+from ..files import check_format
 from .model import TABLES, ContextGraph
 
 FORMAT = "judgeagent.context-graph"
@@ -113,13 +114,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise JudgeAgentError(f"{file}: unreadable manifest ({e})") from None
-    if manifest.get("format") != FORMAT:
-        raise JudgeAgentError(f"{folder} is not a judgeagent graph (format {manifest.get('format')!r})")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise JudgeAgentError(
-            f"graph {folder} has format version {manifest.get('format_version')}; "
-            f"this judgeagent reads version {FORMAT_VERSION}: rebuild it with build-graph"
-        )
+    check_format(manifest, folder, FORMAT, FORMAT_VERSION, "graph", ": rebuild it with build-graph")
     return manifest
 
 

@@ -75,7 +75,10 @@ def _graph(args: dict[str, Any]) -> Any:
 def _benchmark(args: dict[str, Any], graph: Any) -> Any:
     from ..benchmark import attach_passages, load_benchmark
 
-    benchmark = load_benchmark(args["benchmark"], _fields(args["field"]), limit=args["limit"],
+    from ..benchmark import ItemFields
+    from ..cli import parse_fields
+
+    benchmark = load_benchmark(args["benchmark"], parse_fields(args["field"], ItemFields), limit=args["limit"],
                                sample=args["sample"], seed=args["seed"])
     if args["passages"]:
         if graph is None:
@@ -84,19 +87,6 @@ def _benchmark(args: dict[str, Any], graph: Any) -> Any:
 
         benchmark = attach_passages(benchmark, document_texts(graph))
     return benchmark
-
-
-def _fields(pairs: list[str]) -> Any:
-    from ..benchmark import ItemFields
-
-    mapping = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in ItemFields.model_fields or not value:
-            raise JudgeAgentError(f"--field expects FIELD=COLUMN with FIELD one of "
-                                  f"{', '.join(ItemFields.model_fields)}; got {pair!r}")
-        mapping[key] = value
-    return ItemFields(**mapping)
 
 
 class _progress:

@@ -5,7 +5,6 @@ from collections.abc import Iterable
 from typing import Literal
 
 Tier = Literal["easy", "medium", "hard"]
-TIERS: tuple[Tier, ...] = ("easy", "medium", "hard")
 WEIGHTS: dict[str, float] = {"easy": 1.0, "medium": 1.5, "hard": 2.0}
 
 

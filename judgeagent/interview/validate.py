@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,8 @@ from ..answers import check_answer
 from ..errors import JudgeAgentError
 from ..metrics import bootstrap, breakdown, rates
 from ..models.base import Message
-from ..runs import Run, load_run, write_json_atomic
+from ..files import write_json_atomic, write_text_atomic
+from ..runs import Run, load_run
 from .engine import gather_all
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
@@ -45,7 +47,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
         usage = models.ledger.totals()
     result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
     result["usage"] = usage
-    _write_rows(run.folder / "validation.jsonl", rows)
+    write_text_atomic(run.folder / "validation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     write_json_atomic(run.folder / "validation.json", result)
     return result
 
@@ -102,17 +104,6 @@ def summarise_validation(rows: list[dict[str, Any]], feedback: list[dict[str, An
             "strings_caught": sum(len(f["leakage"]["detected"]) for f in feedback),
         },
     }
-
-
-def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    import json
-    import os
-
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
 
 
 def render_validation(v: dict[str, Any]) -> str:

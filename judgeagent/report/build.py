@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
+from ..files import write_text_atomic
 from ..runs import Run
 from .plots import bars, trajectories
 
@@ -42,17 +43,9 @@ def build_report(folder: str | Path) -> tuple[Path, Path]:
     run = open_finished(folder)
     data = sections(run)
     md, html = run.folder / "report.md", run.folder / "report.html"
-    _write(md, markdown(data))
-    _write(html, html_page(data))
+    write_text_atomic(md, markdown(data))
+    write_text_atomic(html, html_page(data))
     return md, html
-
-
-def _write(path: Path, text: str) -> None:
-    import os
-
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # --- Markdown ---------------------------------------------------------------------------------------
