@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from judgeagent.answers import (JudgeDecision, Verdict, check_answer, check_choice, check_free_text,
+from judgeagent.grading.answers import (JudgeDecision, Verdict, check_answer, check_choice, check_free_text,
                                 extract_letter, judge_answer, normalise_answer, token_f1)
 from judgeagent.benchmark import Item, load_benchmark
 from judgeagent.models import ModelError, ModelSpec, OpenAIChatModel

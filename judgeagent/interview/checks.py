@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..answers import normalise_answer
+from ..grading.answers import normalise_answer
 from .prompts import GeneratedQuestion
 
 _STOP = {"a", "an", "the", "of", "in", "on", "to", "and", "or", "is", "was", "for", "by", "with", "what",

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..answers import Verdict, check_answer
+from ..grading.answers import Verdict, check_answer
 from ..benchmark import Item
 from ..config import EvalConfig
 from ..graph.model import ContextGraph

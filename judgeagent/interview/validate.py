@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..answers import check_answer
+from ..grading.answers import check_answer
 from ..errors import JudgeAgentError
 from ..metrics import bootstrap, breakdown, rates
 from ..models.base import Message

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from .benchmark import Item
+from ..benchmark import Item
 
 if TYPE_CHECKING:
-    from .models.base import ChatModel
+    from ..models.base import ChatModel
 
 METHODS = ("letter", "option_text", "exact", "f1", "judge", "empty", "judge_failed", "no_letter")
 

@@ -1,0 +1,1 @@
+"""Grading: deciding right and wrong (answer checking, judge calibration) and checking generated questions."""
