@@ -1,49 +1,127 @@
-"""A run folder: manifest, append-only records and feedback, summary; resumable by replay."""
+"""A run folder: manifest, append-only records and feedback, summary; resumable by replay.
+
+One process writes a run (it holds the folder's lock); any number may read it, even while it is written.
+"""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Self
 
 from .errors import JudgeAgentError
 from .files import check_format, write_json_atomic
 
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 1
+LOCK_FILE = "writer.lock"
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Lines of a JSONL file; a torn last line (a kill mid-write) is dropped and truncated away."""
+def read_rows(path: Path, key: str, *, writer: bool = False, finished: bool = False) -> list[dict[str, Any]]:
+    """The rows of an append-only JSONL file, each a JSON object with `key`.
+
+    Appends end with a newline, so only a last line without one can be torn (a kill mid-append) or still
+    being written. A reader skips it (unless the run is finished: then nothing is being written); the
+    writer trims it so that its next append starts a line of its own. Damage anywhere else is no kill's
+    doing: it is reported as FILE:LINE and the file is left exactly as it is.
+    """
     if not path.exists():
         return []
-    rows, good = [], 0
-    with open(path, "rb") as f:
-        for line in f:
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-            good += len(line)
-    if good != path.stat().st_size:
-        with open(path, "r+b") as f:
-            f.truncate(good)
+    data = path.read_bytes()
+    body, newline, tail = data.rpartition(b"\n")
+    lines = body.split(b"\n") if newline else []
+    rows = [_row(path, n, line, key) for n, line in enumerate(lines, start=1) if line.strip()]
+    if tail.strip():
+        rows.extend(_tail(path, len(lines) + 1, tail, key, writer=writer, finished=finished))
     return rows
 
 
-class Run:
-    """The records of one evaluation. Records are appended as questions are answered, once each."""
+def _tail(path: Path, number: int, tail: bytes, key: str, *, writer: bool,
+          finished: bool) -> list[dict[str, Any]]:
+    try:
+        row = _row(path, number, tail, key)
+    except JudgeAgentError:
+        if finished and not writer:
+            raise
+        if writer:
+            with open(path, "r+b") as f:
+                f.truncate(path.stat().st_size - len(tail))
+        return []
+    if writer:  # a whole row that lost only its newline: keep it, and end the line
+        with open(path, "ab") as f:
+            f.write(b"\n")
+    return [row]
 
-    def __init__(self, folder: Path, manifest: dict[str, Any]) -> None:
+
+def _row(path: Path, number: int, line: bytes, key: str) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        problem = f"malformed JSON ({e.msg}, column {e.colno})"
+    except UnicodeDecodeError:
+        problem = "not valid UTF-8"
+    else:
+        if isinstance(row, dict) and key in row:
+            return row
+        problem = f"not a JSON object with {key!r}"
+    raise JudgeAgentError(f"{path}:{number}: damaged line, {problem}; the file was left as it is: "
+                          "repair or delete that line (docs/evaluate.md, When things go wrong)")
+
+
+def lock_run(folder: Path) -> IO[str]:
+    """Take the run's writer lock, or refuse naming the process that holds it.
+
+    A kernel lock (flock): it ends with its process, so a lock file left by a killed run is no obstacle;
+    the pid inside only names the holder in the refusal.
+    """
+    # Held open for the run's lifetime, hence no `with`; "a+" so that opening never erases the holder's pid.
+    handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise JudgeAgentError(f"run {folder} is being written by another judgeagent process (pid {holder}); "
+                              "wait for it to end, or stop it and resume") from None
+    handle.truncate(0)
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    return handle
+
+
+class Run:
+    """The records of one evaluation. Records are appended as questions are answered, once each.
+
+    Opened by `open_run` it holds the writer lock and may append; by `load_run` it is read-only.
+    """
+
+    def __init__(self, folder: Path, manifest: dict[str, Any], lock: IO[str] | None = None) -> None:
         self.folder = folder
         self.manifest = manifest
-        self.records = _read_jsonl(folder / "records.jsonl")
-        self.feedback = _read_jsonl(folder / "feedback.jsonl")
+        self._writer = lock
+        mode = {"writer": lock is not None, "finished": self.finished}
+        # Runs written twice over before runs had a lock hold each record twice: the first one counts.
+        self.records = _first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
+        self.feedback = _first_per_key(read_rows(folder / "feedback.jsonl", "batch", **mode), "batch")
         self._by_id = {r["record_id"]: r for r in self.records}
         self._batches = {f["batch"] for f in self.feedback}
         self._lock = threading.Lock()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the writer lock (closing the file releases the flock)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     @property
     def finished(self) -> bool:
@@ -72,6 +150,8 @@ class Run:
             self._batches.add(entry["batch"])
 
     def _append(self, name: str, row: dict[str, Any]) -> None:
+        if self._writer is None:
+            raise RuntimeError(f"run {self.folder} is open read-only: open it with open_run to write")
         # Flushed, not fsynced: a killed process loses nothing the OS has; an fsync per record cost
         # ~1.5 s per 500 records on the event loop (bench/evaluate.py). `finish` syncs the files.
         with open(self.folder / name, "a", encoding="utf-8") as f:
@@ -88,25 +168,57 @@ class Run:
         write_json_atomic(self.folder / "manifest.json", self.manifest)
 
 
+def _first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    seen: dict[Any, dict[str, Any]] = {}
+    for row in rows:
+        seen.setdefault(row[key], row)
+    return list(seen.values())
+
+
 def open_run(folder: Path, manifest: dict[str, Any]) -> Run:
-    """Create the run, or reopen it when the same configuration ran there before."""
+    """Create the run, or reopen it when the same configuration ran there before; either way, locked
+    for writing until `Run.close` (or the process ends)."""
+    _make_folder(folder)
+    lock = lock_run(folder)  # before reading: the rows must not change (or be trimmed) under another writer
+    try:
+        return _open_locked(folder, manifest, lock)
+    except BaseException:
+        lock.close()
+        raise
+
+
+def _make_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise JudgeAgentError(f"run folder {folder} is a file; choose another --run-dir")
+    if folder.is_dir() and not (folder / "manifest.json").exists() and any(
+            p.name != LOCK_FILE for p in folder.iterdir()):
+        raise JudgeAgentError(f"{folder} is a folder with other files, not a judgeagent run; "
+                              "choose a new or empty --run-dir")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise JudgeAgentError(f"cannot create run folder {folder}: {e.strerror or e}; "
+                              "choose another --run-dir") from None
+
+
+def _open_locked(folder: Path, manifest: dict[str, Any], lock: IO[str]) -> Run:
     existing = folder / "manifest.json"
     if existing.exists():
         old = load_manifest(folder)
         if old.get("config_id") != manifest["config_id"]:
             raise JudgeAgentError(f"run folder {folder} holds a run with another configuration; "
                                   "choose another --run-dir or remove it")
-        return Run(folder, old)
-    folder.mkdir(parents=True, exist_ok=True)
+        return Run(folder, old, lock)
     manifest = {"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, "status": "running",
                 "created_at": _now(), **manifest}
     write_json_atomic(existing, manifest)
-    return Run(folder, manifest)
+    return Run(folder, manifest, lock)
 
 
 def load_manifest(folder: Path) -> dict[str, Any]:
     if not folder.is_dir():
-        raise JudgeAgentError(f"run not found: {folder}")
+        found = f"{folder} is a file, not a run folder" if folder.exists() else f"run not found: {folder}"
+        raise JudgeAgentError(found)
     path = folder / "manifest.json"
     if not path.is_file():
         raise JudgeAgentError(f"{folder} is not a judgeagent run (no manifest.json)")
@@ -119,6 +231,7 @@ def load_manifest(folder: Path) -> dict[str, Any]:
 
 
 def load_run(folder: str | Path) -> Run:
+    """A run to read (even one being written): it never writes, and takes no lock."""
     folder = Path(folder)
     return Run(folder, load_manifest(folder))
 

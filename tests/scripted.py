@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from judgeagent.models import ModelSpec
@@ -105,6 +106,18 @@ class Roles:
             "int": ModelSpec(name="int", base_url=self.interviewer.base_url, model="interviewer-model",
                              max_concurrency=4),
         })
+
+    def write_config(self, path: Path, target_name: str = "tgt", keys: dict[str, str] | None = None) -> Path:
+        """The registry as a judgeagent.toml, for runs through the CLI (`--config`); `keys` maps a model
+        name to the variable its API key is read from."""
+        lines = []
+        for name, spec in self.registry(target_name).models.items():
+            lines += [f"[models.{name}]", f'base_url = "{spec.base_url}"', f'model = "{spec.model}"',
+                      f"max_concurrency = {spec.max_concurrency}", f"max_retries = {spec.max_retries}"]
+            if keys and name in keys:
+                lines.append(f'api_key_env = "{keys[name]}"')
+        path.write_text("\n".join(lines) + "\n")
+        return path
 
     def calls(self) -> int:
         return self.target.counts["requests"] + self.interviewer.counts["requests"]

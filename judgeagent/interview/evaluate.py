@@ -46,20 +46,24 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     registry = registry or load_registry()
     names = {"target": target, "interviewer": interviewer or target, "judge": judge or interviewer or target}
     specs = {role: registry.resolve(name) for role, name in names.items()}
+    for spec in specs.values():
+        spec.api_key()  # a missing key fails before the run folder exists, not after
     identity = _identity(benchmark, graph, specs, config)
     folder = Path(run_dir) if run_dir else Path(runs_root) / _name(benchmark, target, identity)
-    run = open_run(folder, {**_manifest(benchmark, graph, specs, config, identity), "request": request or {}})
-    resumed = len(run.records) > 0
-    if run.finished:
-        return RunResult(folder, json.loads((folder / "summary.json").read_text()), {}, True)
-    with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
-                     cache=cache, journal=folder) as models:
-        ctx = Context(config, models, run, graph, _sampler(graph, config), progress)
-        asyncio.run(_all_batches(ctx, _batches(benchmark.items, config.batch_size)))
-        usage = models.ledger.totals()
-    summary = summarise(run.records, run.feedback)
-    summary["usage"] = usage
-    run.finish(summary)
+    manifest = {**_manifest(benchmark, graph, specs, config, identity), "request": request or {}}
+    # The run stays locked for writing until the block ends: a second process is refused, not doubled.
+    with open_run(folder, manifest) as run:
+        resumed = len(run.records) > 0
+        if run.finished:
+            return RunResult(folder, json.loads((folder / "summary.json").read_text()), {}, True)
+        with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
+                         cache=cache, journal=folder) as models:
+            ctx = Context(config, models, run, graph, _sampler(graph, config), progress)
+            asyncio.run(_all_batches(ctx, _batches(benchmark.items, config.batch_size)))
+            usage = models.ledger.totals()
+        summary = summarise(run.records, run.feedback)
+        summary["usage"] = usage
+        run.finish(summary)
     return RunResult(folder, summary, usage, resumed)
 
 

@@ -11,7 +11,7 @@ from ..errors import JudgeAgentError
 from ..metrics import bootstrap, breakdown, rates
 from ..models.base import Message
 from ..files import write_json_atomic, write_text_atomic
-from ..runs import Run, load_run
+from ..runs import Run, load_run, lock_run
 from .engine import gather_all
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
@@ -41,14 +41,19 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
 
     run = open_finished(folder)
     names = {role: m["name"] for role, m in run.manifest["models"].items()}
-    with open_models(names["target"], names["interviewer"], names["judge"], registry=registry or load_registry(),
-                     cache_dir=cache_dir, cache=cache, journal=run.folder) as models:
-        rows = asyncio.run(_answer_all(run, models))
-        usage = models.ledger.totals()
-    result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
-    result["usage"] = usage
-    write_text_atomic(run.folder / "validation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    write_json_atomic(run.folder / "validation.json", result)
+    # Validation writes the run's journal and files: it takes the writer lock, so that a second one is
+    # refused instead of repeating every call.
+    with lock_run(run.folder):
+        with open_models(names["target"], names["interviewer"], names["judge"],
+                         registry=registry or load_registry(), cache_dir=cache_dir, cache=cache,
+                         journal=run.folder) as models:
+            rows = asyncio.run(_answer_all(run, models))
+            usage = models.ledger.totals()
+        result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
+        result["usage"] = usage
+        write_text_atomic(run.folder / "validation.jsonl",
+                          "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        write_json_atomic(run.folder / "validation.json", result)
     return result
 
 

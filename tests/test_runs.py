@@ -1,0 +1,149 @@
+"""Run folders under damage and contention: read commands never write, one writer at a time.
+
+Runs go through the CLI against scripted loopback servers (tests/scripted.py), on real benchmark files.
+"""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+from judgeagent.benchmark import load_benchmark
+from judgeagent.cli import main
+from judgeagent.runs import load_run
+from tests.conftest import DATA
+from tests.scripted import Roles, Script
+
+MHR = DATA / "multihop_rag" / "small.questions.jsonl"
+
+
+@pytest.fixture
+def roles():
+    script = Script(target_right={"Federal", "Google"})
+    for item in load_benchmark(MHR).items:
+        script.golds[item.question] = item.answer
+    with Roles(script) as r:
+        yield r
+
+
+def cli(args, capsys):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def evaluate_args(config, run_dir, limit=25, judge=None):
+    args = ["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", MHR, "--no-extension",
+            "--limit", limit, "--run-dir", run_dir, "--config", config, "--no-cache", "-q"]
+    return args + (["--judge", judge] if judge else [])
+
+
+def assert_one_line_error(code, err, needle):
+    """Exit 1 with one `error:` line (warnings may precede it) and no traceback."""
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert code == 1 and len(errors) == 1 and needle in errors[0] and "Traceback" not in err, err
+
+
+def record_ids(run):
+    return [json.loads(line)["record_id"] for line in (run / "records.jsonl").read_text().splitlines()]
+
+
+def test_damage_inside_a_file_is_reported_by_every_command_and_never_trimmed(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    assert cli(evaluate_args(config, run), capsys)[0] == 0
+    path = run / "records.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 25
+    lines[5] = lines[5][:40] + b"\n"  # line 6 of 25 cut short, the lines after it intact
+    damaged = b"".join(lines)
+    path.write_bytes(damaged)
+    for command in (["report", run], ["validate", run, "--config", config, "--no-cache"],
+                    evaluate_args(config, run), ["evaluate", "--resume", run, "--config", config, "-q"]):
+        code, _, err = cli(command, capsys)
+        assert_one_line_error(code, err, f"{path}:6: damaged line")
+        assert path.read_bytes() == damaged, command
+
+
+def test_a_torn_last_line_is_skipped_by_readers_and_trimmed_only_by_evaluate(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    roles.target.fail_after = 7
+    code, _, err = cli(evaluate_args(config, run), capsys)
+    assert_one_line_error(code, err, "HTTP 400")
+    path = run / "records.jsonl"
+    done = len(path.read_text().splitlines())
+    with open(path, "ab") as f:
+        f.write(b'{"record_id": "b1-base-mhr')  # a kill in the middle of an append
+    torn = path.read_bytes()
+    assert len(load_run(run).records) == done and path.read_bytes() == torn
+    code, _, err = cli(["report", run], capsys)
+    assert_one_line_error(code, err, "is unfinished")
+    assert path.read_bytes() == torn
+    roles.target.fail_after = None
+    assert cli(evaluate_args(config, run), capsys)[0] == 0
+    ids = record_ids(run)
+    assert len(ids) == len(set(ids)) == 25
+    assert path.read_bytes().startswith(torn[: torn.rindex(b"\n") + 1])  # what was whole is kept
+
+
+def test_a_second_writer_is_refused_while_readers_read(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    roles.target.latency = 0.3
+    first: list[int] = []
+    writer = threading.Thread(target=lambda: first.append(main([str(a) for a in evaluate_args(config, run)])))
+    writer.start()
+    deadline = time.monotonic() + 30
+    while not ((run / "records.jsonl").exists() and (run / "records.jsonl").read_text()):
+        assert time.monotonic() < deadline and writer.is_alive()
+        time.sleep(0.05)
+    code, _, err = cli(evaluate_args(config, run), capsys)
+    assert_one_line_error(code, err, f"being written by another judgeagent process (pid {os.getpid()})")
+    assert 0 < len(load_run(run).records) < 25  # a reader reads the run being written
+    code, _, err = cli(["report", run], capsys)
+    assert_one_line_error(code, err, "is unfinished")
+    writer.join(60)
+    assert first == [0]
+    ids = record_ids(run)
+    assert len(ids) == len(set(ids)) == 25 and roles.target.counts["requests"] == 25
+    assert json.loads((run / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_a_lock_file_left_by_a_dead_process_is_no_obstacle(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    roles.target.fail_after = 3
+    assert cli(evaluate_args(config, run), capsys)[0] == 1
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (run / "writer.lock").write_text(f"{dead.pid}\n")
+    roles.target.fail_after = None
+    assert cli(evaluate_args(config, run), capsys)[0] == 0
+    assert len(record_ids(run)) == 25
+
+
+def test_a_run_dir_that_is_a_file_is_refused(roles, tmp_path, capsys):
+    config, file = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "notes.txt"
+    file.write_text("mine\n")
+    code, _, err = cli(evaluate_args(config, file), capsys)
+    assert_one_line_error(code, err, f"run folder {file} is a file")
+    code, _, err = cli(evaluate_args(config, file / "run"), capsys)
+    assert_one_line_error(code, err, f"cannot create run folder {file / 'run'}")
+    assert file.read_text() == "mine\n"
+
+
+def test_a_folder_of_other_files_is_not_taken_for_a_run(roles, tmp_path, capsys):
+    config, folder = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "papers"
+    folder.mkdir()
+    (folder / "draft.md").write_text("mine\n")
+    code, _, err = cli(evaluate_args(config, folder), capsys)
+    assert_one_line_error(code, err, "not a judgeagent run")
+    assert [p.name for p in folder.iterdir()] == ["draft.md"]
+
+
+def test_a_missing_key_fails_before_the_run_folder_exists(roles, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("JUDGEAGENT_TEST_JUDGE_KEY", raising=False)
+    config = roles.write_config(tmp_path / "judgeagent.toml", keys={"int": "JUDGEAGENT_TEST_JUDGE_KEY"})
+    run = tmp_path / "run"
+    code, _, err = cli(evaluate_args(config, run), capsys)
+    assert_one_line_error(code, err, "JUDGEAGENT_TEST_JUDGE_KEY, which is not set")
+    assert not run.exists() and roles.calls() == 0
