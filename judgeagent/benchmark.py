@@ -33,6 +33,8 @@ class Item:
     """The gold answer text; for multiple choice the gold option's text when the file gives only a letter."""
     options: dict[str, str] | None = None
     answer_letter: str | None = None
+    aliases: tuple[str, ...] = ()
+    """Other acceptable gold answers (free text): a reply matching any of them is correct."""
     difficulty: Difficulty | None = None
     question_type: str | None = None
     supporting_doc_ids: tuple[str, ...] = ()
@@ -41,6 +43,11 @@ class Item:
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     """Where it was read from (`file:line`, `file[index]`, `file[row n]`), for error messages."""
+
+    @property
+    def golds(self) -> tuple[str, ...]:
+        """The gold answer and its aliases."""
+        return (self.answer, *self.aliases)
 
     @property
     def is_choice(self) -> bool:
@@ -55,6 +62,9 @@ class ItemFields(BaseModel):
     qid: str = "qid"
     question: str = "question"
     answer: str = "answer"
+    """A string, or a list whose first entry is the gold and the rest aliases."""
+    aliases: str = "aliases"
+    """Other acceptable answers (a list, or a string separated by `;`); `answers` is read when absent."""
     options: str = "options"
     answer_letter: str = "answer_letter"
     difficulty: str = "difficulty"
@@ -191,7 +201,8 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
         raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r})")
     options = _options(record, fields, source)
     letter = _letter(record.get(fields.answer_letter))
-    answer = _text(record.get(fields.answer))
+    answers = _answers(record, fields)
+    answer = answers[0] if answers else ""
     if not answer and not letter:
         raise JudgeAgentError(f"{source}: item {qid!r} has no gold answer "
                               f"(neither {fields.answer!r} nor {fields.answer_letter!r})")
@@ -205,12 +216,29 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
         letter = option_letter(answer, options)
     return Item(
         qid=qid, question=question, answer=answer or "", options=options, answer_letter=letter,
+        aliases=tuple(a for a in dict.fromkeys(answers[1:]) if a != answer),
         difficulty=normalise_difficulty(record.get(fields.difficulty)),
         question_type=_text(record.get(fields.question_type)) or None,
         supporting_doc_ids=_doc_ids(record.get(fields.supporting_doc_ids), source, fields.supporting_doc_ids),
         passage=_text(record.get(fields.passage)) or None,
         meta=_meta(record, fields), source=source,
     )
+
+
+def _answers(record: dict[str, Any], fields: ItemFields) -> list[str]:
+    """The gold followed by its aliases: a list in `answer`, plus the `aliases` (or `answers`) field."""
+    out = _strings(record.get(fields.answer))
+    extra = record.get(fields.aliases)
+    if extra is None and fields.aliases == "aliases":
+        extra = record.get("answers")
+    return [a for a in out + _strings(extra, split=";") if a]
+
+
+def _strings(value: Any, split: str | None = None) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [_text(v) for v in value]
+    text = _text(value)
+    return [t.strip() for t in text.split(split)] if split and text else [text]
 
 
 def normalise_difficulty(value: Any) -> Difficulty | None:

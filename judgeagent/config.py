@@ -76,6 +76,24 @@ class GraphConfig(Frozen):
     index: IndexConfig = IndexConfig()
 
 
+class CheckerConfig(Frozen):
+    """How answers are decided: deterministic rules first, then a judge model if it earns trust.
+
+    Stored in the run manifest so that `validate` grades exactly as the run did."""
+
+    f1_threshold: float = Field(0.8, gt=0, le=1)
+    """A free-text reply whose token F1 with the gold reaches this is correct without a judge."""
+    judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
+    """`calibrated`: probe the judge on calibration pairs first and use it only if it passes;
+    `trust`: use it whatever the probe says (the probe is still run and reported); `off`: no judge."""
+    min_judge_accuracy: float = Field(0.9, ge=0, le=1)
+    """`calibrated` uses the judge only at this calibration accuracy or above ..."""
+    max_judge_fpr: float = Field(0.05, ge=0, le=1)
+    """... and this false-positive rate (wrong answers accepted) or below."""
+    calibration_pairs: int = Field(40, ge=4, le=1000)
+    """Calibration pairs built from the benchmark (half must be accepted, half rejected)."""
+
+
 class EvalConfig(Frozen):
     """Knobs of `evaluate` (Algorithm 1). Everything here is part of the run's identity."""
 
@@ -93,7 +111,14 @@ class EvalConfig(Frozen):
     """The `--fixed-difficulty` ablation: extension questions at one difficulty whatever the tier."""
     extension: bool = True
     """False: the `--no-extension` ablation (feedback from base answers only)."""
-    f1_threshold: float = Field(0.8, gt=0, le=1)
+    checker: CheckerConfig = CheckerConfig()
+    """How answers are judged (deterministic rules, judge policy, calibration)."""
+    easy_generator: Literal["cloze", "llm"] = "cloze"
+    """Easy-tier extension questions: `cloze` blanks a path entity in a path sentence (no model call,
+    right by construction); `llm` asks the interviewer (the paper's Prompt 5)."""
+    self_check: tuple[str, ...] = ("medium", "hard")
+    """Tiers whose generated questions the interviewer must answer itself from the path text, and agree
+    with its own gold, before they are asked (one extra call per question)."""
     hard_wrong_penalty: float = Field(0.0, ge=0)
     generation_attempts: int = Field(3, ge=1)
     """Requests for questions per round before the round is skipped."""

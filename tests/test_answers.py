@@ -89,11 +89,12 @@ def test_normalise_and_f1():
     ("Georg Philipp Telemann", "Georg Philipp Telemann", True, "exact"),
     ("Georg Telemann", "Georg Philipp Telemann", True, "f1"),
     ("In 1993", "1993", True, "exact"),
-    ("Yes", "Yes", True, "exact"), ("Yes, both articles report it.", "Yes", True, "exact"),
-    ("No.", "Yes", False, "exact"), ("yes", "no", False, "exact"),
-    ("Maybe; the evidence is mixed", "maybe", True, "exact"),
+    ("Yes", "Yes", True, "exact"), ("Yes, both articles report it.", "Yes", True, "yes_no"),
+    ("No.", "Yes", False, "yes_no"), ("yes", "no", False, "yes_no"),
+    ("Maybe; the evidence is mixed", "maybe", True, "yes_no"),
     ("Answer: no", "no", True, "exact"),
     ("Insufficient information.", "Insufficient information.", True, "exact"),
+    ("There is not enough information to say.", "Insufficient information.", True, "refusal"),
     ("", "Google", False, "empty"), ("  \n", "Yes", False, "empty"),
 ])
 def test_free_text_decided(reply, gold, correct, method):
@@ -106,7 +107,6 @@ def test_free_text_decided(reply, gold, correct, method):
     ("Not the Federal Reserve", "The Federal Reserve"),  # negated: contains the gold, still wrong
     ("The central bank of the United States", "The Federal Reserve"),  # a paraphrase: for the judge
     ("The Bank of England", "The Federal Reserve"),
-    ("There is not enough information to say.", "Insufficient information."),
     ("Google, Microsoft, Amazon, Apple and Meta all did something similar in that quarter", "Google"),
     ("There is no evidence of an effect in younger patients, but overall the association holds.", "yes"),
     ("The study is inconclusive", "no"),
@@ -145,7 +145,7 @@ def _judge(server, **kw):
 
 
 def test_judge_decides_through_a_real_endpoint():
-    decision = {"correct": True, "reason": "Names the same central bank,\n in other words."}
+    decision = {"reasoning": "Names the same central bank,\n in other words.", "correct": True}
     with FakeServer(reply=lambda request: json.dumps(decision)) as server:
         verdict = asyncio.run(check_answer("Which institution sets US rates?", "The Federal Reserve",
                                            "The central bank of the United States", judge=_judge(server)))
@@ -182,6 +182,6 @@ def test_model_errors_propagate():
 
 def test_undecided_without_a_judge_is_incorrect():
     verdict = asyncio.run(check_answer("Q?", "The Federal Reserve", "The Bank of England"))
-    assert verdict == Verdict(False, "f1", "bank of england", 0.0, "below threshold, no judge")
+    assert (verdict.correct, verdict.method, verdict.extracted, verdict.score) == (False, "undecided", "bank of england", 0.0)
     decided = asyncio.run(check_answer("Q?", "Yes", "No, they differ."))
-    assert (decided.correct, decided.method, decided.extracted) == (False, "exact", "no")
+    assert (decided.correct, decided.method, decided.extracted) == (False, "yes_no", "no")

@@ -28,12 +28,43 @@ def rejection(candidate: GeneratedQuestion, path_text: str, base_questions: Sequ
         return "empty question or answer"
     if len(answer.split()) > max_answer_words:
         return f"answer longer than {max_answer_words} words"
+    if answer_in_question(question, answer):
+        return "answer appears in the question"
+    if copied_sentence(question, answer, path_text):
+        return "question copies a path sentence with the answer in it"
     if not _supported(answer, path_text):
         return "answer not supported by the path text"
     for other in [*base_questions, *accepted]:
         if jaccard(question, other) >= duplicate_jaccard:
             return "near-duplicate of a question already asked"
     return None
+
+
+def answer_in_question(question: str, answer: str) -> bool:
+    """The gold, or all of its content words, already stated in the question ("the planet orbiting Saturn")."""
+    norm_q, norm_a = f" {normalise_answer(question)} ", normalise_answer(answer)
+    if norm_a and f" {norm_a} " in norm_q:
+        return True
+    words = _tokens(answer)
+    return bool(words) and words <= set(norm_q.split())
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def copied_sentence(question: str, answer: str, path_text: str, overlap: float = 0.8) -> bool:
+    """The question is a path sentence, barely reworded, that still holds part of the answer.
+
+    ("Voyager rode a Titan rocket from Cape Canaveral: which rocket?" for "Titan IIIE".) Such a question
+    is answered by recognising the sentence, not by knowing the fact; a whole answer left in is
+    `answer_in_question`'s to catch.
+    """
+    words, answer_words = _tokens(question), _tokens(answer)
+    if len(words) < 4 or not answer_words or len(answer_words & words) * 2 < len(answer_words):
+        return False
+    norm_a = normalise_answer(answer)
+    return any(f" {norm_a} " in f" {normalise_answer(s)} " and len(words & _tokens(s)) / len(words) >= overlap
+               for s in _SENTENCE.split(path_text))
 
 
 def _supported(answer: str, text: str) -> bool:

@@ -1,0 +1,220 @@
+"""Judge calibration: probe the judge on pairs whose verdict is known by construction, before any
+figure rests on it. No human labels: the pairs come from the run's own benchmark (and graph)."""
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..config import CheckerConfig
+from .answers import AnswerChecker, other_golds
+from .judge import judge_answer
+from .text import normalise_answer, numbers, token_f1
+
+if TYPE_CHECKING:
+    from ..benchmark import Item
+    from ..models.base import ChatModel
+
+# Restatements: the answer inside a sentence, as a model would write it.
+_SAYINGS = ("{}.", "It is {}.", "The answer is {}, as far as I know.", "Based on the information, {}.",
+            "I believe the answer is {}.", "{}: that is what the sources indicate.")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One calibration probe: the judge must accept it (`accept`) or reject it."""
+
+    question: str
+    gold: str
+    answer: str
+    accept: bool
+    kind: str
+    """`restated` or `alias` (accept); `other_gold`, `other_option`, `changed_number`, `near_miss` (reject)."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How the judge did on the pairs, and whether this run uses it."""
+
+    pairs: int
+    accuracy: float | None
+    fpr: float | None
+    """Wrong answers accepted, over the pairs that must be rejected."""
+    fnr: float | None
+    """Right answers rejected, over the pairs that must be accepted."""
+    intervals: dict[str, list[float]]
+    """95% Wilson intervals of accuracy, fpr, fnr."""
+    failures: int
+    """Pairs on which the judge gave no usable decision (counted as errors)."""
+    passed: bool
+    used: bool
+    policy: str
+    note: str
+    by_kind: dict[str, dict[str, int]]
+    errors: list[dict[str, Any]]
+    """Up to 10 pairs the judge got wrong, for the report."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
+                     near_miss: Callable[[str], str | None] | None = None) -> list[Pair]:
+    """`n` pairs, half to accept and half to reject, drawn with `seed` from the items' gold answers.
+
+    Free-text golds and multiple-choice gold option texts both serve; yes/no golds do not (the judge
+    never sees them: they are decided by rule). `near_miss(gold)` may name a similar but different
+    entity (from the graph) to use as a wrong answer.
+    """
+    rng = random.Random(seed)
+    pool = [i for i in items if _usable(i.answer)]
+    if len(pool) < 2:
+        return []
+    golds = list(dict.fromkeys(i.answer for i in pool))
+    accept, reject = [], []
+    for k in range(n):
+        item = rng.choice(pool)
+        saying = rng.choice(_SAYINGS)
+        if k % 2 == 0:
+            accept.append(_positive(item, saying, rng))
+        else:
+            wrong = _negative(item, golds, rng, near_miss)
+            if wrong is not None:
+                reject.append(Pair(item.question, item.answer, saying.format(wrong[0]), False, wrong[1]))
+    return [p for pair in zip(accept, reject) for p in pair]
+
+
+def _usable(gold: str) -> bool:
+    norm = normalise_answer(gold)
+    return bool(norm) and norm not in ("yes", "no", "maybe") and len(norm.split()) <= 12
+
+
+def _positive(item: Item, saying: str, rng: random.Random) -> Pair:
+    if item.aliases and rng.random() < 0.5:
+        return Pair(item.question, item.answer, saying.format(rng.choice(item.aliases)), True, "alias")
+    return Pair(item.question, item.answer, saying.format(item.answer), True, "restated")
+
+
+def _negative(item: Item, golds: list[str], rng: random.Random,
+              near_miss: Callable[[str], str | None] | None) -> tuple[str, str] | None:
+    """A wrong answer for `item` and its kind, trying the most telling kinds first."""
+    if numbers(item.answer) and rng.random() < 0.7:
+        return _changed_number(item.answer, rng), "changed_number"
+    if item.options:
+        others = [t for k, t in item.options.items() if k != item.answer_letter and _distinct(t, item.golds)]
+        if others:
+            return rng.choice(others), "other_option"
+    if near_miss is not None and rng.random() < 0.5:
+        similar = near_miss(item.answer)
+        if similar and _distinct(similar, item.golds):
+            return similar, "near_miss"
+    others = [g for g in golds if _distinct(g, item.golds)]
+    return (rng.choice(others), "other_gold") if others else None
+
+
+def _distinct(answer: str, golds: Sequence[str]) -> bool:
+    """Certainly another answer: shares no more than a third of its words with any gold."""
+    return all(token_f1(answer, g) < 0.34 for g in golds)
+
+
+def _changed_number(gold: str, rng: random.Random) -> str:
+    """The gold with its first number moved by 1-9 (years stay plausible years)."""
+    match = re.search(r"\d+(?:\.\d+)?", gold)
+    if match is None:  # a number written in words: add a numeral that certainly differs
+        return f"{gold} plus {rng.randint(2, 9)}"
+    value = float(match.group(0))
+    changed = value + rng.choice([-1, 1]) * rng.randint(1, 9)
+    if changed < 0 or changed == value:
+        changed = value + rng.randint(1, 9)
+    text = f"{changed:g}" if "." in match.group(0) else str(int(changed))
+    return gold[: match.start()] + text + gold[match.end():]
+
+
+async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items: Sequence[Item], seed: int = 0,
+                         near_miss: Callable[[str], str | None] | None = None) -> tuple[AnswerChecker, Calibration]:
+    """The run's answer checker, with the judge only if the policy (and its calibration) allows it."""
+    others = other_golds([g for item in items for g in item.golds])
+    if judge is None or settings.judge_policy == "off":
+        calibration = skipped(settings, "judge policy off: deterministic rules only")
+    else:
+        pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss)
+        calibration = (await calibrate(judge, pairs, settings) if pairs else
+                       skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
+    note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
+    return AnswerChecker(settings, judge if calibration.used else None, others, note), calibration
+
+
+async def calibrate(judge: ChatModel, pairs: Sequence[Pair], settings: CheckerConfig) -> Calibration:
+    """Ask the judge every pair (concurrently, within the model's limit) and decide whether to use it."""
+    verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer) for p in pairs))
+    return summarise(pairs, [(v.correct, v.method == "judge_failed", v.reason) for v in verdicts], settings)
+
+
+def summarise(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]],
+              settings: CheckerConfig) -> Calibration:
+    """Rates from (accepted, failed, reason) per pair; the policy decides `used`."""
+    pos = [(p, d) for p, d in zip(pairs, decisions) if p.accept]
+    neg = [(p, d) for p, d in zip(pairs, decisions) if not p.accept]
+    right = sum(1 for p, (acc, failed, _) in zip(pairs, decisions) if not failed and acc == p.accept)
+    fp = sum(1 for _, (acc, failed, _) in neg if acc and not failed)
+    fn = sum(1 for _, (acc, failed, _) in pos if not acc or failed)
+    accuracy, fpr, fnr = _ratio(right, len(pairs)), _ratio(fp, len(neg)), _ratio(fn, len(pos))
+    passed = (accuracy is not None and fpr is not None and accuracy >= settings.min_judge_accuracy
+              and fpr <= settings.max_judge_fpr)
+    used = settings.judge_policy == "trust" or (settings.judge_policy == "calibrated" and passed)
+    return Calibration(
+        pairs=len(pairs), accuracy=accuracy, fpr=fpr, fnr=fnr,
+        intervals={"accuracy": wilson(right, len(pairs)), "fpr": wilson(fp, len(neg)), "fnr": wilson(fn, len(pos))},
+        failures=sum(1 for _, failed, _ in decisions if failed), passed=passed, used=used,
+        policy=settings.judge_policy, note=_note(settings, passed, accuracy, fpr, len(pairs)),
+        by_kind=_by_kind(pairs, decisions),
+        errors=[{"kind": p.kind, "question": p.question, "gold": p.gold, "answer": p.answer, "accepted": acc,
+                 "reason": reason} for p, (acc, failed, reason) in zip(pairs, decisions)
+                if failed or acc != p.accept][:10])
+
+
+def skipped(settings: CheckerConfig, why: str) -> Calibration:
+    """No calibration ran (policy off, no judge needed, or no pairs could be built)."""
+    used = settings.judge_policy == "trust" and "no pairs" in why
+    return Calibration(0, None, None, None, {}, 0, False, used, settings.judge_policy, why, {}, [])
+
+
+def _note(settings: CheckerConfig, passed: bool, accuracy: float | None, fpr: float | None, n: int) -> str:
+    measured = f"accuracy {_pct(accuracy)}, false-positive rate {_pct(fpr)} on {n} pairs"
+    bar = f"needs accuracy >= {_pct(settings.min_judge_accuracy)} and false positives <= {_pct(settings.max_judge_fpr)}"
+    if passed:
+        return f"judge passed calibration ({measured})"
+    if settings.judge_policy == "trust":
+        return f"judge FAILED calibration ({measured}; {bar}) but is trusted (--judge-policy trust)"
+    return f"judge FAILED calibration ({measured}; {bar}): not used, undecided answers settled by token F1"
+
+
+def _by_kind(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for p, (acc, failed, _) in zip(pairs, decisions):
+        row = out.setdefault(p.kind, {"n": 0, "right": 0})
+        row["n"] += 1
+        row["right"] += int(not failed and acc == p.accept)
+    return out
+
+
+def _ratio(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
+    """95% Wilson score interval of k successes in n (good at small n and at rates near 0 or 1)."""
+    if n == 0:
+        return []
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]

@@ -1,0 +1,170 @@
+"""Multiple-choice answers: the option letter a free-form reply commits to, compared with the gold."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .text import ANSWER_PREFIX, normalise_answer
+from .verdict import Verdict, empty
+
+if TYPE_CHECKING:
+    from ..benchmark import Item
+
+# Words that may follow an option letter ("B because ...", "C is correct"); any other lowercase word
+# after a lone capital means it was the article "A" or pronoun "I", not an option.
+_CONNECTIVES = frozenset(
+    "because since as is was would will should could must seems appears and or but which given due that "
+    "here then so though although while whereas if also only alone too".split())
+_NEGATED_AFTER = re.compile(r"\s*(?:is|are|was|seems)?\s*(?:not\b|n't\b|wrong\b|incorrect\b|false\b)", re.I)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|rule out|exclude|eliminate)\s+$", re.I)
+# The letter as models write it: B, (B), [B], **B**, B), B., "B" (with decorations around it).
+_TOKEN = r"[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[\*\"'`]*"
+_JSON_KEYS = ("answer", "final_answer", "answer_letter", "letter", "choice", "option", "correct_option")
+
+# Tiers, strongest first: the first tier that names letters decides; two different letters in the
+# deciding tier are an ambiguous answer (None) rather than a guess.
+_TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
+    (re.compile(r"final\s+answer\s*(?:is|would\s+be|:|=|-)?\s*(?:option|choice|letter)?\s*:?" + _TOKEN,
+                re.I),),
+    (
+        re.compile(r"\b(?:answer|option|choice)\s*(?:is|would\s+be|should\s+be|will\s+be|=|:|-)\s*:?\s*"
+                   r"(?:option|choice|letter)?\s*:?" + _TOKEN, re.I),
+        re.compile(r"\b(?:I(?:\s+would|\s+will|'d|'ll)?\s+(?:choose|pick|select|go\s+with|say)"
+                   r"|I(?:'m|\s+am)\s+going\s+with|my\s+(?:answer|choice)\s+is)"
+                   r"\s*:?\s*(?:option|choice|letter)?\s*:?" + _TOKEN, re.I),
+        re.compile(r"(?:\b(?:option|choice|letter)\s+)?" + _TOKEN.replace("([A-Za-z])", r"\b([A-Za-z])\b")
+                   + r"\s+is\s+(?:the\s+)?(?:correct|right|best|most\s+likely)\b", re.I),
+        # a conclusion that ends its sentence: "It's B.", "..., so C."
+        re.compile(r"\b(?:it's|it\s+is|so|thus|therefore|hence)\s*,?" + _TOKEN + r"(?=[.!]?[ \t]*(?:\n|$))",
+                   re.I | re.M),
+    ),
+    (
+        re.compile(r"\b(?:option|choice)\s*" + _TOKEN, re.I),
+        re.compile(r"^[\s>#\-]*[\*\(\[]*\s*([A-Za-z])\s*[\*\)\]]*\s*(?=[).:,\-]|$)", re.M),
+        re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*"),  # uppercase only: "(a)", "(i)" enumerate in prose
+    ),
+)
+_BARE = re.compile(r"^[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[.:]?[\s\*\"'`]*$")
+
+
+def extract_letter(text: str, options: Mapping[str, str]) -> str | None:
+    """The option letter a free-form reply commits to, or None when there is none or it is ambiguous."""
+    return _extract(text, options)[0]
+
+
+def _extract(text: str, options: Mapping[str, str]) -> tuple[str | None, str]:
+    """(letter, "letter" | "option_text"), or (None, "") when the reply names no single option."""
+    letters = {k.upper(): k for k in options}
+    if not text or not text.strip():
+        return None, ""
+    from_json = _json_answer(text)
+    if from_json is not None:
+        return _extract(from_json, options)
+    bare = _BARE.match(text)
+    if bare and bare.group(1).upper() in letters:
+        return letters[bare.group(1).upper()], "letter"
+    by_text = _option_by_text(ANSWER_PREFIX.sub("", text), options, whole=True)
+    if by_text:
+        return by_text, "option_text"
+    for number, tier in enumerate(_TIERS):
+        weak = number == len(_TIERS) - 1
+        found = {letters[c] for c in _tier_letters(text, tier, weak) if c in letters}
+        if len(found) == 1:
+            return found.pop(), "letter"
+        if found:
+            return None, ""
+    by_prefix = _option_by_text(ANSWER_PREFIX.sub("", text), options, whole=False)
+    return (by_prefix, "option_text") if by_prefix else (None, "")
+
+
+def _tier_letters(text: str, patterns: tuple[re.Pattern[str], ...], weak: bool) -> list[str]:
+    found = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            group = next(i for i in range(1, pattern.groups + 1) if match.group(i))
+            letter = match.group(group)
+            if _standalone(text, match.start(group), match.end(group)) and not (
+                    weak and _negated(text, match.start(group), match.end())):
+                found.append(letter.upper())
+    return found
+
+
+def _standalone(text: str, start: int, end: int) -> bool:
+    """False for a letter inside a word ("Paris") or used as a word ("A cat", "the answer is a tumour")."""
+    if text[end:end + 1].isalnum() or (start > 0 and text[start - 1].isalnum()):
+        return False
+    if re.match(r"\s*[).:\]*]", text[end:]):
+        return True  # set off as a label: "b)", "B.", "**B**"
+    word = re.match(r"\s+([A-Za-z][\w'-]*)", text[end:])
+    if word is None or word.group(1).lower() in _CONNECTIVES:
+        return True
+    if text[start].islower():
+        return False
+    return not word.group(1)[0].islower()
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    """A passing mention that rules the option out ("option A is wrong", "not (B)")."""
+    return bool(_NEGATED_AFTER.match(text[end:]) or _NEGATED_BEFORE.search(text[:start]))
+
+
+def _json_answer(text: str) -> str | None:
+    """The answer field of a JSON object in the reply ({"answer": "B"}), if there is one."""
+    match = re.search(r"\{.*\}", text, re.S)
+    if not match:
+        return None
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    lowered = {str(k).lower(): v for k, v in data.items()}
+    for key in _JSON_KEYS:
+        if isinstance(lowered.get(key), (str, int)):
+            return str(lowered[key])
+    return None
+
+
+def _option_by_text(text: str, options: Mapping[str, str], *, whole: bool) -> str | None:
+    """The option whose text is the whole reply (`whole`) or its opening words; the longest wins.
+
+    An opening that is followed by another option's text ("Berlin or Paris") is a hedge, not a choice.
+    """
+    reply = normalise_answer(text)
+    if not reply:
+        return None
+    texts = {letter: normalise_answer(option) for letter, option in options.items()}
+    matches = sorted(((len(norm), letter) for letter, norm in texts.items()
+                      if norm and (reply == norm or not whole and reply.startswith(f"{norm} "))),
+                     reverse=True)
+    if not matches or (len(matches) > 1 and matches[0][0] == matches[1][0]):
+        return None  # no option, or two options with the same text
+    letter = matches[0][1]
+    rest = f" {reply[len(texts[letter]):]} "
+    if any(norm and f" {norm} " in rest for other, norm in texts.items() if other != letter):
+        return None
+    return letter
+
+
+def check_choice(answer_text: str, item: Item) -> Verdict:
+    """Compare the option a reply commits to with the item's gold letter."""
+    return check_options(answer_text, item.options or {}, item.answer_letter, item.answer)
+
+
+def check_options(answer_text: str, options: Mapping[str, str], answer_letter: str | None,
+                  gold: str) -> Verdict:
+    if not answer_text or not answer_text.strip():
+        return empty()
+    letter, how = _extract(answer_text, options)
+    if letter is None:
+        return Verdict(False, "no_letter", None, None, "no single option letter found in the answer")
+    if answer_letter is not None:
+        correct = letter.upper() == answer_letter.upper()
+        return Verdict(correct, how, letter, None, f"chose {letter}, gold {answer_letter}")
+    # A gold given only as text that matches no option exactly: compare the chosen option's text.
+    correct = normalise_answer(options[letter]) == normalise_answer(gold)
+    relation = "matches" if correct else "differs from"
+    return Verdict(correct, how, letter, None, f"chose {letter} ({relation} gold text)")

@@ -1,0 +1,43 @@
+"""`Verdict`: one right/wrong decision with how it was reached, so every figure can be traced back."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+METHODS = {
+    "letter": "the option letter the reply commits to",
+    "option_text": "the reply is an option's text",
+    "no_letter": "a choice reply naming no single option (wrong)",
+    "empty": "no answer (wrong)",
+    "exact": "the gold (or an alias) after normalisation, or contained in a short reply",
+    "f1": "token F1 with the gold at or above the threshold",
+    "yes_no": "the yes/no/maybe word the reply commits to",
+    "refusal": "the reply declines to answer (wrong, unless the gold says the information is missing)",
+    "number_mismatch": "the reply states numbers and none is the gold's (wrong)",
+    "other_answer": "the reply's only answer is another option's text or another item's gold (wrong)",
+    "judge": "the judge model, calibrated or trusted",
+    "judge_failed": "the judge gave no usable decision (wrong)",
+    "undecided": "no rule decided and no usable judge: settled by token F1 (wrong below the threshold)",
+}
+"""Every `Verdict.method`, with what it means (the report's legend)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    method: str
+    """How it was decided: a key of `METHODS`."""
+    extracted: str | None = None
+    """The letter or the normalised answer that was compared."""
+    score: float | None = None
+    """Token F1 against the gold answer, for free-text answers."""
+    reason: str = ""
+    """One short line."""
+
+
+def empty() -> Verdict:
+    return Verdict(False, "empty", None, None, "empty answer")
+
+
+def one_line(text: str, width: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"

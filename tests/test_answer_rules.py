@@ -1,0 +1,152 @@
+"""The deterministic rules of answer checking: each with a case it catches and a case it lets pass,
+the five misjudgments of the demo run, gold aliases, and the checks on generated questions."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from judgeagent.benchmark import load_benchmark
+from judgeagent.config import CheckerConfig
+from judgeagent.grading.answers import AnswerChecker, check_free_text, is_refusal, numbers, question_type
+from judgeagent.interview.checks import answer_in_question, copied_sentence, rejection
+from judgeagent.interview.prompts import GeneratedQuestion
+
+
+def decide(reply, gold, question="", others=()):
+    return check_free_text(reply, gold, question=question, others=others)
+
+
+# --- numbers --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("1,200 people", {1200.0}), ("twelve hundred", {12.0, 1200.0}), ("1.2 million", {1.2, 1.2e6}),
+    ("the 3rd flight", {3.0}), ("twenty-one", {21.0}), ("a third of them", {3.0}), ("no numbers", set()),
+])
+def test_numbers_are_read_in_every_notation(text, expected):
+    assert numbers(text) == expected
+
+
+def test_number_mismatch_catches_a_different_number():
+    v = decide("The mission ended in 2018.", "2016", "In which year did the mission end?")
+    assert (v.correct, v.method) == (False, "number_mismatch") and "2018" in v.reason
+
+
+def test_number_mismatch_passes_the_same_number_in_other_notation():
+    v = decide("It made sixty-seven more flights.", "67")
+    assert v is None or v.correct
+    assert decide("3", "three").correct
+    assert decide("It was 1,200.", "1200").correct
+    assert decide("About 1,200,000 people.", "1.2 million") is None  # same number: left to the judge
+
+
+def test_refusal_is_wrong_unless_the_gold_refuses():
+    assert (decide("I don't know.", "Carl Sagan").method, decide("I don't know.", "Carl Sagan").correct) == \
+        ("refusal", False)
+    v = decide("The text does not say.", "Insufficient information.")
+    assert (v.correct, v.method) == (True, "refusal")
+
+
+def test_refusal_passes_a_reply_that_commits_after_hedging():
+    assert not is_refusal("I'm not sure, but I think it was Carl Sagan.")
+    v = decide("I'm not sure, but I think it was Carl Sagan.", "Carl Sagan")
+    assert v is None or v.correct  # not refused by rule: the judge reads it
+
+
+def test_other_answer_catches_another_items_gold():
+    v = decide("Frank Drake", "Carl Sagan", others={"frank drake", "carl sagan"})
+    assert (v.correct, v.method) == (False, "other_answer")
+    v = decide("It was Frank Drake.", "Carl Sagan", others={"frank drake"})
+    assert (v.correct, v.method) == (False, "other_answer")
+
+
+def test_other_answer_passes_a_reply_that_also_names_the_gold():
+    v = decide("Carl Sagan, with Frank Drake's help", "Carl Sagan", others={"frank drake"})
+    assert v is None or v.correct
+
+
+def test_hedges_and_negations_are_never_accepted_by_rule():
+    for reply in ("Either Carl Sagan or Frank Drake.", "Not Carl Sagan.", "It was not Carl Sagan."):
+        v = decide(reply, "Carl Sagan")
+        assert v is None or not v.correct, reply
+
+
+def test_a_gold_in_the_question_is_not_found_by_containment():
+    # "the planet orbiting Saturn": a reply restating the question contains the gold
+    v = decide("The planet orbiting Saturn is Earth.", "Saturn", "What is the name of the planet orbiting Saturn?")
+    assert v is None or not v.correct
+
+
+def test_first_sentence_states_the_gold_but_an_enumeration_does_not():
+    assert decide("Neil Armstrong was the commander. He later taught engineering in Ohio.", "Neil Armstrong",
+                  "Who commanded the first crewed landing?").correct
+    assert decide("Google, Microsoft, Amazon and Meta all did something similar.", "Google") is None
+
+
+def test_the_five_demo_misjudgments_are_not_correct():
+    items = {i.question: i for i in load_benchmark("corpora/demo/questions.jsonl").items}
+    cases = [("2016", "The mission ended in 2018."),
+             ("Carl Sagan", "The Voyager Golden Record carries sounds and images of life on Earth."),
+             ("67", "The answer is 10."),
+             ("67P/Churyumov-Gerasimenko", "Comet 6710 Chiron")]
+    others = {g for i in items.values() for g in i.golds}
+    checker = AnswerChecker(CheckerConfig(), judge=None, others=frozenset(o.lower() for o in others))
+    for gold, reply in cases:
+        question = next((q for q, i in items.items() if i.answer == gold), "Q?")
+        v = asyncio.run(checker.check(question, gold, reply))
+        assert not v.correct, (gold, reply, v)
+    # the fifth: an extension question that holds its own answer is refused before it is asked
+    assert answer_in_question("What is the name of the planet orbiting Saturn?", "Saturn")
+
+
+def test_undecided_without_a_judge_says_so():
+    v = asyncio.run(AnswerChecker(judge_note="the judge failed calibration").check(
+        "Which bank?", "The Federal Reserve", "The central bank of the United States"))
+    assert (v.correct, v.method) == (False, "undecided") and "failed calibration" in v.reason
+
+
+def test_aliases_from_the_benchmark_are_accepted(tmp_path):
+    path = tmp_path / "b.jsonl"
+    rows = [{"qid": "1", "question": "Which US central bank sets rates?", "answer": ["Federal Reserve", "the Fed"]},
+            {"qid": "2", "question": "Who wrote it?", "answer": "Carl Sagan", "aliases": "Sagan; C. Sagan"},
+            {"qid": "3", "question": "Which agency?", "answer": "NASA", "answers": ["NASA", "National Aeronautics "
+                                                                                  "and Space Administration"]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    a, b, c = load_benchmark(path).items
+    assert a.golds == ("Federal Reserve", "the Fed") and b.aliases == ("Sagan", "C. Sagan")
+    assert c.golds == ("NASA", "National Aeronautics and Space Administration")
+    assert decide("The Fed.", a.golds).correct and decide("Sagan", b.golds).correct
+    assert decide("National Aeronautics and Space Administration", c.golds).correct
+
+
+@pytest.mark.parametrize("gold, kind", [("yes", "yes_no"), ("1969", "date"), ("12 March 2004", "date"),
+                                        ("67", "number"), ("Neil Armstrong", "entity"),
+                                        ("Too little sunlight far from the Sun to power the craft", "description")])
+def test_question_type_from_the_gold(gold, kind):
+    assert question_type([gold]) == kind
+
+
+# --- checks on generated questions ------------------------------------------------------------------
+
+PATH = ("Voyager 2 was launched in 1977 on a Titan IIIE rocket from Cape Canaveral. "
+        "It reached Neptune in 1989 and found six new moons.")
+
+
+def test_answer_in_question_catches_and_passes():
+    assert answer_in_question("What is the name of the planet orbiting Saturn?", "Saturn")
+    assert not answer_in_question("Which planet did Voyager 2 reach in 1989?", "Neptune")
+
+
+def test_copied_sentence_catches_and_passes():
+    assert copied_sentence("Voyager 2 was launched in 1977 on a Titan rocket from Cape Canaveral: which rocket?",
+                           "Titan IIIE", PATH)
+    assert not copied_sentence("Which rocket carried Voyager 2 into space?", "Titan IIIE", PATH)
+
+
+def test_rejection_names_the_new_reasons():
+    leak = GeneratedQuestion(question="Which planet, Neptune or Uranus, did Voyager 2 reach in 1989?",
+                             answer="Neptune")
+    assert rejection(leak, PATH, [], []) == "answer appears in the question"
+    fine = GeneratedQuestion(question="Which planet did Voyager 2 reach in 1989?", answer="Neptune")
+    assert rejection(fine, PATH, [], []) is None
