@@ -10,6 +10,9 @@ from .config import ChunkConfig
 from .corpus import Document
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
+# Characters per spaCy call: spaCy refuses texts over 1,000,000 (E088), and smaller pieces keep memory flat.
+_WINDOW = 100_000
 
 
 @dataclass(frozen=True)
@@ -57,17 +60,39 @@ def iter_chunks(
 
 
 def _sentences(text: str) -> list[_Sentence]:
-    paragraphs = _paragraphs(text)
+    pieces = [(offset, piece, k == 0) for start, para in _paragraphs(text)
+              for k, (offset, piece) in enumerate(_windows(start, para))]
     nlp = _sentencizer()
     sentences: list[_Sentence] = []
-    for (offset, para), parsed in zip(paragraphs, nlp.pipe(p for _, p in paragraphs)):
+    for (offset, _, opens), parsed in zip(pieces, nlp.pipe(p for _, p, _ in pieces)):
         for i, sent in enumerate(parsed.sents):
             words = sum(1 for tok in sent if not tok.is_punct and not tok.is_space)
             if words == 0 and sentences:
                 continue
             start = offset + sent.start_char
-            sentences.append(_Sentence(start, offset + sent.end_char, words, i == 0))
+            sentences.append(_Sentence(start, offset + sent.end_char, words, opens and i == 0))
     return sentences
+
+
+def _windows(offset: int, text: str) -> Iterator[tuple[int, str]]:
+    """`text` in pieces of at most `_WINDOW` characters, with their offsets."""
+    start = 0
+    while len(text) - start > _WINDOW:
+        cut = _cut(text, start, start + _WINDOW)
+        yield offset + start, text[start:cut]
+        start = cut
+    yield offset + start, text[start:]
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to end a piece: after its last sentence end, so that no sentence is split; in a text with
+    none, at its last space (a sentence of 100,000 characters is no sentence)."""
+    window = text[start:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(window)]
+    if ends:
+        return start + ends[-1]
+    space = max(window.rfind(" "), window.rfind("\n"))
+    return start + space + 1 if space > 0 else limit
 
 
 def _paragraphs(text: str) -> list[tuple[int, str]]:

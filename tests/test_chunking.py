@@ -46,3 +46,23 @@ def test_short_tail_is_merged_and_long_sentence_kept_whole():
     assert any(c.n_words >= 80 for c in chunks)
     assert chunks[-1].text.endswith("Tiny end.")
     assert all(c.n_words >= 5 for c in chunks)
+
+
+def test_a_document_over_spacys_length_limit_is_chunked_without_splitting_a_sentence():
+    # 1.2 MB in one paragraph: spaCy refuses texts over 1,000,000 characters (E088).
+    sentences = [f"Report {i} says that river {i % 7} floods the valley of town {i % 13} in spring."
+                 for i in range(17_500)]
+    text = " ".join(sentences)
+    assert len(text) > 1_200_000 and "\n" not in text
+    chunks = chunk_documents([Document("big", "", text)], ChunkConfig(max_words=150))
+    assert " ".join(c.text for c in chunks) == text  # every sentence, in order, each in one chunk
+    assert all(c.text.startswith("Report ") and c.text.endswith(" in spring.") for c in chunks)
+    assert max(c.n_words for c in chunks) <= 150
+
+
+def test_a_long_text_without_sentence_ends_is_chunked_whole():
+    words = "the river floods the valley of the town in spring and the people move north".split()
+    text = " ".join(words[i % len(words)] for i in range(250_000))  # 1.2 MB, not one full stop
+    assert len(text) > 1_200_000
+    chunks = chunk_documents([Document("flat", "", text)])
+    assert " ".join(c.text for c in chunks) == text

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,8 +67,10 @@ def _bad_inputs(tmp_path):
         "no text": ("notext.jsonl", '{"doc_id": "a", "text": ""}\n', "has no text"),
         "unknown model": ("ok.jsonl", good, "unknown embedding model 'no-such/model-xyz'"),
         "bad option": ("ok2.jsonl", good, "--index must be auto, flat or hnsw"),
+        "missing model folder": ("ok3.jsonl", good, "embedding model folder /nonexistent/model not found"),
     }
-    extra = {"unknown model": ["--embedding-model", "no-such/model-xyz"], "bad option": ["--index", "fancy"]}
+    extra = {"unknown model": ["--embedding-model", "no-such/model-xyz"], "bad option": ["--index", "fancy"],
+             "missing model folder": ["--embedding-model", "/nonexistent/model"]}
     for name, (file, content, message) in cases.items():
         path = file if not isinstance(file, str) else tmp_path / file
         if isinstance(file, str):
@@ -75,7 +78,7 @@ def _bad_inputs(tmp_path):
         yield pytest.param(path, extra.get(name, []), message, id=name)
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(9))
 def test_bad_input_one_line_error_no_graph(case, tmp_path, capsys):
     corpus, extra, message = list(_bad_inputs(tmp_path))[case].values
     out = tmp_path / "graphs" / "g"
@@ -106,3 +109,24 @@ def test_help_is_fast_and_does_not_load_models():
             "print(sorted(m for m in ('torch', 'spacy', 'faiss', 'sentence_transformers') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.stdout.strip().endswith("[]"), result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("where", ["under a file", "in /proc"])
+def test_unwritable_output_is_refused_before_any_work(where, tmp_path, capsys):
+    if where == "under a file":
+        (tmp_path / "notes.txt").write_text("mine\n")
+        out, refused = tmp_path / "notes.txt" / "graph", tmp_path / "notes.txt"
+    else:  # not writable even for root
+        out, refused = Path("/proc/judgeagent-test/graph"), Path("/proc")
+    corpus = tmp_path / "bad.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "NASA."}\n{oops\n')  # reading it would fail: it is never read
+    code, _, stderr = run(["build-graph", corpus, "--out", out, "-q"], capsys)
+    expected = f"error: cannot write the graph to {out}: {refused} is not a writable folder; choose another --out"
+    assert code == 1 and stderr.strip().splitlines() == [expected], stderr
+    assert where != "under a file" or (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+def test_an_empty_question_is_refused(built, capsys):
+    code, stdout, stderr = run(["sample-path", built, "--question", "Which rocket?", "--question", " "], capsys)
+    assert code == 1 and stdout == ""
+    assert stderr.strip() == "error: question 2 is empty: give each --question some text"

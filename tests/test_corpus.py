@@ -99,3 +99,13 @@ def test_demo_benchmark_matches_its_corpus():
         assert q["difficulty"] in ("easy", "medium", "hard", None)
         if q["options"]:
             assert q["options"][q["answer_letter"]] == q["answer"]
+
+
+def test_a_parquet_file_without_the_text_column_names_the_column(tmp_path):
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"doc_id": ["p1"], "body": ["Parquet body."]}), path)
+    with pytest.raises(JudgeAgentError, match=r"d\.parquet has no column 'text' \(columns: doc_id, body\); "
+                                              r"map yours with --field text=NAME"):
+        read_corpus(path)
+    with pytest.raises(JudgeAgentError, match=r"no column 'id'"):
+        read_corpus(path, FieldMap(doc_id="id"))

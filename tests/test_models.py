@@ -238,3 +238,36 @@ def test_no_key_in_cache_files_logs_or_descriptions(tmp_path, monkeypatch, caplo
         if file.is_file():
             assert SECRET.encode() not in file.read_bytes(), file
     assert SECRET not in caplog.text
+
+
+def test_ping_an_unregistered_name_at_a_base_url(tmp_path, monkeypatch, capsys):
+    from judgeagent.cli import main
+
+    monkeypatch.chdir(tmp_path)  # no judgeagent.toml anywhere: the name is known only by --base-url
+    monkeypatch.delenv("JUDGEAGENT_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with FakeServer() as server:
+        code = main(["ping", "my-model", "--base-url", server.base_url, "--no-cache"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert f"model my-model (my-model at {server.base_url})" in out and "reply: echo: Reply with one word" in out
+        assert [b["model"] for b in server.bodies] == ["my-model"]
+
+
+def test_roles_that_default_to_the_target_use_its_base_url():
+    from judgeagent.models import open_models
+
+    with FakeServer() as server:
+        async def judged():
+            with open_models("my-model", registry=Registry({}), base_url=server.base_url, cache=False) as models:
+                try:
+                    return await models.judge.complete([{"role": "user", "content": "is it?"}], schema=Verdict)
+                finally:
+                    await models.aclose()
+
+        assert asyncio.run(judged()).parsed is not None
+        assert server.bodies[-1]["model"] == "my-model"
+    # a registered name given --base-url is served there by every role that names it
+    registry = Registry({"qwen": ModelSpec(name="qwen", base_url="https://elsewhere/v1", model="qwen-plus")})
+    with open_models("qwen", registry=registry, base_url="http://127.0.0.1:5/v1", cache=False) as models:
+        assert {s.base_url for s in models.specs.values()} == {"http://127.0.0.1:5/v1"}

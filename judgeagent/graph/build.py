@@ -9,7 +9,7 @@ from .. import __version__
 from ..chunking import iter_chunks
 from ..config import GraphConfig
 from ..corpus import Corpus, read_corpus
-from ..embedding import Encoder, build_index
+from ..embedding import Encoder, build_index, check_model
 from ..entities import EntityExtractor, SpacyExtractor
 from ..llm_entities import open_llm_extractor
 from ..progress import Progress, Timings
@@ -35,6 +35,7 @@ def build_graph(
     out_path = Path(out) if out is not None else None
     if out_path is not None:
         check_writable(out_path, overwrite)  # refuse before an hour of work, not after
+    check_model(config.embedding_model)
     with contextlib.ExitStack() as stack:
         timings = Timings()
         with timings.timed(progress, "reading"):

@@ -63,10 +63,9 @@ class PathSampler:
 
     def sample(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0, candidates: int = 5,
                kinds: tuple[LinkKind, ...] = ("chunk", "document")) -> KnowledgePath:
-        if isinstance(questions, str):
-            questions = [questions]
-        if not questions or hops < 1:
-            raise JudgeAgentError("sampling a path needs at least one question and hops >= 1")
+        questions = check_questions(questions)
+        if hops < 1:
+            raise JudgeAgentError("sampling a path needs hops >= 1")
         # Single-threaded BLAS: these products are small, and OpenBLAS threads spinning after one
         # steal the cores the encoder's threads need next (measured: median 110 -> 45 ms per path).
         with self._threads.limit(limits=1, user_api="blas"):
@@ -155,8 +154,20 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     return order[:k]
 
 
+def check_questions(questions: str | Sequence[str]) -> list[str]:
+    """At least one question, none blank: an empty seed samples from nothing the user asked."""
+    questions = [questions] if isinstance(questions, str) else list(questions)
+    if not questions:
+        raise JudgeAgentError("sampling a path needs at least one question")
+    blank = next((n for n, q in enumerate(questions, start=1) if not q.strip()), None)
+    if blank is not None:
+        raise JudgeAgentError(f"question {blank} is empty: give each --question some text")
+    return questions
+
+
 def sample_path(graph: ContextGraph, questions: str | Sequence[str], hops: int = 3, seed: int = 0) -> KnowledgePath:
     """One knowledge path (Algorithm 4). Loads the graph's extractor and encoder on first use."""
+    check_questions(questions)  # before the models load
     sampler = graph.__dict__.get("_sampler")
     if sampler is None:
         sampler = graph.__dict__["_sampler"] = PathSampler(graph)

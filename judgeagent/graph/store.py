@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,30 @@ INDEXES = {"entity_index": "entities.faiss", "chunk_index": "chunks.faiss"}
 
 
 def check_writable(out: Path, overwrite: bool) -> None:
-    """Refuse an existing output folder unless `overwrite`, and never overwrite something not a graph."""
+    """Refuse an output that cannot be written, an existing one unless `overwrite`, and never overwrite
+    something not a graph."""
+    _check_parent(out)
     if not out.exists():
         return
     if not overwrite:
         raise JudgeAgentError(f"output folder {out} already exists (use --overwrite to replace it)")
     if not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file()):
         raise JudgeAgentError(f"refusing to overwrite {out}: it is not a judgeagent graph")
+
+
+def _check_parent(out: Path) -> None:
+    """The nearest existing folder above `out` must take new files (`save_graph` makes the rest)."""
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        if not parent.is_dir():
+            raise NotADirectoryError(parent)
+        with tempfile.TemporaryFile(dir=parent):  # a real try: os.access says yes to root, even in /proc
+            pass
+    except OSError:
+        raise JudgeAgentError(f"cannot write the graph to {out}: {parent} is not a writable folder; "
+                              "choose another --out") from None
 
 
 def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False) -> Path:

@@ -29,7 +29,7 @@ def run_evaluate(args: dict[str, Any]) -> None:
     benchmark = _benchmark(args, graph)
     registry = load_registry(args["config"])
     if args["base_url"]:
-        registry.models[args["target"]] = registry.resolve(args["target"], args["base_url"])
+        registry = registry.with_endpoint(args["target"], args["base_url"])
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in _REQUEST}
     with _progress(args["quiet"], len(benchmark.items)) as on_record:
         result = evaluate(benchmark, graph, args["target"], interviewer=args["interviewer"], judge=args["judge"],

@@ -54,14 +54,17 @@ def open_models(
 ) -> Iterator[Models]:
     """Resolve names, start the embedded server if a role needs it, and wire cache and accounting.
 
-    `base_url` applies to the target (an ad-hoc endpoint). The interviewer defaults to the target's
-    model only when nothing else is configured; the judge defaults to the interviewer. `journal` is a
-    run's own call log, always on whatever `cache` says: a resumed run repeats no finished call.
+    `base_url` serves the target's name (an ad-hoc endpoint), for every role that names it. The
+    interviewer defaults to the target's model only when nothing else is configured; the judge defaults
+    to the interviewer. `journal` is a run's own call log, always on whatever `cache` says: a resumed
+    run repeats no finished call.
     """
     registry = registry or load_registry()
+    if base_url:
+        registry = registry.with_endpoint(target, base_url)
     interviewer = interviewer or target
     names = {"target": target, "interviewer": interviewer, "judge": judge or interviewer}
-    specs = {role: registry.resolve(name, base_url if role == "target" else None) for role, name in names.items()}
+    specs = {role: registry.resolve(name) for role, name in names.items()}
     for spec in specs.values():
         spec.api_key()  # a missing key fails now, not an hour into the run
     ledger = UsageLedger()

@@ -89,6 +89,11 @@ class Registry:
     def names(self) -> list[str]:
         return sorted({LOCAL, *self.models})
 
+    def with_endpoint(self, name: str, base_url: str) -> Registry:
+        """This registry with `name` served at `base_url` (--base-url), so that every role naming it
+        (the interviewer and judge default to the target) reaches the same endpoint."""
+        return Registry({**self.models, name: self.resolve(name, base_url)}, self.source)
+
     def resolve(self, name: str, base_url: str | None = None) -> ModelSpec:
         if name in self.models:
             spec = self.models[name]
