@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .errors import JudgeAgentError
+from .limits import MAX_BATCH_SIZE, MAX_CHUNK_WORDS, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 
 app = typer.Typer(
     name="judgeagent", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -58,7 +59,8 @@ def build_graph_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output graph folder, e.g. graphs/NAME.")],
     overwrite: Annotated[bool, typer.Option(help="Replace an existing graph at --out.")] = False,
     field: Annotated[list[str], typer.Option(help="Map a field to another column: doc_id=id, text=body ...")] = [],
-    chunk_words: Annotated[int, typer.Option(help="Target maximum words per chunk (sentences are never split).")] = 150,
+    chunk_words: Annotated[int, typer.Option(min=10, max=MAX_CHUNK_WORDS, help="Target maximum words per "
+                                             "chunk (sentences are never split).")] = 150,
     embedding_model: Annotated[str, typer.Option(help="sentence-transformers model name or folder.")] = "all-MiniLM-L6-v2",
     index: Annotated[str, typer.Option(help="FAISS index: auto (exact when small), flat or hnsw.")] = "auto",
     no_noun_chunks: Annotated[bool, typer.Option("--no-noun-chunks", help="Named entities only.")] = False,
@@ -112,7 +114,7 @@ def build_graph_cmd(
 @app.command("graph-info")
 def graph_info_cmd(
     graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
-    top: Annotated[int, typer.Option(help="How many top entities to list.")] = 15,
+    top: Annotated[int, typer.Option(min=1, help="How many top entities to list (at most all).")] = 15,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Counts, degree distribution and top entities of a stored graph."""
@@ -127,8 +129,8 @@ def graph_info_cmd(
 def sample_path_cmd(
     graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
     question: Annotated[list[str], typer.Option("--question", "-q", help="A question (repeat for a batch).")],
-    hops: Annotated[int, typer.Option(min=1, help="Entities on the path (H).")] = 3,
-    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same path.")] = 0,
+    hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="Entities on the path (H).")] = 3,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed gives the same path.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Sample a knowledge path for a batch of questions (Algorithm 4) and print its entities and chunks."""
@@ -207,11 +209,11 @@ def evaluate_cmd(
     field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt ...")] = [],
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
     sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="N_B: base questions per batch.")] = 5,
-    rounds: Annotated[int, typer.Option(min=0, help="RND_e: extension rounds per batch.")] = 3,
-    hops: Annotated[int, typer.Option(min=1, help="H: entities per knowledge path.")] = 3,
-    questions_per_round: Annotated[int, typer.Option(min=1)] = 1,
-    seed: Annotated[int, typer.Option(help="Seed for sampling items and paths.")] = 0,
+    batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="N_B: questions per batch.")] = 5,
+    rounds: Annotated[int, typer.Option(min=0, max=MAX_ROUNDS, help="RND_e: extension rounds a batch.")] = 3,
+    hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="H: entities per knowledge path.")] = 3,
+    questions_per_round: Annotated[int, typer.Option(min=1, max=MAX_QUESTIONS_PER_ROUND)] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for sampling items and paths.")] = 0,
     no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
     fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
     no_extension: Annotated[bool, typer.Option("--no-extension", help="Ablation: grading and feedback only.")] = False,

@@ -5,6 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .limits import MAX_BATCH_SIZE, MAX_CHUNK_WORDS, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
+
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 # Labels spaCy gives to numbers and dates: as graph nodes they become hubs ("2023", "monday") that link
 # unrelated chunks, so they are not entities by default.
@@ -27,7 +29,7 @@ class FieldMap(Frozen):
 class ChunkConfig(Frozen):
     """Sentence-aligned chunking: sentences are packed into chunks, never split."""
 
-    max_words: int = Field(150, ge=10)
+    max_words: int = Field(150, ge=10, le=MAX_CHUNK_WORDS)
     """A chunk grows sentence by sentence up to this many words (a longer single sentence stays whole)."""
     min_words: int = Field(40, ge=0)
     """A chunk shorter than this is merged into its neighbour (the next one, or the previous at the end)."""
@@ -97,14 +99,15 @@ class CheckerConfig(Frozen):
 class EvalConfig(Frozen):
     """Knobs of `evaluate` (Algorithm 1). Everything here is part of the run's identity."""
 
-    batch_size: int = Field(5, ge=1)
+    batch_size: int = Field(5, ge=1, le=MAX_BATCH_SIZE)
     """N_B: base questions per batch."""
-    rounds: int = Field(3, ge=0)
+    rounds: int = Field(3, ge=0, le=MAX_ROUNDS)
     """RND_e: extension rounds per batch."""
-    hops: int = Field(3, ge=1)
+    hops: int = Field(3, ge=1, le=MAX_HOPS)
     """H: entities per knowledge path."""
-    questions_per_round: int = Field(1, ge=1)
-    seed: int = 0
+    questions_per_round: int = Field(1, ge=1, le=MAX_QUESTIONS_PER_ROUND)
+    seed: int = Field(0, ge=0)
+    """numpy's generators take no negative seed."""
     graph: bool = True
     """False: the `--no-graph` ablation, chunks drawn at random from the whole knowledge base."""
     fixed_difficulty: Literal["easy", "medium", "hard"] | None = None

@@ -130,3 +130,18 @@ def test_an_empty_question_is_refused(built, capsys):
     code, stdout, stderr = run(["sample-path", built, "--question", "Which rocket?", "--question", " "], capsys)
     assert code == 1 and stdout == ""
     assert stderr.strip() == "error: question 2 is empty: give each --question some text"
+
+
+@pytest.mark.parametrize("args", [
+    ["build-graph", "c.jsonl", "--out", "g", "--chunk-words", "100000"],
+    ["sample-path", "g", "--question", "Q?", "--hops", "1000000"],
+    ["sample-path", "g", "--question", "Q?", "--seed", "-1"],
+    ["evaluate", "--target", "t", "--benchmark", "b.jsonl", "--batch-size", "100000"],
+    ["evaluate", "--target", "t", "--benchmark", "b.jsonl", "--rounds", "1000"],
+    ["evaluate", "--target", "t", "--benchmark", "b.jsonl", "--hops", "1000"],
+    ["evaluate", "--target", "t", "--benchmark", "b.jsonl", "--questions-per-round", "1000"],
+    ["graph-info", "g", "--top", "0"],
+])
+def test_numbers_out_of_range_are_usage_errors(args, tmp_path, capsys):
+    code, _, stderr = run(args, capsys)
+    assert code == 2 and "Invalid value for '--" in stderr, stderr
