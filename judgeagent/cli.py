@@ -226,6 +226,11 @@ def evaluate_cmd(
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
     holdout: Annotated[float, typer.Option(min=0, max=0.5, help="Share of each batch kept out of the feedback "
                                            "prompt, validated separately.")] = 0.0,
+    judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
+                                              "passes; trust: use it anyway; off: rules only.")] = "calibrated",
+    easy_generator: Annotated[str, typer.Option(help="Easy-tier questions: cloze (no model, exact) or llm.")] = "cloze",
+    no_self_check: Annotated[bool, typer.Option("--no-self-check", help="Skip the interviewer answering its own "
+                                                "medium and hard questions before they are asked.")] = False,
     validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:

@@ -50,8 +50,11 @@ class Script:
             return self._questions(prompt)
         if "how a model answered a series of questions" in prompt:
             return self._feedback(request["messages"][0]["content"])
+        if prompt.startswith("Answer the question"):  # the self-check: it knows its own golds
+            asked = request["messages"][-1]["content"].split("Question: ", 1)[-1].split("\n")[0].strip()
+            return self.golds.get(asked, "I do not know.")
         if "means the same as" in prompt.lower() or "correct" in json.dumps(request.get("response_format", {})):
-            return self._judge(prompt)
+            return self._judge(request)
         return "{}"
 
     def _questions(self, prompt: str) -> str:
@@ -78,8 +81,13 @@ class Script:
         return json.dumps({"flaws_knowledge": "gaps", "flaws_capability": "rushes", "comprehensive_performance": "fair",
                            "suggestions": suggestion})
 
-    def _judge(self, prompt: str) -> str:
-        return json.dumps({"correct": False, "reason": "scripted judge: different answer"})
+    def _judge(self, request: dict[str, Any]) -> str:
+        """A sound scripted judge: correct when the candidate contains the reference."""
+        user = request["messages"][-1]["content"]
+        reference = user.split("Reference answer: ", 1)[-1].split("\n")[0].split(" (also acceptable")[0]
+        candidate = user.split("Candidate answer: ", 1)[-1].split("\n\n")[0]
+        same = reference.strip().lower() in candidate.lower()
+        return json.dumps({"reasoning": f"scripted judge: {'same' if same else 'different'} answer", "correct": same})
 
 
 class Roles:

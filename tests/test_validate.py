@@ -126,3 +126,32 @@ def test_bad_run_folders(tmp_path, capsys):
         (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 1,
                                                           "status": "finished"}))
         compare_runs([folder])
+
+
+class Scrambler(Script):
+    """A target whose answers are the gold's words reversed plus two more: token F1 between 0.5 and 0.8."""
+
+    def target(self, request):
+        question = request["messages"][-1]["content"].split("Question: ", 1)[-1].split("\n")[0].strip()
+        gold = self.golds.get(question, "nothing at all")
+        return " ".join(reversed(gold.split())) + " perhaps maybe"
+
+
+def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
+    from judgeagent.config import CheckerConfig
+
+    script = Scrambler()
+    bench = load_benchmark(MHR, limit=5)
+    for item in bench.items:
+        script.golds[item.question] = item.answer
+    config = EvalConfig(rounds=0, checker=CheckerConfig(f1_threshold=0.6, judge_policy="off"))
+    with Roles(script) as roles:
+        result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+                          registry=roles.registry(), cache=False)
+        validate(result.folder, registry=roles.registry(), cache=False)
+    manifest = json.loads((result.folder / "manifest.json").read_text())
+    assert manifest["config"]["checker"]["f1_threshold"] == 0.6
+    records = {r["qid"]: r for r in map(json.loads, (result.folder / "records.jsonl").read_text().splitlines())}
+    rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
+    assert any(r["verdict"]["method"] == "f1" and r["correct"] for r in records.values())
+    assert all(row["before"] == records[row["qid"]]["correct"] for row in rows)  # same answer, same verdict

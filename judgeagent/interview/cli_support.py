@@ -11,7 +11,8 @@ from ..errors import JudgeAgentError
 # Options that define a run; --resume takes them from the run's manifest.
 _REQUEST = ("target", "benchmark", "field", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
             "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty",
-            "no_extension", "passages", "max_passage_words", "holdout")
+            "no_extension", "passages", "max_passage_words", "holdout", "judge_policy", "easy_generator",
+            "no_self_check")
 
 
 def run_evaluate(args: dict[str, Any]) -> None:
@@ -34,7 +35,8 @@ def run_evaluate(args: dict[str, Any]) -> None:
     with _progress(args["quiet"], len(benchmark.items)) as on_record:
         result = evaluate(benchmark, graph, args["target"], interviewer=args["interviewer"], judge=args["judge"],
                           config=config, run_dir=args["run_dir"], registry=registry, cache_dir=args["cache_dir"],
-                          cache=not args["no_cache"], progress=on_record, request=request)
+                          cache=not args["no_cache"], progress=on_record, request=request,
+                          notify=lambda line: typer.echo(line, err=True))
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
     typer.echo(render_summary(result.summary, str(result.folder), result.usage))
@@ -58,10 +60,18 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
     level = args["fixed_difficulty"]
     if level not in (None, "easy", "medium", "hard"):
         raise JudgeAgentError(f"--fixed-difficulty must be easy, medium or hard; got {level!r}")
+    choices = {"judge_policy": ("calibrated", "trust", "off"), "easy_generator": ("cloze", "llm")}
+    for name, allowed in choices.items():
+        if args[name] not in allowed:
+            raise JudgeAgentError(f"--{name.replace('_', '-')} must be {', '.join(allowed)}; got {args[name]!r}")
+    from ..config import CheckerConfig
+
     return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
                questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
                fixed_difficulty=level, extension=not args["no_extension"],
-               max_passage_words=args["max_passage_words"], holdout=args["holdout"])
+               max_passage_words=args["max_passage_words"], holdout=args["holdout"],
+               checker=CheckerConfig(judge_policy=args["judge_policy"]), easy_generator=args["easy_generator"],
+               self_check=() if args["no_self_check"] else ("medium", "hard"))
 
 
 def _graph(args: dict[str, Any]) -> Any:

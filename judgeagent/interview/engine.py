@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..grading.answers import Verdict, check_answer
+from ..grading.answers import AnswerChecker, Verdict
 from ..benchmark import Item
 from ..config import EvalConfig
 from ..graph.model import ContextGraph
@@ -29,6 +29,8 @@ class Context:
     run: Run
     graph: ContextGraph | None = None
     sampler: PathSampler | None = None
+    checker: AnswerChecker = field(default_factory=AnswerChecker)
+    """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
     on_record: Any = None
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
 
@@ -51,6 +53,20 @@ class Asked:
     tier: str | None = None
     question_type: str | None = None
     held_out: bool = False
+    aliases: tuple[str, ...] = ()
+    generator: str | None = None
+    """How an extension question was made: `cloze` (no model) or `llm`."""
+    entities: list[str] | None = None
+    """Graph entities a base question and its gold mention (the report's knowledge gaps)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An extension question ready to ask: its text, gold and the gold's aliases."""
+
+    question: str
+    answer: str
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -83,7 +99,8 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
         return finished
     state = BatchState()
     held = held_out(ctx.config, b, items)
-    base = [_base_question(ctx, b, item, item.qid in held) for item in items]
+    named = await _in_worker(ctx, _mentioned_entities, ctx, items)
+    base = [_base_question(ctx, b, item, item.qid in held, named.get(item.qid)) for item in items]
     state.add(await gather_all(*(ask(ctx, b, q) for q in base)))
     state.trajectory.append(tier_of(state.total, state.asked))
     seen = [i for i in items if i.qid not in held] or items
@@ -102,13 +119,30 @@ def held_out(config: EvalConfig, b: int, items: list[Item]) -> set[str]:
     return {items[i].qid for i in rng.choice(len(items), size=k, replace=False).tolist()}
 
 
-def _base_question(ctx: Context, b: int, item: Item, held: bool = False) -> Asked:
+def _base_question(ctx: Context, b: int, item: Item, held: bool = False,
+                   entities: list[str] | None = None) -> Asked:
     passage = item.passage
     if passage and ctx.config.max_passage_words:
         passage = " ".join(passage.split()[: ctx.config.max_passage_words])
     return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.answer, item.difficulty,
                  item.options, item.answer_letter, passage, item.qid, question_type=item.question_type,
-                 held_out=held)
+                 held_out=held, aliases=item.aliases, entities=entities)
+
+
+async def _in_worker(ctx: Context, fn: Any, *args: Any) -> Any:
+    """Run `fn` on the sampler's thread: spaCy and the encoder cost tens of ms and are not thread-safe,
+    so they stay off the event loop (model calls keep flowing) and on one thread."""
+    return await asyncio.get_running_loop().run_in_executor(ctx.worker, fn, *args)
+
+
+def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]:
+    """Per base question, the graph entities its question and gold name (spaCy, as for path seeds)."""
+    if ctx.sampler is None or ctx.graph is None:
+        return {}
+    texts = [f"{i.question}\n{i.answer}" for i in items]
+    known = ctx.graph.entity_row
+    found = ctx.sampler.extractor.extract(texts)
+    return {i.qid: sorted({m.name for m in mentions if m.name in known}) for i, mentions in zip(items, found)}
 
 
 async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
@@ -119,12 +153,13 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
     messages = answer_messages(q.question, q.options, q.passage)
     reply = await ctx.models.target.complete(messages)
     text = reply.text if reply.ok else ""
-    verdict: Verdict = await check_answer(q.question, q.gold, text, options=q.options, answer_letter=q.letter,
-                                          judge=ctx.models.judge, f1_threshold=ctx.config.f1_threshold)
+    verdict: Verdict = await ctx.checker.check(q.question, (q.gold, *q.aliases), text, options=q.options,
+                                               gold_letter=q.letter)
     record = {
         "record_id": q.record_id, "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
         "difficulty": q.difficulty, "tier": q.tier, "question_type": q.question_type, "held_out": q.held_out, "question": q.question, "options": q.options,
-        "gold": q.gold, "gold_letter": q.letter, "path": q.path, "prompt": messages, "answer": reply.text,
+        "gold": q.gold, "aliases": list(q.aliases), "gold_letter": q.letter, "path": q.path,
+        "generator": q.generator, "entities": q.entities, "prompt": messages, "answer": reply.text,
         "target_error": reply.error, "correct": verdict.correct,
         "verdict": {"method": verdict.method, "reason": verdict.reason, "extracted": verdict.extracted,
                     "score": verdict.score},
@@ -140,20 +175,35 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
 async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState,
                            all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or state.trajectory[-1]
-    # Sampling embeds the questions (tens of ms): off the event loop, so model calls keep flowing, on
-    # one worker thread, because the sampler's models and caches are not shared across threads.
-    path = await asyncio.get_running_loop().run_in_executor(ctx.worker, _path, ctx, b, r, items)
-    accepted, rejected = await _generate(ctx, path, tier, all_questions)
-    info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected}
+    path = await _in_worker(ctx, _path, ctx, b, r, items)
+    if tier == "easy" and ctx.config.easy_generator == "cloze":
+        accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
+    else:
+        (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
+    info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected,
+                            "generator": generator}
     if not accepted:
-        info["skipped"] = f"every generated question failed the checks ({', '.join(sorted(set(rejected)))})"
+        reasons = ", ".join(sorted(set(rejected))) or "no path sentence could be made a cloze question"
+        info["skipped"] = f"every generated question failed the checks ({reasons})"
         state.rounds.append(info)
         return
-    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=_path_info(path), tier=tier)
+    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=_path_info(path), tier=tier,
+                   aliases=g.aliases, generator=generator)
              for k, g in enumerate(accepted)]
     state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
     state.trajectory.append(tier_of(state.total, state.asked))
     state.rounds.append(info)
+
+
+def _cloze(ctx: Context, path: KnowledgePath | list[str], b: int, r: int, asked: list[str]) -> list[Candidate]:
+    """Easy-tier questions with no model call: a path entity blanked in a path sentence."""
+    from ..grading.cloze import cloze_questions
+
+    assert ctx.graph is not None
+    chunk_ids, entity_ids = (path, []) if isinstance(path, list) else (path.chunk_ids, path.entity_ids)
+    found = cloze_questions(ctx.graph, chunk_ids, entity_ids, count=ctx.config.questions_per_round,
+                            seed=ctx.config.seed * 1_000_003 + b * 1009 + r, avoid=asked)
+    return [Candidate(c.question, c.gold, c.aliases) for c in found]
 
 
 def _path(ctx: Context, b: int, r: int, items: list[Item]) -> KnowledgePath | list[str]:
@@ -175,7 +225,7 @@ def _path_info(path: KnowledgePath | list[str]) -> dict[str, Any]:
 
 
 async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
-                    base: list[str]) -> tuple[list[GeneratedQuestion], list[str]]:
+                    base: list[str]) -> tuple[list[Candidate], list[str]]:
     """Ask the interviewer for questions until enough pass the checks or attempts run out."""
     assert ctx.graph is not None
     if isinstance(path, list):
@@ -183,7 +233,7 @@ async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
         text, entities = "\n".join(ctx.graph.chunk_texts[i] for i in rows), ["the main subjects of the text"]
     else:
         text, entities = path.text, path.entities
-    accepted: list[GeneratedQuestion] = []
+    accepted: list[Candidate] = []
     rejected: list[str] = []
     want = ctx.config.questions_per_round
     for attempt in range(ctx.config.generation_attempts):
@@ -193,16 +243,44 @@ async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
             rejected.append("unparseable")
             continue
         assert isinstance(reply.parsed, GeneratedQuestions)
-        for candidate in reply.parsed.generated_question:
-            why = rejection(candidate, text, base, [a.question for a in accepted],
-                            ctx.config.max_answer_words, ctx.config.duplicate_jaccard)
-            if why:
-                rejected.append(why)
-            elif len(accepted) < want:
-                accepted.append(candidate)
+        fresh = _passing(ctx, reply.parsed.generated_question, text, base, accepted, rejected)
+        fresh = fresh[: want - len(accepted)]
+        if tier in ctx.config.self_check:
+            fresh = await _self_checked(ctx, fresh, text, rejected)
+        accepted.extend(Candidate(c.question, c.answer) for c in fresh)
         if len(accepted) >= want:
             break
     return accepted, rejected
+
+
+def _passing(ctx: Context, candidates: list[GeneratedQuestion], text: str, base: list[str],
+             accepted: list[Candidate], rejected: list[str]) -> list[GeneratedQuestion]:
+    """The candidates that pass every check (`checks.rejection`); each failure's reason is counted."""
+    kept: list[GeneratedQuestion] = []
+    for candidate in candidates:
+        asked = [a.question for a in accepted] + [k.question for k in kept]
+        why = rejection(candidate, text, base, asked, ctx.config.max_answer_words, ctx.config.duplicate_jaccard)
+        if why:
+            rejected.append(why)
+        else:
+            kept.append(candidate)
+    return kept
+
+
+async def _self_checked(ctx: Context, candidates: list[GeneratedQuestion], text: str,
+                        rejected: list[str]) -> list[GeneratedQuestion]:
+    """Keep the questions the interviewer itself answers from the path text in agreement with its gold:
+    a question its own author gets wrong is ambiguous or has a wrong gold."""
+    replies = await gather_all(*(ctx.models.interviewer.complete(answer_messages(c.question, passage=text))
+                                 for c in candidates))
+    kept = []
+    for candidate, reply in zip(candidates, replies):
+        verdict = await ctx.checker.check(candidate.question, candidate.answer, reply.text if reply.ok else "")
+        if verdict.correct:
+            kept.append(candidate)
+        else:
+            rejected.append("interviewer's own answer disagrees with its gold")
+    return kept
 
 
 def transcript(records: list[dict[str, Any]]) -> str:

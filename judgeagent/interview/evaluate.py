@@ -6,6 +6,7 @@ import hashlib
 import json
 import platform
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -15,6 +16,9 @@ from ..benchmark import Benchmark, Item
 from ..config import EvalConfig
 from ..errors import JudgeAgentError
 from ..graph.model import ContextGraph
+from ..files import write_json_atomic
+from ..grading.calibration import vetted_checker
+from ..grading.text import token_f1
 from ..runs import open_run
 from .engine import Context, gather_all, run_batch
 from .summary import summarise
@@ -31,10 +35,12 @@ class RunResult:
 def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, interviewer: str | None = None,
              judge: str | None = None, config: EvalConfig = EvalConfig(), run_dir: str | Path | None = None,
              runs_root: str | Path = "runs", registry: Any = None, cache_dir: str | Path | None = None,
-             cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None) -> RunResult:
+             cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None,
+             notify: Callable[[str], None] | None = None) -> RunResult:
     """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
 
     `request` (how the inputs were named: paths, limits) is stored in the manifest for `--resume`.
+    `notify` receives what a user must not miss (a judge that failed calibration), one line each.
     """
     if not benchmark.items:
         raise JudgeAgentError(f"benchmark {benchmark.path} has no items")
@@ -58,13 +64,44 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
             return RunResult(folder, json.loads((folder / "summary.json").read_text()), {}, True)
         with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
                          cache=cache, journal=folder) as models:
-            ctx = Context(config, models, run, graph, _sampler(graph, config), progress)
-            asyncio.run(_all_batches(ctx, _batches(benchmark.items, config.batch_size)))
+            ctx = Context(config, models, run, graph, _sampler(graph, config), on_record=progress)
+            asyncio.run(_interview(ctx, benchmark.items, notify))
             usage = models.ledger.totals()
         summary = summarise(run.records, run.feedback)
+        summary["judge_calibration"] = run.manifest.get("judge_calibration")
         summary["usage"] = usage
         run.finish(summary)
     return RunResult(folder, summary, usage, resumed)
+
+
+async def _interview(ctx: Context, items: list[Item], notify: Callable[[str], None] | None) -> None:
+    """Vet the judge, then run every batch."""
+    try:
+        ctx.checker, calibration = await vetted_checker(ctx.config.checker, ctx.models.judge, items,
+                                                        ctx.config.seed, _near_miss(ctx))
+    except BaseException:
+        ctx.worker.shutdown(wait=True)
+        await ctx.models.aclose()
+        raise
+    ctx.run.manifest["judge_calibration"] = calibration.to_dict()
+    write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
+    if notify and ctx.config.checker.judge_policy != "off" and not calibration.passed:
+        notify(f"warning: {calibration.note}")
+    await _all_batches(ctx, _batches(items, ctx.config.batch_size))
+
+
+def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:
+    """Wrong answers for calibration: the graph entity most like the gold that is not the gold."""
+    sampler, graph = ctx.sampler, ctx.graph
+    if sampler is None or graph is None:
+        return None
+
+    def find(gold: str) -> str | None:
+        _, rows = graph.entity_index.search(sampler.encoder.encode([gold]), 8)
+        names = [graph.entity_names[r] for r in rows[0] if r >= 0]
+        return next((n for n in names if token_f1(n, gold) < 0.34), None)
+
+    return find
 
 
 async def _all_batches(ctx: Context, batches: list[list[Item]]) -> None:

@@ -19,6 +19,8 @@ def summarise(records: list[dict[str, Any]], feedback: list[dict[str, Any]]) -> 
             "run": sum(1 for f in feedback for r in f["rounds"] if "skipped" not in r),
             "skipped": sum(1 for f in feedback for r in f["rounds"] if "skipped" in r),
             "rejected_questions": sum(len(r["rejected"]) for f in feedback for r in f["rounds"]),
+            "rejected_by_reason": _count(why for f in feedback for r in f["rounds"] for why in r["rejected"]),
+            "by_generator": _count(r.get("generator", "llm") for f in feedback for r in f["rounds"]),
         },
         "leakage": {
             "batches_with_leaks": sum(1 for f in feedback if f["leakage"]["detected"]),
@@ -56,9 +58,12 @@ def render_summary(summary: dict[str, Any], folder: str, usage: dict[str, dict[s
         lines.append(f"  batch {batch}: tiers {' -> '.join(tiers)}")
     r, leak = summary["rounds"], summary["leakage"]
     lines.append(f"  extension rounds run {r['run']}, skipped {r['skipped']}, generated questions rejected "
-                 f"{r['rejected_questions']}; feedback leaks caught in {leak['batches_with_leaks']} batches "
+                 f"{r['rejected_questions']} {r.get('rejected_by_reason') or ''}; feedback leaks caught in {leak['batches_with_leaks']} batches "
                  f"({leak['redacted']} redacted)")
     lines.append(f"  answers judged by: {summary['judged_by']}")
+    calibration = summary.get("judge_calibration")
+    if calibration:
+        lines.append(f"  judge: {calibration['note']}")
     if usage:
         for role, u in usage.items():
             lines.append(f"  {role:<12} calls {u['calls']:>5}  cached {u['cache_hits']:>5}  failed {u['failures']:>3}  "

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..grading.answers import check_answer
+from ..config import CheckerConfig
+from ..grading.answers import AnswerChecker, other_golds
 from ..errors import JudgeAgentError
 from ..metrics import bootstrap, breakdown, rates
 from ..models.base import Message
@@ -47,7 +48,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
         with open_models(names["target"], names["interviewer"], names["judge"],
                          registry=registry or load_registry(), cache_dir=cache_dir, cache=cache,
                          journal=run.folder) as models:
-            rows = asyncio.run(_answer_all(run, models))
+            rows = asyncio.run(_answer_all(run, models, run_checker(run, models.judge)))
             usage = models.ledger.totals()
         result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
         result["usage"] = usage
@@ -57,7 +58,25 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
     return result
 
 
-async def _answer_all(run: Run, models: Any) -> list[dict[str, Any]]:
+def run_checker(run: Run, judge: Any) -> AnswerChecker:
+    """The checker the run graded with: its settings and its judge decision, from the manifest.
+
+    Runs written before checker settings were recorded get today's defaults with their F1 threshold,
+    and use the judge as they did then.
+    """
+    config = run.manifest["config"]
+    if "checker" in config:
+        settings = CheckerConfig(**config["checker"])
+        used = (run.manifest.get("judge_calibration") or {}).get("used", False)
+    else:
+        settings, used = CheckerConfig(f1_threshold=config.get("f1_threshold", 0.8), judge_policy="trust"), True
+    base = [r for r in run.records if r["stage"] == "grading"]
+    others = other_golds([g for r in base for g in (r["gold"], *(r.get("aliases") or []))])
+    note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
+    return AnswerChecker(settings, judge if used else None, others, note)
+
+
+async def _answer_all(run: Run, models: Any, checker: AnswerChecker) -> list[dict[str, Any]]:
     try:
         jobs = []
         for entry in sorted(run.feedback, key=lambda f: f["batch"]):
@@ -65,18 +84,18 @@ async def _answer_all(run: Run, models: Any) -> list[dict[str, Any]]:
                 continue  # a batch whose feedback failed has nothing to validate
             suggestions = entry["feedback"]["suggestions"]
             base = [r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"]
-            jobs.extend(_pair(r, suggestions, models) for r in base)
+            jobs.extend(_pair(r, suggestions, models, checker) for r in base)
         return await gather_all(*jobs)
     finally:
         await models.aclose()
 
 
-async def _pair(record: dict[str, Any], suggestions: str, models: Any) -> dict[str, Any]:
+async def _pair(record: dict[str, Any], suggestions: str, models: Any, checker: AnswerChecker) -> dict[str, Any]:
     plain, helped = await gather_all(models.target.complete(record["prompt"]),
                                       models.target.complete(with_suggestions(record["prompt"], suggestions)))
-    check = lambda reply: check_answer(record["question"], record["gold"], reply.text if reply.ok else "",  # noqa: E731
-                                       options=record["options"], answer_letter=record["gold_letter"],
-                                       judge=models.judge)
+    golds = (record["gold"], *(record.get("aliases") or []))
+    check = lambda reply: checker.check(record["question"], golds, reply.text if reply.ok else "",  # noqa: E731
+                                        options=record["options"], gold_letter=record["gold_letter"])
     before, after = await gather_all(check(plain), check(helped))
     return {
         "qid": record["qid"], "batch": record["batch"], "difficulty": record["difficulty"],

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run
+from .judging import judging, judging_markdown
 from .plots import bars, trajectories
 
 
@@ -18,11 +19,12 @@ def _pct(x: float | None) -> str:
 
 
 def knowledge_gaps(run: Run, top: int = 15) -> list[tuple[str, int]]:
-    """Entities most often on the knowledge paths of questions the target failed."""
+    """Entities most often behind questions the target failed: on the knowledge path of a failed
+    extension question, or named by a failed base question and its gold."""
     counts: Counter[str] = Counter()
     for r in run.records:
-        if not r["correct"] and r.get("path"):
-            counts.update(set(r["path"].get("entities") or []))
+        if not r["correct"]:
+            counts.update(set((r.get("path") or {}).get("entities") or []) | set(r.get("entities") or []))
     return counts.most_common(top)
 
 
@@ -34,7 +36,8 @@ def sections(run: Run) -> dict[str, Any]:
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
                      for k, v in summary["accuracy"].items() if "/" in k}
     return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
-            "gaps": knowledge_gaps(run), "models": run.manifest["models"]}
+            "gaps": knowledge_gaps(run), "models": run.manifest["models"],
+            "judging": judging(run.records, run.manifest)}
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
@@ -59,9 +62,11 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"| {k} | {a['n']} | {a['correct']} | {_pct(a['accuracy'])} |" for k, a in s["accuracy"].items()]
     out += ["", "## Tier trajectory per batch", ""]
     out += [f"- batch {b}: {' -> '.join(t)}" for b, t in s["trajectories"].items()]
+    out += ["", *judging_markdown(d["judging"])]
     out += ["", *validation_markdown(d["validation"])]
-    out += ["", "## Knowledge gaps", "", "Entities most often on the knowledge paths of failed questions:", ""]
-    out += [f"- {name} ({n})" for name, n in d["gaps"]] or ["- (no failed question had a knowledge path)"]
+    out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
+            "or named by a failed base question and its gold):", ""]
+    out += [f"- {name} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
     out += ["", "## Feedback per batch", ""]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
         out += batch_markdown(run, f)
@@ -132,6 +137,7 @@ def html_page(d: dict[str, Any]) -> str:
             "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
+            _md_block(judging_markdown(d["judging"])),
             _md_block(validation_markdown(v)),
             "<h2>Knowledge gaps</h2>", _table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
             "<h2>Feedback per batch</h2>"]
@@ -169,7 +175,7 @@ def _md_block(lines: list[str]) -> str:
         elif line.startswith("- "):
             html.append(f"<p>• {escape(line[2:]).replace('**', '')}</p>")
         elif line.strip():
-            html.append(f"<p>{escape(line)}</p>")
+            html.append(f"<p>{escape(line).replace('**', '').replace('`', '')}</p>")
     return "".join(html)
 
 

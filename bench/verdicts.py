@@ -1,0 +1,138 @@
+"""How often are verdicts right? The answer checker against a hand-labelled set of real answers.
+
+    .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl] [--judge local] [--no-judge]
+
+The labelled file (see its header) names items of ../shared/data by dataset/split/qid and holds the
+answers and their labels; questions and golds are read from the shared data. Prints, for the
+deterministic checker alone and end to end with the judge under each `--judge-policy`: accuracy,
+precision, recall and false-positive rate of "correct" verdicts, plus per-method precision.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from judgeagent.benchmark import Item, load_benchmark  # noqa: E402
+from judgeagent.config import CheckerConfig  # noqa: E402
+from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+UNDECIDED = ("undecided", "judge_failed")
+
+
+def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    files: dict[tuple[str, str], dict[str, Item]] = {}
+    out = []
+    for row in rows:
+        key = (row["dataset"], row["split"])
+        if key not in files:
+            source = (ROOT / "corpora" / "demo" / "questions.jsonl" if row["dataset"] == "demo"
+                      else DATA / row["dataset"] / f"{row['split']}.questions.jsonl")
+            files[key] = {i.qid: i for i in load_benchmark(source).items}
+        out.append((row, files[key][row["qid"]]))
+    return out
+
+
+def rates(pairs: list[tuple[bool, bool]]) -> dict[str, float]:
+    """(predicted correct, labelled correct) -> accuracy, precision, recall, false-positive rate."""
+    tp = sum(p and t for p, t in pairs)
+    fp = sum(p and not t for p, t in pairs)
+    fn = sum(not p and t for p, t in pairs)
+    tn = sum(not p and not t for p, t in pairs)
+    div = lambda a, b: a / b if b else float("nan")  # noqa: E731
+    return {"n": len(pairs), "accuracy": div(tp + tn, len(pairs)), "precision": div(tp, tp + fp),
+            "recall": div(tp, tp + fn), "fpr": div(fp, fp + tn)}
+
+
+async def verdicts(checker: AnswerChecker, triples: list[tuple[dict[str, Any], Item]]) -> list[Any]:
+    return await asyncio.gather(*(checker.check(item.question, item.golds, row["answer"], options=item.options,
+                                                gold_letter=item.answer_letter) for row, item in triples))
+
+
+def report(name: str, triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
+    labels = [row["correct"] for row, _ in triples]
+    r = rates([(v.correct, t) for v, t in zip(found, labels)])
+    print(f"{name:<34} n {r['n']:>4}  accuracy {r['accuracy']:.3f}  precision {r['precision']:.3f}  "
+          f"recall {r['recall']:.3f}  FPR {r['fpr']:.3f}")
+
+
+def by_method(triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for (row, _), v in zip(triples, found):
+        groups[v.method].append(v.correct == row["correct"])
+    decided = [ok for m, oks in groups.items() if m not in UNDECIDED for ok in oks]
+    print(f"  decided without a model: {len(decided)} of {len(found)} ({100 * len(decided) / len(found):.1f}%), "
+          f"right {sum(decided)} ({100 * sum(decided) / max(1, len(decided)):.2f}% precise)")
+    for method, oks in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"    {method:<16} {len(oks):>4}  right {sum(oks):>4}  ({100 * sum(oks) / len(oks):.1f}%)")
+
+
+def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: int = 12) -> None:
+    wrong = [(row, item, v) for (row, item), v in zip(triples, found) if v.correct != row["correct"]
+             and v.method not in UNDECIDED]
+    for row, item, v in wrong[:limit]:
+        print(f"    [{v.method}] gold {item.answer!r} answer {row['answer'][:90]!r} label {row['correct']} "
+              f"({row['id']})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", type=Path, default=ROOT / "bench" / "data" / "verdicts.jsonl")
+    parser.add_argument("--judge", default="local", help="The judge model (registry name, local, provider:model).")
+    parser.add_argument("--no-judge", action="store_true", help="Only the deterministic checker.")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    triples = load_triples(args.file)
+    counts = Counter(row["correct"] for row, _ in triples)
+    print(f"{args.file.name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
+          f"{len({(r['dataset'], r['qid']) for r, _ in triples})} items")
+    others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in triples}.items()
+                          for g in item.golds])
+    alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
+    report("deterministic (undecided by F1)", triples, alone)
+    by_method(triples, alone)
+    errors(triples, alone)
+    if not args.no_judge:
+        end_to_end(args, triples, others)
+
+
+def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str]) -> None:
+    from judgeagent.grading.calibration import vetted_checker
+    from judgeagent.models import open_models
+
+    items = list({(r["dataset"], r["qid"]): i for r, i in triples}.values())
+
+    async def run(policy: str) -> tuple[Any, list[Any]]:
+        settings = CheckerConfig(judge_policy=policy)  # type: ignore[arg-type]
+        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed)
+        checker = AnswerChecker(settings, checker.judge, others, checker.judge_note)
+        return calibration, await verdicts(checker, triples)
+
+    with open_models(args.judge, cache_dir=ROOT / ".cache" / "bench-verdicts") as models:
+        try:
+            for policy in ("calibrated", "trust", "off"):
+                start = time.perf_counter()
+                calibration, found = asyncio.run(run(policy))
+                report(f"end to end, judge {args.judge}, {policy}", triples, found)
+                if calibration.pairs:
+                    print(f"  calibration: {calibration.note}; {calibration.failures} unusable replies; "
+                          f"by kind {calibration.by_kind}")
+                by_method(triples, found)
+                print(f"  ({time.perf_counter() - start:.0f} s)")
+        finally:
+            asyncio.run(models.aclose())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The report's "How answers were judged": verdict methods, the judge's calibration, what rests on
+an uncalibrated or undecided decision, and judge decisions for a person to spot-check."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from ..grading.verdict import METHODS
+
+SPOT_CHECKS = 10
+
+
+def judging(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The section as data (both renderings read this)."""
+    calibration = manifest.get("judge_calibration")
+    methods = Counter(r["verdict"]["method"] for r in records)
+    shaky = methods.get("undecided", 0)
+    if calibration is not None and calibration.get("used") and not calibration.get("passed"):
+        shaky += methods.get("judge", 0)  # trusted although it failed (or never had) calibration
+    judged = [r for r in records if r["verdict"]["method"] in ("judge", "judge_failed")]
+    rng = random.Random((manifest.get("config") or {}).get("seed", 0))
+    sample = rng.sample(judged, min(SPOT_CHECKS, len(judged)))
+    return {"methods": dict(methods.most_common()), "calibration": calibration, "shaky": shaky,
+            "total": len(records), "sample": sample}
+
+
+def judging_markdown(j: dict[str, Any]) -> list[str]:
+    out = ["## How answers were judged", "", "| method | verdicts | meaning |", "|---|---|---|"]
+    out += [f"| {m} | {n} | {METHODS.get(m, '')} |" for m, n in j["methods"].items()]
+    out += ["", _calibration_line(j["calibration"]), ""]
+    share = j["shaky"] / j["total"] if j["total"] else 0.0
+    out.append(f"**{j['shaky']} of {j['total']} verdicts ({100 * share:.1f}%) rest on an uncalibrated or undecided "
+               "decision.**" if j["shaky"] else "No verdict rests on an uncalibrated or undecided decision.")
+    out += ["", f"### {len(j['sample'])} judge decisions to spot-check", ""]
+    if not j["sample"]:
+        return [*out, "The judge decided no answer in this run."]
+    out += ["| question | gold | answer | verdict | reason |", "|---|---|---|---|---|"]
+    for r in j["sample"]:
+        cells = [r["question"], r["gold"], (r["answer"] or "").strip(), "correct" if r["correct"] else "wrong",
+                 r["verdict"]["reason"]]
+        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")[:200] for c in cells) + " |")
+    return out
+
+
+def _calibration_line(c: dict[str, Any] | None) -> str:
+    if not c:
+        return "Judge calibration: not recorded (a run made before calibration existed)."
+    if not c["pairs"]:
+        return f"Judge calibration: not run ({c['note']})."
+    iv = c["intervals"]
+
+    def rate(key: str) -> str:
+        value, bounds = c[key], iv.get(key) or []
+        ci = f" [{100 * bounds[0]:.0f}, {100 * bounds[1]:.0f}]" if bounds else ""
+        return "-" if value is None else f"{100 * value:.1f}%{ci}"
+
+    return (f"Judge calibration on {c['pairs']} pairs built from the benchmark (policy `{c['policy']}`): accuracy "
+            f"{rate('accuracy')}, false-positive rate {rate('fpr')}, false-negative rate {rate('fnr')} (95% Wilson "
+            f"intervals; {c['failures']} unusable replies). **{c['note']}.**")

@@ -1,0 +1,102 @@
+"""Judging with the real embedded judge (SmolLM2-135M on llama.cpp, through the openai SDK):
+calibration numbers that add up, policies that keep an unvetted judge out, and the demo run."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from judgeagent.benchmark import load_benchmark
+from judgeagent.cli import main
+from judgeagent.config import CheckerConfig
+from judgeagent.grading.calibration import pairs_from_items, vetted_checker
+from judgeagent.interview.validate import run_checker
+from judgeagent.models import open_models
+from judgeagent.runs import load_run
+from tests.conftest import DEMO
+
+# The demo run's misjudgments reported in issue 8 (question start, gold, answer recorded as correct).
+MISJUDGED = [("How many years ago", "The mission ended in 2018."),
+             ("Which astronomer chaired", "The Voyager Golden Record carries sounds and images of life on Earth."),
+             ("Ingenuity was planned", "The answer is 10."),
+             ("Which comet did the Rosetta", "Comet 6710 Chiron")]
+
+
+@pytest.fixture(scope="module")
+def demo_items():
+    return load_benchmark(DEMO / "questions.jsonl").items
+
+
+def test_calibration_pairs_are_balanced_seeded_and_right_by_construction(demo_items):
+    pairs = pairs_from_items(demo_items, 40, seed=3)
+    assert len(pairs) == 40 and sum(p.accept for p in pairs) == 20
+    assert pairs == pairs_from_items(demo_items, 40, seed=3) and pairs != pairs_from_items(demo_items, 40, seed=4)
+    kinds = {p.kind for p in pairs}
+    assert {"restated", "changed_number", "other_gold"} <= kinds
+    for p in pairs:
+        assert (p.gold in p.answer) == p.accept or p.kind in ("alias", "other_option")
+
+
+def test_the_embedded_judge_is_calibrated_and_policies_follow(demo_items, tmp_path):
+    async def vet(policy, **kw):
+        settings = CheckerConfig(judge_policy=policy, calibration_pairs=16, **kw)
+        return await vetted_checker(settings, models.judge, demo_items, seed=0)
+
+    # One cache: every policy probes the same seeded pairs, so only the first makes model calls.
+    with open_models("local", cache_dir=tmp_path) as models:
+        async def go():
+            try:
+                return await vet("calibrated"), await vet("trust"), await vet("calibrated", min_judge_accuracy=0.0,
+                                                                                 max_judge_fpr=1.0), await vet("off")
+            finally:
+                await models.aclose()
+
+        (strict, cal), (trusted, cal_t), (lax, cal_l), (off, cal_o) = asyncio.run(go())
+    assert cal.pairs == 16 and len(cal.intervals["accuracy"]) == 2
+    right = sum(k["right"] for k in cal.by_kind.values())
+    assert cal.accuracy == pytest.approx(right / 16)
+    assert cal.intervals["accuracy"][0] <= cal.accuracy <= cal.intervals["accuracy"][1]
+    assert cal.passed == (cal.accuracy >= 0.9 and cal.fpr <= 0.05)
+    assert (strict.judge is not None) == cal.passed and cal.used == cal.passed
+    assert trusted.judge is not None and cal_t.used  # trust: used whatever the probe said
+    assert lax.judge is not None and cal_l.passed  # thresholds are the user's
+    assert off.judge is None and cal_o.pairs == 0
+    assert models.ledger.totals()["judge"]["cache_hits"] == 32  # 16 pairs x 2 later policies
+
+
+def test_the_demo_run_rests_only_on_a_calibrated_judge(demo_graph, tmp_path, capsys):
+    run_dir = tmp_path / "demo"
+    args = ["evaluate", "--target", "local", "--benchmark", str(DEMO / "questions.jsonl"), "--graph",
+            str(demo_graph.path), "--limit", "10", "--rounds", "1", "--run-dir", str(run_dir), "--no-cache", "-q"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    calibration = manifest["judge_calibration"]
+    assert manifest["config"]["checker"]["judge_policy"] == "calibrated" and calibration["pairs"] == 40
+    if not calibration["passed"]:
+        assert "FAILED calibration" in err  # said loudly, once, on stderr
+    records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    methods = {r["verdict"]["method"] for r in records}
+    assert "judge" not in methods or calibration["passed"]
+    # The issue's misjudgments, checked by this run's own checker (its settings and judge decision).
+    run = load_run(run_dir)
+    with open_models("local", cache=False) as models:
+        checker = run_checker(run, models.judge)
+        items = {i.question: i for i in load_benchmark(DEMO / "questions.jsonl").items}
+
+        async def go():
+            try:
+                found = []
+                for start, answer in MISJUDGED:
+                    item = next(i for q, i in items.items() if q.startswith(start))
+                    found.append(await checker.check(item.question, item.golds, answer))
+                return found
+            finally:
+                await models.aclose()
+
+        verdicts = asyncio.run(go())
+    assert not any(v.correct for v in verdicts), verdicts
+    assert main(["report", str(run_dir)]) == 0
+    report = (run_dir / "report.md").read_text()
+    assert "## How answers were judged" in report and "Judge calibration on 40 pairs" in report
