@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .errors import JudgeAgentError
+from .errors import Interrupted, JudgeAgentError
 from .limits import MAX_BATCH_SIZE, MAX_CHUNK_WORDS, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 
 app = typer.Typer(
@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     except JudgeAgentError as e:
         typer.echo(f"error: {e}", err=True)
         return 1
+    except Interrupted as e:
+        typer.echo(f"aborted: {e}", err=True)
+        return 130
     except typer.Exit as e:
         return e.exit_code
     except (typer.Abort, KeyboardInterrupt):
@@ -34,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
             e.show()
             return int(e.exit_code)
         raise
+    if result == 130:  # typer turns Ctrl-C inside a command into a silent exit 130
+        typer.echo("aborted", err=True)
     return result if isinstance(result, int) else 0
 
 
@@ -237,7 +242,10 @@ def evaluate_cmd(
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
     from .interview.cli_support import run_evaluate
 
-    run_evaluate(locals())
+    try:
+        run_evaluate(locals())
+    except KeyboardInterrupt:  # what is recorded stays; the journal answers the finished calls again
+        raise Interrupted("resume with the same command") from None
 
 
 @app.command("validate")

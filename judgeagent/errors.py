@@ -3,3 +3,7 @@
 
 class JudgeAgentError(Exception):
     """A user-facing error. The CLI prints `error: <message>` and exits non-zero, with no traceback."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C, with what to do next. The CLI prints `aborted: <message>` and exits 130."""
