@@ -147,3 +147,15 @@ def test_a_missing_key_fails_before_the_run_folder_exists(roles, tmp_path, capsy
     code, _, err = cli(evaluate_args(config, run), capsys)
     assert_one_line_error(code, err, "JUDGEAGENT_TEST_JUDGE_KEY, which is not set")
     assert not run.exists() and roles.calls() == 0
+
+
+def test_a_run_written_twice_before_locks_existed_reports_each_question_once(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    assert cli(evaluate_args(config, run, limit=10), capsys)[0] == 0
+    assert cli(["report", run], capsys)[0] == 0
+    once = (run / "weaknesses.jsonl").read_text()
+    path = run / "records.jsonl"
+    path.write_text(path.read_text() * 2)  # what two unlocked writers left behind
+    code, out, _ = cli(["report", run], capsys)
+    assert code == 0 and (run / "weaknesses.jsonl").read_text() == once
+    assert f"({len(once.splitlines())} failed questions)" in out
