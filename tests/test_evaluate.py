@@ -61,7 +61,8 @@ def test_a_weak_target_gets_easy_questions_and_tier_moves(tmp_path, mhr_graph):
     assert result.summary["trajectories"] == {"0": ["easy", "easy", "easy"]}
     assert all("EASY - recall" in p for p in script.generation_prompts)
     judged = {r["verdict"]["method"] for r in records(result.folder)}
-    assert judged <= {"judge", "f1", "exact", "no_letter", "empty"} and "judge" in judged
+    # "I am not sure, perhaps Atlantis." is now refused by rule; cloze answers may still reach the judge
+    assert judged <= {"judge", "f1", "exact", "no_letter", "empty", "refusal", "undecided"} and "refusal" in judged
     assert result.summary["overall_score"] == 0
 
 

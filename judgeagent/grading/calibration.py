@@ -150,7 +150,13 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
 
 async def calibrate(judge: ChatModel, pairs: Sequence[Pair], settings: CheckerConfig) -> Calibration:
     """Ask the judge every pair (concurrently, within the model's limit) and decide whether to use it."""
-    verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer) for p in pairs))
+    # A failure lets the other calls finish (and be journaled) before it is raised, as in the engine:
+    # a resumed run then repeats no finished calibration call.
+    verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer) for p in pairs),
+                                    return_exceptions=True)
+    for v in verdicts:
+        if isinstance(v, BaseException):
+            raise v
     return summarise(pairs, [(v.correct, v.method == "judge_failed", v.reason) for v in verdicts], settings)
 
 
