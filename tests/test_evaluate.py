@@ -77,7 +77,8 @@ def test_ablations(tmp_path, mhr_graph):
     ext = [r for r in records(fixed.folder) if r["stage"] == "extension"]
     assert ext and all(r["difficulty"] == "hard" for r in ext)  # the target is weak, the questions stay hard
     assert fixed.summary["trajectories"]["0"] == ["easy", "easy", "easy"]
-    assert sum("HARD - analysis" in p for p in prompts) == 2 and sum("EASY - recall" in p for p in prompts) == 2
+    # easy rounds are cloze questions now: no generation prompt
+    assert sum("HARD - analysis" in p for p in prompts) == 2 and sum("EASY - recall" in p for p in prompts) == 0
     random_paths = [r["path"] for r in records(nograph.folder) if r["stage"] == "extension"]
     assert random_paths and all(p.get("random") and not p["entities"] and len(p["chunk_ids"]) == 3 for p in random_paths)
 
