@@ -111,7 +111,8 @@ def test_second_target_reuses_generated_questions(tmp_path, mhr_graph):
         bench = load_benchmark(MHR, limit=5)
         for item in bench.items:
             roles.script.golds[item.question] = item.answer
-        common = dict(interviewer="int", config=EvalConfig(rounds=2), cache_dir=tmp_path / "cache")
+        # easy rounds would be cloze questions (no model): ask the interviewer for them
+        common = dict(interviewer="int", config=EvalConfig(rounds=2, easy_generator="llm"), cache_dir=tmp_path / "cache")
         evaluate(bench, mhr_graph, "tgt", run_dir=tmp_path / "a", registry=roles.registry("tgt"), **common)
         first = len(roles.script.generation_prompts)
         evaluate(bench, mhr_graph, "other", run_dir=tmp_path / "b", registry=roles.registry("other"), **common)
@@ -134,7 +135,8 @@ def test_unusable_questions_skip_the_round_with_a_reason(tmp_path, mhr_graph):
     (fb,) = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
     (round_,) = fb["rounds"]
     assert "answer longer than" in round_["skipped"] and len(round_["rejected"]) == 2
-    assert result.summary["rounds"] == {"run": 0, "skipped": 1, "rejected_questions": 2}
+    assert result.summary["rounds"] == {"run": 0, "skipped": 1, "rejected_questions": 2,
+                                        "rejected_by_reason": {"answer longer than 8 words": 2}, "by_generator": {"llm": 1}}
 
 
 def test_garbage_from_the_target_is_recorded_wrong_and_the_run_goes_on(tmp_path, mhr_graph):

@@ -86,5 +86,5 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
     graph.timings = timings  # and, in memory, the write itself too
     if out_path is not None:
         with timings.timed(progress, "writing"):
-            save_graph(graph, out_path, overwrite=overwrite)
+            graph.path = save_graph(graph, out_path, overwrite=overwrite)
     return graph

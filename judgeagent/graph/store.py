@@ -64,8 +64,7 @@ def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False)
         _replace(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    graph.path = out
-    return out
+    return out  # the caller's graph keeps its path: a copy saved elsewhere does not move it
 
 
 def _write_files(graph: ContextGraph, folder: Path) -> None:

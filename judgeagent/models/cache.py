@@ -1,6 +1,7 @@
 """Persistent response cache (SQLite, WAL): keyed by everything that changes an answer; never failures."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -78,6 +79,9 @@ class CachedModel:
         self.inner = inner
         self.name = inner.name
         self.cache = cache
+        # Identical requests in flight share one call: a run that asks the same thing twice at once
+        # (two calibration pairs, two batches with one prompt) pays once, as a resumed run would.
+        self._flights: dict[str, asyncio.Future[Completion]] = {}
 
     def identity(self) -> dict[str, Any]:
         return self.inner.identity()
@@ -89,7 +93,22 @@ class CachedModel:
         if hit is not None:
             parsed = parse_structured(hit["text"], schema)[0] if schema else None
             return Completion(hit["text"], parsed, Usage(**hit["usage"]), hit["model"], cached=True)
-        result = await self.inner.complete(messages, schema=schema, **settings)
+        flight = self._flights.get(key)
+        if flight is not None:
+            return replace(await asyncio.shield(flight), cached=True)
+        flight = self._flights[key] = asyncio.get_running_loop().create_future()
+        try:
+            result = await self.inner.complete(messages, schema=schema, **settings)
+        except asyncio.CancelledError:
+            flight.cancel()
+            raise
+        except Exception as error:
+            flight.set_exception(error)
+            flight.exception()  # retrieved here: a failure nobody else awaited is not "never retrieved"
+            raise
+        finally:
+            self._flights.pop(key, None)
+        flight.set_result(result)
         if result.ok:
             self.cache.put(key, {"text": result.text, "usage": vars(result.usage), "model": result.model})
         return replace(result, cached=False)
