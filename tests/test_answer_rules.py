@@ -100,6 +100,50 @@ def test_the_five_demo_misjudgments_are_not_correct():
     assert answer_in_question("What is the name of the planet orbiting Saturn?", "Saturn")
 
 
+def test_a_period_is_not_a_number_mismatch():
+    assert decide("The 1800s.", "19th century") is None  # left to the judge, not called wrong
+    assert decide("In the '90s.", "1990s") is None or decide("In the '90s.", "1990s").correct
+    assert not decide("In 1850.", "1920").correct
+
+
+def test_yes_no_hedges_are_wrong_and_statements_are_no_other_answer():
+    v = decide("Yes or maybe; the data are limited.", "yes")
+    assert (v.correct, v.method) == (False, "yes_no") and "hedges" in v.reason
+    assert decide("Yes, the data support it.", "yes").correct
+    # a statement answering a yes/no question is not "another item's answer"
+    v = decide("The reporting was consistent.", "no", others={"consistent", "the reporting was consistent"})
+    assert v is None or v.method != "other_answer"
+
+
+def check_choice_reply(reply, options, gold_letter, judge_note="no judge"):
+    checker = AnswerChecker(judge_note=judge_note)
+    gold = options[gold_letter]
+    return asyncio.run(checker.check("Q?", gold, reply, options=options, gold_letter=gold_letter))
+
+
+MEDQA_OPTIONS = {"A": "Kussmaul sign", "B": "Pulsus paradoxus", "C": "Pericardial knock", "D": "Friction rub"}
+PUBMED_OPTIONS = {"A": "yes", "B": "no", "C": "maybe"}
+
+
+def test_a_choice_reply_without_a_letter_is_read_as_free_text():
+    # the gold option in words, with extra words: not a wrong answer for lack of a letter
+    v = check_choice_reply("The finding is pulsus paradoxus, caused by tamponade.", MEDQA_OPTIONS, "B")
+    assert v.correct and v.method != "no_letter", v
+    assert check_choice_reply("The evidence is mixed, so maybe.", PUBMED_OPTIONS, "C").correct
+    assert check_choice_reply("D. maybe", PUBMED_OPTIONS, "C").correct  # D is no option: read the text
+    # another option in words is wrong
+    v = check_choice_reply("It is a friction rub.", MEDQA_OPTIONS, "B")
+    assert not v.correct and v.method == "other_answer", v
+    # nothing to go on: undecided, wrong, and it says why
+    v = check_choice_reply("It depends on the haemodynamics.", MEDQA_OPTIONS, "B")
+    assert (v.correct, v.method) == (False, "undecided")
+
+
+def test_a_choice_reply_naming_several_options_is_wrong():
+    v = check_choice_reply("B. Pulsus paradoxus\nD. Friction rub", MEDQA_OPTIONS, "B")
+    assert (v.correct, v.method) == (False, "several_options")
+
+
 def test_undecided_without_a_judge_says_so():
     v = asyncio.run(AnswerChecker(judge_note="the judge failed calibration").check(
         "Which bank?", "The Federal Reserve", "The central bank of the United States"))

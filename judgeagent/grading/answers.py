@@ -24,6 +24,8 @@ __all__ = ["METHODS", "AnswerChecker", "JudgeDecision", "Verdict", "check_answer
 class AnswerChecker:
     """Choice items by letter; free text by the deterministic rules, then the judge for the rest.
 
+    A choice reply that names no option letter is read as free text against the gold option's text.
+
     `judge` is None when the policy is `off` or the judge failed calibration: what no rule decides is
     then `undecided` (wrong unless token F1 reaches the threshold), and `judge_note` says why.
     """
@@ -37,10 +39,19 @@ class AnswerChecker:
     async def check(self, question: str, gold: str | Sequence[str], answer: str, *,
                     options: Mapping[str, str] | None = None, gold_letter: str | None = None) -> Verdict:
         golds = [gold] if isinstance(gold, str) else list(gold)
+        others = self.others
         if options:
-            return check_options(answer, options, gold_letter, golds[0])
+            verdict = check_options(answer, options, gold_letter, golds[0])
+            if verdict.method != "no_letter":
+                return verdict
+            # No letter is not a wrong answer: "Pulsus paradoxus." may be the gold option in words.
+            # The reply is checked as free text against the gold option; the other options are wrong.
+            gold_text = options.get(gold_letter, golds[0]) if gold_letter else golds[0]
+            golds = [gold_text]
+            others = frozenset(normalise_answer(t) for k, t in options.items() if k != gold_letter
+                               and normalise_answer(t) != normalise_answer(gold_text))
         threshold = self.settings.f1_threshold
-        verdict = check_free_text(answer, golds, threshold, question=question, others=self.others)
+        verdict = check_free_text(answer, golds, threshold, question=question, others=others)
         if verdict is not None:
             return verdict
         if self.judge is None:

@@ -15,10 +15,9 @@ if TYPE_CHECKING:
 # Words that may follow an option letter ("B because ...", "C is correct"); any other lowercase word
 # after a lone capital means it was the article "A" or pronoun "I", not an option.
 _CONNECTIVES = frozenset(
-    "because since as is was would will should could must seems appears and or but which given due that "
-    "here then so though although while whereas if also only alone too".split())
-_NEGATED_AFTER = re.compile(r"\s*(?:is|are|was|seems)?\s*(?:not\b|n't\b|wrong\b|incorrect\b|false\b)", re.I)
-_NEGATED_BEFORE = re.compile(r"\b(?:not|never|rule out|exclude|eliminate)\s+$", re.I)
+    ["because", "since", "as", "is", "was", "would", "will", "should", "could", "must", "seems", "appears", "and", "or", "but", "which", "given", "due", "that", "here", "then", "so", "though", "although", "while", "whereas", "if", "also", "only", "alone", "too"])
+_NEGATED_AFTER = re.compile(r"\s*(?:is|are|was|seems)?\s*(?:not\b|n't\b|wrong\b|incorrect\b|false\b)", re.IGNORECASE)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|rule out|exclude|eliminate)\s+$", re.IGNORECASE)
 # The letter as models write it: B, (B), [B], **B**, B), B., "B" (with decorations around it).
 _TOKEN = r"[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[\*\"'`]*"
 _JSON_KEYS = ("answer", "final_answer", "answer_letter", "letter", "choice", "option", "correct_option")
@@ -27,22 +26,22 @@ _JSON_KEYS = ("answer", "final_answer", "answer_letter", "letter", "choice", "op
 # deciding tier are an ambiguous answer (None) rather than a guess.
 _TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
     (re.compile(r"final\s+answer\s*(?:is|would\s+be|:|=|-)?\s*(?:option|choice|letter)?\s*:?" + _TOKEN,
-                re.I),),
+                re.IGNORECASE),),
     (
         re.compile(r"\b(?:answer|option|choice)\s*(?:is|would\s+be|should\s+be|will\s+be|=|:|-)\s*:?\s*"
-                   r"(?:option|choice|letter)?\s*:?" + _TOKEN, re.I),
+                   r"(?:option|choice|letter)?\s*:?" + _TOKEN, re.IGNORECASE),
         re.compile(r"\b(?:I(?:\s+would|\s+will|'d|'ll)?\s+(?:choose|pick|select|go\s+with|say)"
                    r"|I(?:'m|\s+am)\s+going\s+with|my\s+(?:answer|choice)\s+is)"
-                   r"\s*:?\s*(?:option|choice|letter)?\s*:?" + _TOKEN, re.I),
+                   r"\s*:?\s*(?:option|choice|letter)?\s*:?" + _TOKEN, re.IGNORECASE),
         re.compile(r"(?:\b(?:option|choice|letter)\s+)?" + _TOKEN.replace("([A-Za-z])", r"\b([A-Za-z])\b")
-                   + r"\s+is\s+(?:the\s+)?(?:correct|right|best|most\s+likely)\b", re.I),
+                   + r"\s+is\s+(?:the\s+)?(?:correct|right|best|most\s+likely)\b", re.IGNORECASE),
         # a conclusion that ends its sentence: "It's B.", "..., so C."
         re.compile(r"\b(?:it's|it\s+is|so|thus|therefore|hence)\s*,?" + _TOKEN + r"(?=[.!]?[ \t]*(?:\n|$))",
-                   re.I | re.M),
+                   re.IGNORECASE | re.MULTILINE),
     ),
     (
-        re.compile(r"\b(?:option|choice)\s*" + _TOKEN, re.I),
-        re.compile(r"^[\s>#\-]*[\*\(\[]*\s*([A-Za-z])\s*[\*\)\]]*\s*(?=[).:,\-]|$)", re.M),
+        re.compile(r"\b(?:option|choice)\s*" + _TOKEN, re.IGNORECASE),
+        re.compile(r"^[\s>#\-]*[\*\(\[]*\s*([A-Za-z])\s*[\*\)\]]*\s*(?=[).:,\-]|$)", re.MULTILINE),
         re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*"),  # uppercase only: "(a)", "(i)" enumerate in prose
     ),
 )
@@ -55,7 +54,8 @@ def extract_letter(text: str, options: Mapping[str, str]) -> str | None:
 
 
 def _extract(text: str, options: Mapping[str, str]) -> tuple[str | None, str]:
-    """(letter, "letter" | "option_text"), or (None, "") when the reply names no single option."""
+    """(letter, "letter" | "option_text"); (None, "several") when the reply names more than one
+    option, (None, "") when it names none."""
     letters = {k.upper(): k for k in options}
     if not text or not text.strip():
         return None, ""
@@ -74,7 +74,7 @@ def _extract(text: str, options: Mapping[str, str]) -> tuple[str | None, str]:
         if len(found) == 1:
             return found.pop(), "letter"
         if found:
-            return None, ""
+            return None, "several"
     by_prefix = _option_by_text(ANSWER_PREFIX.sub("", text), options, whole=False)
     return (by_prefix, "option_text") if by_prefix else (None, "")
 
@@ -112,7 +112,7 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 def _json_answer(text: str) -> str | None:
     """The answer field of a JSON object in the reply ({"answer": "B"}), if there is one."""
-    match = re.search(r"\{.*\}", text, re.S)
+    match = re.search(r"\{.*\}", text, re.DOTALL)
     if not match:
         return None
     try:
@@ -159,8 +159,10 @@ def check_options(answer_text: str, options: Mapping[str, str], answer_letter: s
     if not answer_text or not answer_text.strip():
         return empty()
     letter, how = _extract(answer_text, options)
+    if how == "several":
+        return Verdict(False, "several_options", None, None, "names more than one option: no single answer")
     if letter is None:
-        return Verdict(False, "no_letter", None, None, "no single option letter found in the answer")
+        return Verdict(False, "no_letter", None, None, "no option letter or option text found in the answer")
     if answer_letter is not None:
         correct = letter.upper() == answer_letter.upper()
         return Verdict(correct, how, letter, None, f"chose {letter}, gold {answer_letter}")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..models.base import ChatModel
 
 QUESTION_TYPES = ("yes_no", "number", "date", "entity", "description")
-_MONTHS = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I)
+_MONTHS = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
 _TYPE_RULES = {
     "yes_no": "The reference is yes, no or maybe: the candidate must commit to the same one.",

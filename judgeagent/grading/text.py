@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .verdict import Verdict, empty
 
 ANSWER_PREFIX = re.compile(
-    r"^\s*(?:the\s+)?(?:final\s+|correct\s+)?answer\b\s*(?:is|would\s+be)?\s*[:\-]?\s*", re.I)
+    r"^\s*(?:the\s+)?(?:final\s+|correct\s+)?answer\b\s*(?:is|would\s+be)?\s*[:\-]?\s*", re.IGNORECASE)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation + "‘’“”")
 _NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "none", "isnt", "wasnt", "arent", "doesnt",
@@ -20,6 +20,7 @@ _YES_NO = ("yes", "no", "maybe")
 # A yes/no word deep inside a long reply may belong to the reasoning ("there is no evidence ..."),
 # so beyond the first word only short replies are read this way.
 _YES_NO_SHORT = 12
+_YES_NO_HEDGE = re.compile(r"\b(yes|no|maybe) (?:or|and or) (?!\1\b)(yes|no|maybe)\b")
 
 
 def normalise_answer(text: str) -> str:
@@ -46,18 +47,16 @@ def best_f1(prediction: str, golds: Sequence[str]) -> float:
 
 # --- numbers ------------------------------------------------------------------------------------------
 
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-          "sixteen seventeen eighteen nineteen").split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"]
 _WORD_VALUES = {**{w: i for i, w in enumerate(_UNITS)}, **{w: 20 + 10 * i for i, w in enumerate(_TENS)},
                 **{w: i + 1 for i, w in enumerate(_ORDINALS)}, "dozen": 12}
 _SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _NUMERAL = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:st|nd|rd|th|s)?(?:\s+(hundred|thousand|million|billion|trillion))?",
-                      re.I)
+                      re.IGNORECASE)
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_TENS) + r")[\s-]+(" + "|".join(_UNITS[1:10]) + r")\b|\b("
-                          + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + r")\b", re.I)
+                          + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
 def numbers(text: str) -> set[float]:
@@ -76,7 +75,7 @@ def numbers(text: str) -> set[float]:
         tens, unit, word = match.groups()
         value = float(_WORD_VALUES[tens.lower()] + _WORD_VALUES[unit.lower()] if tens else _WORD_VALUES[word.lower()])
         found.add(value)
-        scale = re.match(r"[\s-]+(hundred|thousand|million|billion|trillion)\b", text[match.end():], re.I)
+        scale = re.match(r"[\s-]+(hundred|thousand|million|billion|trillion)\b", text[match.end():], re.IGNORECASE)
         if scale:  # "twelve hundred", "two million"
             found.add(value * _SCALES[scale.group(1).lower()])
     return found
@@ -94,9 +93,9 @@ _REFUSAL = re.compile(
     r"|(?:this|that|it)\s+cannot\s+be\s+(?:determined|answered|known)|cannot\s+be\s+determined"
     r"|(?:the\s+)?(?:text|passage|context|question|information|article)s?\s+(?:does|do)\s+not\s+"
     r"(?:say|mention|state|specify|provide|contain)|insufficient\s+information|not\s+enough\s+information)",
-    re.I)
+    re.IGNORECASE)
 # "I'm not sure, but I think it is X" commits to X after all: not a refusal.
-_COMMITS_AFTER = re.compile(r"\b(?:but|however|though|i\s+think|i\s+believe|probably|likely|my\s+guess)\b", re.I)
+_COMMITS_AFTER = re.compile(r"\b(?:but|however|though|i\s+think|i\s+believe|probably|likely|my\s+guess)\b", re.IGNORECASE)
 _MAX_REFUSAL_WORDS = 30
 
 
@@ -187,6 +186,9 @@ def _yes_no(case: Case) -> Rule:
     said = next((w for w in words if w in _YES_NO), None)
     if said is None or (words[0] != said and len(words) > _YES_NO_SHORT):
         return None
+    hedge = _YES_NO_HEDGE.search(reply.text)
+    if hedge:
+        return Verdict(False, "yes_no", hedge.group(0), None, f"hedges between answers ({hedge.group(0)!r})")
     return Verdict(said in refs, "yes_no", said, None, f"answered {said!r}, gold {ref!r}")
 
 
@@ -210,7 +212,7 @@ def _contained(case: Case) -> Rule:
 
 
 # Words after which the end of a sentence is what it asserts: "... was Neil Armstrong", "... in 2016".
-_COPULAS = frozenset("is was are were be been called named by as in on at from to of".split())
+_COPULAS = frozenset(["is", "was", "are", "were", "be", "been", "called", "named", "by", "as", "in", "on", "at", "from", "to", "of"])
 
 
 def _leads_or_concludes(reply: Reply, ref: str) -> bool:
@@ -218,7 +220,7 @@ def _leads_or_concludes(reply: Reply, ref: str) -> bool:
     if len(words) > 30 or len(words) <= len(gold):
         return False
     if words[: len(gold)] == gold:
-        listed = re.match(rf"\W*{_loose(ref)}\s*(?:,|;|\band\b|\bor\b|&)", reply.raw, re.I)
+        listed = re.match(rf"\W*{_loose(ref)}\s*(?:,|;|\band\b|\bor\b|&)", reply.raw, re.IGNORECASE)
         return listed is None and words[len(gold)] not in ("and", "or", "nor")
     return words[-len(gold):] == gold and words[-len(gold) - 1] in _COPULAS and "," not in reply.raw.split(".")[0]
 
@@ -245,8 +247,14 @@ def _same_number(case: Case) -> Rule:
     return None
 
 
+# A period ("19th century", "the 1800s", "the '90s") names a span, not the number it is written with.
+_PERIOD = re.compile(r"\b(?:centur(?:y|ies)|millenni(?:um|a)|decades?)\b|\d0'?s\b|'\d0s\b", re.IGNORECASE)
+
+
 def _number_mismatch(case: Case) -> Rule:
     reply, score = case.reply, case.score
+    if _PERIOD.search(reply.raw) or any(_PERIOD.search(g) for g in case.golds):
+        return None  # "1800s" is the 19th century: spans are compared by the judge
     wanted = set().union(*(numbers(g) for g in case.golds))
     stated = numbers(reply.raw)
     if not wanted or not stated or wanted & stated:
@@ -259,8 +267,8 @@ def _number_mismatch(case: Case) -> Rule:
 def _other_answer(case: Case) -> Rule:
     """The reply is another item's gold (or another option), or names one of them and nothing of the gold."""
     reply, refs, score, others = case.reply, case.refs, case.score, case.others
-    if not others:
-        return None
+    if not others or all(r in _YES_NO for r in refs):
+        return None  # a statement answering a yes/no question is no other item's answer
     gold_words = set().union(*(r.split() for r in refs))
     for other in others:
         if not other or other in refs:

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 METHODS = {
     "letter": "the option letter the reply commits to",
     "option_text": "the reply is an option's text",
-    "no_letter": "a choice reply naming no single option (wrong)",
+    "no_letter": "a choice reply naming no option, letter or text (wrong; the checker then reads it as "
+                 "free text against the gold option)",
+    "several_options": "a choice reply naming more than one option (wrong)",
     "empty": "no answer (wrong)",
     "exact": "the gold (or an alias) after normalisation, or contained in a short reply",
     "f1": "token F1 with the gold at or above the threshold",
