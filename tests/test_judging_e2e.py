@@ -47,22 +47,26 @@ def test_the_embedded_judge_is_calibrated_and_policies_follow(demo_items, tmp_pa
     with open_models("local", cache_dir=tmp_path) as models:
         async def go():
             try:
-                return await vet("calibrated"), await vet("trust"), await vet("calibrated", min_judge_accuracy=0.0,
-                                                                                 max_judge_fpr=1.0), await vet("off")
+                trusted = await vet("trust")  # asks every pair, whatever the answers
+                return (await vet("calibrated"), trusted,
+                        await vet("calibrated", min_judge_accuracy=0.0, max_judge_fpr=1.0), await vet("off"))
             finally:
                 await models.aclose()
 
         (strict, cal), (trusted, cal_t), (lax, cal_l), (off, cal_o) = asyncio.run(go())
-    assert cal.pairs == 16 and len(cal.intervals["accuracy"]) == 2
+    assert cal_t.pairs == cal_l.pairs == 16 and len(cal.intervals["accuracy"]) == 2
+    # the strict policy stops asking once the judge cannot pass; what it asked it scored as trust did
+    assert cal.pairs == 16 or ("stopped after" in cal.note and not cal.passed and cal.pairs % 8 == 0)
+    assert cal_t.by_kind == cal_l.by_kind
     right = sum(k["right"] for k in cal.by_kind.values())
-    assert cal.accuracy == pytest.approx(right / 16)
+    assert cal.accuracy == pytest.approx(right / cal.pairs)
     assert cal.intervals["accuracy"][0] <= cal.accuracy <= cal.intervals["accuracy"][1]
     assert cal.passed == (cal.accuracy >= 0.9 and cal.fpr <= 0.05)
     assert (strict.judge is not None) == cal.passed and cal.used == cal.passed
     assert trusted.judge is not None and cal_t.used  # trust: used whatever the probe said
     assert lax.judge is not None and cal_l.passed  # thresholds are the user's
     assert off.judge is None and cal_o.pairs == 0
-    assert models.ledger.totals()["judge"]["cache_hits"] == 32  # 16 pairs x 2 later policies
+    assert models.ledger.totals()["judge"]["cache_hits"] == cal.pairs + 16  # the later policies ask no model
 
 
 def test_the_demo_run_rests_only_on_a_calibrated_judge(demo_graph, tmp_path, capsys):
@@ -73,7 +77,8 @@ def test_the_demo_run_rests_only_on_a_calibrated_judge(demo_graph, tmp_path, cap
     err = capsys.readouterr().err
     manifest = json.loads((run_dir / "manifest.json").read_text())
     calibration = manifest["judge_calibration"]
-    assert manifest["config"]["checker"]["judge_policy"] == "calibrated" and calibration["pairs"] == 40
+    assert manifest["config"]["checker"]["judge_policy"] == "calibrated"
+    assert calibration["pairs"] == 40 or "stopped after" in calibration["note"]
     if not calibration["passed"]:
         assert "FAILED calibration" in err  # said loudly, once, on stderr
     records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
@@ -99,4 +104,33 @@ def test_the_demo_run_rests_only_on_a_calibrated_judge(demo_graph, tmp_path, cap
     assert not any(v.correct for v in verdicts), verdicts
     assert main(["report", str(run_dir)]) == 0
     report = (run_dir / "report.md").read_text()
-    assert "## How answers were judged" in report and "Judge calibration on 40 pairs" in report
+    assert "## How answers were judged" in report and f"Judge calibration on {calibration['pairs']} pairs" in report
+
+
+def test_calibration_stops_paying_for_a_judge_that_cannot_pass(demo_items):
+    """A judge that accepts everything (the loopback server, through the real client) fails on the
+    first wave of pairs: the calibrated policy asks no more; trust asks them all."""
+    from judgeagent.grading.calibration import WAVE, calibrate
+    from judgeagent.models.testserver import FakeServer
+    from judgeagent.models import ModelSpec
+    from judgeagent.models.spec import Registry
+
+    yes = json.dumps({"reasoning": "looks fine", "correct": True})
+    pairs = pairs_from_items(demo_items, 40, seed=0)
+    with FakeServer(reply=lambda request: yes) as server:
+        registry = Registry({"j": ModelSpec(name="j", base_url=server.base_url, model="m", max_retries=0)})
+
+        def ask(policy):
+            with open_models("j", registry=registry, cache=False) as models:
+                async def go():
+                    try:
+                        return await calibrate(models.judge, pairs, CheckerConfig(judge_policy=policy))
+                    finally:
+                        await models.aclose()
+                return asyncio.run(go())
+
+        strict = ask("calibrated")
+        assert server.counts["requests"] == WAVE and strict.pairs == WAVE
+        assert not strict.passed and "stopped after 8 of 40 pairs" in strict.note and strict.fpr == 1.0
+        trusted = ask("trust")
+        assert server.counts["requests"] == WAVE + 40 and trusted.pairs == 40 and trusted.used

@@ -7,7 +7,7 @@ import math
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import CheckerConfig
@@ -148,16 +148,45 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
     return AnswerChecker(settings, judge if calibration.used else None, others, note), calibration
 
 
+# Pairs are asked in waves: a judge that can no longer pass stops costing calls (the embedded 135M
+# model fails within the first wave or two instead of paying for all 40 pairs on every run).
+WAVE = 8
+
+
 async def calibrate(judge: ChatModel, pairs: Sequence[Pair], settings: CheckerConfig) -> Calibration:
-    """Ask the judge every pair (concurrently, within the model's limit) and decide whether to use it."""
-    # A failure lets the other calls finish (and be journaled) before it is raised, as in the engine:
-    # a resumed run then repeats no finished calibration call.
-    verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer) for p in pairs),
-                                    return_exceptions=True)
-    for v in verdicts:
-        if isinstance(v, BaseException):
-            raise v
-    return summarise(pairs, [(v.correct, v.method == "judge_failed", v.reason) for v in verdicts], settings)
+    """Ask the judge the pairs (a wave at a time, each wave concurrently) and decide whether to use it.
+
+    Under the `calibrated` policy, asking stops once the judge cannot pass whatever it answers next;
+    waves are in a fixed order, so where it stops depends on the replies alone (a resumed run stops
+    at the same pair)."""
+    decisions: list[tuple[bool, bool, str]] = []
+    for start in range(0, len(pairs), WAVE):
+        # A failure lets the wave's other calls finish (and be journaled) before it is raised, as in
+        # the engine: a resumed run then repeats no finished calibration call.
+        verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer)
+                                          for p in pairs[start:start + WAVE]), return_exceptions=True)
+        for v in verdicts:
+            if isinstance(v, BaseException):
+                raise v
+        decisions += [(v.correct, v.method == "judge_failed", v.reason) for v in verdicts]
+        if settings.judge_policy == "calibrated" and _cannot_pass(pairs, decisions, settings):
+            break
+    result = summarise(pairs[:len(decisions)], decisions, settings)
+    if len(decisions) < len(pairs):
+        note = f"{result.note} (stopped after {len(decisions)} of {len(pairs)} pairs: it could no longer pass)"
+        result = replace(result, note=note)
+    return result
+
+
+def _cannot_pass(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]],
+                 settings: CheckerConfig) -> bool:
+    """True when the errors so far exceed what passing over all the pairs allows."""
+    errors = sum(1 for p, (acc, failed, _) in zip(pairs, decisions) if failed or acc != p.accept)
+    fps = sum(1 for p, (acc, failed, _) in zip(pairs, decisions) if not p.accept and acc and not failed)
+    negatives = sum(1 for p in pairs if not p.accept)
+    allowed_errors = math.floor((1 - settings.min_judge_accuracy) * len(pairs) + 1e-9)
+    allowed_fps = math.floor(settings.max_judge_fpr * negatives + 1e-9)
+    return errors > allowed_errors or fps > allowed_fps
 
 
 def summarise(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]],
