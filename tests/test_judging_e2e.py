@@ -111,9 +111,9 @@ def test_calibration_stops_paying_for_a_judge_that_cannot_pass(demo_items):
     """A judge that accepts everything (the loopback server, through the real client) fails on the
     first wave of pairs: the calibrated policy asks no more; trust asks them all."""
     from judgeagent.grading.calibration import WAVE, calibrate
-    from judgeagent.models.testserver import FakeServer
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
+    from judgeagent.models.testserver import FakeServer
 
     yes = json.dumps({"reasoning": "looks fine", "correct": True})
     pairs = pairs_from_items(demo_items, 40, seed=0)
