@@ -194,3 +194,14 @@ def test_rejection_names_the_new_reasons():
     assert rejection(leak, PATH, [], []) == "answer appears in the question"
     fine = GeneratedQuestion(question="Which planet did Voyager 2 reach in 1989?", answer="Neptune")
     assert rejection(fine, PATH, [], []) is None
+
+
+def test_reasoning_that_mentions_options_then_writes_one_out_chooses_it():
+    options = {"A": "Asthma attack", "B": "Carbon monoxide poisoning", "C": "Pulmonary embolism",
+               "D": "Acute respiratory distress syndrome"}
+    reply = ("Oxygen corrects the PaO2, which argues against a shunt such as ARDS (D), and CO poisoning (B) would "
+             "not lower it. The episodes point to **A. Asthma attack**.")
+    assert check_choice_reply(reply, options, "A").correct
+    # two options written out is still no single answer
+    v = check_choice_reply("A. Asthma attack\nC. Pulmonary embolism", options, "A")
+    assert (v.correct, v.method) == (False, "several_options")

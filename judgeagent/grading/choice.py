@@ -73,6 +73,11 @@ def _extract(text: str, options: Mapping[str, str]) -> tuple[str | None, str]:
         found = {letters[c] for c in _tier_letters(text, tier, weak) if c in letters}
         if len(found) == 1:
             return found.pop(), "letter"
+        labelled = _labelled_options(text, options) if found and weak else set()
+        if len(labelled) == 1:
+            # Reasoning that mentions options in passing ("ARDS (D) is unlikely") then commits to one
+            # written out as "A. Asthma attack": the one given with its own text is the choice.
+            return labelled.pop(), "letter"
         if found:
             return None, "several"
     by_prefix = _option_by_text(ANSWER_PREFIX.sub("", text), options, whole=False)
@@ -88,6 +93,18 @@ def _tier_letters(text: str, patterns: tuple[re.Pattern[str], ...], weak: bool) 
             if _standalone(text, match.start(group), match.end(group)) and not (
                     weak and _negated(text, match.start(group), match.end())):
                 found.append(letter.upper())
+    return found
+
+
+def _labelled_options(text: str, options: Mapping[str, str]) -> set[str]:
+    """Letters written with their own option text ("A. Asthma attack", "(C) Lupus"), not ruled out."""
+    found = set()
+    for letter, option in options.items():
+        pattern = (r"[\(\[]?\b" + re.escape(letter) + r"\b[\)\]]?[.:)]?\s*[\*\"'`]*\s*"
+                   + re.escape(option.strip()))
+        for match in re.finditer(pattern, text):
+            if not _negated(text, match.start(), match.end()):
+                found.add(letter)
     return found
 
 
