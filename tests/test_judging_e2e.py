@@ -17,7 +17,8 @@ from judgeagent.runs import load_run
 from tests.conftest import DEMO
 
 # The demo run's misjudgments reported in issue 8 (question start, gold, answer recorded as correct).
-MISJUDGED = [("How many years ago", "The mission ended in 2018."),
+# (The issue's "2016 / ended in 2018" item is not in the demo set; a wrong number stands in for it.)
+MISJUDGED = [("How many years after its launch", "Voyager 2 reached Neptune in 1989, 14 years later."),
              ("Which astronomer chaired", "The Voyager Golden Record carries sounds and images of life on Earth."),
              ("Ingenuity was planned", "The answer is 10."),
              ("Which comet did the Rosetta", "Comet 6710 Chiron")]
@@ -44,10 +45,12 @@ def test_the_embedded_judge_is_calibrated_and_policies_follow(demo_items, tmp_pa
         return await vetted_checker(settings, models.judge, demo_items, seed=0)
 
     # One cache: every policy probes the same seeded pairs, so only the first makes model calls.
+    calls = []
     with open_models("local", cache_dir=tmp_path) as models:
         async def go():
             try:
                 trusted = await vet("trust")  # asks every pair, whatever the answers
+                calls.append(models.ledger.totals()["judge"]["calls"])
                 return (await vet("calibrated"), trusted,
                         await vet("calibrated", min_judge_accuracy=0.0, max_judge_fpr=1.0), await vet("off"))
             finally:
@@ -66,7 +69,7 @@ def test_the_embedded_judge_is_calibrated_and_policies_follow(demo_items, tmp_pa
     assert trusted.judge is not None and cal_t.used  # trust: used whatever the probe said
     assert lax.judge is not None and cal_l.passed  # thresholds are the user's
     assert off.judge is None and cal_o.pairs == 0
-    assert models.ledger.totals()["judge"]["cache_hits"] == cal.pairs + 16  # the later policies ask no model
+    assert 0 < calls[0] <= 16 and models.ledger.totals()["judge"]["calls"] == calls[0]  # later policies: cache
 
 
 def test_the_demo_run_rests_only_on_a_calibrated_judge(demo_graph, tmp_path, capsys):
