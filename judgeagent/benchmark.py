@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from .errors import JudgeAgentError
-from .files import json_records, jsonl_records, read_text
+from .files import field_value, json_records, jsonl_records, read_text
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 Difficulty = Literal["easy", "medium", "hard"]
@@ -195,12 +195,12 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     """One record (a dict) to a checked `Item`; errors name the record and the field."""
     if not isinstance(record, dict):
         raise JudgeAgentError(f"{source}: expected a JSON object, got {type(record).__name__}")
-    qid = _text(record.get(fields.qid)) or default_qid
-    question = _text(record.get(fields.question))
+    qid = _text(field_value(record, fields.qid)) or default_qid
+    question = _text(field_value(record, fields.question))
     if not question:
         raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r})")
     options = _options(record, fields, source)
-    letter = _letter(record.get(fields.answer_letter))
+    letter = _letter(field_value(record, fields.answer_letter))
     answers = _answers(record, fields)
     answer = answers[0] if answers else ""
     if not answer and not letter:
@@ -217,26 +217,26 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     return Item(
         qid=qid, question=question, answer=answer or "", options=options, answer_letter=letter,
         aliases=tuple(a for a in dict.fromkeys(answers[1:]) if a != answer),
-        difficulty=normalise_difficulty(record.get(fields.difficulty)),
-        question_type=_text(record.get(fields.question_type)) or None,
-        supporting_doc_ids=_doc_ids(record.get(fields.supporting_doc_ids), source, fields.supporting_doc_ids),
-        passage=_text(record.get(fields.passage)) or None,
+        difficulty=normalise_difficulty(field_value(record, fields.difficulty)),
+        question_type=_text(field_value(record, fields.question_type)) or None,
+        supporting_doc_ids=_doc_ids(field_value(record, fields.supporting_doc_ids), source, fields.supporting_doc_ids),
+        passage=_text(field_value(record, fields.passage)) or None,
         meta=_meta(record, fields), source=source,
     )
 
 
 def _answers(record: dict[str, Any], fields: ItemFields) -> list[str]:
     """The gold followed by its aliases: a list in `answer`, plus the `aliases` (or `answers`) field."""
-    out = _strings(record.get(fields.answer))
-    extra = record.get(fields.aliases)
+    out = _strings(field_value(record, fields.answer))
+    extra = field_value(record, fields.aliases)
     if extra is None and fields.aliases == "aliases":
         extra = record.get("answers")
     return [a for a in out + _strings(extra, split=";") if a]
 
 
 def _strings(value: Any, split: str | None = None) -> list[str]:
-    if isinstance(value, (list, tuple)):
-        return [_text(v) for v in value]
+    if isinstance(value, (list, tuple)):  # nested lists (BioASQ's [["CFTR", "synonym"], ...]) flatten
+        return [t for v in value for t in _strings(v)]
     text = _text(value)
     return [t.strip() for t in text.split(split)] if split and text else [text]
 
@@ -272,7 +272,7 @@ def _letter(value: Any) -> str | None:
 
 
 def _options(record: dict[str, Any], fields: ItemFields, source: str) -> dict[str, str] | None:
-    raw = record.get(fields.options)
+    raw = field_value(record, fields.options)
     if isinstance(raw, str):
         raw = _parse_json_cell(raw, source, fields.options)
     if raw is None or raw == {} or raw == []:

@@ -63,7 +63,7 @@ def build_graph_cmd(
     corpus: Annotated[Path, typer.Argument(help="A corpus file or folder (.jsonl, .json, .txt, .md, .parquet).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output graph folder, e.g. graphs/NAME.")],
     overwrite: Annotated[bool, typer.Option(help="Replace an existing graph at --out.")] = False,
-    field: Annotated[list[str], typer.Option(help="Map a field to another column: doc_id=id, text=body ...")] = [],
+    field: Annotated[list[str], typer.Option(help="Map a field to another column: doc_id=id, text=body, title=meta.name (dotted = nested)")] = [],
     chunk_words: Annotated[int, typer.Option(min=10, max=MAX_CHUNK_WORDS, help="Target maximum words per "
                                              "chunk (sentences are never split).")] = 150,
     embedding_model: Annotated[str, typer.Option(help="sentence-transformers model name or folder.")] = "all-MiniLM-L6-v2",
@@ -211,7 +211,7 @@ def evaluate_cmd(
     judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint for an ad-hoc target.")] = None,
     config: ConfigOption = None,
-    field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt ...")] = [],
+    field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
     sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="N_B: questions per batch.")] = 5,

@@ -8,7 +8,7 @@ from typing import Any
 
 from .config import FieldMap
 from .errors import JudgeAgentError
-from .files import json_records, jsonl_records, read_text
+from .files import field_value, json_records, jsonl_records, read_text
 
 SUFFIXES = (".jsonl", ".json", ".txt", ".md", ".parquet")
 
@@ -105,7 +105,7 @@ def _check_columns(file: Path, columns: list[str], fields: FieldMap) -> None:
     """A table lacks a column for every row at once: say so once, naming it, not per document."""
     for field_name in ("doc_id", "text"):
         column = getattr(fields, field_name)
-        if column not in columns:
+        if column not in columns and column.split(".")[0] not in columns:
             raise JudgeAgentError(f"{file} has no column {column!r} (columns: {', '.join(columns)}); "
                                   f"map yours with --field {field_name}=NAME")
 
@@ -126,16 +126,16 @@ def to_document(record: Any, source: str, fields: FieldMap) -> Document:
     """One record (a dict) to a `Document`, with errors that name the record and the missing field."""
     if not isinstance(record, dict):
         raise JudgeAgentError(f"{source}: expected a JSON object, got {type(record).__name__}")
-    doc_id = record.get(fields.doc_id)
+    doc_id = field_value(record, fields.doc_id)
     if doc_id is None or str(doc_id).strip() == "":
         raise JudgeAgentError(
             f"{source}: record has no {fields.doc_id!r} field (map another column with --field doc_id=NAME)"
         )
-    text = record.get(fields.text)
+    text = field_value(record, fields.text)
     if not isinstance(text, str) or not text.strip():
         raise JudgeAgentError(f"{source}: document {str(doc_id)!r} has no text (field {fields.text!r})")
-    meta = record.get(fields.meta) or {}
+    meta = field_value(record, fields.meta) or {}
     if not isinstance(meta, dict):
         meta = {"value": meta}
-    title = record.get(fields.title)
+    title = field_value(record, fields.title)
     return Document(str(doc_id), "" if title is None else str(title), text, meta, source)

@@ -67,3 +67,23 @@ def check_format(manifest: dict[str, Any], folder: Path, fmt: str, version: int,
     if manifest.get("format_version") != version:
         raise JudgeAgentError(f"{what} {folder} has format version {manifest.get('format_version')}; "
                               f"this judgeagent reads version {version}{fix}")
+
+
+def field_value(record: dict[str, Any], path: str) -> Any:
+    """The value a field mapping names: a key, or a dotted path into nested objects (`meta.exact_answer`).
+
+    A key that itself contains dots wins over the path. Inside the path, a list gives its first element,
+    or the element a numeric step names (`answers.1`); a value that is missing anywhere is None.
+    """
+    if path in record or "." not in path:
+        return record.get(path)
+    value: Any = record
+    for step in path.split("."):
+        if isinstance(value, list):
+            value = value[int(step)] if step.isdigit() and int(step) < len(value) else (value[0] if value else None)
+            if step.isdigit():
+                continue
+        if not isinstance(value, dict):
+            return None
+        value = value.get(step)
+    return value

@@ -183,3 +183,20 @@ def test_attach_passages_keeps_given_passages_and_joins_several_docs():
              Item("c", "Q?", "x", supporting_doc_ids=("missing",))]
     out = attach_passages(Benchmark(DATA, items), {"d1": "one", "d2": "two"}).items
     assert [i.passage for i in out] == ["one\n\ntwo", "own", None]
+
+
+def test_nested_fields_are_mapped_by_dotted_paths(tmp_path):
+    # the shape of a biomedical set: a long ideal answer at the top, the short factoid one nested
+    path = tmp_path / "bio.jsonl"
+    rows = [{"id": "b1", "body": "Which gene is mutated in cystic fibrosis?", "answer": "A long ideal answer ...",
+             "meta": {"exact_answer": ["CFTR", "cystic fibrosis transmembrane conductance regulator"]}},
+            {"id": "b2", "body": "Which enzyme?", "answer": "Long.", "meta": {"exact_answer": [["lactase"]]},
+             "docs": [{"pmid": "p9"}, {"pmid": "p10"}]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fields = ItemFields(qid="id", question="body", answer="meta.exact_answer", supporting_doc_ids="docs.pmid")
+    b1, b2 = load_benchmark(path, fields).items
+    assert b1.answer == "CFTR" and b1.aliases == ("cystic fibrosis transmembrane conductance regulator",)
+    assert b2.answer == "lactase" and b2.supporting_doc_ids == ("p9",)  # a list inside the path: its first
+    missing = ItemFields(qid="id", question="body", answer="meta.ideal")
+    with pytest.raises(JudgeAgentError, match="no gold answer|meta.ideal"):
+        load_benchmark(path, missing)

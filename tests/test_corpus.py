@@ -109,3 +109,11 @@ def test_a_parquet_file_without_the_text_column_names_the_column(tmp_path):
         read_corpus(path)
     with pytest.raises(JudgeAgentError, match=r"no column 'id'"):
         read_corpus(path, FieldMap(doc_id="id"))
+
+
+def test_nested_corpus_fields(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text(json.dumps({"info": {"id": "d1", "name": "Cystic fibrosis"}, "abstract": {"text": "CFTR is a gene."}})
+                    + "\n", encoding="utf-8")
+    (doc,) = read_corpus(path, FieldMap(doc_id="info.id", text="abstract.text", title="info.name")).documents
+    assert (doc.doc_id, doc.title, doc.text) == ("d1", "Cystic fibrosis", "CFTR is a gene.")
