@@ -1,6 +1,8 @@
 """Entity extraction: spaCy NER plus noun chunks, normalised so that one concept is one node."""
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -107,6 +109,21 @@ def _trim(tokens: list[Any]) -> list[Any]:
     return tokens
 
 
+# Source markup that leaks into mentions ("prediction.<abstracttext" from XML-tagged abstracts): whole
+# tags, and a tag cut off at a token boundary on either side ("abstracttext>wind").
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]*>?|^/?[A-Za-z][\w:.-]*>")
+_SPACED_DASH = re.compile(r"(?<=\w)\s+([-\u2010-\u2015/])\s+(?=\w)")  # "south - south - west"
+_EDGE_PUNCT = " \t\n,;:!?\"'`()[]{}<>*_|/\\-\u2010\u2011\u2012\u2013\u2014\u2015"
+_WORD_THEN_STOP = re.compile(r"(?<=[a-z]{3})\.$")  # "prediction." but not "U.S." or "Inc."
+
+
+def clean_name(text: str) -> str:
+    """A mention's surface text without markup, with spaced hyphens closed and edge punctuation cut."""
+    text = _MARKUP.sub(" ", html.unescape(text)) if ("<" in text or ">" in text or "&" in text) else text
+    text = _SPACED_DASH.sub(r"\1", text)
+    return _WORD_THEN_STOP.sub("", " ".join(text.split()).strip(_EDGE_PUNCT)).strip(_EDGE_PUNCT)
+
+
 def normalise(tokens: Iterable[Any]) -> str | None:
     """Node identity: case-folded, determiners stripped, a common-noun head lemmatised.
 
@@ -118,7 +135,7 @@ def normalise(tokens: Iterable[Any]) -> str | None:
         return None
     head = tokens[-1]
     last = head.lemma_ if head.pos_ == "NOUN" and head.lemma_ else head.text
-    name = " ".join(("".join(t.text_with_ws for t in tokens[:-1]) + last).split()).casefold()
+    name = clean_name("".join(t.text_with_ws for t in tokens[:-1]) + last).casefold()
     if len(name) < 2 or not any(c.isalpha() for c in name):
         return None
     if len(tokens) == 1 and (head.is_stop or head.pos_ == "PRON"):

@@ -42,3 +42,23 @@ def test_unknown_spacy_pipeline_is_a_clear_error():
 
     with pytest.raises(JudgeAgentError, match="unknown spaCy pipeline 'xx_nothing'"):
         SpacyExtractor(EntityConfig(spacy_model="xx_nothing"))
+
+
+def test_markup_and_spaced_hyphens_do_not_reach_entity_names(extractor):
+    text = ("<AbstractText>Wind from the south - south - west drove the prediction.<AbstractText> "
+            "Texas A&amp;M University published the <b>Mars Climate Orbiter</b> report.")
+    (mentions,) = extractor.extract([text])
+    names = {m.name for m in mentions}
+    assert not [n for n in names if "<" in n or ">" in n or "&amp;" in n or " - " in n], names
+    assert "south-south-west" in names or any("south-south-west" in n for n in names), names
+    assert any("mars climate orbiter" in n for n in names), names
+
+
+def test_suspicious_entity_names_are_listed():
+    import numpy as np
+
+    from judgeagent.graph.info import suspicious_entities
+
+    names = ["carl sagan", "prediction.<abstracttext", "x" * 80, "a | b table", "voyager 1"]
+    odd = suspicious_entities(names, np.array([9, 5, 1, 3, 7]))
+    assert [e["name"] for e in odd] == ["prediction.<abstracttext", "a | b table", "x" * 80]

@@ -1,6 +1,7 @@
 """Summaries of a graph for people: counts, degree distribution, top entities, a path."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,22 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
              "documents": int(len(graph.docs_of(i))), "degree": int(degree[i])}
             for i in order
         ],
+        "suspicious_entities": suspicious_entities(graph.entity_names, n_chunks),
     }
+
+
+# A clean corpus gives names of words; markup, code, tables and run-together text give these.
+_ODD = re.compile(r"[<>{}\[\]|\\=#@^~_*]|\s[-/]\s|^[^A-Za-z]*$")
+LONG_NAME = 60
+
+
+def suspicious_entities(names: list[str], n_chunks: np.ndarray, top: int = 20) -> list[dict[str, Any]]:
+    """The most common entity names that look like a dirty corpus: odd characters, or very long."""
+    odd = [(int(n_chunks[i]), name) for i, name in enumerate(names)
+           if len(name) > LONG_NAME or (_ODD.search(name) and not name.replace(" ", "").isdigit())]
+    odd.sort(key=lambda x: (-x[0], x[1]))
+    return [{"name": name, "chunks": n, "why": "long" if len(name) > LONG_NAME else "odd characters"}
+            for n, name in odd[:top]]
 
 
 def _distribution(degree: np.ndarray) -> dict[str, Any]:
@@ -72,6 +88,10 @@ def render_info(info: dict[str, Any]) -> str:
     for e in info["top_entities"]:
         lines.append(f"    {e['name'][:40]:<40} {e['label']:<9} chunks {e['chunks']:>5}  "
                      f"docs {e['documents']:>4}  degree {e['degree']:>6}")
+    odd = info.get("suspicious_entities") or []
+    if odd:
+        lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")
+        lines += [f"    {e['name'][:60]:<60} chunks {e['chunks']:>5}  {e['why']}" for e in odd]
     return "\n".join(lines)
 
 
