@@ -1,0 +1,88 @@
+"""Aspect scores of a conversational turn (KIEval's evaluator) and the decay-weighted dialogue score.
+
+An evaluator model rates each candidate turn on five aspects, 1 (poor) to 4 (strong), with a comment
+written before each score, and may stop the conversation for a named reason. A conversation's score
+weights early turns more: w_i = exp(-i / n) over the n planned rounds.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ASPECTS = ("accuracy", "logic", "relevance", "coherence", "conciseness")
+STOP_REASONS = ("none", "off_topic", "empty_response", "rule_violation", "repetition", "unpermitted_role_shift",
+                "hallucination")
+LOWEST, HIGHEST = 1, 4
+
+StopReason = Literal["none", "off_topic", "empty_response", "rule_violation", "repetition",
+                     "unpermitted_role_shift", "hallucination"]
+
+
+class AspectScore(BaseModel):
+    """One aspect: the comment comes first, so the score follows from it (as in the judge's schema)."""
+
+    model_config = ConfigDict(extra="ignore")
+    comment: str = ""
+    score: int = Field(ge=LOWEST, le=HIGHEST)
+
+
+class TurnEvaluation(BaseModel):
+    """The evaluator's structured reply for one candidate turn."""
+
+    model_config = ConfigDict(extra="ignore")
+    accuracy: AspectScore
+    logic: AspectScore
+    relevance: AspectScore
+    coherence: AspectScore
+    conciseness: AspectScore
+    overall_comment: str = ""
+    overall_score: int = Field(ge=LOWEST, le=HIGHEST)
+    stop_conversation: bool = False
+    stop_reason: StopReason = "none"
+
+    def scores(self) -> dict[str, int]:
+        """Aspect -> score, plus `overall`."""
+        return {**{a: getattr(self, a).score for a in ASPECTS}, "overall": self.overall_score}
+
+
+def parse_evaluation(data: Mapping[str, object] | str) -> tuple[TurnEvaluation | None, str]:
+    """(evaluation, "") or (None, why): an out-of-range or missing score is a failure, never clamped,
+    so that a repair turn can ask again and a second failure is recorded, not counted as a score."""
+    try:
+        if isinstance(data, str):
+            return TurnEvaluation.model_validate_json(data), ""
+        return TurnEvaluation.model_validate(data), ""
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "reply"
+        return None, f"{where}: {first['msg']}"
+
+
+def decay_weights(n: int) -> list[float]:
+    """w_i = exp(-i / n) for i = 1..n: the first turn weighs e^((n-1)/n) times as much as the last."""
+    if n < 1:
+        raise ValueError("a dialogue score needs at least one planned round")
+    return [math.exp(-i / n) for i in range(1, n + 1)]
+
+
+def normalise(score: float) -> float:
+    """1..4 onto 0..1, so that 1.0 is a perfect turn and 0.0 the poorest."""
+    return (score - LOWEST) / (HIGHEST - LOWEST)
+
+
+def dialogue_score(scores: Sequence[float | None], rounds: int) -> float:
+    """The KIEval score of one conversation planned for `rounds` rounds, in 0..1.
+
+    `scores` are the turn scores (1..4) in order; None marks a turn whose evaluation failed. Rounds
+    never reached (after an early stop) and failed turns count as the poorest score: the paper's early
+    stop exists to reward candidates that sustain a meaningful conversation, and a conversation
+    stopped after one good turn must not score as a perfect one.
+    """
+    if len(scores) > rounds:
+        raise ValueError(f"{len(scores)} turn scores for a dialogue of {rounds} rounds")
+    weights = decay_weights(rounds)
+    filled = [normalise(s) if s is not None else 0.0 for s in scores] + [0.0] * (rounds - len(scores))
+    return sum(w * s for w, s in zip(weights, filled)) / sum(weights)
