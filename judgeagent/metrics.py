@@ -66,3 +66,25 @@ def breakdown(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, A
     for r in rows:
         groups.setdefault(str(r.get(key) or "unlabelled"), []).append((r["before"], r["after"]))
     return {k: rates(v) for k, v in sorted(groups.items())}
+
+
+def mean_interval(values: Sequence[float], z: float = 1.96) -> dict[str, Any]:
+    """Mean and its normal-approximation 95% interval (sample standard deviation; None below 2 values)."""
+    n = len(values)
+    if n == 0:
+        return {"n": 0, "mean": None, "half_width": None, "interval": None}
+    mean = float(np.mean(values))
+    if n < 2:
+        return {"n": 1, "mean": mean, "half_width": None, "interval": None}
+    half = z * float(np.std(values, ddof=1)) / math.sqrt(n)
+    return {"n": n, "mean": mean, "half_width": half, "interval": [mean - half, mean + half]}
+
+
+def converged(scores: dict[str, Sequence[float]], epsilon: float, min_runs: int = 3) -> bool:
+    """DynaEval's stability condition as a stopping rule: every player's mean score is known to within
+    `epsilon` (95% interval half-width), after at least `min_runs` repetitions each."""
+    for values in scores.values():
+        summary = mean_interval(values)
+        if summary["n"] < min_runs or summary["half_width"] is None or summary["half_width"] >= epsilon:
+            return False
+    return bool(scores)

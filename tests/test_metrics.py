@@ -46,3 +46,27 @@ def test_breakdown_by_key():
             {"before": True, "after": False, "difficulty": None}]
     b = breakdown(rows, "difficulty")
     assert set(b) == {"easy", "unlabelled"} and b["easy"]["cr"] == 0.5 and b["unlabelled"]["cte"] == 1.0
+
+
+def test_mean_interval_and_the_convergence_rule():
+    import random
+
+    from judgeagent.metrics import converged, mean_interval
+
+    out = mean_interval([1.0, 2.0, 3.0])
+    assert out["mean"] == 2.0 and out["half_width"] == pytest.approx(1.96 * 1.0 / 3 ** 0.5)
+    assert mean_interval([5.0])["half_width"] is None and mean_interval([])["mean"] is None
+    # players of known mean payoff and noise: the estimate converges, within its interval, in a seeded
+    # number of repetitions that follows from the noise (half-width ~ 1.96 sd / sqrt(n) < epsilon)
+    rng = random.Random(7)
+    truth, sd, epsilon = {"seat-1": 10.0, "seat-2": 12.0}, 1.0, 0.5
+    scores = {k: [] for k in truth}
+    while not converged(scores, epsilon):
+        for k, mu in truth.items():
+            scores[k].append(rng.gauss(mu, sd))
+    runs = len(scores["seat-1"])
+    assert 8 <= runs <= 30  # (1.96 / 0.5)^2 = 15.4 expected
+    for k, mu in truth.items():
+        lo, hi = mean_interval(scores[k])["interval"]
+        assert lo - epsilon <= mu <= hi + epsilon
+    assert not converged({}, 0.5) and not converged({"a": [1.0, 1.0]}, 0.5)  # below min_runs
