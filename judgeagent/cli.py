@@ -147,6 +147,35 @@ def sample_path_cmd(
     typer.echo(json.dumps(path.to_dict(), indent=2, ensure_ascii=False) if as_json else render_path(path))
 
 
+@app.command("make-mcq")
+def make_mcq_cmd(
+    benchmark: Annotated[Path, typer.Argument(help="A benchmark file with free-text (and any choice) items.")],
+    graph: Annotated[Path, typer.Option(help="The graph the distractors come from (build-graph).")],
+    out: Annotated[Path, typer.Option(help="The multiple-choice benchmark to write (.jsonl).")],
+    field: Annotated[list[str], typer.Option(help="Map an item field to another column (dotted = nested).")] = [],
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the option order and draws.")] = 0,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing --out file.")] = False,
+) -> None:
+    """Turn a benchmark into multiple choice, with distractors of the gold's kind from the graph."""
+    from collections import Counter
+
+    from .benchmark import ItemFields, load_benchmark
+    from .files import write_text_atomic
+    from .grading.mcq import DistractorBuilder, to_record
+    from .graph.store import load_graph
+
+    if out.exists() and not overwrite:
+        raise JudgeAgentError(f"{out} already exists: choose another --out or pass --overwrite")
+    items = load_benchmark(benchmark, parse_fields(field, ItemFields)).items
+    results = DistractorBuilder(load_graph(graph), seed=seed).convert(items)
+    made = [r.item for r in results if r.item is not None]
+    write_text_atomic(out, "".join(json.dumps(to_record(i), ensure_ascii=False) + "\n" for i in made))
+    counts = Counter(r.source for r in results)
+    typer.echo(f"wrote {len(made)} of {len(items)} items to {out} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+    for reason, n in Counter(r.reason for r in results if r.item is None).most_common():
+        typer.echo(f"  skipped {n}: {reason}")
+
+
 @app.command("models")
 def models_cmd(config: ConfigOption = None) -> None:
     """List the configured models (and the built-in `local`)."""
