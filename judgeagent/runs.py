@@ -106,7 +106,9 @@ class Run:
         mode = {"writer": lock is not None, "finished": self.finished}
         # Runs written twice over before runs had a lock hold each record twice: the first one counts.
         self.records = _first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
-        self.feedback = _first_per_key(read_rows(folder / "feedback.jsonl", "batch", **mode), "batch")
+        # Batches finish in any order and are appended as they do; readers see them in batch order.
+        self.feedback = sorted(_first_per_key(read_rows(folder / "feedback.jsonl", "batch", **mode), "batch"),
+                               key=lambda f: f["batch"])
         self._by_id = {r["record_id"]: r for r in self.records}
         self._batches = {f["batch"] for f in self.feedback}
         self._lock = threading.Lock()

@@ -159,3 +159,12 @@ def test_a_run_written_twice_before_locks_existed_reports_each_question_once(rol
     code, out, _ = cli(["report", run], capsys)
     assert code == 0 and (run / "weaknesses.jsonl").read_text() == once
     assert f"({len(once.splitlines())} failed questions)" in out
+
+
+def test_feedback_appended_out_of_order_is_read_in_batch_order(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "j.toml"), tmp_path / "run"
+    assert cli(evaluate_args(config, run, limit=15), capsys)[0] == 0
+    lines = (run / "feedback.jsonl").read_text().splitlines()
+    assert len(lines) == 3
+    (run / "feedback.jsonl").write_text("\n".join(reversed(lines)) + "\n")  # as batches may finish
+    assert [f["batch"] for f in load_run(run).feedback] == [0, 1, 2]
