@@ -1,0 +1,124 @@
+"""Teach2Eval's abilities of a teacher model, from its lessons to weak students.
+
+A lesson is one (item, student): the student answers (turn 0), then for turns 1..T the teacher judges
+the student's latest answer and guides, and the student answers again. From the lessons:
+
+- AA, application: the teacher's own zero-shot accuracy on the items.
+- JA, judgment: the share of first judgments ("the student is right / wrong") that match the truth.
+- GA, guidance: of the students' initially wrong answers, the share right after the first guidance.
+- RA, reflection: the geometric mean over turns 2..T of the students' accuracy at turn t relative to
+  turn t-1 (1.0: later turns neither help nor harm; above 1: the teacher keeps improving its guidance).
+- CA, comprehensive: the student's accuracy after T turns minus before, averaged over students.
+
+The paper's extracted text lost its equations (7)-(10); these are our reading of its definitions, and
+docs/protocols.md says so. Every ability comes with a bootstrap interval over items.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Lesson:
+    item: str
+    student: str
+    correct: tuple[bool, ...]
+    """The student's correctness at turn 0 (alone) and after each of the T guidance turns."""
+    judged_right: bool | None
+    """The teacher's first judgment of the student's turn-0 answer (None: it gave none)."""
+
+
+def application(teacher_correct: Sequence[bool]) -> float | None:
+    return _share(sum(teacher_correct), len(teacher_correct))
+
+
+def judgment(lessons: Sequence[Lesson]) -> float | None:
+    """A missing judgment counts as a wrong one: the teacher was asked and did not judge."""
+    return _share(sum(1 for le in lessons if le.judged_right is not None and le.judged_right == le.correct[0]),
+                  len(lessons))
+
+
+def guidance(lessons: Sequence[Lesson]) -> float | None:
+    wrong = [le for le in lessons if not le.correct[0] and len(le.correct) > 1]
+    return _share(sum(le.correct[1] for le in wrong), len(wrong))
+
+
+def reflection(lessons: Sequence[Lesson]) -> float | None:
+    """Geometric mean over turns t >= 2 of accuracy(t) / accuracy(t-1); None with fewer than 2 turns or
+    when a turn's previous accuracy is 0 (no ratio)."""
+    turns = min((len(le.correct) for le in lessons), default=0) - 1
+    if turns < 2:
+        return None
+    ratios = []
+    for t in range(2, turns + 1):
+        before = sum(le.correct[t - 1] for le in lessons)
+        after = sum(le.correct[t] for le in lessons)
+        if before == 0:
+            return None
+        ratios.append(after / before)
+    if any(r == 0 for r in ratios):
+        return 0.0
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+
+
+def comprehensive(lessons: Sequence[Lesson]) -> float | None:
+    """Accuracy after the last turn minus accuracy alone, per student, averaged over students."""
+    by_student: dict[str, list[Lesson]] = {}
+    for le in lessons:
+        by_student.setdefault(le.student, []).append(le)
+    gains = [(sum(le.correct[-1] for le in ls) - sum(le.correct[0] for le in ls)) / len(ls)
+             for ls in by_student.values() if ls]
+    return sum(gains) / len(gains) if gains else None
+
+
+def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resamples: int = 1000,
+              seed: int = 0) -> dict[str, Any]:
+    """AA, JA, GA, RA, CA with 95% bootstrap intervals over items (a resample keeps an item's lessons
+    with every student together), plus the students' accuracy per turn."""
+    items = sorted({le.item for le in lessons} | set(teacher_correct))
+    metrics: dict[str, Callable[[list[str]], float | None]] = {
+        "AA": lambda keep: application([teacher_correct[i] for i in keep if i in teacher_correct]),
+        "JA": lambda keep: judgment(_of(lessons, keep)),
+        "GA": lambda keep: guidance(_of(lessons, keep)),
+        "RA": lambda keep: reflection(_of(lessons, keep)),
+        "CA": lambda keep: comprehensive(_of(lessons, keep)),
+    }
+    rng = random.Random(seed)
+    draws = [[rng.choice(items) for _ in items] for _ in range(resamples)] if items else []
+    out: dict[str, Any] = {}
+    for name, metric in metrics.items():
+        values = [v for v in (metric(d) for d in draws) if v is not None]
+        out[name] = {"value": metric(items), "interval": _percentiles(values)}
+    out["student_accuracy_by_turn"] = _accuracy_by_turn(lessons)
+    return out
+
+
+def _of(lessons: Sequence[Lesson], keep: list[str]) -> list[Lesson]:
+    by_item: dict[str, list[Lesson]] = {}
+    for le in lessons:
+        by_item.setdefault(le.item, []).append(le)
+    return [le for i in keep for le in by_item.get(i, [])]
+
+
+def _accuracy_by_turn(lessons: Sequence[Lesson]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for student in sorted({le.student for le in lessons}):
+        ls = [le for le in lessons if le.student == student]
+        turns = min(len(le.correct) for le in ls)
+        out[student] = [sum(le.correct[t] for le in ls) / len(ls) for t in range(turns)]
+    return out
+
+
+def _percentiles(values: list[float]) -> list[float] | None:
+    if len(values) < 2:
+        return None
+    values = sorted(values)
+    return [values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]]
+
+
+def _share(k: int, n: int) -> float | None:
+    return k / n if n else None

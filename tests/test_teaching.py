@@ -1,0 +1,51 @@
+"""Teach2Eval's abilities against hand-computed lessons: a teacher who never helps, one who always fixes,
+students already right, and intervals that contain the value."""
+import pytest
+
+from judgeagent.grading.teaching import Lesson, abilities, comprehensive, guidance, judgment, reflection
+
+
+def lesson(item, correct, judged=None, student="s1"):
+    return Lesson(item, student, tuple(correct), judged)
+
+
+def test_a_teacher_who_never_helps():
+    lessons = [lesson("a", [False, False, False, False], judged=False), lesson("b", [True, True, True, True], True)]
+    assert guidance(lessons) == 0.0 and comprehensive(lessons) == 0.0 and reflection(lessons) == 1.0
+    assert judgment(lessons) == 1.0
+
+
+def test_a_teacher_who_always_fixes_on_the_first_turn():
+    lessons = [lesson(i, [False, True, True, True], judged=False) for i in "abc"] + [lesson("d", [True] * 4, True)]
+    assert guidance(lessons) == 1.0
+    assert comprehensive(lessons) == pytest.approx(3 / 4)  # accuracy 1/4 -> 4/4
+    assert reflection(lessons) == 1.0  # nothing left to improve after turn 1
+
+
+def test_gradual_repair_is_reflection_above_one():
+    lessons = [lesson("a", [False, True, True, True]), lesson("b", [False, False, True, True]),
+               lesson("c", [False, False, False, True]), lesson("d", [False, False, False, False])]
+    # accuracy by turn 0, 1/4, 2/4, 3/4: ratios 2 and 1.5, geometric mean sqrt(3)
+    assert reflection(lessons) == pytest.approx(3 ** 0.5)
+    assert guidance(lessons) == pytest.approx(1 / 4)
+
+
+def test_students_already_right_leave_guidance_undefined_and_judgment_counts_silence_as_wrong():
+    lessons = [lesson("a", [True, True], judged=True), lesson("b", [True, True], judged=None)]
+    assert guidance(lessons) is None and judgment(lessons) == 0.5
+    assert reflection(lessons) is None  # one guidance turn: no turn-to-turn ratio
+
+
+def test_comprehensive_is_averaged_over_students():
+    lessons = [lesson("a", [False, True], student="s1"), lesson("b", [False, False], student="s1"),
+               lesson("a", [True, True], student="s2"), lesson("b", [True, False], student="s2")]
+    assert comprehensive(lessons) == pytest.approx((0.5 + -0.5) / 2)
+
+
+def test_abilities_with_intervals():
+    lessons = [lesson(f"q{i}", [i % 2 == 0, True, True], judged=i % 2 == 0) for i in range(20)]
+    out = abilities(lessons, {f"q{i}": i < 15 for i in range(20)}, resamples=300)
+    assert out["AA"]["value"] == 0.75 and out["JA"]["value"] == 1.0 and out["GA"]["value"] == 1.0
+    lo, hi = out["AA"]["interval"]
+    assert lo <= 0.75 <= hi and hi - lo > 0
+    assert out["student_accuracy_by_turn"] == {"s1": [0.5, 1.0, 1.0]}
