@@ -45,7 +45,12 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver || \
 		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
 
-test: install local browser
+# The tests also cover the optional engines: Ray (build-graph --engine ray) and the static embedding model.
+$(VENV)/.extras: $(VENV)/.installed
+	$(BIN)/pip install -q -e ".[dev,ray,static]"
+	touch $@
+
+test: install local browser $(VENV)/.extras
 	$(BIN)/python -m pytest -q
 
 clean:
