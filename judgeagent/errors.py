@@ -7,3 +7,7 @@ class JudgeAgentError(Exception):
 
 class Interrupted(Exception):
     """Ctrl-C, with what to do next. The CLI prints `aborted: <message>` and exits 130."""
+
+
+class BudgetExceeded(JudgeAgentError):
+    """The run spent its `max_cost`: it stops like a crash (everything so far is kept) and resumes."""

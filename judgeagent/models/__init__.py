@@ -51,13 +51,15 @@ def open_models(
     cache_dir: str | Path | None = None,
     cache: bool = True,
     journal: str | Path | None = None,
+    max_cost: float | None = None,
 ) -> Iterator[Models]:
     """Resolve names, start the embedded server if a role needs it, and wire cache and accounting.
 
     `base_url` serves the target's name (an ad-hoc endpoint), for every role that names it. The
     interviewer defaults to the target's model only when nothing else is configured; the judge defaults
     to the interviewer. `journal` is a run's own call log, always on whatever `cache` says: a resumed
-    run repeats no finished call.
+    run repeats no finished call. `max_cost` (dollars, from the configured prices) stops the job with
+    `BudgetExceeded` once spent; cache and journal hits cost nothing.
     """
     registry = registry or load_registry()
     if base_url:
@@ -67,7 +69,7 @@ def open_models(
     specs = {role: registry.resolve(name) for role, name in names.items()}
     for spec in specs.values():
         spec.api_key()  # a missing key fails now, not an hour into the run
-    ledger = UsageLedger()
+    ledger = UsageLedger(max_cost)
     store = ResponseCache(cache_dir) if cache else None
     log = ResponseCache(journal) if journal is not None else None
     with contextlib.ExitStack() as stack:

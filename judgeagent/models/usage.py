@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..errors import BudgetExceeded
 from .base import Completion, Message
 from .spec import Prices
 
@@ -27,8 +28,19 @@ class RoleUsage:
 class UsageLedger:
     """Shared by the models of one job; each `RoleModel` writes its role's line."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_cost: float | None = None) -> None:
         self.roles: dict[str, RoleUsage] = {}
+        self.max_cost = max_cost
+        """US dollars this job may spend (None: no limit). Checked before each call, so calls already
+        in flight may overshoot it by at most their own cost."""
+
+    def spent(self) -> float:
+        return sum(line.cost for line in self.roles.values())
+
+    def check_budget(self) -> None:
+        if self.max_cost is not None and self.spent() >= self.max_cost:
+            raise BudgetExceeded(f"spent ${self.spent():.4f} of --max-cost ${self.max_cost:g}: the run stopped "
+                                 "here; resume it with the same command and a higher --max-cost")
 
     def record(self, role: str, result: Completion | None, prices: Prices) -> None:
         line = self.roles.setdefault(role, RoleUsage())
@@ -67,6 +79,7 @@ class RoleModel:
 
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
                        **settings: Any) -> Completion:
+        self.ledger.check_budget()
         try:
             result = await self.model.complete(messages, schema=schema, **settings)
         except Exception:
