@@ -267,6 +267,10 @@ def evaluate_cmd(
                                                 "medium and hard questions before they are asked.")] = False,
     validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the calls, tokens and cost the run would take "
+                                          "(from the configured prices), and exit.")] = False,
+    max_cost: Annotated[Optional[float], typer.Option(min=0, help="Stop (resumably) once this many dollars are "
+                                                      "spent, by the configured prices.")] = None,
 ) -> None:
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
     from .interview.cli_support import run_evaluate

@@ -34,3 +34,51 @@ def test_a_budget_stops_calls_and_a_journal_replays_for_free(tmp_path):
         assert 1 <= made < 10  # stopped before spending past the budget (each call costs about $1-2)
         ledger = ask(made, max_cost=0.0001)  # the same calls again: all from the journal, free
         assert server.counts["requests"] == made and ledger.spent() == 0
+
+
+def test_dry_run_prints_the_estimate_and_touches_nothing(tmp_path, capsys):
+    from judgeagent.cli import main
+    from tests.conftest import DATA
+    from tests.scripted import Roles, Script
+
+    with Roles(Script()) as roles:
+        config = roles.write_config(tmp_path / "j.toml")
+        code = main(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark",
+                     str(DATA / "multihop_rag" / "small.questions.jsonl"), "--no-extension", "--limit", "10",
+                     "--run-dir", str(tmp_path / "run"), "--config", str(config), "--dry-run"])
+        calls = roles.calls()
+    out = capsys.readouterr().out
+    assert code == 0 and "estimate for 10 items" in out and "target" in out and "interviewer" in out
+    assert calls == 0 and not (tmp_path / "run").exists()
+
+
+def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, mhr_graph, capsys):
+    import json
+
+    from judgeagent.cli import main
+    from judgeagent.benchmark import load_benchmark
+    from tests.conftest import DATA
+    from tests.scripted import Roles, Script
+
+    bench = DATA / "multihop_rag" / "small.questions.jsonl"
+    script = Script(target_right={"Federal"})
+    for item in load_benchmark(bench).items:
+        script.golds[item.question] = item.answer
+    with Roles(script) as roles:
+        config = roles.write_config(tmp_path / "j.toml")
+        with config.open("a") as f:  # the target costs about a dollar a call
+            f.write("\n[models.tgt.prices]\ninput = 20000.0\noutput = 20000.0\n")
+        args = ["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", str(bench), "--graph",
+                str(mhr_graph.path), "--limit", "10", "--rounds", "1", "--run-dir", str(tmp_path / "run"),
+                "--config", str(config), "--no-cache", "-q"]
+        assert main(args + ["--max-cost", "3"]) == 1
+        assert "higher --max-cost" in capsys.readouterr().err
+        assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "running"
+        assert main(args + ["--max-cost", "1000"]) == 0
+        both = roles.target.counts["requests"]
+    with Roles(script) as fresh:
+        config = fresh.write_config(tmp_path / "k.toml")
+        args[args.index("--config") + 1] = str(config)
+        args[args.index("--run-dir") + 1] = str(tmp_path / "whole")
+        assert main(args) == 0
+        assert fresh.target.counts["requests"] == both  # stopped and resumed = one whole run

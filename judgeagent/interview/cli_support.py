@@ -19,7 +19,9 @@ def run_evaluate(args: dict[str, Any]) -> None:
     if args["resume"]:
         args = _from_run(Path(args["resume"]), args)
     if not args["target"] or not args["benchmark"]:
-        raise JudgeAgentError("evaluate needs --target and --benchmark (or --resume RUN)")
+        import click
+
+        raise click.UsageError("evaluate needs --target and --benchmark (or --resume RUN)")  # exit 2
     from ..config import EvalConfig
     from ..models.spec import load_registry
     from .evaluate import evaluate
@@ -32,11 +34,15 @@ def run_evaluate(args: dict[str, Any]) -> None:
     if args["base_url"]:
         registry = registry.with_endpoint(args["target"], args["base_url"])
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in _REQUEST}
+    if args["dry_run"] or not args["quiet"]:
+        typer.echo(_estimate(config, benchmark, registry, args, graph), err=not args["dry_run"])
+    if args["dry_run"]:
+        return
     with _progress(args["quiet"], len(benchmark.items)) as on_record:
         result = evaluate(benchmark, graph, args["target"], interviewer=args["interviewer"], judge=args["judge"],
                           config=config, run_dir=args["run_dir"], registry=registry, cache_dir=args["cache_dir"],
                           cache=not args["no_cache"], progress=on_record, request=request,
-                          notify=lambda line: typer.echo(line, err=True))
+                          notify=lambda line: typer.echo(line, err=True), max_cost=args["max_cost"])
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
     typer.echo(render_summary(result.summary, str(result.folder), result.usage))
@@ -45,6 +51,18 @@ def run_evaluate(args: dict[str, Any]) -> None:
 
         typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
                                               cache=not args["no_cache"])))
+
+
+def _estimate(config: Any, benchmark: Any, registry: Any, args: dict[str, Any], graph: Any) -> str:
+    """The calls, tokens and cost this run will take, as ranges (a run that resumes pays less)."""
+    from .estimate import estimate_run, render_estimate
+
+    names = {"target": args["target"], "interviewer": args["interviewer"] or args["target"]}
+    names["judge"] = args["judge"] or names["interviewer"]
+    prices = {role: registry.resolve(name).prices for role, name in names.items()}
+    words = (graph.manifest.get("config", {}).get("chunking", {}) or {}).get("max_words", 150) if graph else 150
+    table = render_estimate(estimate_run(config, benchmark.items, prices, chunk_words=words))
+    return f"estimate for {len(benchmark.items)} items (calls, tokens and cost, low-high):\n{table}"
 
 
 def _from_run(folder: Path, args: dict[str, Any]) -> dict[str, Any]:

@@ -36,11 +36,13 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
              judge: str | None = None, config: EvalConfig = EvalConfig(), run_dir: str | Path | None = None,
              runs_root: str | Path = "runs", registry: Any = None, cache_dir: str | Path | None = None,
              cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None,
-             notify: Callable[[str], None] | None = None) -> RunResult:
+             notify: Callable[[str], None] | None = None, max_cost: float | None = None) -> RunResult:
     """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
 
     `request` (how the inputs were named: paths, limits) is stored in the manifest for `--resume`.
     `notify` receives what a user must not miss (a judge that failed calibration), one line each.
+    `max_cost` (dollars, from the configured prices) stops the run with `BudgetExceeded` once spent;
+    the run resumes like any stopped run.
     """
     if not benchmark.items:
         raise JudgeAgentError(f"benchmark {benchmark.path} has no items")
@@ -63,7 +65,7 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
         if run.finished:
             return RunResult(folder, json.loads((folder / "summary.json").read_text()), {}, True)
         with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
-                         cache=cache, journal=folder) as models:
+                         cache=cache, journal=folder, max_cost=max_cost) as models:
             ctx = Context(config, models, run, graph, _sampler(graph, config), on_record=progress)
             asyncio.run(_interview(ctx, benchmark.items, notify))
             usage = models.ledger.totals()
