@@ -145,3 +145,11 @@ def test_an_empty_question_is_refused(built, capsys):
 def test_numbers_out_of_range_are_usage_errors(args, tmp_path, capsys):
     code, _, stderr = run(args, capsys)
     assert code == 2 and "Invalid value for '--" in stderr, stderr
+
+
+def test_a_missing_required_option_is_a_usage_error(capsys):
+    from judgeagent.cli import main
+
+    assert main(["evaluate", "--benchmark", "x.jsonl"]) == 2
+    assert "needs --target and --benchmark" in capsys.readouterr().err
+    assert main(["sample-path"]) == 2  # typer's own missing argument: the same exit code
