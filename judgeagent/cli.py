@@ -246,14 +246,16 @@ def evaluate_cmd(
     batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="N_B: questions per batch.")] = 5,
     rounds: Annotated[int, typer.Option(min=0, max=MAX_ROUNDS, help="RND_e: extension rounds a batch.")] = 3,
     hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="H: entities per knowledge path.")] = 3,
-    questions_per_round: Annotated[int, typer.Option(min=1, max=MAX_QUESTIONS_PER_ROUND)] = 1,
+    questions_per_round: Annotated[int, typer.Option(min=1, max=MAX_QUESTIONS_PER_ROUND,
+                                                     help="Extension questions asked per round.")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Seed for sampling items and paths.")] = 0,
     no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
     fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
     no_extension: Annotated[bool, typer.Option("--no-extension", help="Ablation: grading and feedback only.")] = False,
     passages: Annotated[bool, typer.Option("--passages", help="Put each item's supporting documents (from the "
                                            "graph) into its prompt, as QuALITY needs.")] = False,
-    max_passage_words: Annotated[Optional[int], typer.Option(min=1)] = None,
+    max_passage_words: Annotated[Optional[int], typer.Option(min=1, help="Cut each passage to its first N "
+                                                             "words (with --passages).")] = None,
     run_dir: Annotated[Optional[Path], typer.Option(help="Run folder (default: runs/<benchmark>-<target>-<id>).")] = None,
     resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this folder.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
