@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run
+from .gaps import ability_markdown, gap_sections, weak_markdown
 from .judging import judging, judging_markdown
 from .plots import bars, trajectories
 
@@ -37,7 +38,7 @@ def sections(run: Run) -> dict[str, Any]:
                      for k, v in summary["accuracy"].items() if "/" in k}
     return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
             "gaps": knowledge_gaps(run), "models": run.manifest["models"],
-            "judging": judging(run.records, run.manifest)}
+            "judging": judging(run.records, run.manifest), **gap_sections(run.records)}
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
@@ -62,11 +63,13 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"| {k} | {a['n']} | {a['correct']} | {_pct(a['accuracy'])} |" for k, a in s["accuracy"].items()]
     out += ["", "## Tier trajectory per batch", ""]
     out += [f"- batch {b}: {' -> '.join(t)}" for b, t in s["trajectories"].items()]
+    out += ability_markdown(d)
     out += ["", *judging_markdown(d["judging"])]
     out += ["", *validation_markdown(d["validation"])]
     out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
             "or named by a failed base question and its gold):", ""]
     out += [f"- {name} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
+    out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
         out += batch_markdown(run, f)
@@ -134,12 +137,14 @@ def html_page(d: dict[str, Any]) -> str:
             f"<b id='overall-score'>{s['overall_score']:.3f}</b> over {s['questions']} questions in "
             f"{s['batches']} batches.</p>",
             f"<div class='plots'>{''.join(charts)}</div>",
+            _md_block(ability_markdown(d)),
             "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
             _md_block(judging_markdown(d["judging"])),
             _md_block(validation_markdown(v)),
             "<h2>Knowledge gaps</h2>", _table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
+            _md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
         body.append(f"<details open><summary>Batch {f['batch']}</summary>{_md_block(batch_markdown(run, f)[2:])}</details>")

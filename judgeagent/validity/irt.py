@@ -126,3 +126,16 @@ def _difficulty(data: list[tuple[float, bool]], b: float) -> float:
         if abs(grad / info) < 1e-8:
             break
     return b
+
+
+def information(theta: float, item: Item) -> float:
+    """Fisher information of one item at `theta`: a^2 p (1 - p)."""
+    p = float(probability(theta, item))
+    return item.a ** 2 * p * (1 - p)
+
+
+def most_informative(ability: Ability, items: Mapping[str | None, Item] = DEFAULT_ITEMS,
+                     levels: Sequence[str] = LEVELS) -> str:
+    """The level whose item tells most about the current estimate (maximum information): the rule an
+    `--adaptive irt` interview would use instead of the tier thresholds (not wired into the engine yet)."""
+    return max(levels, key=lambda level: (information(ability.theta, items[level]), -abs(items[level].b)))
