@@ -37,8 +37,10 @@ def read_records(folder: str | Path) -> list[dict[str, Any]]:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-    seen: set[str] = set()
-    return [r for r in rows if not (r.get("record_id") in seen or seen.add(r.get("record_id")))]  # type: ignore[func-returns-value]
+    first: dict[Any, dict[str, Any]] = {}
+    for r in rows:  # a record written twice (a crash between append and journal) counts once
+        first.setdefault(r.get("record_id"), r)
+    return list(first.values())
 
 
 def chunk_document(chunk_id: str) -> str:
