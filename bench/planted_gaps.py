@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/planted_gaps.py [--datasets multihop_rag hotpotqa] [--split small]
         [--shares 0.25 0.5 0.75] [--seeds 0 1 2] [--rounds 3] [--per-round 2]
+    .venv/bin/python bench/planted_gaps.py --realistic [--limit 10] [--rounds 2] [--per-round 1]
 
 The target is `judgeagent.validity.ExactTarget`: it knows whole topics of the corpus (MultiHop-RAG
 categories; HotpotQA titles) up to a share of its documents, and nothing else. The interviewer is
@@ -18,6 +19,7 @@ ability estimate (Rasch EAP, default level difficulties) with its SE. Two attrib
 extension questions only, over their knowledge paths' documents (what the report ranks; undefined for
 `extension=False`); the plain metrics add base questions, over the documents of the graph entities
 their question and gold name (for every configuration alike, so that `extension=False` is measured).
+`--realistic` runs only the smaller confirmation with `validity.RagTarget` on the embedded model.
 Finished runs are kept under .cache/validity/runs and reused: a second invocation only re-measures.
 Printed: means with 95% intervals over shares x seeds, paired full-minus-ablation differences with
 95% intervals, and whether ability ranks the three shares in order in every seed.
@@ -115,6 +117,50 @@ def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
     return rows
 
 
+def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The smaller confirmation: `validity.RagTarget` on the embedded SmolLM2-135M (top-3 known chunks in
+    its prompt), full protocol, MultiHop-RAG, the first `--limit` questions, 25% vs 75% known, seed 0."""
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.config import CheckerConfig, EvalConfig
+    from judgeagent.interview.evaluate import evaluate
+    from judgeagent.models.local import local_server, local_spec
+    from judgeagent.validity import (
+        ScriptedInterviewer,
+        chat_reply,
+        read_records,
+        recovery,
+        run_ability,
+        select_documents,
+        serve_roles,
+    )
+    from judgeagent.validity.rag import RagTarget
+
+    graph = graph_for("multihop_rag", args.split)
+    bench = load_benchmark(DATA / "multihop_rag" / f"{args.split}.questions.jsonl", limit=args.limit)
+    rows = []
+    with local_server(local_spec()) as spec:
+        for share in (0.25, 0.75):
+            known = select_documents(graph, share, 0)
+            folder = CACHE / "runs" / f"realistic-{args.split}-{share}-l{args.limit}-r{args.rounds}q{args.per_round}"
+            if not (folder / "summary.json").exists():
+                target = RagTarget(graph, known, spec.base_url, spec.model)
+                config = EvalConfig(checker=CheckerConfig(judge_policy="off"), rounds=args.rounds,
+                                    questions_per_round=args.per_round)
+                with serve_roles({"target": chat_reply(target), "interviewer": ScriptedInterviewer()},
+                                 concurrency=1) as registry:
+                    evaluate(bench, graph, "target", interviewer="interviewer", judge="interviewer",
+                             config=config, run_dir=folder, registry=registry, cache=False)
+            records = read_records(folder)
+            path = recovery(records, set(known.topics) - known.doc_ids, k=10)
+            ability = run_ability(records)["overall"]
+            rows.append({"target": "rag-smollm2-135m", "share": share, "questions": len(records),
+                         "accuracy": sum(r["correct"] for r in records) / len(records),
+                         "path_precision@10": path.precision_at_k, "path_auc": path.auc,
+                         "theta": ability.theta, "se": ability.se})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     from judgeagent.metrics import mean_interval
 
@@ -178,7 +224,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--per-round", type=int, default=2)
     parser.add_argument("--out", type=Path, default=CACHE / "planted_gaps.json")
+    parser.add_argument("--realistic", action="store_true",
+                        help="only the confirmation with the embedded model as a RAG target")
+    parser.add_argument("--limit", type=int, default=10, help="benchmark questions for --realistic")
     args = parser.parse_args()
+    if args.realistic:
+        rows = realistic(args)
+        (CACHE / "planted_gaps_realistic.json").write_text(json.dumps(rows, indent=1))
+        return
     rows = [row for dataset in args.datasets for row in measure(args, dataset)]
     summary = summarise(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -239,3 +239,24 @@ def test_most_informative_level_follows_the_ability():
     assert most_informative(Ability(-2.0, 0.5, 10)) == "easy"
     assert most_informative(Ability(0.1, 0.5, 10)) == "medium"
     assert most_informative(Ability(1.7, 0.5, 10)) == "hard"
+
+
+def test_rag_target_prompts_with_known_chunks_only(mhr_graph):
+    """The realistic target puts the known chunks nearest the question before it, and nothing else."""
+    from judgeagent.interview.prompts import answer_messages
+    from judgeagent.models.testserver import FakeServer
+    from judgeagent.validity.rag import RagTarget
+
+    chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
+    row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)
+    question = "Which ETF provider, managing $30 billion in funds, agreed to acquire a superannuation business?"
+    seen: list[str] = []
+    with FakeServer(reply=lambda request: seen.append(request["messages"][-1]["content"]) or "Betashares") as server:
+        knows = select_documents(mhr_graph, 0.0, 0)
+        knows = type(knows)(frozenset({chunk_docs[row]}), knows.topics, 0.0)
+        assert RagTarget(mhr_graph, knows, server.base_url, "m", k=2).reply(answer_messages(question)) == "Betashares"
+        others = type(knows)(frozenset(d for d in chunk_docs if d != chunk_docs[row]), knows.topics, 0.0)
+        RagTarget(mhr_graph, others, server.base_url, "m", k=2).reply(answer_messages(question))
+    assert mhr_graph.chunk_texts[row] in seen[0] and seen[0].endswith(f"Question: {question}")
+    doc_chunks = [t for t, d in zip(mhr_graph.chunk_texts, chunk_docs) if d == chunk_docs[row]]
+    assert seen[1].count("\n---\n") == 1 and not any(t in seen[1] for t in doc_chunks)
