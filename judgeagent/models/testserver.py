@@ -141,7 +141,15 @@ def example(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
         return {k: example(v, defs) for k, v in schema.get("properties", {}).items()}
     if kind == "array":
         return [example(schema.get("items", {}), defs)] * max(1, schema.get("minItems", 1))
-    return {"string": "x", "integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind, "x")
+    if kind in ("integer", "number"):  # the smallest value the bounds allow (a 1-4 score is 1, not 0)
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        value = low + (1 if "exclusiveMinimum" in schema and "minimum" not in schema else 0)
+        high = schema.get("maximum")
+        value = min(value, high) if high is not None else value
+        return int(value) if kind == "integer" else float(value)
+    if kind == "string":
+        return "x" * max(1, schema.get("minLength", 1))
+    return {"boolean": False, "null": None}.get(kind, "x")
 
 
 def _completion(request: dict[str, Any], content: str) -> dict[str, Any]:
