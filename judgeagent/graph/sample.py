@@ -105,6 +105,24 @@ class PathSampler:
             return i, questions[i]
         return pool[int(rng.integers(len(pool)))]
 
+    def dense(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0) -> list[str]:
+        """The `--path dense` baseline: the top chunks for the questions by similarity, no graph walk.
+
+        Questions take turns (in an order drawn with `seed`), each adding its best chunk not yet taken,
+        until `hops` chunks: one question gets its top `hops`; a batch spreads over its questions."""
+        questions = check_questions(questions)
+        order = np.random.default_rng(seed).permutation(len(questions))
+        with self._threads.limit(limits=1, user_api="blas"):
+            vectors = np.stack(self._encode([questions[i] for i in order]))
+            k = min(hops, len(self.graph.chunk_ids))
+            _, found = self.graph.chunk_index.search(vectors, k)
+        taken: dict[int, None] = {}
+        for rank in range(k):
+            for row in found[:, rank].tolist():
+                if len(taken) < k and row >= 0:
+                    taken.setdefault(int(row))
+        return [self.graph.chunk_ids[c] for c in taken]
+
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
         found = {t: self._vectors[t] for t in texts if t in self._vectors}
         missing = [t for t in dict.fromkeys(texts) if t not in found]
@@ -152,6 +170,13 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest scores, best first; ties broken by position for reproducibility."""
     order = np.lexsort((np.arange(len(scores)), -scores))
     return order[:k]
+
+
+def random_chunks(graph: ContextGraph, hops: int, seed: int) -> list[str]:
+    """The `--no-graph` ablation: `hops` chunks drawn at random from the whole knowledge base."""
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(len(graph.chunk_ids), size=min(hops, len(graph.chunk_ids)), replace=False)
+    return [graph.chunk_ids[i] for i in sorted(rows.tolist())]
 
 
 def check_questions(questions: str | Sequence[str]) -> list[str]:

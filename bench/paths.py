@@ -1,0 +1,186 @@
+"""Do knowledge paths stay on topic? Graph paths, random chunks and dense top-k against supporting documents.
+
+    .venv/bin/python bench/paths.py [--sets multihop_rag/small hotpotqa/small hotpotqa/medium]
+        [--seeds 0 1 2 3 4] [--hops 3] [--json out.json]
+
+For every question of a split (a batch of one question, as the issue measured it) and every seed,
+three ways to pick the H chunks an extension round writes its questions from:
+- graph: `PathSampler.sample` (Algorithm 4 as this library implements it);
+- random: H chunks drawn at random from the whole knowledge base (`--no-graph`, the paper's ablation);
+- dense: the top H chunks for the question by embedding similarity (`--path dense`), no graph walk.
+Printed per split and way: the share of path chunks that come from the question's supporting documents,
+the share of paths that touch at least one, distinct documents per path, distinct paths over the seeds
+(per question), and the median time to pick a path: "cold" is the first seed of each question (spaCy
+and the encoder run on it), "all" every seed (later seeds reuse the question's entities and vectors,
+as the rounds of a run do); "cold cpu" is the process's CPU time for the cold picks, steadier than the
+wall clock on a shared machine. For graph paths, the same figures split by the kind of the seed mention.
+Graphs are built once under .cache/paths and reused.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data"
+CACHE = ROOT / ".cache" / "paths"
+
+
+def graph_for(dataset: str, split: str) -> Any:
+    from judgeagent import build_graph, load_graph
+
+    folder = CACHE / f"{dataset}_{split}"
+    if (folder / "manifest.json").exists():
+        return load_graph(folder)
+    return build_graph(DATA / dataset / f"{split}.docs.jsonl", folder)
+
+
+def questions_for(dataset: str, split: str, graph: Any) -> list[tuple[str, set[str]]]:
+    """(question, supporting doc ids) for every question whose supporting documents are in the graph."""
+    docs = set(graph.doc_ids)
+    out = []
+    with open(DATA / dataset / f"{split}.questions.jsonl", encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            support = set(rec.get("supporting_doc_ids") or []) & docs
+            if support:
+                out.append((rec["question"], support))
+    return out
+
+
+@dataclass
+class Tally:
+    """Per-path figures of one way of picking chunks."""
+
+    chunk_share: list[float] = field(default_factory=list)
+    touched: list[bool] = field(default_factory=list)
+    n_docs: list[int] = field(default_factory=list)
+    cold_ms: list[float] = field(default_factory=list)
+    all_ms: list[float] = field(default_factory=list)
+    cold_cpu_ms: list[float] = field(default_factory=list)
+    distinct: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[tuple[float, bool]]] = field(default_factory=dict)
+
+    def add(self, docs: list[str], support: set[str], ms: float, cpu_ms: float, cold: bool,
+            kind: str | None = None) -> None:
+        hits = [d in support for d in docs]
+        self.chunk_share.append(sum(hits) / len(hits))
+        self.touched.append(any(hits))
+        self.n_docs.append(len(set(docs)))
+        self.all_ms.append(ms)
+        if cold:
+            self.cold_ms.append(ms)
+            self.cold_cpu_ms.append(cpu_ms)
+        if kind is not None:
+            self.by_kind.setdefault(kind, []).append((sum(hits) / len(hits), any(hits)))
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "paths": len(self.touched),
+            "chunk_share": statistics.fmean(self.chunk_share),
+            "touch_share": statistics.fmean(self.touched),
+            "docs_per_path": statistics.fmean(self.n_docs),
+            "distinct_paths": statistics.fmean(self.distinct),
+            "median_cold_ms": statistics.median(self.cold_ms),
+            "median_all_ms": statistics.median(self.all_ms),
+            "median_cold_cpu_ms": statistics.median(self.cold_cpu_ms),
+            "by_seed_kind": {k: {"paths": len(v), "chunk_share": statistics.fmean(s for s, _ in v),
+                                 "touch_share": statistics.fmean(t for _, t in v)}
+                             for k, v in sorted(self.by_kind.items())},
+        }
+
+
+def ways(graph: Any, hops: int) -> dict[str, Callable[[str, int], tuple[list[str], Any]]]:
+    """Each way: (question, seed) -> (chunk ids of the path, None or a call giving the seed mention's
+    kind, made after the clock stops)."""
+    from judgeagent.graph.sample import PathSampler, random_chunks
+
+    sampler = PathSampler(graph)
+    alone = PathSampler(graph, sampler.extractor, sampler.encoder)  # its own cache: dense pays to encode
+
+    def graph_path(question: str, seed: int) -> tuple[list[str], Any]:
+        path = sampler.sample([question], hops=hops, seed=seed)
+        return path.chunk_ids, lambda: getattr(path, "seed_kind", None) or seed_kind(sampler, question, path.seed)
+
+    return {
+        "graph": graph_path,
+        "random": lambda q, seed: (random_chunks(graph, hops, seed), None),
+        "dense": lambda q, seed: (alone.dense([q], hops, seed), None),
+    }
+
+
+def seed_kind(sampler: Any, question: str, surface: str) -> str:
+    """For samplers that do not record it: the kind of the mention the path was seeded from."""
+    from judgeagent.entities import CONCEPT
+
+    labels = {m.surface: m.label for m in sampler.extractor.extract([question])[0]}
+    if surface not in labels:
+        return "question"
+    return "concept" if labels[surface] == CONCEPT else "named"
+
+
+def measure(dataset: str, split: str, seeds: list[int], hops: int) -> dict[str, Any]:
+    graph = graph_for(dataset, split)
+    questions = questions_for(dataset, split, graph)
+    doc_of = dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))
+    tallies = {name: Tally() for name in ("graph", "random", "dense")}
+    for name, pick in ways(graph, hops).items():
+        pick(questions[0][0], 0)  # warm-up: models loaded, BLAS and FAISS paths touched
+        for question, support in questions:
+            seen = set()
+            for n, seed in enumerate(seeds):
+                t0, c0 = time.perf_counter(), time.process_time()
+                chunk_ids, kind_of = pick(question, seed)
+                ms, cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+                kind = kind_of() if kind_of else None
+                tallies[name].add([doc_of[c] for c in dict.fromkeys(chunk_ids)], support, ms, cpu_ms, n == 0, kind)
+                seen.add(tuple(chunk_ids))
+            tallies[name].distinct.append(len(seen))
+    return {"set": f"{dataset}/{split}", "questions": len(questions), "documents": len(graph.doc_ids),
+            "chunks": len(graph.chunk_ids), "entities": graph.n_entities,
+            "ways": {name: t.figures() for name, t in tallies.items()}}
+
+
+def render(result: dict[str, Any], seeds: int, hops: int) -> str:
+    lines = [f"{result['set']}: {result['questions']} questions x {seeds} seeds, {hops} hops; "
+             f"{result['documents']} documents, {result['chunks']} chunks, {result['entities']} entities",
+             f"  {'way':<7} {'chunks from support':>19} {'paths touching':>14} {'docs/path':>9} "
+             f"{'distinct/q':>10} {'median ms: cold':>15} {'cold cpu':>8} {'all':>6}"]
+    for name, f in result["ways"].items():
+        lines.append(f"  {name:<7} {f['chunk_share']:>19.3f} {f['touch_share']:>14.3f} {f['docs_per_path']:>9.2f} "
+                     f"{f['distinct_paths']:>10.2f} {f['median_cold_ms']:>15.1f} {f['median_cold_cpu_ms']:>8.1f} "
+                     f"{f['median_all_ms']:>6.1f}")
+    g, d = result["ways"]["graph"], result["ways"]["dense"]
+    lines.append(f"  RATIO graph / dense, paths touching: {g['touch_share'] / d['touch_share']:.3f} (target >= 1)")
+    for kind, k in g["by_seed_kind"].items():
+        lines.append(f"  graph paths seeded by {kind}: {k['paths']} paths, chunks from support "
+                     f"{k['chunk_share']:.3f}, touching {k['touch_share']:.3f}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", default=["multihop_rag/small", "hotpotqa/small", "hotpotqa/medium"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    parser.add_argument("--hops", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="Also write the figures here.")
+    args = parser.parse_args()
+    results = []
+    for spec in args.sets:
+        dataset, split = spec.split("/")
+        results.append(measure(dataset, split, args.seeds, args.hops))
+        print(render(results[-1], len(args.seeds), args.hops), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
