@@ -57,13 +57,26 @@ class EntityConfig(Frozen):
 class IndexConfig(Frozen):
     """FAISS index choice: exact search for small graphs, HNSW for large ones."""
 
-    kind: Literal["auto", "flat", "hnsw"] = "auto"
+    kind: Literal["auto", "flat", "hnsw", "ivfpq"] = "auto"
     exact_max: int = Field(50_000, ge=1)
     """With `auto`, collections up to this many vectors get an exact (flat) index. Measured on the
     73k entities of MultiHop-RAG: one flat query 7 ms, HNSW (M=32) 0.4 ms with recall@1 1.000 on 500
     perturbed queries, built in 5 s (bench/README.md)."""
     hnsw_m: int = Field(32, ge=4)
     hnsw_ef_search: int = Field(128, ge=8)
+    ivf_min: int = Field(2_000_000, ge=1)
+    """With `auto`, collections of at least this many vectors get IVF-PQ instead of HNSW: HNSW keeps
+    every float vector plus its links in memory (~1.7 KB per 384-dim vector), IVF-PQ `pq_m` bytes."""
+    ivf_nlist: int | None = Field(None, ge=1)
+    """IVF cells; None: about 4 * sqrt(n), at most n / 39 (FAISS wants 39 training points a cell)."""
+    ivf_nprobe: int = Field(32, ge=1)
+    """Cells searched per query."""
+    pq_m: int = Field(48, ge=1)
+    """PQ sub-quantizers (bytes per vector); must divide the dimension (384 / 48 = 8 dims each)."""
+    train_sample: int = Field(100_000, ge=256)
+    """IVF-PQ is trained on a seeded random sample of at most this many vectors, then filled in shards."""
+    recall_queries: int = Field(500, ge=10)
+    """Stored vectors used as queries to measure an approximate index's recall@10 against exact search."""
 
 
 class GraphConfig(Frozen):
@@ -76,6 +89,21 @@ class GraphConfig(Frozen):
     """A sentence-transformers model name or a local folder. The default is packaged (works offline)."""
     embedding_batch_size: int = Field(64, ge=1)
     index: IndexConfig = IndexConfig()
+
+
+class RayConfig(Frozen):
+    """Where and how wide `build_graph` runs its per-document stages on Ray (`--engine ray`).
+
+    Not part of `GraphConfig`: the engine changes how fast a graph is built, never which graph."""
+
+    workers: int = Field(2, ge=1)
+    """Actors per model stage: each loads spaCy (extraction) or the encoder (embedding) once."""
+    gpus_per_worker: float = Field(0.0, ge=0)
+    """GPUs per embedding actor (0: CPU). With GPUs the encoder runs on `cuda`."""
+    address: str | None = None
+    """A running cluster to join (`ray://host:10001` or `auto`); None starts a local cluster and stops it after."""
+    block_docs: int = Field(32, ge=1)
+    """Documents per block: the unit a stage processes, retries and reports progress on."""
 
 
 class CheckerConfig(Frozen):
@@ -112,6 +140,10 @@ class EvalConfig(Frozen):
     """False: the `--no-graph` ablation, chunks drawn at random from the whole knowledge base."""
     fixed_difficulty: Literal["easy", "medium", "hard"] | None = None
     """The `--fixed-difficulty` ablation: extension questions at one difficulty whatever the tier."""
+    adaptive: Literal["tiers", "irt"] = "tiers"
+    """How each extension round picks its difficulty: `tiers` (the paper's score thresholds on the
+    batch's running score) or `irt` (the level that tells most about the batch's current ability
+    estimate, `validity.irt.most_informative`). `fixed_difficulty` overrides both."""
     extension: bool = True
     """False: the `--no-extension` ablation (feedback from base answers only)."""
     checker: CheckerConfig = CheckerConfig()

@@ -34,9 +34,49 @@ def resolve_model(name: str) -> str:
     return name
 
 
+STATIC = "static"
+"""`embedding_model` name of the model2vec static model distilled from the packaged MiniLM."""
+
+
+def static_model_folder() -> Path:
+    """Where the distilled static model is kept (distilled on first use, ~1 min on 2 cores, offline)."""
+    root = os.environ.get("JUDGEAGENT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "judgeagent")
+    return Path(root) / "static-all-MiniLM-L6-v2"
+
+
+def _is_static(location: str) -> bool:
+    config = Path(location) / "config.json"
+    return config.is_file() and '"model2vec"' in config.read_text(encoding="utf-8", errors="replace")
+
+
+def _load_static(name: str) -> Any:
+    try:
+        from model2vec import StaticModel
+    except ImportError:
+        raise JudgeAgentError("the static embedding model needs model2vec: pip install 'judgeagent[static]'") from None
+    folder = static_model_folder() if name == STATIC else Path(name).expanduser()
+    if name == STATIC and not (folder / "model.safetensors").is_file():
+        from model2vec.distill import distill
+
+        # Token embeddings of MiniLM itself, PCA to 256 dims: works from the packaged folder, offline.
+        tmp = folder.with_name(f".{folder.name}.tmp-{os.getpid()}")
+        distill(model_name=resolve_model(DEFAULT_EMBEDDING_MODEL), pca_dims=256).save_pretrained(str(tmp))
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, folder)
+    return StaticModel.from_pretrained(str(folder))
+
+
 class Encoder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, device: str | None = None) -> None:
         self.name = name
+        if name == STATIC:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        if name == STATIC or (Path(name).expanduser().is_dir() and _is_static(str(Path(name).expanduser()))):
+            self.model = _load_static(name)
+            self.static = True
+            self.dim = int(self.model.dim)
+            return
+        self.static = False
         location = resolve_model(name)
         if Path(location).is_dir():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder needs no hub; never wait on one
@@ -57,10 +97,14 @@ class Encoder:
         parts = []
         for start in range(0, len(texts), _SLICE):
             part = list(texts[start:start + _SLICE])
-            vectors = self.model.encode(
-                part, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            if self.static:
+                vectors = self.model.encode(part, batch_size=max(batch_size, 1024), show_progress_bar=False)
+                vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            else:
+                vectors = self.model.encode(
+                    part, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
             parts.append(np.asarray(vectors, dtype=np.float32))
             if progress:
                 progress(len(part))
@@ -81,19 +125,63 @@ def _quiet_transformers() -> None:
 
 
 def build_index(vectors: np.ndarray, config: IndexConfig = IndexConfig()) -> tuple[Any, dict[str, Any]]:
-    """Exact search up to `exact_max` vectors, HNSW above; the returned info goes into the manifest."""
+    """Exact search up to `exact_max` vectors, HNSW above, IVF-PQ from `ivf_min`; the returned info
+    (with an approximate index's measured recall@10) goes into the manifest."""
     import faiss
 
     n, dim = vectors.shape
-    kind = config.kind if config.kind != "auto" else ("flat" if n <= config.exact_max else "hnsw")
+    kind = config.kind
+    if kind == "auto":
+        kind = "flat" if n <= config.exact_max else "hnsw" if n < config.ivf_min else "ivfpq"
+    if kind == "ivfpq" and n < 256:  # PQ's 256 centroids a sub-space need that many training points
+        kind = "flat"
+    info: dict[str, Any] = {"kind": kind, "n": int(n), "dim": int(dim), "metric": "inner_product"}
     if kind == "flat":
         index = faiss.IndexFlatIP(dim)
-    else:
+    elif kind == "hnsw":
         index = faiss.IndexHNSWFlat(dim, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = config.hnsw_ef_search
-    if n:
-        index.add(vectors)
-    return index, {"kind": kind, "n": int(n), "dim": int(dim), "metric": "inner_product"}
+    else:
+        index = _train_ivfpq(vectors, config, info)
+    for start in range(0, n, _SHARD):  # filled shard by shard: no second copy of all vectors at once
+        index.add(np.ascontiguousarray(vectors[start:start + _SHARD]))
+    if kind != "flat" and n:
+        info["recall_at_10"] = recall_at_10(index, vectors, config.recall_queries)
+    return index, info
+
+
+_SHARD = 100_000
+
+
+def _train_ivfpq(vectors: np.ndarray, config: IndexConfig, info: dict[str, Any]) -> Any:
+    import faiss
+
+    n, dim = vectors.shape
+    if dim % config.pq_m:
+        raise JudgeAgentError(f"index pq_m {config.pq_m} does not divide the embedding dimension {dim}")
+    nlist = config.ivf_nlist or max(1, min(int(4 * n ** 0.5), n // 39))
+    quantizer = faiss.IndexFlatIP(dim)
+    index = faiss.IndexIVFPQ(quantizer, dim, nlist, config.pq_m, 8, faiss.METRIC_INNER_PRODUCT)
+    rng = np.random.default_rng(0)
+    sample = vectors[np.sort(rng.choice(n, min(n, config.train_sample), replace=False))]
+    index.train(np.ascontiguousarray(sample))
+    index.nprobe = min(config.ivf_nprobe, nlist)
+    info.update(nlist=nlist, nprobe=index.nprobe, pq_m=config.pq_m, trained_on=len(sample))
+    return index
+
+
+def recall_at_10(index: Any, vectors: np.ndarray, queries: int = 500, seed: int = 0) -> float:
+    """Share of the exact top 10 (inner product) that `index` finds, for stored vectors as queries."""
+    import faiss
+
+    n = len(vectors)
+    k = min(10, n)
+    rows = np.sort(np.random.default_rng(seed).choice(n, min(n, queries), replace=False))
+    q = np.ascontiguousarray(vectors[rows])
+    _, exact = faiss.knn(q, vectors, k, metric=faiss.METRIC_INNER_PRODUCT)
+    _, found = index.search(q, k)
+    hits = sum(len(set(a.tolist()) & set(b.tolist())) for a, b in zip(exact, found))
+    return round(hits / (len(rows) * k), 4)
 
 
 def write_index(index: Any, path: Path) -> None:

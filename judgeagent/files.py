@@ -22,8 +22,9 @@ def read_text(file: Path) -> str:
         raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
 
 
-def jsonl_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+def jsonl_records(file: Path, text: str, first_line: int = 1) -> Iterator[tuple[Any, str]]:
+    """Records of JSON lines with their `file:line`; `first_line` numbers a slice of a larger file."""
+    for number, line in enumerate(text.splitlines(), start=first_line):
         if not line.strip():
             continue
         try:

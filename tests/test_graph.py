@@ -122,3 +122,25 @@ def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
         load_graph(tmp_path / "missing")
     with pytest.raises(JudgeAgentError, match="no manifest.json"):
         load_graph(tmp_path / "other")
+
+
+def test_ivfpq_index_meets_its_recorded_recall(mhr_graph, tmp_path):
+    from judgeagent.embedding import build_index, recall_at_10
+    from judgeagent.graph.info import graph_info
+
+    config = IndexConfig(exact_max=100, ivf_min=1000, recall_queries=200)
+    index, info = build_index(mhr_graph.entity_vectors, config)  # 8,942 entities >= ivf_min: IVF-PQ
+    assert info["kind"] == "ivfpq" and info["nlist"] == min(int(4 * 8942 ** 0.5), 8942 // 39)
+    assert info["trained_on"] == 8942 and 0.5 <= info["recall_at_10"] <= 1.0
+    assert recall_at_10(index, mhr_graph.entity_vectors, 200) == info["recall_at_10"]
+    # Stored: the manifest records it, a reload searches at the same nprobe, graph-info shows it.
+    from dataclasses import replace
+
+    from judgeagent import save_graph
+
+    manifest = {**mhr_graph.manifest, "indexes": {**mhr_graph.manifest["indexes"], "entities": info}}
+    save_graph(replace(mhr_graph, entity_index=index, manifest=manifest, path=None), tmp_path / "g")
+    loaded = load_graph(tmp_path / "g")
+    assert loaded.manifest["indexes"]["entities"]["kind"] == "ivfpq"
+    assert recall_at_10(loaded.entity_index, loaded.entity_vectors, 200) == info["recall_at_10"]
+    assert graph_info(loaded)["index_recall_at_10"] == {"entities": info["recall_at_10"]}

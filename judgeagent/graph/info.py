@@ -27,6 +27,8 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
         "embedding_model": graph.manifest["embedding"]["model"],
         "extractor": graph.manifest["extractor"],
         "indexes": {k: v["kind"] for k, v in graph.manifest["indexes"].items()},
+        "index_recall_at_10": {k: v["recall_at_10"] for k, v in graph.manifest["indexes"].items()
+                               if "recall_at_10" in v},
         "degree": _distribution(degree),
         "components": {"count": int(n_components), "largest": int(sizes.max()) if len(sizes) else 0},
         "top_entities": [
@@ -75,7 +77,8 @@ def render_info(info: dict[str, Any]) -> str:
         f"  documents {c['documents']:,}  chunks {c['chunks']:,}  entities {c['entities']:,}  "
         f"mentions {c['mentions']:,}  chunk links {c['chunk_links']:,}",
         f"  embedding {info['embedding_model']}  extractor {info['extractor'].get('pipeline')}  "
-        f"indexes {info['indexes']}",
+        f"indexes {info['indexes']}"
+        + (f"  recall@10 vs exact {info['index_recall_at_10']}" if info.get("index_recall_at_10") else ""),
         f"  components {info['components']['count']:,} (largest {info['components']['largest']:,} entities)",
     ]
     if "histogram" in d:

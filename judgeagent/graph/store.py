@@ -22,6 +22,7 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 VECTORS = {"entity_vectors": "entity_vectors.npy", "chunk_vectors": "chunk_vectors.npy"}
 INDEXES = {"entity_index": "entities.faiss", "chunk_index": "chunks.faiss"}
+_KIND = {"entity_index": "entities", "chunk_index": "chunks"}
 
 
 def check_writable(out: Path, overwrite: bool) -> None:
@@ -115,9 +116,11 @@ def load_graph(path: str | Path, *, verify: bool = True) -> ContextGraph:
     vectors = {attr: np.load(folder / file, allow_pickle=False) for attr, file in VECTORS.items()}
     indexes = {attr: read_index(folder / file) for attr, file in INDEXES.items()}
     ef = manifest["config"]["index"]["hnsw_ef_search"]
-    for index in indexes.values():
+    for attr, index in indexes.items():
         if hasattr(index, "hnsw"):
             index.hnsw.efSearch = ef
+        elif hasattr(index, "nprobe"):  # IVF-PQ: the probe count the recorded recall was measured at
+            index.nprobe = manifest["indexes"][_KIND[attr]].get("nprobe", index.nprobe)
     return ContextGraph(tables=tables, manifest=manifest, path=folder, **vectors, **indexes)
 
 

@@ -1,0 +1,112 @@
+"""Scaling the offline stage: local vs Ray engine, coordinator memory vs corpus size, the static model.
+
+.venv/bin/python bench/scale.py --split medium            # everything (long on 2 shared cores)
+.venv/bin/python bench/scale.py --split small --parts engines static
+
+Each figure is a ratio or a peak measured within this one run. Builds run in child processes so that
+each one's peak RSS is its own (the coordinator's: Ray workers are separate processes).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+SETS = ("multihop_rag", "hotpotqa", "pubmedqa", "quality")
+
+_CHILD = """
+import json, resource, sys, time
+from judgeagent import GraphConfig, build_graph
+from judgeagent.config import RayConfig
+corpus, engine, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t = time.perf_counter()
+g = build_graph(corpus, None, GraphConfig(), engine=RayConfig(workers=workers) if engine == "ray" else None)
+print(json.dumps({"seconds": time.perf_counter() - t, "timings": dict(g.timings), "counts": g.counts(),
+                  "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
+"""
+
+
+def build(corpus: Path, engine: str = "local", workers: int = 1) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(corpus), engine, str(workers)],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def engines(corpus: Path) -> None:
+    local = build(corpus)
+    chunks = local["counts"]["chunks"]
+    print(f"{corpus.name}: {local['counts']}")
+    print(f"local engine: {local['seconds']:.1f} s = {chunks / local['seconds']:.1f} chunks/s")
+    for workers in (1, 2):
+        ray = build(corpus, "ray", workers)
+        start = ray["timings"].get("starting ray", 0.0)
+        print(f"ray, {workers} worker(s): {ray['seconds']:.1f} s ({start:.1f} s starting the cluster); "
+              f"RATIO ray/local throughput {local['seconds'] / ray['seconds']:.3f} "
+              f"(without cluster start {local['seconds'] / (ray['seconds'] - start):.3f}); "
+              f"coordinator peak RSS {ray['peak_rss_gib']:.2f} GiB")
+
+
+def memory(split: str, scales: tuple[int, ...] = (1, 2, 4)) -> None:
+    """1x = multihop_rag; 2x adds hotpotqa; 4x all four sets (the `split` of each)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for scale, sets in zip(scales, (SETS[:1], SETS[:2], SETS)):
+            corpus = Path(tmp) / f"x{scale}"
+            corpus.mkdir()
+            for name in sets:
+                (corpus / f"{name}.jsonl").symlink_to(DATA / name / f"{split}.docs.jsonl")
+            r = build(corpus)
+            print(f"{scale}x ({'+'.join(sets)}): {r['counts']['documents']} docs, {r['counts']['chunks']} chunks; "
+                  f"local build peak RSS {r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s")
+
+
+def static(corpus: Path, sample: int = 1000) -> None:
+    """Embedding speed on the graph's chunks, and entity-match recall@1 (a surface form finds its entity)."""
+    import numpy as np
+
+    from judgeagent import GraphConfig, build_graph
+    from judgeagent.embedding import Encoder, build_index
+
+    graph = build_graph(corpus, None, GraphConfig())
+    ents = graph.tables["entities"]
+    pairs = [(row, s) for row, forms in enumerate(ents.column("surface_forms").to_pylist())
+             for s in forms if s.casefold() != graph.entity_names[row]]
+    pairs = [pairs[i] for i in np.random.default_rng(0).choice(len(pairs), min(sample, len(pairs)), replace=False)]
+    times, recalls = {}, {}
+    for name in ("all-MiniLM-L6-v2", "static"):
+        encoder = Encoder(name)
+        encoder.encode(graph.chunk_texts[:64])  # warm up
+        t = time.perf_counter()
+        encoder.encode(graph.chunk_texts)
+        times[name] = time.perf_counter() - t
+        index, _ = build_index(encoder.encode(graph.entity_names))
+        _, found = index.search(encoder.encode([s for _, s in pairs]), 1)
+        recalls[name] = float(np.mean(found[:, 0] == np.array([r for r, _ in pairs])))
+        print(f"{name}: {len(graph.chunk_texts)} chunks in {times[name]:.2f} s "
+              f"({len(graph.chunk_texts) / times[name]:.0f} chunks/s); entity-match recall@1 {recalls[name]:.3f} "
+              f"on {len(pairs)} surface forms")
+    print(f"RATIO static / MiniLM embedding speed: {times['all-MiniLM-L6-v2'] / times['static']:.1f}x; "
+          f"recall@1 {recalls['static']:.3f} vs {recalls['all-MiniLM-L6-v2']:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="medium", help="small, medium or full (full is slow on 2 cores)")
+    parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static"])
+    args = parser.parse_args()
+    corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
+    if "engines" in args.parts:
+        engines(corpus)
+    if "memory" in args.parts:
+        memory(args.split)
+    if "static" in args.parts:
+        static(corpus)
+
+
+if __name__ == "__main__":
+    main()
