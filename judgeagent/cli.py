@@ -75,6 +75,10 @@ def build_graph_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="With --extractor llm: always call the model.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    engine: Annotated[str, typer.Option(help="local (this process) or ray (per-document stages on a Ray cluster; same graph).")] = "local",
+    workers: Annotated[int, typer.Option(min=1, help="With --engine ray: actors per model stage.")] = 2,
+    gpus_per_worker: Annotated[float, typer.Option(min=0, help="With --engine ray: GPUs per embedding actor.")] = 0.0,
+    ray_address: Annotated[Optional[str], typer.Option(help="With --engine ray: join this cluster (default: start a local one).")] = None,
 ) -> None:
     """Build a context graph from a corpus (offline stage, Algorithm 3) and store it in --out."""
     import contextlib
@@ -106,8 +110,14 @@ def build_graph_cmd(
 
             chosen = stack.enter_context(open_llm_extractor(graph_config.entities, load_registry(config),
                                                             cache_dir, not no_cache))
+        if engine not in ("local", "ray"):
+            raise JudgeAgentError(f"--engine must be local or ray; got {engine!r}")
+        from .config import RayConfig
+
+        ray = RayConfig(workers=workers, gpus_per_worker=gpus_per_worker, address=ray_address) \
+            if engine == "ray" else None
         graph = build_graph(corpus, out, graph_config, overwrite=overwrite,
-                            progress=None if quiet else TqdmProgress(), extractor=chosen)
+                            progress=None if quiet else TqdmProgress(), extractor=chosen, engine=ray)
         if chosen is not None:
             typer.echo(f"entity extraction by {interviewer}: {chosen.stats}")
             typer.echo(chosen.model.ledger.render())
@@ -133,18 +143,52 @@ def graph_info_cmd(
 @app.command("sample-path")
 def sample_path_cmd(
     graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
-    question: Annotated[list[str], typer.Option("--question", "-q", help="A question (repeat for a batch).")],
+    question: Annotated[list[str], typer.Option("--question", "-q", help="A question (repeat for a batch).")] = [],
+    questions: Annotated[Optional[Path], typer.Option(help="A file of questions, one a line (or a benchmark): "
+                                                      "a path for each, models loaded once.")] = None,
     hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="Entities on the path (H).")] = 3,
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed gives the same path.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output (JSON lines with "
+                                          "--questions).")] = False,
 ) -> None:
     """Sample a knowledge path for a batch of questions (Algorithm 4) and print its entities and chunks."""
     from .graph.info import render_path
     from .graph.sample import sample_path
     from .graph.store import load_graph
 
-    path = sample_path(load_graph(graph), question, hops=hops, seed=seed)
-    typer.echo(json.dumps(path.to_dict(), indent=2, ensure_ascii=False) if as_json else render_path(path))
+    batches = [question] if question else []
+    if questions is not None:
+        batches += [[q] for q in _read_questions(questions)]
+    if not batches:
+        import click
+
+        raise click.UsageError("give --question (repeat for a batch) or --questions FILE")
+    loaded = load_graph(graph)
+    for batch in batches:  # the extractor and encoder load on the first path and serve the rest
+        path = sample_path(loaded, batch, hops=hops, seed=seed)
+        if as_json:
+            typer.echo(json.dumps({"questions": batch, **path.to_dict()}, ensure_ascii=False,
+                                  indent=None if len(batches) > 1 else 2))
+        elif len(batches) > 1:
+            typer.echo(f"Q: {' | '.join(batch)}\n{render_path(path)}\n")
+        else:
+            typer.echo(render_path(path))
+
+
+def _read_questions(path: Path) -> list[str]:
+    """Questions from a text file (one a line) or from a benchmark file (its `question` column)."""
+    if path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet"):
+        from .benchmark import load_benchmark
+
+        return [item.question for item in load_benchmark(path).items]
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read --questions {path}: {e.strerror or e}") from None
+    found = [line for line in lines if line]
+    if not found:
+        raise JudgeAgentError(f"--questions {path} has no questions: write one question a line")
+    return found
 
 
 @app.command("make-mcq")
@@ -251,6 +295,8 @@ def evaluate_cmd(
     seed: Annotated[int, typer.Option(min=0, help="Seed for sampling items and paths.")] = 0,
     no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
     fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
+    adaptive: Annotated[str, typer.Option(help="How rounds pick difficulty: tiers (score thresholds) or irt "
+                                          "(the most informative level).")] = "tiers",
     no_extension: Annotated[bool, typer.Option("--no-extension", help="Ablation: grading and feedback only.")] = False,
     passages: Annotated[bool, typer.Option("--passages", help="Put each item's supporting documents (from the "
                                            "graph) into its prompt, as QuALITY needs.")] = False,
@@ -289,12 +335,15 @@ def validate_cmd(
     config: ConfigOption = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
 ) -> None:
     """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2)."""
+    from .interview.cli_support import validation_progress
     from .interview.validate import render_validation, validate
     from .models.spec import load_registry
 
-    result = validate(run, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache)
+    result = validate(run, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
+                      progress=validation_progress(quiet))
     typer.echo(render_validation(result))
     typer.echo(f"written: {run / 'validation.json'}")
 

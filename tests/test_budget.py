@@ -82,3 +82,25 @@ def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, m
         args[args.index("--run-dir") + 1] = str(tmp_path / "whole")
         assert main(args) == 0
         assert fresh.target.counts["requests"] == both  # stopped and resumed = one whole run
+
+
+def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_graph, capsys):
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.cli import main
+    from tests.conftest import DATA
+    from tests.scripted import Roles, Script
+
+    bench = DATA / "multihop_rag" / "small.questions.jsonl"
+    script = Script(target_right={"Federal"})
+    for item in load_benchmark(bench).items:
+        script.golds[item.question] = item.answer
+    with Roles(script) as roles:
+        config = roles.write_config(tmp_path / "j.toml")
+        code = main(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", str(bench), "--graph",
+                     str(mhr_graph.path), "--limit", "10", "--rounds", "1", "--run-dir", str(tmp_path / "run"),
+                     "--config", str(config), "--no-cache", "--validate"])
+    err = capsys.readouterr().err
+    assert code == 0
+    for stage in ("estimate for 10 items", "calibrating the judge", "base questions", "extension round 1",
+                  "feedback for 2 of 2 batches written", "validation: 10/10 questions"):
+        assert stage in err, (stage, err[-2000:])

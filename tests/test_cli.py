@@ -153,3 +153,18 @@ def test_a_missing_required_option_is_a_usage_error(capsys):
     assert main(["evaluate", "--benchmark", "x.jsonl"]) == 2
     assert "needs --target and --benchmark" in capsys.readouterr().err
     assert main(["sample-path"]) == 2  # typer's own missing argument: the same exit code
+
+
+def test_sample_path_takes_a_file_of_questions_and_loads_models_once(built, capsys, tmp_path):
+    questions = ["Which rocket launched the Rosetta spacecraft?", "Who chaired the Golden Record committee?"]
+    listed = tmp_path / "questions.txt"
+    listed.write_text("\n".join(questions) + "\n\n")
+    code, stdout, _ = run(["sample-path", built, "--questions", listed, "--json"], capsys)
+    rows = [json.loads(line) for line in stdout.splitlines()]
+    assert code == 0 and [r["questions"] for r in rows] == [[q] for q in questions]
+    assert all(r["hops"] == 3 and r["chunk_ids"] for r in rows)
+    code, text, _ = run(["sample-path", built, "--questions", listed], capsys)
+    assert code == 0 and text.count("Q: ") == 2 and text.count("path (") == 2
+    (tmp_path / "empty.txt").write_text("\n")
+    code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "empty.txt"], capsys)
+    assert code == 1 and stderr.strip().startswith("error: --questions") and "one question a line" in stderr

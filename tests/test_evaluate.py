@@ -173,3 +173,24 @@ def test_tier_moves_down_when_extension_answers_fail(tmp_path, mhr_graph):
     tiers = [p.split("3. Difficulty: ")[1].split(" -")[0] for p in script.generation_prompts]
     assert tiers == ["HARD", "HARD", "HARD", "MEDIUM"]
     assert result.summary["overall_score"] == pytest.approx(7.5 / 9)
+
+
+def test_adaptive_irt_asks_each_round_at_the_most_informative_level(tmp_path, mhr_graph):
+    from judgeagent.validity.irt import estimate, most_informative, responses
+
+    runs = {}
+    for name, right in (("strong", True), ("weak", False), ("mixed", {"Federal", "Google"})):
+        with Roles(Script(target_right=right)) as roles:
+            runs[name] = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=2, adaptive="irt"), name=name)
+    levels = {name: {r["difficulty"] for r in records(res.folder) if r["stage"] == "extension" and r["batch"] == 0}
+              for name, res in runs.items()}
+    # batch 0: the strong target gets everything right, the weak one nothing (in batch 1 its refusal
+    # is right twice, on golds "Insufficient information.": medium, as the recomputation below checks)
+    assert levels["strong"] == {"hard"} and levels["weak"] == {"easy"}
+    for res in runs.values():  # every round's level follows from the answers before it, recomputed here
+        rows = records(res.folder)
+        rounds = {(r["batch"], r["round"]): r["difficulty"] for r in rows if r["stage"] == "extension"}
+        assert rounds
+        for (b, k), level in rounds.items():
+            before = [r for r in rows if r["batch"] == b and (r["stage"] == "grading" or r["round"] < k)]
+            assert level == most_informative(estimate(responses(before)))

@@ -10,7 +10,7 @@ from ..errors import JudgeAgentError
 
 # Options that define a run; --resume takes them from the run's manifest.
 _REQUEST = ("target", "benchmark", "field", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
-            "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty",
+            "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty", "adaptive",
             "no_extension", "passages", "max_passage_words", "holdout", "judge_policy", "easy_generator",
             "no_self_check")
 
@@ -38,11 +38,14 @@ def run_evaluate(args: dict[str, Any]) -> None:
         typer.echo(_estimate(config, benchmark, registry, args, graph), err=not args["dry_run"])
     if args["dry_run"]:
         return
-    with _progress(args["quiet"], len(benchmark.items)) as on_record:
+    batches = -(-len(benchmark.items) // config.batch_size)
+    rounds = config.rounds * config.questions_per_round if config.extension else 0
+    with _progress(args["quiet"], len(benchmark.items) + batches * rounds, batches) as on_record:
         result = evaluate(benchmark, graph, args["target"], interviewer=args["interviewer"], judge=args["judge"],
                           config=config, run_dir=args["run_dir"], registry=registry, cache_dir=args["cache_dir"],
                           cache=not args["no_cache"], progress=on_record, request=request,
-                          notify=lambda line: typer.echo(line, err=True), max_cost=args["max_cost"])
+                          notify=lambda line: typer.echo(line, err=True), max_cost=args["max_cost"],
+                          on_stage=on_record.stage if on_record else None)
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
     typer.echo(render_summary(result.summary, str(result.folder), result.usage))
@@ -50,7 +53,17 @@ def run_evaluate(args: dict[str, Any]) -> None:
         from .validate import render_validation, validate
 
         typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
-                                              cache=not args["no_cache"])))
+                                              cache=not args["no_cache"],
+                                              progress=validation_progress(args["quiet"]))))
+
+
+def validation_progress(quiet: bool) -> Any:
+    """A line every tenth of the way (and at the end) on stderr, unless quiet."""
+    def said(done: int, total: int) -> None:
+        if not quiet and (done == total or done % max(1, total // 10) == 0):
+            typer.echo(f"validation: {done}/{total} questions answered with and without suggestions", err=True)
+
+    return said
 
 
 def _estimate(config: Any, benchmark: Any, registry: Any, args: dict[str, Any], graph: Any) -> str:
@@ -78,7 +91,8 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
     level = args["fixed_difficulty"]
     if level not in (None, "easy", "medium", "hard"):
         raise JudgeAgentError(f"--fixed-difficulty must be easy, medium or hard; got {level!r}")
-    choices = {"judge_policy": ("calibrated", "trust", "off"), "easy_generator": ("cloze", "llm")}
+    choices = {"judge_policy": ("calibrated", "trust", "off"), "easy_generator": ("cloze", "llm"),
+               "adaptive": ("tiers", "irt")}
     for name, allowed in choices.items():
         if args[name] not in allowed:
             raise JudgeAgentError(f"--{name.replace('_', '-')} must be {', '.join(allowed)}; got {args[name]!r}")
@@ -86,7 +100,7 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
 
     return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
                questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
-               fixed_difficulty=level, extension=not args["no_extension"],
+               fixed_difficulty=level, adaptive=args["adaptive"], extension=not args["no_extension"],
                max_passage_words=args["max_passage_words"], holdout=args["holdout"],
                checker=CheckerConfig(judge_policy=args["judge_policy"]), easy_generator=args["easy_generator"],
                self_check=() if args["no_self_check"] else ("medium", "hard"))
@@ -118,31 +132,49 @@ def _benchmark(args: dict[str, Any], graph: Any) -> Any:
 
 
 class _progress:
-    """A tqdm bar over base questions answered, with questions, tokens and cost so far."""
+    """A tqdm bar over every question asked (base and extension), named by the stage it is in, with
+    batches done, tokens and cost so far; a non-terminal gets one line per stage instead."""
 
-    def __init__(self, quiet: bool, total: int) -> None:
-        self.quiet, self.total = quiet, total
+    def __init__(self, quiet: bool, total: int, batches: int = 0) -> None:
+        self.quiet, self.total, self.n_batches = quiet, total, batches
         self.bar: Any = None
         self.asked = self.batches = 0
+        self.stage_name = ""
 
     def __enter__(self) -> Any:
         if self.quiet:
             return None
+        import sys
+
         from tqdm import tqdm
 
-        self.bar = tqdm(total=self.total, desc="base questions", unit="q")
-        return self.update
+        self.bar = tqdm(total=self.total, desc="starting", unit="q", disable=not sys.stderr.isatty())
+        return self
 
-    def update(self, record: dict[str, Any] | None, ledger: Any) -> None:
+    def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
         if record is None:
             self.batches += 1
+            self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")
         else:
             self.asked += 1
-            self.bar.update(record["stage"] == "grading")
+            self.bar.update(1)
+            round_ = record.get("round")
+            self.stage("base questions" if record["stage"] == "grading" else f"extension round {round_}")
         lines = ledger.roles.values()
-        self.bar.set_postfix(batches=self.batches, asked=self.asked,
+        self.bar.set_postfix(batches=f"{self.batches}/{self.n_batches}",
                              tokens=sum(u.input_tokens + u.output_tokens for u in lines),
                              cost=f"${sum(u.cost for u in lines):.4f}")
+
+    def stage(self, name: str) -> None:
+        """A new stage: the bar's name on a terminal, one line elsewhere."""
+        if self.bar is None or name == self.stage_name:
+            return
+        self.stage_name = name
+        if self.bar.disable:
+            typer.echo(f"{name} ({self.asked} questions asked, {self.bar.format_interval(self.bar.format_dict['elapsed'])})",
+                       err=True)
+        else:
+            self.bar.set_description(name)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

@@ -174,7 +174,8 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
 
 async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState,
                            all_questions: list[str]) -> None:
-    tier = ctx.config.fixed_difficulty or state.trajectory[-1]
+    tier = ctx.config.fixed_difficulty or (_most_informative(state) if ctx.config.adaptive == "irt"
+                                          else state.trajectory[-1])
     path = await _in_worker(ctx, _path, ctx, b, r, items)
     if tier == "easy" and ctx.config.easy_generator == "cloze":
         accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
@@ -193,6 +194,13 @@ async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], stat
     state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
     state.trajectory.append(tier_of(state.total, state.asked))
     state.rounds.append(info)
+
+
+def _most_informative(state: BatchState) -> str:
+    """`--adaptive irt`: the level at which the batch's answers so far are least predictable."""
+    from ..validity.irt import estimate, most_informative, responses
+
+    return most_informative(estimate(responses(state.records)))
 
 
 def _cloze(ctx: Context, path: KnowledgePath | list[str], b: int, r: int, asked: list[str]) -> list[Candidate]:

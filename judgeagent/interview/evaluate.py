@@ -36,13 +36,15 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
              judge: str | None = None, config: EvalConfig = EvalConfig(), run_dir: str | Path | None = None,
              runs_root: str | Path = "runs", registry: Any = None, cache_dir: str | Path | None = None,
              cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None,
-             notify: Callable[[str], None] | None = None, max_cost: float | None = None) -> RunResult:
+             notify: Callable[[str], None] | None = None, max_cost: float | None = None,
+             on_stage: Callable[[str], None] | None = None) -> RunResult:
     """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
 
     `request` (how the inputs were named: paths, limits) is stored in the manifest for `--resume`.
     `notify` receives what a user must not miss (a judge that failed calibration), one line each.
     `max_cost` (dollars, from the configured prices) stops the run with `BudgetExceeded` once spent;
-    the run resumes like any stopped run.
+    the run resumes like any stopped run. `on_stage` hears the stages that have no per-question
+    progress (the judge's calibration), one line each.
     """
     if not benchmark.items:
         raise JudgeAgentError(f"benchmark {benchmark.path} has no items")
@@ -67,7 +69,7 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
         with open_models(target, names["interviewer"], names["judge"], registry=registry, cache_dir=cache_dir,
                          cache=cache, journal=folder, max_cost=max_cost) as models:
             ctx = Context(config, models, run, graph, _sampler(graph, config), on_record=progress)
-            asyncio.run(_interview(ctx, benchmark.items, notify))
+            asyncio.run(_interview(ctx, benchmark.items, notify, on_stage))
             usage = models.ledger.totals()
         summary = summarise(run.records, run.feedback)
         summary["judge_calibration"] = run.manifest.get("judge_calibration")
@@ -76,8 +78,11 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     return RunResult(folder, summary, usage, resumed)
 
 
-async def _interview(ctx: Context, items: list[Item], notify: Callable[[str], None] | None) -> None:
+async def _interview(ctx: Context, items: list[Item], notify: Callable[[str], None] | None,
+                     on_stage: Callable[[str], None] | None = None) -> None:
     """Vet the judge, then run every batch."""
+    if on_stage and ctx.config.checker.judge_policy != "off":
+        on_stage(f"calibrating the judge on up to {ctx.config.checker.calibration_pairs} pairs")
     try:
         ctx.checker, calibration = await vetted_checker(ctx.config.checker, ctx.models.judge, items,
                                                         ctx.config.seed, _near_miss(ctx))

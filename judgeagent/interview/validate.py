@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,10 @@ def open_finished(folder: str | Path) -> Run:
 
 
 def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path | None = None, cache: bool = True,
-             resamples: int = 2000) -> dict[str, Any]:
-    """Validate a finished run; writes validation.jsonl and validation.json into its folder."""
+             resamples: int = 2000, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Validate a finished run; writes validation.jsonl and validation.json into its folder.
+
+    `progress(done, total)` is called as each base question is answered both ways."""
     from ..models import open_models
     from ..models.spec import load_registry
 
@@ -48,7 +51,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
         with open_models(names["target"], names["interviewer"], names["judge"],
                          registry=registry or load_registry(), cache_dir=cache_dir, cache=cache,
                          journal=run.folder) as models:
-            rows = asyncio.run(_answer_all(run, models, run_checker(run, models.judge)))
+            rows = asyncio.run(_answer_all(run, models, run_checker(run, models.judge), progress))
             usage = models.ledger.totals()
         result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
         result["usage"] = usage
@@ -76,7 +79,8 @@ def run_checker(run: Run, judge: Any) -> AnswerChecker:
     return AnswerChecker(settings, judge if used else None, others, note)
 
 
-async def _answer_all(run: Run, models: Any, checker: AnswerChecker) -> list[dict[str, Any]]:
+async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
+                      progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     try:
         jobs = []
         for entry in sorted(run.feedback, key=lambda f: f["batch"]):
@@ -85,7 +89,17 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker) -> list[dic
             suggestions = entry["feedback"]["suggestions"]
             base = [r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"]
             jobs.extend(_pair(r, suggestions, models, checker) for r in base)
-        return await gather_all(*jobs)
+        done = 0
+
+        async def counted(job: Any) -> dict[str, Any]:
+            nonlocal done
+            row = await job
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+            return row
+
+        return await gather_all(*(counted(job) for job in jobs))
     finally:
         await models.aclose()
 

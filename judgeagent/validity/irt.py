@@ -137,5 +137,5 @@ def information(theta: float, item: Item) -> float:
 def most_informative(ability: Ability, items: Mapping[str | None, Item] = DEFAULT_ITEMS,
                      levels: Sequence[str] = LEVELS) -> str:
     """The level whose item tells most about the current estimate (maximum information): the rule an
-    `--adaptive irt` interview would use instead of the tier thresholds (not wired into the engine yet)."""
+    `--adaptive irt` interview uses instead of the tier thresholds."""
     return max(levels, key=lambda level: (information(ability.theta, items[level]), -abs(items[level].b)))
