@@ -38,16 +38,17 @@ def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_graph):
         assert path.entities == [g.entity_names[e] for e in path.entity_ids]
 
 
-def test_seed_entity_is_the_most_similar_graph_entity(sampler, mhr_graph, encoder):
-    path = sampler.sample("What did the Federal Reserve decide?", hops=1, seed=0)
-    vec = encoder.encode([path.seed])
-    best = int((mhr_graph.entity_vectors @ vec[0]).argmax())
-    assert path.entity_ids == [best]
+def test_path_starts_at_the_graph_node_of_its_seed_mention(sampler, mhr_graph, extractor):
+    question = "What did the Federal Reserve decide?"
+    names = {m.surface: m.name for m in extractor.extract([question])[0]}
+    for seed in range(4):
+        path = sampler.sample(question, hops=1, seed=seed)
+        assert path.seed_kind == "named" and path.entities == [names[path.seed]]
 
 
 def test_question_without_entities_seeds_from_its_text(sampler):
     path = sampler.sample("What is it?", hops=2, seed=0)
-    assert path.seed == "What is it?" and path.entity_ids
+    assert path.seed == "What is it?" and path.seed_kind == "question" and path.entity_ids
 
 
 def test_stops_early_when_no_neighbour_is_left(tmp_path):

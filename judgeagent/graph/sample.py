@@ -3,16 +3,30 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, Literal
 
 import numpy as np
 
 from ..config import EntityConfig
 from ..embedding import Encoder
-from ..entities import EntityExtractor, SpacyExtractor
+from ..entities import CONCEPT, EntityExtractor, Mention, SpacyExtractor
 from ..errors import JudgeAgentError
 from .model import ContextGraph, LinkKind
+
+SeedKind = Literal["named", "concept", "question"]
+
+SEED_POOL = 3
+"""A path's seed is drawn among this many of its question's most specific mentions."""
+FIT_MARGIN = 0.1
+"""A mention is a seed only if its entity has a chunk at most this much less similar to the question
+than the question's best chunk: a specific mention can still be off topic ("Germany" in a question
+about a brewery)."""
+LINK_WEIGHT = 0.5
+"""How much a link's best shared chunk (its similarity to the question) adds to a neighbour's score."""
+SEEN_DOC = 1.0
+"""Taken off the similarity of a chunk whose document is on the path already (twice if the chunk is)."""
 
 
 @dataclass(frozen=True)
@@ -34,9 +48,34 @@ class KnowledgePath:
     """Hops asked for; `len(entities)` is what was reached."""
     stopped_early: bool
     stop_reason: str | None = None
+    seed_kind: SeedKind = "question"
+    """`named` (a named entity), `concept` (a noun phrase) or `question` (no mention: the whole question)."""
+    similarities: list[float] = field(default_factory=list)
+    """Cosine similarity of each chunk to `question`, in path order: why each hop's chunk was taken."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Seed:
+    question: int
+    surface: str
+    kind: SeedKind
+    entity: int
+    """The graph entity the path starts from: of those named like the mention, the one whose chunks
+    best match the question."""
+    fit: float
+    """The similarity to the question of that entity's best chunk."""
+
+
+@dataclass(frozen=True)
+class _Batch:
+    questions: list[str]
+    similarity: np.ndarray
+    """Questions x chunks: cosine similarity of every chunk to every question."""
+    seeds: list[list[_Seed]]
+    """Per question, most specific first."""
 
 
 class PathSampler:
@@ -50,7 +89,7 @@ class PathSampler:
         # Question seeds always use spaCy: fast, and needs no model server even for LLM-built graphs.
         self.extractor = extractor or SpacyExtractor(EntityConfig(**graph.manifest["config"]["entities"]))
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
-        self._batches: OrderedDict[tuple[str, ...], list[tuple[int, str]]] = OrderedDict()
+        self._batches: OrderedDict[tuple[str, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
@@ -61,50 +100,111 @@ class PathSampler:
                 f"the graph has {graph.entity_vectors.shape[1]}-d ones"
             )
 
+    @cached_property
+    def _chunk_doc(self) -> np.ndarray:
+        rows = {d: i for i, d in enumerate(self.graph.doc_ids)}
+        return np.fromiter((rows[d] for d in self.graph.tables["chunks"].column("doc_id").to_pylist()),
+                           dtype=np.int64, count=len(self.graph.chunk_ids))
+
+    @cached_property
+    def _chunk_entities(self) -> Any:
+        return self.graph.entity_chunks.T.tocsr()
+
+    @cached_property
+    def _doc_freq(self) -> np.ndarray:
+        return np.diff(self.graph.entity_docs.indptr)
+
     def sample(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0, candidates: int = 5,
                kinds: tuple[LinkKind, ...] = ("chunk", "document")) -> KnowledgePath:
         questions = check_questions(questions)
         if hops < 1:
             raise JudgeAgentError("sampling a path needs hops >= 1")
-        # Single-threaded BLAS: these products are small, and OpenBLAS threads spinning after one
-        # steal the cores the encoder's threads need next (measured: median 110 -> 45 ms per path).
-        with self._threads.limit(limits=1, user_api="blas"):
+        # One thread for BLAS and OpenMP (torch): these products and one-question encodes are small, and
+        # threads spinning after one steal the cores the next needs (measured: median 110 -> 45 ms per
+        # path; on a loaded 2-core machine one question's encode 450 -> 24 ms).
+        with self._threads.limit(limits=1):
             return self._sample(list(questions), hops, seed, candidates, kinds)
 
     def _sample(self, questions: list[str], hops: int, seed: int, candidates: int,
                 kinds: tuple[LinkKind, ...]) -> KnowledgePath:
         rng = np.random.default_rng(seed)
-        q, seed_text = self._seed(questions, rng)
-        seed_vec, q_vec = self._encode([seed_text, questions[q]])
-        _, found = self.graph.entity_index.search(seed_vec[None, :], 1)
-        entity = int(found[0, 0])
-        path, chunks = [entity], [self._pick_chunk(entity, q_vec, [], rng, candidates)]
+        batch = _remember(self._batches, tuple(questions), lambda: self._batch(questions, candidates))
+        start = self._seed(batch, rng)
+        relevance = batch.similarity[start.question]
+        own = self.graph.chunks_of(start.entity)
+        path, chunks = [start.entity], [int(own[_top(relevance[own], 1)[0]])]
         reason = None
         while len(path) < hops:
-            entity_or_none = self._next_entity(path, rng, candidates, kinds)
-            if entity_or_none is None:
+            step = self._next(path, chunks, relevance, rng, candidates, kinds)
+            if step is None:
                 reason = f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
                 break
-            path.append(entity_or_none)
-            chunks.append(self._pick_chunk(entity_or_none, q_vec, chunks, rng, candidates))
+            path.append(step[0])
+            chunks.append(step[1])
         g = self.graph
         return KnowledgePath(
-            question=questions[q], seed=seed_text, entities=[g.entity_names[e] for e in path],
+            question=questions[start.question], seed=start.surface, entities=[g.entity_names[e] for e in path],
             entity_ids=path, chunk_ids=[g.chunk_ids[c] for c in chunks],
             chunk_texts=[g.chunk_texts[c] for c in chunks],
             text="\n".join(g.chunk_texts[c] for c in dict.fromkeys(chunks)), hops=hops,
-            stopped_early=reason is not None, stop_reason=reason,
+            stopped_early=reason is not None, stop_reason=reason, seed_kind=start.kind,
+            similarities=[round(float(relevance[c]), 4) for c in chunks],
         )
 
-    def _seed(self, questions: list[str], rng: np.random.Generator) -> tuple[int, str]:
-        """Step 1: a random entity mention among all the questions' (the question itself if none)."""
-        pool = _remember(self._batches, tuple(questions), lambda: [
-            (i, m.surface) for i, found in enumerate(self.extractor.extract(questions)) for m in found])
-        if not pool:
-            i = int(rng.integers(len(questions)))
-            return i, questions[i]
-        return pool[int(rng.integers(len(pool)))]
+    # --- step 1: the seed ------------------------------------------------------------------------------
+    def _batch(self, questions: list[str], candidates: int) -> _Batch:
+        """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
+        similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
+        mentions = self.extractor.extract(questions)
+        return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], candidates)
+                                              for q, found in enumerate(mentions)])
 
+    def _seeds(self, q: int, mentions: list[Mention], relevance: np.ndarray, candidates: int) -> list[_Seed]:
+        """A question's seeds, most specific first: named entities before concepts, each by document
+        frequency, and mentions the graph has no node for last ("history" is not "biographer"; they
+        start from the best fitting of the `candidates` entities named most like them). A seed starts
+        from its entity; it is kept if that entity's best chunk is within FIT_MARGIN of the question's."""
+        row = self.graph.entity_row
+        ranked: dict[str, Mention] = {}
+        for m in sorted(mentions, key=lambda m: (m.name not in row, m.label == CONCEPT,
+                                                 int(self._doc_freq[row[m.name]]) if m.name in row else 0)):
+            ranked.setdefault(m.name, m)
+        ranked_list = list(ranked.values())[:2 * SEED_POOL]
+        unknown = [m.surface for m in ranked_list if m.name not in row]
+        near: dict[str, list[int]] = {}
+        if unknown:  # short texts in their own encoder call: with the question they would be padded to it
+            _, found = self.graph.entity_index.search(np.stack(self._encode(unknown)), candidates)
+            near = {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
+        seeds: dict[int, _Seed] = {}
+        for m in ranked_list:
+            entity, fit = self._best_start([row[m.name]] if m.name in row else near[m.surface], relevance)
+            seeds.setdefault(entity, _Seed(q, m.surface, _kind(m), entity, fit))  # one seed per start entity
+        floor = float(relevance.max()) - FIT_MARGIN
+        return [s for s in seeds.values() if s.fit >= floor][:SEED_POOL]
+
+    def _best_start(self, options: list[int], relevance: np.ndarray) -> tuple[int, float]:
+        """Of the entities named like a mention, the one with the chunk most similar to the question."""
+        best = [float(relevance[self.graph.chunks_of(e)].max(initial=-np.inf)) for e in options]
+        i = int(np.argmax(best))
+        return options[i], best[i]
+
+    def _seed(self, batch: _Batch, rng: np.random.Generator) -> _Seed:
+        """A random question of the batch, then a random one of its seeds; with none, the question itself,
+        starting from the rarest entity of its best chunk."""
+        i = int(rng.integers(len(batch.questions)))
+        if batch.seeds[i]:
+            return batch.seeds[i][int(rng.integers(len(batch.seeds[i])))]
+        best = int(np.argmax(batch.similarity[i]))
+        m = self._chunk_entities
+        entities = m.indices[m.indptr[best]:m.indptr[best + 1]]
+        if len(entities):
+            entity = int(entities[_top(-self._doc_freq[entities].astype(float), 1)[0]])
+        else:  # a chunk without entities: the entity named most like the question
+            _, found = self.graph.entity_index.search(self._encode([batch.questions[i]])[0][None, :], 1)
+            entity = int(found[0, 0])
+        return _Seed(i, batch.questions[i], "question", entity, float(batch.similarity[i, best]))
+
+    # --- baselines -------------------------------------------------------------------------------------
     def dense(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0) -> list[str]:
         """The `--path dense` baseline: the top chunks for the questions by similarity, no graph walk.
 
@@ -112,7 +212,7 @@ class PathSampler:
         until `hops` chunks: one question gets its top `hops`; a batch spreads over its questions."""
         questions = check_questions(questions)
         order = np.random.default_rng(seed).permutation(len(questions))
-        with self._threads.limit(limits=1, user_api="blas"):
+        with self._threads.limit(limits=1):
             vectors = np.stack(self._encode([questions[i] for i in order]))
             k = min(hops, len(self.graph.chunk_ids))
             _, found = self.graph.chunk_index.search(vectors, k)
@@ -131,25 +231,61 @@ class PathSampler:
                 found[text] = _remember(self._vectors, text, lambda v=vector: v)
         return [found[t] for t in texts]
 
-    def _next_entity(self, path: list[int], rng: np.random.Generator, k: int,
-                     kinds: tuple[LinkKind, ...]) -> int | None:
-        """Steps 3: one of the k linked, unvisited entities most similar to the current one."""
+    # --- steps 2-3: the walk ---------------------------------------------------------------------------
+    def _next(self, path: list[int], chunks: list[int], relevance: np.ndarray, rng: np.random.Generator,
+              k: int, kinds: tuple[LinkKind, ...]) -> tuple[int, int] | None:
+        """The next (entity, chunk): among the linked, unvisited entities that can add a document not on
+        the path (all of them if none can), each scored by the similarity to the question of the chunk it
+        would add plus LINK_WEIGHT times that of the best chunk it shares with the current entity; one of
+        the k best that add k different chunks, drawn at random."""
         current = path[-1]
         options = np.setdiff1d(self.graph.neighbours(current, kinds), np.asarray(path))
         if len(options) == 0:
             return None
-        scores = self.graph.entity_vectors[options] @ self.graph.entity_vectors[current]
-        return int(options[_top(scores, k)][rng.integers(min(k, len(options)))])
+        seen = np.isin(self._chunk_doc, self._chunk_doc[chunks])
+        rows = self.graph.entity_chunks[options]
+        fresh = _row_max(rows, (~seen).astype(np.float32)) > 0
+        if fresh.any():
+            options, rows = options[fresh], rows[fresh]
+        penalised = relevance - SEEN_DOC * seen
+        penalised[chunks] -= SEEN_DOC
+        scores, adds = _row_best(rows, penalised)
+        if LINK_WEIGHT:
+            scores = scores + LINK_WEIGHT * self._link_scores(current, options, relevance)
+        order = _top(scores, len(scores))
+        _, first = np.unique(adds[order], return_index=True)  # the best entity for each chunk it adds
+        top = order[np.sort(first)][:k]
+        chosen = int(top[rng.integers(len(top))])
+        return int(options[chosen]), int(adds[chosen])
 
-    def _pick_chunk(self, entity: int, q_vec: np.ndarray, used: list[int], rng: np.random.Generator,
-                    k: int) -> int:
-        """One of the k chunks of `entity` most similar to the question, avoiding chunks already used."""
-        own = self.graph.chunks_of(entity)
-        fresh = own[~np.isin(own, used)]
-        options = fresh if len(fresh) else own
-        scores = self.graph.chunk_vectors[options] @ q_vec
-        top = options[_top(scores, k)]
-        return int(top[rng.integers(len(top))])
+    def _link_scores(self, current: int, options: np.ndarray, relevance: np.ndarray) -> np.ndarray:
+        """Per option: the similarity to the question of the best chunk it shares with `current` (0 if none)."""
+        own = self.graph.chunks_of(current)
+        sub = self._chunk_entities[own]
+        link = np.zeros(self.graph.n_entities, dtype=np.float32)
+        np.maximum.at(link, sub.indices, np.repeat(relevance[own], np.diff(sub.indptr)))
+        return link[options]
+
+
+def _kind(mention: Mention) -> SeedKind:
+    return "concept" if mention.label == CONCEPT else "named"
+
+
+def _row_best(rows: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a CSR matrix without empty rows: the largest of `values` at its columns, and that column."""
+    vals = values[rows.indices]
+    row_of = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    first = np.lexsort((np.arange(len(vals)), -vals, row_of))[rows.indptr[:-1]]
+    return vals[first], rows.indices[first]
+
+
+def _row_max(rows: Any, values: np.ndarray) -> np.ndarray:
+    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row)."""
+    out = np.full(rows.shape[0], -np.inf)
+    filled = np.diff(rows.indptr) > 0
+    if len(rows.indices):
+        out[filled] = np.maximum.reduceat(values[rows.indices], rows.indptr[:-1][filled])
+    return out
 
 
 _REMEMBERED = 256  # batches and texts: a run samples each batch's questions once per round
