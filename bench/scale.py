@@ -65,14 +65,14 @@ def memory(split: str, scales: tuple[int, ...] = (1, 2, 4)) -> None:
                   f"local build peak RSS {r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s")
 
 
-def static(corpus: Path, sample: int = 1000) -> None:
+def static(corpus: Path, sample: int = 1000, graph_path: Path | None = None) -> None:
     """Embedding speed on the graph's chunks, and entity-match recall@1 (a surface form finds its entity)."""
     import numpy as np
 
-    from judgeagent import GraphConfig, build_graph
+    from judgeagent import GraphConfig, build_graph, load_graph
     from judgeagent.embedding import Encoder, build_index
 
-    graph = build_graph(corpus, None, GraphConfig())
+    graph = load_graph(graph_path) if graph_path else build_graph(corpus, None, GraphConfig())
     ents = graph.tables["entities"]
     pairs = [(row, s) for row, forms in enumerate(ents.column("surface_forms").to_pylist())
              for s in forms if s.casefold() != graph.entity_names[row]]
@@ -98,6 +98,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="medium", help="small, medium or full (full is slow on 2 cores)")
     parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static"])
+    parser.add_argument("--graph", type=Path, help="for `static`: a graph already built from the same corpus")
     args = parser.parse_args()
     corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
     if "engines" in args.parts:
@@ -105,7 +106,7 @@ def main() -> None:
     if "memory" in args.parts:
         memory(args.split)
     if "static" in args.parts:
-        static(corpus)
+        static(corpus, graph_path=args.graph)
 
 
 if __name__ == "__main__":
