@@ -151,6 +151,7 @@ def _name(benchmark: Benchmark, target: str, identity: str) -> str:
 def _manifest(benchmark: Benchmark, graph: ContextGraph | None, specs: dict[str, Any], config: EvalConfig,
               identity: str) -> dict[str, Any]:
     return {
+        "protocol": "judgeagent",
         "config_id": identity,
         "config": config.model_dump(mode="json"),
         "models": {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env,

@@ -29,6 +29,10 @@ def with_suggestions(messages: list[Message], suggestions: str) -> list[Message]
 
 def open_finished(folder: str | Path) -> Run:
     run = load_run(folder)
+    protocol = run.manifest.get("protocol", "judgeagent")  # runs from before protocols are JudgeAgent runs
+    if protocol != "judgeagent":
+        raise JudgeAgentError(f"run {folder} is a {protocol} run: validate and this report are JudgeAgent's; "
+                              f"its own report is {Path(folder) / 'report.md'}")
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
                               f"judgeagent evaluate --resume {folder}")

@@ -1,0 +1,130 @@
+"""`Roles`: any number of named roles, each a registry name or a ready `ChatModel`, opened and closed as one.
+
+The fixed target / interviewer / judge trio of `open_models` is one case of it; protocols with other
+seats (students, players, a referee) name theirs. Every role shares one usage ledger (usage and cost
+per role), one response cache, and the run's call journal, so that a resumed run repeats no finished call.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Self
+
+from .base import ChatModel
+from .cache import CachedModel, ResponseCache
+from .client import OpenAIChatModel
+from .spec import ModelSpec, Prices, Registry, load_registry
+from .usage import RoleModel, UsageLedger
+
+
+class Roles(Mapping[str, RoleModel]):
+    """Role name -> `RoleModel`; `async with roles:` closes every client once the episodes are done."""
+
+    def __init__(self, models: dict[str, RoleModel], ledger: UsageLedger, specs: dict[str, ModelSpec | None]) -> None:
+        self.models = models
+        self.ledger = ledger
+        self.specs = specs
+        """The registry entry of each role (None for a `ChatModel` given from Python)."""
+
+    def __getitem__(self, role: str) -> RoleModel:
+        return self.models[role]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.models)
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    def describe(self) -> dict[str, dict[str, Any]]:
+        """Names and endpoints for a run manifest: never a key, only the variable's name."""
+        out: dict[str, dict[str, Any]] = {}
+        for role, spec in self.specs.items():
+            if spec is None:
+                out[role] = {"name": self.models[role].name, "model": self.models[role].name, "python": True}
+            else:
+                out[role] = {"name": spec.name, "model": spec.model, "base_url": spec.base_url,
+                             "api_key_env": spec.api_key_env, "generation": spec.generation.model_dump()}
+        return out
+
+    async def aclose(self) -> None:
+        closed: set[int] = set()
+        for role_model in self.models.values():
+            inner = role_model.model
+            close = getattr(inner, "aclose", None)
+            if close and id(inner) not in closed:
+                closed.add(id(inner))
+                await close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def model_identity(value: str | ChatModel, registry: Registry) -> Any:
+    """What identifies a role's model in a run's identity hash (the embedded model by its file)."""
+    if isinstance(value, str):
+        s = registry.resolve(value)
+        return [s.model, s.gguf or s.base_url, s.generation.model_dump()]
+    identity = getattr(value, "identity", None)
+    return identity() if callable(identity) else {"python": value.name}
+
+
+def describe_roles(models: Mapping[str, str | ChatModel], registry: Registry) -> dict[str, dict[str, Any]]:
+    """What a manifest records of each role, resolved without starting anything (keys checked)."""
+    out: dict[str, dict[str, Any]] = {}
+    for role, value in models.items():
+        if not isinstance(value, str):
+            out[role] = {"name": value.name, "model": value.name, "python": True}
+            continue
+        s = registry.resolve(value)
+        s.api_key()
+        out[role] = {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env,
+                     "generation": s.generation.model_dump()}
+    return out
+
+
+@contextlib.contextmanager
+def open_roles(models: Mapping[str, str | ChatModel], *, registry: Registry | None = None,
+               cache_dir: str | Path | None = None, cache: bool = True, journal: str | Path | None = None,
+               max_cost: float | None = None) -> Iterator[Roles]:
+    """Resolve every role, start the embedded server once if any role needs it, wire cache and journal.
+
+    A name is looked up in the registry; a `ChatModel` object is used as it is (journaled when it has
+    `identity()`, as `FunctionModel` does). A missing API key fails here, before any call is made.
+    """
+    registry = registry or load_registry()
+    ledger = UsageLedger(max_cost)
+    store = ResponseCache(cache_dir) if cache else None
+    log = ResponseCache(journal) if journal is not None else None
+    specs: dict[str, ModelSpec | None] = {}
+    for role, value in models.items():
+        specs[role] = registry.resolve(value) if isinstance(value, str) else None
+        if specs[role] is not None:
+            specs[role].api_key()  # type: ignore[union-attr]
+    with contextlib.ExitStack() as stack:
+        served: dict[str, ModelSpec] = {}
+        endpoints: dict[str, OpenAIChatModel] = {}
+        built: dict[str, RoleModel] = {}
+        for role, value in models.items():
+            spec = specs[role]
+            if spec is None:
+                model: Any = value
+                if log is not None and callable(getattr(value, "identity", None)):
+                    model = CachedModel(model, log)
+                built[role] = RoleModel(role, model, ledger, Prices())
+                continue
+            if spec.gguf:
+                if spec.gguf not in served:
+                    from .local import local_server
+
+                    served[spec.gguf] = stack.enter_context(local_server(spec))
+                spec = specs[role] = served[spec.gguf].model_copy(update={"name": spec.name})
+            client = endpoints.setdefault(spec.model_dump_json(), OpenAIChatModel(spec))  # one bound per endpoint
+            model = CachedModel(client, store) if store is not None else client
+            if log is not None:
+                model = CachedModel(model, log)
+            built[role] = RoleModel(role, model, ledger, spec.prices)
+        yield Roles(built, ledger, specs)

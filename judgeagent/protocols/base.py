@@ -1,0 +1,147 @@
+"""`Protocol`: how one interview method unfolds, declared once and run by the shared runner."""
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from pydantic import BaseModel
+
+from ..benchmark import Benchmark, Item
+from ..errors import JudgeAgentError
+from .record import Record, Score
+
+if TYPE_CHECKING:
+    from ..graph.model import ContextGraph
+    from ..models.base import ChatModel
+    from ..models.roles import Roles
+    from ..runs import Run
+
+
+class RoleSpec(NamedTuple):
+    """A seat in the protocol: its name, what it does, and the role whose model it takes when not given."""
+
+    name: str
+    help: str
+    default: str | None = None
+
+
+class Section(NamedTuple):
+    """One section of a run's report: a heading and its Markdown body."""
+
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The unit a protocol runs and resumes: an id stable across runs, and the items it covers."""
+
+    id: str
+    items: tuple[Item, ...]
+    index: int = 0
+
+
+@dataclass
+class RunRequest:
+    """Everything one run is given: the inputs, the roles (names or models), and where to write."""
+
+    benchmark: Benchmark
+    graph: ContextGraph | None
+    models: dict[str, str | ChatModel]
+    config: BaseModel
+    run_dir: Path | None = None
+    runs_root: Path = Path("runs")
+    registry: Any = None
+    cache_dir: Path | None = None
+    cache: bool = True
+    max_cost: float | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+    notify: Any = None
+    progress: Any = None
+
+
+@dataclass
+class EpisodeContext:
+    """What an episode runs with: the config, the opened roles, the run it writes to, shared state."""
+
+    protocol: Protocol
+    config: Any
+    roles: Roles
+    run: Run
+    benchmark: Benchmark
+    graph: ContextGraph | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    """What `prepare` sets up for every episode (the answer checker, for one)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, episode: Episode, step: str, turn: int, role: str, prompt: str, reply: str,
+               scores: dict[str, Score] | None = None, **meta: Any) -> Record:
+        """Append a record (once: an episode run again after an interruption writes the same id)."""
+        rec = Record(f"{episode.id}/{step}", self.protocol.name, episode.id, turn, role, prompt, reply,
+                     scores or {}, meta)
+        self.run.add_record(rec.to_dict())
+        return rec
+
+
+class Protocol(ABC):
+    """One interview method. Subclasses declare the class attributes and the episode methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    paper: ClassVar[str]
+    """The paper it follows (short citation)."""
+    measures: ClassVar[str]
+    """What it measures, one sentence (for `judgeagent protocols`)."""
+    Config: ClassVar[type[BaseModel]]
+    roles: ClassVar[tuple[RoleSpec, ...]]
+    needs: ClassVar[frozenset[str]] = frozenset({"benchmark"})
+    """Inputs: `benchmark`, and `graph` when the protocol cannot run without one."""
+
+    def needs_graph(self, config: Any) -> bool:
+        return "graph" in self.needs
+
+    def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target)."""
+        unknown = sorted(set(given) - {r.name for r in self.roles})
+        if unknown:
+            raise JudgeAgentError(f"protocol {self.name} has no role {unknown[0]}; its roles are "
+                                  f"{', '.join(r.name for r in self.roles)}")
+        out: dict[str, Any] = {}
+        for role in self.roles:  # declared in order: a default always names an earlier role
+            value = given.get(role.name) or (out.get(role.default) if role.default else None)
+            if value is None:
+                raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role (--{role.name})")
+            out[role.name] = value
+        return out
+
+    def run(self, request: RunRequest) -> Any:
+        """The whole run. The default is the shared runner; a protocol may take it over (JudgeAgent does)."""
+        from .runner import run_episodes
+
+        return run_episodes(self, request)
+
+    @abstractmethod
+    def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
+
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        """Before the episodes (e.g. the judge's calibration); returns what the manifest should record."""
+        return {}
+
+    @abstractmethod
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+        """Run one episode, writing its records; return its row for episodes.jsonl."""
+
+    @abstractmethod
+    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
+                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        """The run's numbers from its records (may ask a model, e.g. for a written summary)."""
+
+    @abstractmethod
+    def report_sections(self, summary: dict[str, Any]) -> list[Section]: ...
+
+    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+        """A few lines for the terminal."""
+        return f"run {folder}\n" + "\n".join(f"  {k}: {v}" for k, v in summary.items() if not isinstance(v, dict))

@@ -1,0 +1,42 @@
+"""The Interviewer protocol's options (`-o key=value`)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FollowUpKind = Literal["rationale", "elaboration", "clarification", "additional_information"]
+FOLLOWUP_KINDS: tuple[FollowUpKind, ...] = ("rationale", "elaboration", "clarification", "additional_information")
+
+
+class InterviewerConfig(BaseModel):
+    """LLM-as-an-Interviewer (Kim et al.): modify each item, interview on it, ask follow-ups."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    revisions: int = Field(2, ge=0, le=5)
+    """N: feedback-and-revise rounds after a wrong answer (Score@1..N+1 is reported)."""
+    followups: int = Field(2, ge=0, le=4)
+    """Follow-up questions per item, asked after the seed question whether it was solved or not."""
+    followup_kinds: tuple[FollowUpKind, ...] = Field(FOLLOWUP_KINDS, min_length=1)
+    """Kinds of follow-up question (paper Appendix A.2), taken in turn from a seeded start per item."""
+    modify: bool = True
+    """Pre-interview query modification: paraphrased stem (and shuffled options for multiple choice)."""
+    verify_modified: bool = True
+    """The interviewer answers its own modified free-text question; a wrong answer rejects the paraphrase."""
+    max_copy_f1: float = Field(0.9, gt=0, le=1)
+    """A modified question this close to the original (token F1) is a copy and is rejected."""
+    probe: bool = True
+    """Contamination probe: also ask each item in its original form, single turn, to compare accuracy."""
+    clarifications: int = Field(1, ge=0, le=3)
+    """Clarifying questions the interviewee may ask per item (answered without revealing the answer)."""
+    summary: bool = True
+    """The interviewer writes the report's comprehensive summary from the transcripts."""
+    summary_items: int = Field(12, ge=1, le=100)
+    """At most this many items' transcripts go into the summary prompt."""
+    judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
+    """Free-text grading: calibrated (probe the judge first, use it only if it passes), trust, or off (rules only)."""
+    seed: int = Field(0, ge=0)
+    """Seed of option shuffles, follow-up kinds and the bootstrap."""
+    resamples: int = Field(2000, ge=100, le=100000)
+    """Bootstrap resamples for the contamination probe's interval."""

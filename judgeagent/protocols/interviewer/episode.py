@@ -1,0 +1,174 @@
+"""One item's interview (paper Algorithm 1): probe, solve (with clarification), feedback and revise, follow-ups."""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from ...grading.verdict import Verdict, one_line
+from ...interview.checks import leaked_strings, redact
+from ...models.dialogue import Dialogue
+from ..record import Score
+from . import prompts
+from .modify import Version, describe, modify
+
+if TYPE_CHECKING:
+    from ..base import Episode, EpisodeContext
+
+WITHHELD_FEEDBACK = "Your answer is not correct. Read the question again carefully and revise your answer."
+
+
+async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    item = episode.items[0]
+    version = await modify(ctx, episode, item)
+    original_correct = None
+    if ctx.config.probe and version.changed:
+        original_correct = await _probe(ctx, episode, item)
+    dialogue = Dialogue(("interviewer", "interviewee"), {"interviewee": prompts.interviewee_system(item.is_choice)})
+    attempts, errors = await _main(ctx, episode, version, dialogue)
+    followups = await _followups(ctx, episode, version, dialogue, attempts[-1])
+    return {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
+            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
+            "transcript": dialogue.transcript()}
+
+
+def answer_of(reply: str) -> str:
+    """The final answer: the reply's first non-empty line, without an "Answer:" label."""
+    line = next((x.strip() for x in reply.splitlines() if x.strip()), "")
+    return line.split(":", 1)[1].strip() if line.lower().startswith("answer:") else line
+
+
+async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
+    return await ctx.state["checker"].check(version.question, list(version.golds), answer_of(reply),
+                                            options=version.options, gold_letter=version.letter)
+
+
+async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
+    """The original item, single turn, in the same format as the first attempt: only the wording differs."""
+    from .modify import original
+
+    version = original(item)
+    messages = [{"role": "system", "content": prompts.interviewee_system(item.is_choice)},
+                {"role": "user", "content": version.text()}]
+    result = await ctx.roles["target"].complete(messages)
+    verdict = await _grade(ctx, version, result.text)
+    ctx.record(episode, "probe", 0, "target", version.text(), result.text, {"correct": Score.of(verdict)},
+               stage="probe", error=result.error)
+    return verdict.correct
+
+
+async def _main(ctx: EpisodeContext, episode: Episode, version: Version,
+                dialogue: Dialogue) -> tuple[list[bool], list[dict[str, Any]]]:
+    """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved."""
+    attempts: list[bool] = []
+    errors: list[dict[str, Any]] = []
+    dialogue.say("interviewer", version.text(), stage="question")
+    for n in range(1, ctx.config.revisions + 2):
+        reply = await _answer(ctx, episode, version, dialogue, n)
+        verdict = await _grade(ctx, version, reply)
+        prompt = dialogue.turns[-1].content
+        dialogue.say("interviewee", reply, stage="answer", attempt=n)
+        ctx.record(episode, f"attempt/{n}", len(dialogue.turns), "target", prompt, reply,
+                   {"correct": Score.of(verdict)}, stage="attempt", attempt=n)
+        attempts.append(verdict.correct)
+        if verdict.correct or n == ctx.config.revisions + 1:
+            break
+        error_type, text, leak = await _feedback(ctx, version, reply)
+        dialogue.say("interviewer", text, stage="feedback")
+        ctx.record(episode, f"feedback/{n}", len(dialogue.turns), "interviewer", reply, text,
+                   stage="feedback", attempt=n, error_type=error_type, leakage=leak)
+        errors.append({"attempt": n, "error_type": error_type, "answer": one_line(reply, 160),
+                       "feedback": one_line(text, 200)})
+    return attempts, errors
+
+
+async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue, n: int) -> str:
+    """The interviewee's answer; a clarifying question first gets a guarded reply (up to the option's limit)."""
+    asked = 0
+    while True:
+        result = await ctx.roles["target"].complete(dialogue.view("interviewee"))
+        reply = result.text if result.ok else ""
+        if not reply.strip().upper().startswith("CLARIFY") or asked >= ctx.config.clarifications:
+            return reply
+        asked += 1
+        request = reply.strip()[len("CLARIFY"):].lstrip(": ")
+        dialogue.say("interviewee", reply, stage="clarification_request", attempt=n)
+        answer, leak = await _guarded(ctx, version, lambda forbidden, request=request: prompts.clarify_messages(
+            version.text(), version.gold, request, forbidden), None)
+        dialogue.say("interviewer", answer, stage="clarification")
+        ctx.record(episode, f"clarify/{n}/{asked}", len(dialogue.turns), "interviewer", reply, answer,
+                   stage="clarification", attempt=n, leakage=leak)
+
+
+async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[str, str, dict[str, Any]]:
+    parsed: dict[str, str] = {}
+
+    def messages(forbidden: list[str]) -> list[dict[str, str]]:
+        return prompts.feedback_messages(version.text(), version.gold, reply, forbidden)
+
+    text, leak = await _guarded(ctx, version, messages, prompts.Feedback, parsed)
+    return parsed.get("error_type", "other"), text, leak
+
+
+async def _guarded(ctx: EpisodeContext, version: Version, messages: Any, schema: Any = None,
+                   parsed: dict[str, str] | None = None) -> tuple[str, dict[str, Any]]:
+    """The interviewer's text with the leakage guard: detect, regenerate once naming the strings, redact."""
+    leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
+    forbidden: list[str] = []
+    text = ""
+    for attempt in range(2):
+        result = await ctx.roles["interviewer"].complete(messages(forbidden), schema=schema)
+        text = result.text if schema is None else _field(result.parsed, parsed)
+        text = text.strip() or WITHHELD_FEEDBACK
+        found = leaked_strings(text, version.guard_golds())
+        if not found:
+            return text, leak
+        leak["detected"] = sorted(set(leak["detected"]) | set(found))
+        leak["regenerated"] = attempt == 0 or leak["regenerated"]
+        forbidden = leak["detected"]
+    leak["redacted"] = True
+    return redact(text, leaked_strings(text, version.guard_golds())), leak
+
+
+def _field(reply: Any, parsed: dict[str, str] | None) -> str:
+    if isinstance(reply, prompts.Feedback):
+        if parsed is not None:
+            parsed["error_type"] = reply.error_type
+        return reply.feedback
+    if isinstance(reply, prompts.FollowUp):
+        return reply.question
+    return ""
+
+
+async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
+                     solved: bool) -> list[dict[str, Any]]:
+    kinds = ctx.config.followup_kinds
+    start = int(hashlib.sha256(f"{ctx.config.seed}:{episode.id}".encode()).hexdigest(), 16) % len(kinds)
+    out = []
+    for k in range(ctx.config.followups):
+        kind = kinds[(start + k) % len(kinds)]
+        transcript = dialogue.transcript()
+        question, leak = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:
+                                        prompts.followup_messages(kind, transcript, version.gold, solved, forbidden),
+                                        prompts.FollowUp)
+        if question == WITHHELD_FEEDBACK:  # no usable question: the paper's example for the kind
+            question = prompts.KIND_RULES[kind][1]
+        dialogue.say("interviewer", question, stage="followup", kind=kind)
+        result = await ctx.roles["target"].complete(dialogue.view("interviewee"))
+        reply = result.text if result.ok else ""
+        dialogue.say("interviewee", reply, stage="followup_answer", kind=kind)
+        score = await _grade_followup(ctx, kind, transcript, version.gold, question, reply)
+        ctx.record(episode, f"followup/{k}", len(dialogue.turns), "target", question, reply,
+                   {"followup": score}, stage="followup", kind=kind, seed_solved=solved, leakage=leak)
+        out.append({"kind": kind, "score": score.value, "question": one_line(question, 160)})
+    return out
+
+
+async def _grade_followup(ctx: EpisodeContext, kind: str, transcript: str, gold: str, question: str,
+                          reply: str) -> Score:
+    if not reply.strip():
+        return Score(0.0, "empty", "no reply")
+    result = await ctx.roles["judge"].complete(
+        prompts.followup_grade_messages(kind, transcript, gold, question, reply), schema=prompts.FollowUpGrade)
+    if not isinstance(result.parsed, prompts.FollowUpGrade):
+        return Score(0.0, "judge_failed", one_line(result.error or "no decision"))
+    return Score(1.0 if result.parsed.adequate else 0.0, "followup_judge", one_line(result.parsed.reasoning))

@@ -1,0 +1,108 @@
+"""Pre-interview query modification: a paraphrased stem, options shuffled in code, each version checked."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...benchmark import Item
+from ...grading.text import normalise_answer, token_f1
+from ...interview.checks import leaked_strings
+from . import prompts
+
+if TYPE_CHECKING:
+    from ..base import Episode, EpisodeContext
+
+
+@dataclass(frozen=True)
+class Version:
+    """The question as asked: its stem, options and gold letter (choice items) and gold answers."""
+
+    question: str
+    options: dict[str, str] | None
+    letter: str | None
+    golds: tuple[str, ...]
+    changed: bool = False
+    note: str = ""
+
+    @property
+    def gold(self) -> str:
+        return self.options[self.letter] if self.options and self.letter in self.options else self.golds[0]
+
+    def guard_golds(self) -> list[tuple[str, dict[str, str] | None, str | None]]:
+        """What the leakage guard searches for: every gold, the gold option's text and letter."""
+        return [(g, self.options, self.letter) for g in self.golds]
+
+    def text(self) -> str:
+        return prompts.question_text(self.question, self.options)
+
+
+def original(item: Item) -> Version:
+    return Version(item.question, item.options, item.answer_letter, item.golds)
+
+
+def shuffled(item: Item, seed: int) -> tuple[dict[str, str] | None, str | None]:
+    """The options in a seeded new order (never the original one), and where the gold letter went."""
+    if not item.options:
+        return None, None
+    letters = list(item.options)
+    order = list(range(len(letters)))
+    random.Random(f"{seed}:{item.qid}").shuffle(order)
+    if order == sorted(order) and len(order) > 1:
+        order = order[1:] + order[:1]
+    options = {letters[i]: item.options[letters[j]] for i, j in enumerate(order)}
+    gold_index = letters.index(item.answer_letter) if item.answer_letter in letters else None
+    letter = letters[order.index(gold_index)] if gold_index is not None else None
+    return options, letter
+
+
+def problem(candidate: str, item: Item, max_copy_f1: float) -> str:
+    """Why a modified question is unusable ('' when it is fine)."""
+    if len(candidate.split()) < 3:
+        return "empty or too short"
+    if normalise_answer(candidate) == normalise_answer(item.question):
+        return "a copy of the original"
+    overlap = token_f1(candidate, item.question)
+    if overlap >= max_copy_f1:
+        return f"too close to the original (token F1 {overlap:.2f} >= {max_copy_f1:g})"
+    golds = [(g, None, None) for g in item.golds]
+    revealed = set(leaked_strings(candidate, golds)) - set(leaked_strings(item.question, golds))
+    if revealed:
+        return f"states the answer ({'; '.join(sorted(revealed))})"
+    return ""
+
+
+async def modify(ctx: EpisodeContext, episode: Episode, item: Item) -> Version:
+    """Two tries at a paraphrase that passes the checks; else the original stem (options still shuffled)."""
+    cfg = ctx.config
+    if not cfg.modify:
+        return original(item)
+    options, letter = shuffled(item, cfg.seed)
+    why = ""
+    for attempt in range(2):
+        messages = prompts.paraphrase_messages(item.question, item.answer, why)
+        result = await ctx.roles["interviewer"].complete(messages, schema=prompts.Paraphrase)
+        candidate = result.parsed.question.strip() if isinstance(result.parsed, prompts.Paraphrase) else ""
+        why = problem(candidate, item, cfg.max_copy_f1) if result.ok else f"no usable reply ({result.error})"
+        if not why and cfg.verify_modified and not item.is_choice:
+            why = await _self_check(ctx, candidate, item)
+        ctx.record(episode, f"modify/{attempt}", 0, "interviewer", messages[-1]["content"], result.text,
+                   stage="modify", original=item.question, modified=candidate, rejected=why or None)
+        if not why:
+            return Version(candidate, options, letter, item.golds, True, "paraphrased")
+    note = f"paraphrase rejected ({why}); original stem kept" + (", options shuffled" if options else "")
+    return Version(item.question, options, letter, item.golds, options is not None, note)
+
+
+async def _self_check(ctx: EpisodeContext, question: str, item: Item) -> str:
+    """The interviewer answers its own paraphrase: if it cannot reach the gold, the gold may no longer hold."""
+    result = await ctx.roles["interviewer"].complete(prompts.self_check_messages(question))
+    verdict = await ctx.state["checker"].check(question, list(item.golds), result.text)
+    return "" if verdict.correct else f"the interviewer's own answer to it is not the gold ({verdict.method})"
+
+
+def describe(version: Version, item: Item) -> dict[str, Any]:
+    """Both versions, for the episode row and the report."""
+    return {"original": {"question": item.question, "options": item.options, "letter": item.answer_letter},
+            "modified": {"question": version.question, "options": version.options, "letter": version.letter},
+            "changed": version.changed, "note": version.note}

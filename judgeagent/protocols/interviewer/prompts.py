@@ -1,0 +1,115 @@
+"""The Interviewer protocol's prompts (paper Section 3, Appendix A in our own words) and reply schemas."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ...models.base import Message
+
+ERROR_TYPES = ("misinterpretation", "knowledge", "reasoning", "calculation", "incomplete", "format", "other")
+ErrorType = Literal["misinterpretation", "knowledge", "reasoning", "calculation", "incomplete", "format", "other"]
+
+KIND_RULES = {  # Appendix A.2, with its examples as the fallback question
+    "rationale": ("a question about the reasoning or justification behind the answer",
+                  "What was your reasoning for this answer?"),
+    "elaboration": ("a question asking for a more detailed explanation of the answer or its topic",
+                    "Could you elaborate on how you reached this answer?"),
+    "clarification": (("a question that resolves an ambiguity or checks that a concept in the answer is "
+                       "fully understood"), "What exactly do you mean by the key term in your answer?"),
+    "additional_information": ("a question seeking related facts or background beyond what was said",
+                               "Are there any other facts relevant to this question?"),
+}
+
+INTERVIEWEE_SYSTEM = ("You are being interviewed. Answer the interviewer's questions. Put your final answer "
+                      "alone on the first line{choice}, then at most two sentences of reasoning. If a question is "
+                      "too ambiguous to answer, you may instead reply with one line starting with CLARIFY: and "
+                      "your clarifying question.")
+CHOICE_NOTE = " (for a multiple-choice question: the option letter, e.g. \"B\")"
+
+
+class Paraphrase(BaseModel):
+    question: str = Field(description="The rewritten question.")
+
+
+class Feedback(BaseModel):
+    error_type: ErrorType = Field(description="The main kind of error in the answer.")
+    feedback: str = Field(description="One or two sentences pointing at the error, never giving the answer.")
+
+
+class FollowUp(BaseModel):
+    question: str = Field(description="The follow-up question.")
+
+
+class FollowUpGrade(BaseModel):
+    reasoning: str = Field(description="One or two sentences on the reply.")
+    adequate: bool = Field(description="True if the reply answers the follow-up question correctly and fully.")
+
+
+def interviewee_system(choice: bool) -> str:
+    return INTERVIEWEE_SYSTEM.format(choice=CHOICE_NOTE if choice else "")
+
+
+def question_text(question: str, options: dict[str, str] | None) -> str:
+    if not options:
+        return question
+    return question + "\n" + "\n".join(f"{k}. {v}" for k, v in options.items())
+
+
+def paraphrase_messages(question: str, answer: str, problem: str = "") -> list[Message]:
+    retry = f"\nYour previous attempt was rejected: {problem}. Try again." if problem else ""
+    user = (f"Original question: {question}\nIts answer (keep it the answer; do not write it in the question): "
+            f"{answer}\n\nRewrite the question so that it asks for exactly the same answer with different "
+            f"wording and sentence structure. Keep every fact needed to answer it.{retry}")
+    return [{"role": "system", "content": "You prepare interview questions from benchmark items. You rewrite a "
+             "question so that a model that memorised the original cannot recognise it."},
+            {"role": "user", "content": user}]
+
+
+def self_check_messages(question: str) -> list[Message]:
+    return [{"role": "system", "content": "Answer the question. Give only the answer."},
+            {"role": "user", "content": f"Question: {question}"}]
+
+
+def feedback_messages(question: str, gold: str, reply: str, forbidden: list[str]) -> list[Message]:
+    avoid = f"\nDo not write any of these: {'; '.join(forbidden)}." if forbidden else ""
+    user = (f"Question: {question}\nReference answer (for you only): {gold}\nThe interviewee answered:\n{reply}\n\n"
+            "The answer is wrong. Say what kind of error it is and give feedback that points at the error so "
+            "that the interviewee can revise, without revealing the reference answer, the correct option or any "
+            f"words of the reference answer.{avoid}")
+    return [{"role": "system", "content": "You are an interviewer giving feedback on a wrong answer."},
+            {"role": "user", "content": user}]
+
+
+def clarify_messages(question: str, gold: str, request: str, forbidden: list[str]) -> list[Message]:
+    avoid = f" Do not write any of these: {'; '.join(forbidden)}." if forbidden else ""
+    user = (f"Question: {question}\nReference answer (for you only): {gold}\nThe interviewee asks: {request}\n\n"
+            f"Answer the clarifying question briefly, without revealing the reference answer.{avoid}")
+    return [{"role": "system", "content": "You are an interviewer answering a clarifying question."},
+            {"role": "user", "content": user}]
+
+
+def followup_messages(kind: str, transcript: str, gold: str, solved: bool, forbidden: list[str]) -> list[Message]:
+    rule = KIND_RULES[kind][0]
+    guard = "" if solved else " The interviewee did not find the answer: do not reveal it."
+    avoid = f" Do not write any of these: {'; '.join(forbidden)}." if forbidden else ""
+    user = (f"Interview so far:\n{transcript}\n\nReference answer (for you only): {gold}\n\nWrite one follow-up "
+            f"question of this kind: {kind}, {rule}.{guard}{avoid}")
+    return [{"role": "system", "content": "You are an interviewer asking follow-up questions."},
+            {"role": "user", "content": user}]
+
+
+def followup_grade_messages(kind: str, transcript: str, gold: str, followup: str, reply: str) -> list[Message]:
+    user = (f"Interview so far:\n{transcript}\n\nReference answer of the original question: {gold}\n"
+            f"Follow-up question ({kind}): {followup}\nReply: {reply}\n\nIs the reply a correct, relevant and "
+            "complete answer to the follow-up question? First write your reasoning, then the verdict.")
+    return [{"role": "system", "content": "You grade an interviewee's answer to a follow-up question."},
+            {"role": "user", "content": user}]
+
+
+def summary_messages(scores: str, transcripts: str) -> list[Message]:
+    user = (f"Scores:\n{scores}\n\nInterview transcripts:\n{transcripts}\n\nWrite a comprehensive summary of the "
+            "interviewee: what it can and cannot do, its strengths and weaknesses, how it handled feedback and "
+            "follow-up questions, with short examples. At most 200 words.")
+    return [{"role": "system", "content": "You are an interviewer writing an interview report."},
+            {"role": "user", "content": user}]

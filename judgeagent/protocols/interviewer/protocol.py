@@ -1,0 +1,79 @@
+"""`InterviewerProtocol`: LLM-as-an-Interviewer (Kim et al., 2024) on the shared engine."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...benchmark import Benchmark
+from ...grading.verdict import one_line
+from ..base import Episode, EpisodeContext, Protocol, RoleSpec, Section
+from . import prompts
+from .config import InterviewerConfig
+from .episode import interview
+from .report import numbers, sections
+
+
+class InterviewerProtocol(Protocol):
+    name = "interviewer"
+    title = "LLM-as-an-Interviewer"
+    paper = "Kim et al., LLM-as-an-Interviewer (2024): Sections 3 and 5, Algorithm 1, Appendix A"
+    measures = ("Score@1..N with feedback and revision, adaptability, follow-up handling, error types, and "
+                "accuracy on original vs modified items (contamination probe)")
+    Config = InterviewerConfig
+    roles = (RoleSpec("target", "the interviewee, the model under evaluation"),
+             RoleSpec("interviewer", "modifies items, gives feedback, asks follow-ups, writes the summary", "target"),
+             RoleSpec("judge", "judges free-text answers and follow-up replies", "interviewer"))
+
+    def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
+        return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
+
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        from ...config import CheckerConfig
+        from ...grading.calibration import vetted_checker
+
+        settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
+        checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
+                                                    ctx.config.seed)
+        ctx.state["checker"] = checker
+        return {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()}
+
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+        return await interview(ctx, episode)
+
+    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
+                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        cfg = ctx.config
+        summary = numbers(episodes, cfg.revisions, cfg.resamples, cfg.seed)
+        summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
+        if cfg.summary:
+            summary["interviewer_summary"] = await self._written(ctx, summary, episodes)
+        return summary
+
+    async def _written(self, ctx: EpisodeContext, summary: dict[str, Any], episodes: list[dict[str, Any]]) -> str:
+        scores = (f"Score@n: {summary['score_at']}; adaptability {summary['adaptability']}; "
+                  f"follow-up score {summary['followup']['all']['score']}; errors {summary['errors']['counts']}")
+        transcripts = "\n\n".join(f"[item {e['qid']}, solved: {e['solved']}]\n{e['transcript'][:1200]}"
+                                  for e in episodes[:ctx.config.summary_items])
+        messages = prompts.summary_messages(scores, transcripts)
+        result = await ctx.roles["interviewer"].complete(messages)
+        text = result.text.strip() if result.ok else f"(the interviewer gave no summary: {one_line(result.error or '')})"
+        ctx.record(Episode("run", ()), "summary", 0, "interviewer", messages[-1]["content"][:2000], text,
+                   stage="summary")
+        return text
+
+    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+        return sections(summary)
+
+    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+        s, p, f = summary, summary["probe"], summary["followup"]
+        lines = [f"run {folder}", f"  items {s['items']}, modified {s['modified']}",
+                 "  " + "  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items() if v is not None)]
+        if s["adaptability"] is not None:
+            lines.append(f"  adaptability {s['adaptability']:+.3f}")
+        if f["all"]["n"]:
+            lines.append(f"  follow-up score {f['all']['score']:.3f} over {f['all']['n']} questions")
+        if p.get("n"):
+            lines.append(f"  contamination probe: original {p['original_accuracy']:.3f} vs modified "
+                         f"{p['modified_accuracy']:.3f}, gap {p['gap']:+.3f} [{p['gap_interval'][0]:+.3f}, "
+                         f"{p['gap_interval'][1]:+.3f}], McNemar p {p['mcnemar_p']:.3g}")
+        lines.append(f"  report: {folder}/report.md")
+        return "\n".join(lines)

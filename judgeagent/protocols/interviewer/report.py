@@ -1,0 +1,124 @@
+"""The Interview Report's numbers (paper Section 3.2) and the contamination probe, from episode rows."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from ...metrics import bootstrap, mcnemar_exact
+from ..base import Section
+
+
+def score_at(attempts: list[bool], n: int) -> float:
+    """score_n of one item: once solved (or out of tries) the last score carries forward (paper 3.2)."""
+    return 1.0 if attempts[min(n, len(attempts)) - 1] else 0.0
+
+
+def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    n = len(rows)
+    tries = revisions + 1
+    scores = {f"@{k}": sum(score_at(r["attempts"], k) for r in rows) / n if n else None for k in range(1, tries + 1)}
+    first, last = scores["@1"], scores[f"@{tries}"]
+    return {"items": n, "score_at": scores,
+            "adaptability": None if first is None or last is None else last - first,
+            "followup": _followups(rows), "errors": _errors(rows), "probe": probe(rows, resamples, seed),
+            "modified": sum(1 for r in rows if r["versions"]["changed"]),
+            "modification_notes": dict(Counter(r["versions"]["note"] for r in rows))}
+
+
+def _mean(values: list[float]) -> dict[str, Any]:
+    return {"n": len(values), "score": sum(values) / len(values) if values else None}
+
+
+def _followups(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    every = [(f, r["solved"]) for r in rows for f in r["followups"]]
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for f, _ in every:
+        kinds[f["kind"]].append(f["score"])
+    return {"all": _mean([f["score"] for f, _ in every]),
+            "seed_solved": _mean([f["score"] for f, s in every if s]),
+            "seed_failed": _mean([f["score"] for f, s in every if not s]),
+            "by_kind": {k: _mean(v) for k, v in sorted(kinds.items())}}
+
+
+def _errors(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    errors = [(r["qid"], e) for r in rows for e in r["errors"]]
+    counts = Counter(e["error_type"] for _, e in errors)
+    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for qid, e in errors:
+        if len(examples[e["error_type"]]) < 2:
+            examples[e["error_type"]].append({"qid": qid, **e})
+    total = len(errors)
+    return {"wrong_answers_with_feedback": total,
+            "rates": {k: v / total for k, v in counts.most_common()}, "counts": dict(counts.most_common()),
+            "examples": dict(examples)}
+
+
+def probe(rows: list[dict[str, Any]], resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Original vs modified accuracy on the same items (first attempt), paired: gap, interval, McNemar p."""
+    pairs = [(bool(r["original_correct"]), bool(r["attempts"][0])) for r in rows if r["original_correct"] is not None]
+    if not pairs:
+        return {"n": 0}
+    n = len(pairs)
+    only_original = sum(1 for a, b in pairs if a and not b)
+    only_modified = sum(1 for a, b in pairs if b and not a)
+    interval = bootstrap(pairs, resamples, seed)["delta"]  # delta = modified - original
+    return {"n": n, "original_accuracy": sum(a for a, _ in pairs) / n,
+            "modified_accuracy": sum(b for _, b in pairs) / n,
+            "gap": (only_original - only_modified) / n,
+            "gap_interval": None if interval is None else [-interval[1], -interval[0]],
+            "only_original": only_original, "only_modified": only_modified,
+            "mcnemar_p": mcnemar_exact(only_original, only_modified)}
+
+
+def sections(summary: dict[str, Any]) -> list[Section]:
+    return [Section("Performance scores", _scores(summary)), Section("Error types and examples", _error_text(summary)),
+            Section("Contamination probe", _probe_text(summary["probe"])),
+            Section("Query modification", f"{summary['modified']} of {summary['items']} items asked in a modified "
+                    "form.\n\n" + "\n".join(f"- {k or 'unchanged'}: {v}" for k, v in
+                                            summary["modification_notes"].items())),
+            Section("Summary by the interviewer", summary.get("interviewer_summary") or "(not written)")]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _scores(s: dict[str, Any]) -> str:
+    head = " | ".join(f"Score{k}" for k in s["score_at"])
+    row = " | ".join(_pct(v) for v in s["score_at"].values())
+    f = s["followup"]
+    kinds = "\n".join(f"| {k} | {_pct(v['score'])} | {v['n']} |" for k, v in f["by_kind"].items())
+    adapt = "-" if s["adaptability"] is None else f"{100 * s['adaptability']:+.1f}"
+    return (f"Over {s['items']} items (%; Score@n keeps an item's score once it is solved).\n\n| {head} |\n|"
+            + "---|" * len(s["score_at"]) + f"\n| {row} |\n\nAdaptability (Score@N - Score@1): {adapt}\n\n"
+            f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
+            f"{_pct(f['seed_solved']['score'])} (n={f['seed_solved']['n']}), after a failed seed "
+            f"{_pct(f['seed_failed']['score'])} (n={f['seed_failed']['n']}).\n\n| kind | score | n |\n|---|---|---|\n"
+            + kinds)
+
+
+def _error_text(s: dict[str, Any]) -> str:
+    e = s["errors"]
+    if not e["counts"]:
+        return "No wrong answers received feedback."
+    lines = [f"{e['wrong_answers_with_feedback']} wrong answers received feedback.", "",
+             "| error type | share | count |", "|---|---|---|"]
+    lines += [f"| {k} | {e['rates'][k]:.2f} | {v} |" for k, v in e["counts"].items()]
+    for kind, examples in e["examples"].items():
+        lines += ["", f"**{kind}**"]
+        lines += [f"- `{x['qid']}` attempt {x['attempt']}: answered \"{x['answer']}\"; feedback: {x['feedback']}"
+                  for x in examples]
+    return "\n".join(lines)
+
+
+def _probe_text(p: dict[str, Any]) -> str:
+    if not p.get("n"):
+        return "Not run (no item was asked in both forms)."
+    lo, hi = p["gap_interval"]
+    return (f"{p['n']} items asked in original and modified form (first attempt).\n\n"
+            f"- accuracy original {_pct(p['original_accuracy'])}, modified {_pct(p['modified_accuracy'])}\n"
+            f"- gap (original - modified) {100 * p['gap']:+.1f} points, 95% paired bootstrap interval "
+            f"[{100 * lo:+.1f}, {100 * hi:+.1f}]\n"
+            f"- right only in the original {p['only_original']}, only in the modified {p['only_modified']}; "
+            f"exact McNemar p = {p['mcnemar_p']:.3g}\n\n"
+            "A large positive gap suggests the original items (or their answers) were seen in training.")

@@ -1,0 +1,67 @@
+"""Protocol options (`-o key=value`) checked against the protocol's `Config`, errors in one line."""
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import JudgeAgentError
+
+if TYPE_CHECKING:
+    from .base import Protocol
+
+
+def parse_options(protocol: Protocol, options: Mapping[str, Any] | Iterable[str]) -> BaseModel:
+    """The protocol's `Config` from `{key: value}` or `["key=value", ...]`; sequences as `a,b,c`."""
+    pairs = dict(options) if isinstance(options, Mapping) else _split(options)
+    fields = protocol.Config.model_fields
+    valid = ", ".join(k for k in fields if _settable(fields[k].annotation))
+    values: dict[str, Any] = {}
+    for key, value in pairs.items():
+        if key not in fields or not _settable(fields[key].annotation):
+            raise JudgeAgentError(f"protocol {protocol.name} has no option {key!r}; valid options: {valid}")
+        if isinstance(value, str) and _is_sequence(fields[key].annotation):
+            value = tuple(v.strip() for v in value.split(",") if v.strip())
+        values[key] = value
+    try:
+        return protocol.Config.model_validate(values)
+    except ValidationError as e:
+        first = e.errors()[0]
+        key = ".".join(str(p) for p in first["loc"][:1])
+        raise JudgeAgentError(f"option {key} of protocol {protocol.name}: {first['msg']} "
+                              f"(got {pairs.get(key)!r})") from None
+
+
+def _split(items: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise JudgeAgentError(f"-o expects KEY=VALUE; got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _settable(annotation: Any) -> bool:
+    """Plain values (numbers, words, flags, lists of words) are options; nested configs are not."""
+    for arg in [annotation, *typing.get_args(annotation)]:
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return False
+    return True
+
+
+def _is_sequence(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (tuple, list)
+
+
+def describe_options(protocol: Protocol) -> list[tuple[str, str, str]]:
+    """(key, default, help) for each option, for `judgeagent protocols`."""
+    rows = []
+    for key, f in protocol.Config.model_fields.items():
+        if _settable(f.annotation):
+            default = f.default
+            shown = ",".join(map(str, default)) if isinstance(default, tuple) else str(default)
+            rows.append((key, shown, (f.description or "").split("\n")[0]))
+    return rows

@@ -1,0 +1,156 @@
+"""One runner for every protocol: identity, manifest, episodes run concurrently, resume by journal, finish."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import JudgeAgentError
+from ..files import write_text_atomic
+from ..runs import Run, open_run, read_rows
+from .base import Episode, EpisodeContext, Protocol, RunRequest
+
+EPISODES_FILE = "episodes.jsonl"
+
+
+@dataclass
+class RunResult:
+    folder: Path
+    summary: dict[str, Any]
+    usage: dict[str, dict[str, Any]]
+    resumed: bool
+
+
+class EpisodeLog:
+    """episodes.jsonl: one row per finished episode, appended as it finishes; a listed episode is done."""
+
+    def __init__(self, run: Run) -> None:
+        self.path = run.folder / EPISODES_FILE
+        rows = read_rows(self.path, "episode", writer=run._writer is not None, finished=run.finished)
+        self.rows = {r["episode"]: r for r in reversed(rows)}  # the first copy wins
+        self._lock = threading.Lock()
+
+    def done(self, episode: str) -> dict[str, Any] | None:
+        return self.rows.get(episode)
+
+    def add(self, row: dict[str, Any]) -> None:
+        with self._lock:
+            if row["episode"] in self.rows:
+                return
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self.rows[row["episode"]] = row
+
+    def sync(self) -> None:
+        if self.path.exists():
+            with open(self.path, "rb+") as f:
+                os.fsync(f.fileno())
+
+
+def identity(protocol: Protocol, request: RunRequest, registry: Any) -> str:
+    from ..models.roles import model_identity
+
+    payload = {
+        "protocol": protocol.name,
+        "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
+                      for i in request.benchmark.items],
+        "graph": request.graph.manifest.get("graph_id") if request.graph else None,
+        "models": {role: model_identity(value, registry) for role, value in request.models.items()},
+        "config": request.config.model_dump(mode="json"),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
+    """Run (or resume, or just return) `protocol` over `request.benchmark`, in a locked run folder."""
+    from ..models.roles import describe_roles, open_roles
+    from ..models.spec import load_registry
+
+    if not request.benchmark.items:
+        raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
+    if protocol.needs_graph(request.config) and request.graph is None:
+        raise JudgeAgentError(f"protocol {protocol.name} needs a graph: give --graph")
+    registry = request.registry or load_registry()
+    models = protocol.resolve_roles(request.models)
+    request.models = models
+    ident = identity(protocol, request, registry)
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(request.benchmark.path).stem}-{protocol.name}-"
+                  f"{_label(models.get('target'))}").strip("-")[:60]
+    folder = request.run_dir or request.runs_root / f"{stem}-{ident[:8]}"
+    described = describe_roles(models, registry)  # a missing key fails before the folder exists
+    manifest = {"protocol": protocol.name, "config_id": ident, "config": request.config.model_dump(mode="json"),
+                "models": described, "request": request.request,
+                "benchmark": {"path": str(request.benchmark.path), "items": len(request.benchmark.items)},
+                "graph": None if request.graph is None else {"path": str(request.graph.path),
+                                                             "graph_id": request.graph.manifest.get("graph_id")}}
+    with open_run(Path(folder), manifest) as run:
+        if run.finished:
+            return RunResult(run.folder, json.loads((run.folder / "summary.json").read_text()), {}, True)
+        resumed = len(run.records) > 0
+        log = EpisodeLog(run)
+        with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,
+                        journal=run.folder, max_cost=request.max_cost) as roles:
+            ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph)
+            summary = asyncio.run(_all(ctx, log, request))
+            usage = roles.ledger.totals()
+        summary["usage"] = usage
+        log.sync()
+        run.finish(summary)
+        write_report(protocol, run, summary)
+    return RunResult(run.folder, summary, usage, resumed)
+
+
+async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
+    from ..files import write_json_atomic
+    from ..interview.engine import gather_all
+
+    async with ctx.roles:
+        prepared = await ctx.protocol.prepare(ctx)
+        if prepared:
+            ctx.run.manifest.update(prepared)
+            write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
+        episodes = ctx.protocol.episodes(ctx.benchmark, ctx.config)
+        done = [0]
+
+        async def one(episode: Episode) -> None:
+            if log.done(episode.id) is None:
+                row = await ctx.protocol.run_episode(ctx, episode)
+                log.add({"episode": episode.id, "index": episode.index, **row})
+            done[0] += 1
+            if request.progress:
+                request.progress(done[0], len(episodes))
+
+        # Episodes are independent: they run together, each model's own limit bounding its load; a
+        # failure lets the others finish (and be journaled) before it is raised.
+        await gather_all(*(one(e) for e in episodes))
+        rows = sorted(log.rows.values(), key=lambda r: r["index"])
+        return await ctx.protocol.summarise(ctx, ctx.run.records, rows)
+
+
+def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
+    """report.md: the protocol's sections under a common header."""
+    m = run.manifest
+    lines = [f"# {protocol.title} run", "", f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})",
+             f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)"]
+    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
+    for section in protocol.report_sections(summary):
+        lines += ["", f"## {section.title}", "", section.body.rstrip()]
+    usage = summary.get("usage") or {}
+    if usage:
+        lines += ["", "## Usage", "", "| role | calls | cached | failed | tokens in | tokens out | cost $ |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
+                  f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
+    path = run.folder / "report.md"
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else getattr(value, "name", "model")
