@@ -63,8 +63,8 @@ class _Seed:
     surface: str
     kind: SeedKind
     entity: int
-    """The graph entity the path starts from: of those named like the mention, the one whose chunks
-    best match the question."""
+    """The graph entity the path starts from: the mention's node (for a mention without one, the entity
+    whose best chunk fits the question best of those named most like it)."""
     fit: float
     """The similarity to the question of that entity's best chunk."""
 
@@ -89,7 +89,7 @@ class PathSampler:
         # Question seeds always use spaCy: fast, and needs no model server even for LLM-built graphs.
         self.extractor = extractor or SpacyExtractor(EntityConfig(**graph.manifest["config"]["entities"]))
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
-        self._batches: OrderedDict[tuple[str, ...], _Batch] = OrderedDict()
+        self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
@@ -128,7 +128,7 @@ class PathSampler:
     def _sample(self, questions: list[str], hops: int, seed: int, candidates: int,
                 kinds: tuple[LinkKind, ...]) -> KnowledgePath:
         rng = np.random.default_rng(seed)
-        batch = _remember(self._batches, tuple(questions), lambda: self._batch(questions, candidates))
+        batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
         start = self._seed(batch, rng)
         relevance = batch.similarity[start.question]
         own = self.graph.chunks_of(start.entity)
