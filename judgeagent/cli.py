@@ -277,6 +277,9 @@ def ping_cmd(
 
 @app.command("evaluate")
 def evaluate_cmd(
+    protocol: Annotated[str, typer.Option(help="The interview protocol (judgeagent protocols lists them).")] = "judgeagent",
+    option: Annotated[list[str], typer.Option("--option", "-o", help="A protocol option KEY=VALUE (repeat; "
+                                              "judgeagent protocols lists them).")] = [],
     target: Annotated[Optional[str], typer.Option(help="The model under evaluation (name, local, provider:model).")] = None,
     benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet).")] = None,
     graph: Annotated[Optional[Path], typer.Option(help="Context graph folder made by build-graph.")] = None,
@@ -322,11 +325,24 @@ def evaluate_cmd(
 ) -> None:
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
     from .interview.cli_support import run_evaluate
+    from .protocols.command import judgeagent_options, protocol_of, run_command
 
     try:
-        run_evaluate(locals())
+        if protocol_of(protocol, resume) != "judgeagent":
+            typer.echo(run_command({**locals(), "protocol": protocol_of(protocol, resume)}, typer.echo,
+                                   lambda line: typer.echo(line, err=True)))
+            return
+        run_evaluate(judgeagent_options(locals()))
     except KeyboardInterrupt:  # what is recorded stays; the journal answers the finished calls again
         raise Interrupted("resume with the same command") from None
+
+
+@app.command("protocols")
+def protocols_cmd() -> None:
+    """List the interview protocols with their roles (and defaults), inputs and options."""
+    from .protocols.command import render_protocols
+
+    typer.echo(render_protocols())
 
 
 @app.command("validate")

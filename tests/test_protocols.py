@@ -1,0 +1,339 @@
+"""The protocol engine: JudgeAgent through it gives exactly the current results; the Interviewer protocol end
+to end with scripted in-process models (FunctionModel); bad input through the CLI."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judgeagent.benchmark import Benchmark, Item
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import PROTOCOLS, run_protocol
+from judgeagent.protocols.interviewer.modify import shuffled
+from judgeagent.protocols.interviewer.report import probe, score_at
+
+# --- the Interviewer protocol with scripted models -------------------------------------------------------
+
+THINGS = {"q-strong": ("jazz", "Montreux"), "q-reviser": ("film", "Cannes"), "q-hopeless": ("book", "Frankfurt"),
+          "q-memorised": ("lantern", "Pingxi")}
+
+
+def question(thing):
+    return f"Which city hosts the famous {thing} festival every year?"
+
+
+def paraphrase(thing):
+    return f"Name the place where an annual {thing} gathering takes place."
+
+
+def items():
+    out = [Item(qid, question(thing), gold) for qid, (thing, gold) in THINGS.items()]
+    out.append(Item("q-choice", "Which planet is known as the red planet of the solar system?", "Mars",
+                    options={"A": "Venus", "B": "Mars", "C": "Jupiter", "D": "Saturn"}, answer_letter="B"))
+    return Benchmark(Path("scripted.jsonl"), out)
+
+
+class Script:
+    """Replies as a function of the messages alone (as a model at temperature 0), so journals replay."""
+
+    def __init__(self, leak=False, clarify=False):
+        self.leak, self.clarify = leak, clarify
+
+    def target(self, messages):
+        first = next(m["content"] for m in messages if m["role"] == "user")
+        tries = sum(1 for m in messages if m["role"] == "assistant")
+        last = messages[-1]["content"]
+        if "follow" in last.lower() or last.endswith("?") and tries >= 1 and "festival" not in last:
+            return "Because the festival is held there every year."
+        options = dict(re.findall(r"^([A-Z])\. (.+)$", first, flags=re.MULTILINE))
+        if options:
+            return next(k for k, v in options.items() if v == "Mars") + "\nIt looks red."
+        thing = next(t for t, _ in THINGS.values() if t in first)
+        gold = next(g for t, g in THINGS.values() if t == thing)
+        if self.clarify and tries == 0 and "thing" not in first:
+            return "CLARIFY: which country do you mean?"
+        if thing == "jazz" or (thing == "film" and "revise" in last.lower()):
+            return f"{gold}\nIt is well known."
+        if thing == "lantern" and "hosts" in first:  # knows the original wording only
+            return f"{gold}\nI remember this one."
+        return "Paris"
+
+    def interviewer(self, messages):
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if "prepare interview questions" in system:
+            original = user.split("Original question: ", 1)[1].split("\n")[0]
+            thing = next((t for t, _ in THINGS.values() if t in original), None)
+            if thing is None:
+                return json.dumps({"question": "Name the planet people call red within our solar system."})
+            return json.dumps({"question": paraphrase(thing)})
+        if system.startswith("Answer the question"):
+            asked = user.removeprefix("Question: ")
+            return next((g for t, g in THINGS.values() if t in asked), "Mars")
+        if "feedback" in system:
+            gold = user.split("Reference answer (for you only): ", 1)[1].split("\n")[0]
+            text = "Check which city the festival is in; revise your answer."
+            if self.leak:
+                text += f" The answer is {gold}."
+            return json.dumps({"error_type": "knowledge", "feedback": text})
+        if "clarifying" in system:
+            return "Any country; think of the best known one. Please answer now, thing."
+        if "follow-up" in system:
+            kind = user.split("question of this kind: ", 1)[1].split(",")[0]
+            return json.dumps({"question": f"For the {kind} follow-up: what makes you sure?"})
+        if "interview report" in system:
+            return "The interviewee knows famous festivals but rarely revises well."
+        return "{}"
+
+    def judge(self, messages):
+        user = messages[-1]["content"]
+        reply = user.rsplit("Reply: ", 1)[-1]
+        ok = "because" in reply.lower()
+        return json.dumps({"reasoning": "it gives a reason" if ok else "no reason given", "adequate": ok})
+
+
+def roles(script, fail_after=None):
+    calls = {"n": 0}
+
+    def target(messages):
+        calls["n"] += 1
+        if fail_after is not None and calls["n"] > fail_after:
+            raise RuntimeError("killed mid-dialogue")
+        return script.target(messages)
+
+    return {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(script.interviewer, "int"),
+            "judge": FunctionModel(script.judge, "jdg")}
+
+
+def records(folder):
+    return [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+
+
+def episodes(folder):
+    return {r["qid"]: r for r in map(json.loads, (folder / "episodes.jsonl").read_text().splitlines())}
+
+
+OPTS = {"judge_policy": "off", "resamples": 200}
+
+
+def test_interviewer_protocol_end_to_end(tmp_path):
+    models = roles(Script())
+    result = run_protocol("interviewer", items(), models=models, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    rows = episodes(result.folder)
+    # the revise loop stops once solved; Score@n carries an item's score forward
+    assert rows["q-strong"]["attempts"] == [True]
+    assert rows["q-reviser"]["attempts"] == [False, True]
+    assert rows["q-hopeless"]["attempts"] == [False, False, False]
+    assert rows["q-choice"]["attempts"] == [True]
+    s = result.summary
+    assert s["score_at"] == {"@1": 2 / 5, "@2": 3 / 5, "@3": 3 / 5} and s["adaptability"] == pytest.approx(0.2)
+    # both versions are recorded; the paraphrase is not a copy
+    assert rows["q-strong"]["versions"]["modified"]["question"] == paraphrase("jazz")
+    assert rows["q-strong"]["versions"]["original"]["question"] == question("jazz")
+    choice = rows["q-choice"]["versions"]["modified"]
+    assert choice["options"][choice["letter"]] == "Mars" and list(choice["options"].values()) != ["Venus", "Mars",
+                                                                                                  "Jupiter", "Saturn"]
+    # follow-ups, two per item, recorded with their type and judged
+    follow = [r for r in records(result.folder) if r["meta"].get("stage") == "followup"]
+    assert len(follow) == 10 and {r["meta"]["kind"] for r in follow} <= set(PROTOCOLS["interviewer"].Config().followup_kinds)
+    assert all(r["scores"]["followup"]["value"] == 1.0 for r in follow)
+    assert s["followup"]["seed_solved"]["n"] == 6 and s["followup"]["seed_failed"]["n"] == 4
+    # errors typed, with examples; the contamination probe sees the memorised item
+    assert s["errors"]["counts"] == {"knowledge": 5} and len(s["errors"]["examples"]["knowledge"]) == 2
+    p = s["probe"]
+    assert p["n"] == 5 and p["only_original"] == 1 and p["only_modified"] == 0 and p["mcnemar_p"] == 1.0
+    assert p["original_accuracy"] == 3 / 5 and p["modified_accuracy"] == 2 / 5
+    assert s["interviewer_summary"].startswith("The interviewee")
+    report = (result.folder / "report.md").read_text()
+    assert "Score@3" in report and "Contamination probe" in report and "McNemar" in report
+    manifest = json.loads((result.folder / "manifest.json").read_text())
+    assert manifest["protocol"] == "interviewer" and manifest["status"] == "finished"
+    assert manifest["checker"]["judge_policy"] == "off"
+
+
+def test_feedback_never_shows_the_gold(tmp_path):
+    models = roles(Script(leak=True))
+    result = run_protocol("interviewer", items(), models=models, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    feedback = [r for r in records(result.folder) if r["meta"].get("stage") == "feedback"]
+    assert feedback and all(r["meta"]["leakage"]["redacted"] for r in feedback)
+    assert all("Frankfurt" not in r["reply"] and "[withheld]" in r["reply"] for r in feedback if "hopeless" in r["episode"])
+    # what the interviewee was shown after its first answer never holds its gold
+    for messages in models["target"].calls:
+        first = next(m["content"] for m in messages if m["role"] == "user")
+        later = " ".join(m["content"] for m in messages[2:] if m["role"] == "user")
+        for thing, gold in THINGS.values():
+            if thing in first:
+                assert gold not in later
+
+
+def test_clarification_is_answered_and_recorded(tmp_path):
+    result = run_protocol("interviewer", items(), models=roles(Script(clarify=True)),
+                          config={**OPTS, "followups": 0, "probe": False}, run_dir=tmp_path / "run", cache=False)
+    asked = [r for r in records(result.folder) if r["meta"].get("stage") == "clarification"]
+    assert len(asked) == 4 and episodes(result.folder)["q-strong"]["attempts"] == [True]
+
+
+def test_resume_after_a_kill_mid_dialogue_repeats_no_call(tmp_path):
+    clean = roles(Script())
+    run_protocol("interviewer", items(), models=clean, config=OPTS, run_dir=tmp_path / "clean", cache=False)
+    total = sum(len(m.calls) for m in clean.values())
+    first = roles(Script(), fail_after=6)
+    with pytest.raises(RuntimeError, match="killed"):
+        run_protocol("interviewer", items(), models=first, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    assert (tmp_path / "run" / "records.jsonl").exists()
+    again = roles(Script())
+    result = run_protocol("interviewer", items(), models=again, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
+    failed = len(first["target"].calls) - 6  # calls that were killed never finished: only they are made again
+    assert failed >= 1
+    assert made - failed == total
+    assert result.summary["score_at"] == run_protocol("interviewer", items(), models=roles(Script()), config=OPTS,
+                                                      run_dir=tmp_path / "clean", cache=False).summary["score_at"]
+
+
+def test_score_at_and_probe_by_hand():
+    assert [score_at([False, True], n) for n in (1, 2, 3)] == [0.0, 1.0, 1.0]
+    assert [score_at([True], n) for n in (1, 2, 3)] == [1.0, 1.0, 1.0]
+    rows = [{"original_correct": a, "attempts": [b]} for a, b in
+            [(True, False)] * 6 + [(True, True)] * 3 + [(False, False)] + [(None, True)]]
+    p = probe(rows, resamples=500)
+    assert p["n"] == 10 and p["gap"] == pytest.approx(0.6) and p["mcnemar_p"] == pytest.approx(2 / 64)
+    assert p["gap_interval"][0] > 0
+
+
+def test_options_are_shuffled_deterministically_with_the_gold_remapped():
+    item = items().items[-1]
+    options, letter = shuffled(item, 0)
+    assert options[letter] == "Mars" and shuffled(item, 0) == (options, letter)
+    assert sorted(options.values()) == sorted(item.options.values()) and options != item.options
+
+
+# --- JudgeAgent through the engine: the same results as the current path -------------------------------
+
+
+def _outcome(folder, validation):
+    rows = records(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    verdicts = sorted((r["record_id"], r["correct"], r["verdict"]["method"]) for r in rows)
+    keep = ("acc1", "acc2", "cr", "cte", "delta", "mcnemar_p")
+    return (verdicts, summary["trajectories"], summary["overall_score"],
+            {k: validation["overall"][k] for k in keep}, json.loads(json.dumps(validation["intervals"])))
+
+
+def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
+    """20 MultiHop-RAG questions on the loopback servers: same verdicts, tiers, score and validation."""
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.cli import main
+    from judgeagent.config import EvalConfig
+    from judgeagent.interview.evaluate import evaluate
+    from judgeagent.interview.validate import validate
+    from tests.conftest import DATA
+    from tests.scripted import Roles
+    from tests.scripted import Script as LoopbackScript
+
+    bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=20)
+    known = {i.question for i in bench.items[::3]}
+    config = EvalConfig(batch_size=5, extension=False)
+    with Roles(LoopbackScript(target_right=known)) as roles:
+        for item in bench.items:
+            roles.script.golds[item.question] = item.answer
+        registry = roles.registry()
+        current = evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=tmp_path / "current",
+                           registry=registry, cache=False)
+        ported = run_protocol("judgeagent", bench, None, models={"target": "tgt", "interviewer": "int"},
+                              config=config, run_dir=tmp_path / "ported", registry=registry, cache=False)
+        outcomes = [_outcome(r.folder, validate(r.folder, registry=registry, cache=False)) for r in (current, ported)]
+        toml = roles.write_config(tmp_path / "judgeagent.toml")
+        common = ["--target", "tgt", "--interviewer", "int", "--benchmark", str(DATA / "multihop_rag" /
+                  "small.questions.jsonl"), "--limit", "20", "--no-extension", "--config", str(toml), "--no-cache",
+                  "-q", "--validate"]
+        assert main(["evaluate", *common, "--run-dir", str(tmp_path / "cli")]) == 0
+        assert main(["evaluate", "--protocol", "judgeagent", *common, "--run-dir", str(tmp_path / "cli-p")]) == 0
+        for name in ("cli", "cli-p"):
+            outcomes.append(_outcome(tmp_path / name, json.loads((tmp_path / name / "validation.json").read_text())))
+    assert len(outcomes[0][0]) == 20 and 0 < outcomes[0][2] < 1
+    for other in outcomes[1:]:
+        for part, reference in zip(other, outcomes[0]):
+            assert part == reference
+
+
+# --- the CLI: protocols listed, bad input refused in one line -------------------------------------------
+
+def _cli(argv, capsys):
+    from judgeagent.cli import main
+
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_protocols_are_listed_with_roles_and_options(capsys):
+    code, out, _ = _cli(["protocols"], capsys)
+    assert code == 0 and "interviewer: LLM-as-an-Interviewer" in out and "revisions=2" in out
+    assert "judge: judges free-text answers and follow-up replies (default: the" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--protocol", "kieval"], "unknown protocol 'kieval'; choose one of judgeagent, interviewer"),
+    (["--protocol", "interviewer", "-o", "revision=3"], "has no option 'revision'; valid options: revisions,"),
+    (["--protocol", "interviewer", "-o", "revisions=many"], "option revisions of protocol interviewer:"),
+    (["--protocol", "interviewer", "-o", "revisions=9"], "less than or equal to 5"),
+    (["--protocol", "interviewer", "-o", "followup_kinds=gossip"], "option followup_kinds"),
+    (["--protocol", "interviewer", "-o", "revisions"], "-o expects KEY=VALUE"),
+    (["--protocol", "interviewer", "--dry-run"], "--dry-run is JudgeAgent's; protocol interviewer has no"),
+    (["-o", "self_check=easy"], "has no -o form"),
+    (["-o", "batch_size=0"], "option batch_size of protocol judgeagent"),
+    ([], "the extension stage needs a graph (--graph)"),
+])
+def test_bad_protocol_input_is_one_line(tmp_path, capsys, extra, message):
+    bench = tmp_path / "b.jsonl"
+    bench.write_text(json.dumps({"qid": "1", "question": "Who?", "answer": "Ann"}) + "\n")
+    code, _, err = _cli(["evaluate", "--target", "nobody:model", "--benchmark", str(bench),
+                         "--run-dir", str(tmp_path / "run"), "-q", *extra], capsys)
+    assert code == 1 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run" / "records.jsonl").exists()
+
+
+def test_a_protocol_that_needs_a_graph_is_refused_without_one(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.base import Protocol
+
+    class NeedsGraph(type(PROTOCOLS["interviewer"])):
+        name = "graphy"
+        needs = frozenset({"benchmark", "graph"})
+
+    assert issubclass(NeedsGraph, Protocol)
+    with pytest.raises(JudgeAgentError, match="protocol graphy needs a graph: give --graph"):
+        run_protocol(NeedsGraph(), items(), models=roles(Script()), config=OPTS, run_dir=tmp_path / "r", cache=False)
+
+
+def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
+    """The real client, cache and journal; `--resume` of a finished run does nothing."""
+    from judgeagent.models.testserver import FakeServer
+
+    script = Script()
+
+    def interviewer(request):
+        messages = request["messages"]
+        return script.judge(messages) if "grade an interviewee" in messages[0]["content"] else \
+            script.interviewer(messages)
+
+    bench = tmp_path / "b.jsonl"
+    bench.write_text("".join(json.dumps({"qid": i.qid, "question": i.question, "answer": i.answer}) + "\n"
+                             for i in items().items[:4]))
+    with FakeServer(reply=lambda r: script.target(r["messages"])) as tgt, FakeServer(reply=interviewer) as itv:
+        toml = tmp_path / "judgeagent.toml"
+        toml.write_text(f'[models.tgt]\nbase_url = "{tgt.base_url}"\nmodel = "t"\n'
+                        f'[models.int]\nbase_url = "{itv.base_url}"\nmodel = "i"\n')
+        argv = ["evaluate", "--protocol", "interviewer", "--target", "tgt", "--interviewer", "int", "--benchmark",
+                str(bench), "--config", str(toml), "--no-cache", "-q", "-o", "judge_policy=off", "-o", "followups=1",
+                "--run-dir", str(tmp_path / "run")]
+        code, out, err = _cli(argv, capsys)
+        assert code == 0, err
+        assert "Score@1 0.250  Score@2 0.500  Score@3 0.500" in out and "contamination probe" in out
+        calls = tgt.counts["requests"] + itv.counts["requests"]
+        code, out, _ = _cli(["evaluate", "--resume", str(tmp_path / "run"), "--config", str(toml), "-q"], capsys)
+        assert code == 0 and "nothing to do" in out
+        assert tgt.counts["requests"] + itv.counts["requests"] == calls
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["request"]["option"] == ["judge_policy=off", "followups=1"]
