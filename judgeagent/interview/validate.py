@@ -91,7 +91,10 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
             if not entry.get("feedback"):
                 continue  # a batch whose feedback failed has nothing to validate
             suggestions = entry["feedback"]["suggestions"]
-            base = [r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"]
+            # In record-id order, not the order answers finished in the run: the rows, and so the
+            # bootstrap intervals drawn over them, are then the same for the same run.
+            base = sorted((r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"),
+                          key=lambda r: r["record_id"])
             jobs.extend(_pair(r, suggestions, models, checker) for r in base)
         done = 0
 
