@@ -297,6 +297,8 @@ def evaluate_cmd(
                                                      help="Extension questions asked per round.")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Seed for sampling items and paths.")] = 0,
     no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
+    path: Annotated[str, typer.Option(help="graph: walk the graph (Algorithm 4); dense: the top chunks for the "
+                                      "questions, no walk (a baseline).")] = "graph",
     fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
     adaptive: Annotated[str, typer.Option(help="How rounds pick difficulty: tiers (score thresholds) or irt "
                                           "(the most informative level).")] = "tiers",
@@ -324,7 +326,7 @@ def evaluate_cmd(
                                                       "spent, by the configured prices.")] = None,
 ) -> None:
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
-    from .interview.cli_support import run_evaluate
+    from .cli_evaluate import run_evaluate
     from .protocols.command import judgeagent_options, protocol_of, run_command
 
     try:
@@ -354,7 +356,7 @@ def validate_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
 ) -> None:
     """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2)."""
-    from .interview.cli_support import validation_progress
+    from .cli_evaluate import validation_progress
     from .interview.validate import render_validation, validate
     from .models.spec import load_registry
 

@@ -1,4 +1,5 @@
-"""`judgeagent evaluate`: turn options (or a run to resume) into one `evaluate` call, and render it."""
+"""The CLI side of `judgeagent evaluate` (typer, progress bars): options, or a run to resume, into one
+`evaluate` call, rendered. Part of the CLI layer: no library module imports it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,11 +7,11 @@ from typing import Any
 
 import typer
 
-from ..errors import JudgeAgentError
+from .errors import JudgeAgentError
 
 # Options that define a run; --resume takes them from the run's manifest.
 _REQUEST = ("target", "benchmark", "field", "graph", "interviewer", "judge", "base_url", "limit", "sample", "seed",
-            "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "fixed_difficulty", "adaptive",
+            "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path", "fixed_difficulty", "adaptive",
             "no_extension", "passages", "max_passage_words", "holdout", "judge_policy", "easy_generator",
             "no_self_check")
 
@@ -22,10 +23,10 @@ def run_evaluate(args: dict[str, Any]) -> None:
         import click
 
         raise click.UsageError("evaluate needs --target and --benchmark (or --resume RUN)")  # exit 2
-    from ..config import EvalConfig
-    from ..models.spec import load_registry
-    from .evaluate import evaluate
-    from .summary import render_summary
+    from .config import EvalConfig
+    from .models.spec import load_registry
+    from .interview.evaluate import evaluate
+    from .interview.summary import render_summary
 
     config = _config(args, EvalConfig)
     graph = _graph(args)
@@ -50,7 +51,7 @@ def run_evaluate(args: dict[str, Any]) -> None:
         typer.echo("this run had finished: nothing to do")
     typer.echo(render_summary(result.summary, str(result.folder), result.usage))
     if args["validate"]:
-        from .validate import render_validation, validate
+        from .interview.validate import render_validation, validate
 
         typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
                                               cache=not args["no_cache"],
@@ -68,7 +69,7 @@ def validation_progress(quiet: bool) -> Any:
 
 def _estimate(config: Any, benchmark: Any, registry: Any, args: dict[str, Any], graph: Any) -> str:
     """The calls, tokens and cost this run will take, as ranges (a run that resumes pays less)."""
-    from .estimate import estimate_run, render_estimate
+    from .interview.estimate import estimate_run, render_estimate
 
     names = {"target": args["target"], "interviewer": args["interviewer"] or args["target"]}
     names["judge"] = args["judge"] or names["interviewer"]
@@ -79,7 +80,7 @@ def _estimate(config: Any, benchmark: Any, registry: Any, args: dict[str, Any], 
 
 
 def _from_run(folder: Path, args: dict[str, Any]) -> dict[str, Any]:
-    from ..runs import load_manifest
+    from .runs import load_manifest
 
     request = load_manifest(folder).get("request") or {}
     if not request:
@@ -92,14 +93,15 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
     if level not in (None, "easy", "medium", "hard"):
         raise JudgeAgentError(f"--fixed-difficulty must be easy, medium or hard; got {level!r}")
     choices = {"judge_policy": ("calibrated", "trust", "off"), "easy_generator": ("cloze", "llm"),
-               "adaptive": ("tiers", "irt")}
+               "adaptive": ("tiers", "irt"), "path": ("graph", "dense")}
     for name, allowed in choices.items():
         if args[name] not in allowed:
             raise JudgeAgentError(f"--{name.replace('_', '-')} must be {', '.join(allowed)}; got {args[name]!r}")
-    from ..config import CheckerConfig
+    from .config import CheckerConfig
 
     return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
                questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
+               path=args["path"],
                fixed_difficulty=level, adaptive=args["adaptive"], extension=not args["no_extension"],
                max_passage_words=args["max_passage_words"], holdout=args["holdout"],
                checker=CheckerConfig(judge_policy=args["judge_policy"]), easy_generator=args["easy_generator"],
@@ -109,23 +111,23 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
 def _graph(args: dict[str, Any]) -> Any:
     if not args["graph"]:
         return None
-    from ..graph.store import load_graph
+    from .graph.store import load_graph
 
     return load_graph(args["graph"])
 
 
 def _benchmark(args: dict[str, Any], graph: Any) -> Any:
-    from ..benchmark import attach_passages, load_benchmark
+    from .benchmark import attach_passages, load_benchmark
 
-    from ..benchmark import ItemFields
-    from ..cli import parse_fields
+    from .benchmark import ItemFields
+    from .cli import parse_fields
 
     benchmark = load_benchmark(args["benchmark"], parse_fields(args["field"], ItemFields), limit=args["limit"],
                                sample=args["sample"], seed=args["seed"])
     if args["passages"]:
         if graph is None:
             raise JudgeAgentError("--passages takes the documents from the graph: give --graph")
-        from ..graph.model import document_texts
+        from .graph.model import document_texts
 
         benchmark = attach_passages(benchmark, document_texts(graph))
     return benchmark

@@ -138,6 +138,10 @@ class EvalConfig(Frozen):
     """numpy's generators take no negative seed."""
     graph: bool = True
     """False: the `--no-graph` ablation, chunks drawn at random from the whole knowledge base."""
+    path: Literal["graph", "dense"] = "graph"
+    """Where extension rounds take their chunks from with `graph=True`: `graph` walks the graph
+    (Algorithm 4); `dense` takes the top chunks for the batch's questions by similarity, no walk (the
+    `--path dense` baseline, to compare the graph's worth on your own data)."""
     fixed_difficulty: Literal["easy", "medium", "hard"] | None = None
     """The `--fixed-difficulty` ablation: extension questions at one difficulty whatever the tier."""
     adaptive: Literal["tiers", "irt"] = "tiers"

@@ -52,8 +52,11 @@ def test_sample_path_text_and_json(built, capsys):
     code, stdout, _ = run(args + ["--json"], capsys)
     path = json.loads(stdout)
     assert path["hops"] == 3 and path["chunk_ids"] and len(path["entities"]) == len(path["chunk_ids"])
-    for chunk_id in path["chunk_ids"]:
-        assert f"[{path['entities'][path['chunk_ids'].index(chunk_id)]}] {chunk_id}" in text
+    # the explanation printed is the path's stored fields: seed, its kind, each chunk's similarity
+    assert f"seed mention: {path['seed']!r} (" in text and path["seed_kind"] in ("named", "concept", "question")
+    assert len(path["similarities"]) == len(path["chunk_ids"])
+    for entity, chunk_id, sim in zip(path["entities"], path["chunk_ids"], path["similarities"]):
+        assert f"[{entity}] {chunk_id}  (similarity to the question {sim:.2f})" in text
 
 
 def _bad_inputs(tmp_path):

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from judgeagent import EvalConfig, JudgeAgentError
+from judgeagent.config import CheckerConfig
 from judgeagent.benchmark import load_benchmark
 from judgeagent.interview.evaluate import evaluate
 from judgeagent.interview.scoring import overall, points, tier_of
@@ -81,6 +82,22 @@ def test_ablations(tmp_path, mhr_graph):
     assert sum("HARD - analysis" in p for p in prompts) == 2 and sum("EASY - recall" in p for p in prompts) == 0
     random_paths = [r["path"] for r in records(nograph.folder) if r["stage"] == "extension"]
     assert random_paths and all(p.get("random") and not p["entities"] and len(p["chunk_ids"]) == 3 for p in random_paths)
+
+
+def test_dense_paths_are_a_second_baseline_and_the_report_compares_relevance(tmp_path, mhr_graph):
+    from judgeagent.report.build import build_report
+
+    config = EvalConfig(rounds=2, checker=CheckerConfig(judge_policy="off"))
+    with Roles(Script(target_right=False)) as roles:
+        runs = {name: run(roles, tmp_path, mhr_graph, config.model_copy(update=update), name=name, limit=5)
+                for name, update in (("graph", {}), ("dense", {"path": "dense"}), ("random", {"graph": False}))}
+    paths = {name: [r["path"] for r in records(res.folder) if r["stage"] == "extension"] for name, res in runs.items()}
+    assert paths["dense"] and all(p.get("dense") and len(set(p["chunk_ids"])) == 3 for p in paths["dense"])
+    relevance = {name: sum(p["relevance"] for p in ps) / len(ps) for name, ps in paths.items()}
+    # the top chunks for the questions are the most on topic, random ones the least
+    assert relevance["dense"] > relevance["graph"] > relevance["random"]
+    md, _ = build_report(runs["dense"].folder)
+    assert "## Knowledge paths" in md.read_text() and "| dense (--path dense) |" in md.read_text()
 
 
 @pytest.mark.parametrize("who, crash_after", [("target", 3), ("target", 12), ("interviewer", 2), ("interviewer", 7)])

@@ -112,13 +112,16 @@ def render_build_summary(graph: ContextGraph) -> str:
 
 
 def render_path(path: KnowledgePath) -> str:
-    lines = [f"question: {path.question}", f"seed mention: {path.seed!r}",
+    kind = {"named": "a named entity", "concept": "a concept", "question": "no mention: the whole question"}
+    lines = [f"question: {path.question}", f"seed mention: {path.seed!r} ({kind.get(path.seed_kind, path.seed_kind)})",
              f"path ({len(path.entities)}/{path.hops} hops): {' -> '.join(path.entities)}"]
     if path.stopped_early:
         lines.append(f"stopped early: {path.stop_reason}")
     shown: set[str] = set()
-    for entity, chunk_id, text in zip(path.entities, path.chunk_ids, path.chunk_texts):
-        lines.append(f"\n[{entity}] {chunk_id}")
+    similarities = path.similarities or [None] * len(path.chunk_ids)
+    for entity, chunk_id, text, sim in zip(path.entities, path.chunk_ids, path.chunk_texts, similarities):
+        why = "" if sim is None else f"  (similarity to the question {sim:.2f})"
+        lines.append(f"\n[{entity}] {chunk_id}{why}")
         lines.append("  (the chunk above)" if chunk_id in shown else "  " + " ".join(text.split()))
         shown.add(chunk_id)
     return "\n".join(lines)

@@ -76,6 +76,8 @@ class BatchState:
     trajectory: list[str] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
+    paths: set[tuple[str, ...]] = field(default_factory=set)
+    """Chunk ids of the paths the batch's rounds have walked."""
 
     def add(self, records: list[dict[str, Any]]) -> None:
         self.records.extend(records)
@@ -176,19 +178,19 @@ async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], stat
                            all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or (_most_informative(state) if ctx.config.adaptive == "irt"
                                           else state.trajectory[-1])
-    path = await _in_worker(ctx, _path, ctx, b, r, items)
+    path, path_info = await _in_worker(ctx, _path, ctx, b, r, items, state.paths)
     if tier == "easy" and ctx.config.easy_generator == "cloze":
         accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
     else:
         (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
-    info: dict[str, Any] = {"round": r, "tier": tier, "path": _path_info(path), "rejected": rejected,
+    info: dict[str, Any] = {"round": r, "tier": tier, "path": path_info, "rejected": rejected,
                             "generator": generator}
     if not accepted:
         reasons = ", ".join(sorted(set(rejected))) or "no path sentence could be made a cloze question"
         info["skipped"] = f"every generated question failed the checks ({reasons})"
         state.rounds.append(info)
         return
-    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=_path_info(path), tier=tier,
+    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=path_info, tier=tier,
                    aliases=g.aliases, generator=generator)
              for k, g in enumerate(accepted)]
     state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
@@ -214,22 +216,47 @@ def _cloze(ctx: Context, path: KnowledgePath | list[str], b: int, r: int, asked:
     return [Candidate(c.question, c.gold, c.aliases) for c in found]
 
 
-def _path(ctx: Context, b: int, r: int, items: list[Item]) -> KnowledgePath | list[str]:
-    """Algorithm 4 on the graph; with `--no-graph`, H chunks drawn at random from the whole corpus."""
-    seed = ctx.config.seed * 1_000_003 + b * 1009 + r
+def _path(ctx: Context, b: int, r: int, items: list[Item], used: set[tuple[str, ...]] | None = None
+          ) -> tuple[KnowledgePath | list[str], dict[str, Any]]:
+    """A round's path that no earlier round of the batch walked (a repeated path only repeats its
+    questions), trying a few more seeds before accepting a repeat."""
+    found = _one_path(ctx, b, r, items, 0)
+    for attempt in range(1, _NEW_PATH_TRIES):
+        if used is None or tuple(found[1]["chunk_ids"]) not in used:
+            break
+        found = _one_path(ctx, b, r, items, attempt)
+    if used is not None:
+        used.add(tuple(found[1]["chunk_ids"]))
+    return found
+
+
+_NEW_PATH_TRIES = 4
+
+
+def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
+              ) -> tuple[KnowledgePath | list[str], dict[str, Any]]:
+    """The round's chunks and what the record says of them: Algorithm 4 on the graph; `--path dense`,
+    the top chunks for the questions; `--no-graph`, H chunks drawn at random from the whole corpus."""
+    seed = ctx.config.seed * 1_000_003 + b * 1009 + r + attempt * 7_919
     assert ctx.graph is not None
+    questions = [i.question for i in items]
+    path: KnowledgePath | list[str]
     if not ctx.config.graph or ctx.sampler is None:
         rng = np.random.default_rng(seed)
         rows = rng.choice(len(ctx.graph.chunk_ids), size=min(ctx.config.hops, len(ctx.graph.chunk_ids)), replace=False)
-        return [ctx.graph.chunk_ids[i] for i in sorted(rows.tolist())]
-    return ctx.sampler.sample([i.question for i in items], hops=ctx.config.hops, seed=seed)
-
-
-def _path_info(path: KnowledgePath | list[str]) -> dict[str, Any]:
-    if isinstance(path, list):
-        return {"entities": [], "entity_ids": [], "chunk_ids": path, "random": True}
-    return {"entities": path.entities, "entity_ids": path.entity_ids, "chunk_ids": path.chunk_ids,
-            "seed": path.seed, "stopped_early": path.stopped_early}
+        path = [ctx.graph.chunk_ids[i] for i in sorted(rows.tolist())]
+        info: dict[str, Any] = {"entities": [], "entity_ids": [], "chunk_ids": path, "random": True}
+    elif ctx.config.path == "dense":
+        path = ctx.sampler.dense(questions, hops=ctx.config.hops, seed=seed)
+        info = {"entities": [], "entity_ids": [], "chunk_ids": path, "dense": True}
+    else:
+        path = ctx.sampler.sample(questions, hops=ctx.config.hops, seed=seed)
+        info = {"entities": path.entities, "entity_ids": path.entity_ids, "chunk_ids": path.chunk_ids,
+                "seed": path.seed, "seed_kind": path.seed_kind, "similarities": path.similarities,
+                "stopped_early": path.stopped_early}
+    if ctx.sampler is not None:  # one measure for the three sources, comparable across runs
+        info["relevance"] = ctx.sampler.relevance(questions, info["chunk_ids"])
+    return path, info
 
 
 async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,

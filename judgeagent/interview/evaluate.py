@@ -125,7 +125,8 @@ def _batches(items: list[Item], size: int) -> list[list[Item]]:
 
 
 def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
-    if graph is None or not config.extension or not config.graph:
+    # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
+    if graph is None or not config.extension or graph.n_entities == 0:
         return None
     from ..graph.sample import PathSampler
 
@@ -138,9 +139,19 @@ def _identity(benchmark: Benchmark, graph: ContextGraph | None, specs: dict[str,
         "graph": graph.manifest.get("graph_id") if graph else None,
         # The embedded model's port may change between runs; its file is what identifies it.
         "models": {r: [s.model, s.gguf or s.base_url, s.generation.model_dump()] for r, s in specs.items()},
-        "config": config.model_dump(mode="json"),
+        "config": _identity_config(config),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+# Options added after runs were first written: left out of a run's identity while at their default,
+# so a run started by an earlier version keeps its identity and still resumes.
+_ADDED_LATER = {"adaptive": "tiers", "path": "graph"}
+
+
+def _identity_config(config: EvalConfig) -> dict[str, Any]:
+    dumped = config.model_dump(mode="json")
+    return {k: v for k, v in dumped.items() if not (k in _ADDED_LATER and v == _ADDED_LATER[k])}
 
 
 def _name(benchmark: Benchmark, target: str, identity: str) -> str:

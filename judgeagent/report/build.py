@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections import Counter
 from html import escape
 from pathlib import Path
@@ -64,6 +65,7 @@ def markdown(d: dict[str, Any]) -> str:
     out += ["", "## Tier trajectory per batch", ""]
     out += [f"- batch {b}: {' -> '.join(t)}" for b, t in s["trajectories"].items()]
     out += ability_markdown(d)
+    out += ["", *paths_markdown(run)]
     out += ["", *judging_markdown(d["judging"])]
     out += ["", *validation_markdown(d["validation"])]
     out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
@@ -78,6 +80,34 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"| {role} | {u['calls']} | {u['cache_hits']} | {u['input_tokens']} | {u['output_tokens']} | {u['cost']:.4f} |"
             for role, u in (s.get("usage") or {}).items()]
     return "\n".join(out) + "\n"
+
+
+def paths_markdown(run: Run) -> list[str]:
+    """How on topic each extension round's chunks were: the distribution of the path's relevance (mean
+    over its chunks of the similarity to the closest batch question), by where the chunks came from."""
+    rounds: dict[tuple[int, int], dict[str, Any]] = {}
+    for r in run.records:
+        if r["stage"] == "extension" and r.get("path"):
+            rounds.setdefault((r["batch"], r["round"]), r["path"])
+    out = ["## Knowledge paths", ""]
+    measured = [p for p in rounds.values() if p.get("relevance") is not None]
+    if not measured:
+        return out + ["No extension round recorded a path relevance (a run without extension, or from an "
+                      "earlier version)."]
+    by_source: dict[str, list[float]] = {}
+    for p in measured:
+        source = "random (--no-graph)" if p.get("random") else "dense (--path dense)" if p.get("dense") else "graph"
+        by_source.setdefault(source, []).append(float(p["relevance"]))
+    out += ["Relevance of a round's chunks: the mean over its chunks of the cosine similarity to the closest "
+            "question of the batch (the graph's encoder).", "",
+            "| chunks from | rounds | min | median | max |", "|---|---|---|---|---|"]
+    for source, values in by_source.items():
+        values.sort()
+        out.append(f"| {source} | {len(values)} | {values[0]:.2f} | {statistics.median(values):.2f} | {values[-1]:.2f} |")
+    kinds = Counter(p.get("seed_kind") for p in measured if not p.get("random") and not p.get("dense"))
+    if kinds:
+        out += ["", "Graph paths by seed: " + ", ".join(f"{k or 'unknown'} {n}" for k, n in kinds.most_common()) + "."]
+    return out
 
 
 def validation_markdown(v: dict[str, Any] | None) -> list[str]:
@@ -138,6 +168,7 @@ def html_page(d: dict[str, Any]) -> str:
             f"{s['batches']} batches.</p>",
             f"<div class='plots'>{''.join(charts)}</div>",
             _md_block(ability_markdown(d)),
+            _md_block(paths_markdown(run)),
             "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
