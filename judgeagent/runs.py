@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import threading
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Self
@@ -18,6 +19,16 @@ from .files import check_format, write_json_atomic
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 1
 LOCK_FILE = "writer.lock"
+
+
+@dataclass
+class RunResult:
+    """What a finished (or resumed, or already finished) run hands back, for every protocol."""
+
+    folder: Path
+    summary: dict[str, Any]
+    usage: dict[str, dict[str, Any]]
+    resumed: bool
 
 
 def read_rows(path: Path, key: str, *, writer: bool = False, finished: bool = False) -> list[dict[str, Any]]:

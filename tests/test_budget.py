@@ -56,14 +56,9 @@ def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, m
     import json
 
     from judgeagent.cli import main
-    from judgeagent.benchmark import load_benchmark
-    from tests.conftest import DATA
-    from tests.scripted import Roles, Script
+    from tests.scripted import Roles
 
-    bench = DATA / "multihop_rag" / "small.questions.jsonl"
-    script = Script(target_right={"Federal"})
-    for item in load_benchmark(bench).items:
-        script.golds[item.question] = item.answer
+    bench, script = _knows_federal()
     with Roles(script) as roles:
         config = roles.write_config(tmp_path / "j.toml")
         with config.open("a") as f:  # the target costs about a dollar a call
@@ -85,15 +80,10 @@ def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, m
 
 
 def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_graph, capsys):
-    from judgeagent.benchmark import load_benchmark
     from judgeagent.cli import main
-    from tests.conftest import DATA
-    from tests.scripted import Roles, Script
+    from tests.scripted import Roles
 
-    bench = DATA / "multihop_rag" / "small.questions.jsonl"
-    script = Script(target_right={"Federal"})
-    for item in load_benchmark(bench).items:
-        script.golds[item.question] = item.answer
+    bench, script = _knows_federal()
     with Roles(script) as roles:
         config = roles.write_config(tmp_path / "j.toml")
         code = main(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", str(bench), "--graph",
@@ -104,3 +94,16 @@ def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_graph, cap
     for stage in ("estimate for 10 items", "calibrating the judge", "base questions", "extension round 1",
                   "feedback for 2 of 2 batches written", "validation: 10/10 questions"):
         assert stage in err, (stage, err[-2000:])
+
+
+def _knows_federal():
+    """MultiHop-RAG small with a scripted target that knows the questions about the Federal Reserve."""
+    from judgeagent.benchmark import load_benchmark
+    from tests.conftest import DATA
+    from tests.scripted import Script
+
+    bench = DATA / "multihop_rag" / "small.questions.jsonl"
+    script = Script(target_right={"Federal"})
+    for item in load_benchmark(bench).items:
+        script.golds[item.question] = item.answer
+    return bench, script

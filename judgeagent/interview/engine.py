@@ -8,15 +8,22 @@ from typing import Any
 
 import numpy as np
 
-from ..grading.answers import AnswerChecker, Verdict
 from ..benchmark import Item
 from ..config import EvalConfig
+from ..grading.answers import AnswerChecker, Verdict
 from ..graph.model import ContextGraph
 from ..graph.sample import KnowledgePath, PathSampler
 from ..models import Models
 from ..runs import Run
 from .checks import leaked_strings, redact, rejection
-from .prompts import Feedback, GeneratedQuestion, GeneratedQuestions, answer_messages, feedback_messages, generation_messages
+from .prompts import (
+    Feedback,
+    GeneratedQuestion,
+    GeneratedQuestions,
+    answer_messages,
+    feedback_messages,
+    generation_messages,
+)
 from .scoring import points, tier_of
 
 
@@ -225,9 +232,12 @@ def _path(ctx: Context, b: int, r: int, items: list[Item], used: set[tuple[str, 
         if used is None or tuple(found[1]["chunk_ids"]) not in used:
             break
         found = _one_path(ctx, b, r, items, attempt)
+    path, info = found
     if used is not None:
-        used.add(tuple(found[1]["chunk_ids"]))
-    return found
+        used.add(tuple(info["chunk_ids"]))
+    if ctx.sampler is not None:  # one measure for the three sources, comparable across runs
+        info["relevance"] = ctx.sampler.relevance([i.question for i in items], info["chunk_ids"])
+    return path, info
 
 
 _NEW_PATH_TRIES = 4
@@ -254,8 +264,6 @@ def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
         info = {"entities": path.entities, "entity_ids": path.entity_ids, "chunk_ids": path.chunk_ids,
                 "seed": path.seed, "seed_kind": path.seed_kind, "similarities": path.similarities,
                 "stopped_early": path.stopped_early}
-    if ctx.sampler is not None:  # one measure for the three sources, comparable across runs
-        info["relevance"] = ctx.sampler.relevance(questions, info["chunk_ids"])
     return path, info
 
 

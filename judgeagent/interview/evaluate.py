@@ -7,7 +7,6 @@ import json
 import platform
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -15,21 +14,13 @@ from typing import Any
 from ..benchmark import Benchmark, Item
 from ..config import EvalConfig
 from ..errors import JudgeAgentError
-from ..graph.model import ContextGraph
 from ..files import write_json_atomic
 from ..grading.calibration import vetted_checker
 from ..grading.text import token_f1
-from ..runs import open_run
+from ..graph.model import ContextGraph
+from ..runs import RunResult, open_run
 from .engine import Context, gather_all, run_batch
 from .summary import summarise
-
-
-@dataclass
-class RunResult:
-    folder: Path
-    summary: dict[str, Any]
-    usage: dict[str, dict[str, Any]]
-    resumed: bool
 
 
 def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, interviewer: str | None = None,

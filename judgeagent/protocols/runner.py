@@ -7,24 +7,15 @@ import json
 import os
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
-from ..runs import Run, open_run, read_rows
+from ..runs import Run, RunResult, open_run, read_rows
 from .base import Episode, EpisodeContext, Protocol, RunRequest
 
 EPISODES_FILE = "episodes.jsonl"
-
-
-@dataclass
-class RunResult:
-    folder: Path
-    summary: dict[str, Any]
-    usage: dict[str, dict[str, Any]]
-    resumed: bool
 
 
 class EpisodeLog:
