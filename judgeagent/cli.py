@@ -281,6 +281,8 @@ def evaluate_cmd(
     option: Annotated[list[str], typer.Option("--option", "-o", help="A protocol option KEY=VALUE (repeat; "
                                               "judgeagent protocols lists them).")] = [],
     target: Annotated[Optional[str], typer.Option(help="The model under evaluation (name, local, provider:model).")] = None,
+    role: Annotated[list[str], typer.Option("--role", help="A protocol's role NAME=MODEL (repeat; MODEL,MODEL for "
+                                            "a role of several, e.g. students; judgeagent protocols lists them).")] = [],
     benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet).")] = None,
     graph: Annotated[Optional[Path], typer.Option(help="Context graph folder made by build-graph.")] = None,
     interviewer: Annotated[Optional[str], typer.Option(help="Writes questions and feedback (default: the target).")] = None,

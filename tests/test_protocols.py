@@ -284,6 +284,10 @@ def test_protocols_are_listed_with_roles_and_options(capsys):
     (["-o", "self_check=easy"], "has no -o form"),
     (["-o", "batch_size=0"], "option batch_size of protocol judgeagent"),
     ([], "the extension stage needs a graph (--graph)"),
+    (["--role", "students=local"], "protocol judgeagent has no role students"),
+    (["--protocol", "interviewer", "--role", "referee=local"], "protocol interviewer has no role referee"),
+    (["--protocol", "interviewer", "--role", "judge"], "--role expects NAME=MODEL"),
+    (["--protocol", "interviewer", "--judge", "a,b"], "role judge of protocol interviewer takes one model"),
 ])
 def test_bad_protocol_input_is_one_line(tmp_path, capsys, extra, message):
     bench = tmp_path / "b.jsonl"
@@ -305,6 +309,34 @@ def test_a_protocol_that_needs_a_graph_is_refused_without_one(tmp_path):
     assert issubclass(NeedsGraph, Protocol)
     with pytest.raises(JudgeAgentError, match="protocol graphy needs a graph: give --graph"):
         run_protocol(NeedsGraph(), items(), models=roles(Script()), config=OPTS, run_dir=tmp_path / "r", cache=False)
+
+
+def test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model():
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.models.roles import open_roles
+    from judgeagent.protocols.base import RoleSpec
+
+    class Seats(type(PROTOCOLS["interviewer"])):
+        name = "seats"
+        roles = (RoleSpec("teacher", "taught", "target"), RoleSpec("students", "learn", many=True),
+                 RoleSpec("grader", "grades", "interviewer"))
+
+    seats = Seats()
+    out = seats.resolve_roles({"target": "t", "interviewer": "i", "students": "a, b,a"})
+    assert out == {"teacher": "t", "students.1": "a", "students.2": "b", "students.3": "a", "grader": "i"}
+    assert seats.resolve_roles({"teacher": "x", "students": ["s"], "grader": "g"}) == \
+        {"teacher": "x", "students.1": "s", "grader": "g"}
+    with pytest.raises(JudgeAgentError, match="protocol seats has no role judge"):
+        seats.resolve_roles({"target": "t", "students": "a", "judge": "j", "grader": "g"})
+    with pytest.raises(JudgeAgentError, match=r"needs a model for its students role \(--role students=MODEL\)"):
+        seats.resolve_roles({"target": "t", "interviewer": "i"})
+    with pytest.raises(JudgeAgentError, match="needs one or more models"):
+        seats.resolve_roles({"target": "t", "interviewer": "i", "students": "a,,b"})
+    models = {k: FunctionModel(lambda messages, k=k: k, name=k) for k in ("teacher", "students.2", "students.10")}
+    models["students.1"] = FunctionModel(lambda messages: "s1", name="students.1")
+    with open_roles(models, cache=False) as opened:
+        assert [m.name for m in opened.group("students")] == ["students.1", "students.2", "students.10"]
+        assert [m.name for m in opened.group("teacher")] == ["teacher"] and opened.group("nobody") == []
 
 
 def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):

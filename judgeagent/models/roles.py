@@ -36,6 +36,14 @@ class Roles(Mapping[str, RoleModel]):
     def __len__(self) -> int:
         return len(self.models)
 
+    def group(self, name: str) -> list[RoleModel]:
+        """The models of a `many` role (`name.1`, `name.2`, ...) in order; a one-model role as a list of one."""
+        if name in self.models:
+            return [self.models[name]]
+        numbered = [(int(k.rpartition(".")[2]), m) for k, m in self.models.items()
+                    if k.rpartition(".")[0] == name and k.rpartition(".")[2].isdigit()]
+        return [m for _, m in sorted(numbered, key=lambda pair: pair[0])]
+
     def describe(self) -> dict[str, dict[str, Any]]:
         """Names and endpoints for a run manifest: never a key, only the variable's name."""
         out: dict[str, dict[str, Any]] = {}

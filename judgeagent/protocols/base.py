@@ -20,12 +20,22 @@ if TYPE_CHECKING:
     from ..runs import Run
 
 
+SHARED_ROLES = ("target", "interviewer", "judge")
+"""The roles evaluate has flags for; a protocol's own seats may default to them (candidate -> target)."""
+
+
 class RoleSpec(NamedTuple):
-    """A seat in the protocol: its name, what it does, and the role whose model it takes when not given."""
+    """A seat in the protocol: its name, what it does, and the role whose model it takes when not given.
+
+    `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends). A `many`
+    role takes one or more models (students, players): they open as `name.1`, `name.2`, ... and
+    `Roles.group(name)` returns them in order.
+    """
 
     name: str
     help: str
     default: str | None = None
+    many: bool = False
 
 
 class Section(NamedTuple):
@@ -104,17 +114,36 @@ class Protocol(ABC):
         return "graph" in self.needs
 
     def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target)."""
-        unknown = sorted(set(given) - {r.name for r in self.roles})
+        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target).
+
+        A `many` role given as a list (or a comma-separated string) opens as `name.1`, `name.2`, ...; the
+        shared flags (`target`, `interviewer`, `judge`) may be given when some role takes its model from them.
+        """
+        names = {r.name for r in self.roles}
+        usable = names | {r.default for r in self.roles if r.default}
+        unknown = sorted(k for k in given if given[k] not in (None, "", [], ()) and k not in usable
+                         and k.partition(".")[0] not in names)
         if unknown:
             raise JudgeAgentError(f"protocol {self.name} has no role {unknown[0]}; its roles are "
-                                  f"{', '.join(r.name for r in self.roles)}")
+                                  f"{', '.join(r.name for r in self.roles)} (give them with --role NAME=MODEL)")
+        chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
         out: dict[str, Any] = {}
-        for role in self.roles:  # declared in order: a default always names an earlier role
-            value = given.get(role.name) or (out.get(role.default) if role.default else None)
-            if value is None:
-                raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role (--{role.name})")
-            out[role.name] = value
+        for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
+            value = given.get(role.name) or (chosen.get(role.default) if role.default else None)
+            if not value:
+                flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
+                raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
+            chosen[role.name] = value
+            if role.many:
+                values = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+                if not values or any(v in ("", None) for v in values):
+                    raise JudgeAgentError(f"role {role.name} of protocol {self.name} needs one or more models, "
+                                          f"comma-separated; got {value!r}")
+                out.update({f"{role.name}.{i}": v for i, v in enumerate(values, 1)})
+            else:
+                if isinstance(value, (list, tuple)) or (isinstance(value, str) and "," in value):
+                    raise JudgeAgentError(f"role {role.name} of protocol {self.name} takes one model; got {value!r}")
+                out[role.name] = value
         return out
 
     def run(self, request: RunRequest) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from . import PROTOCOLS, get_protocol, run_protocol
+from .base import SHARED_ROLES
 from .options import describe_options, parse_options
 
 Echo = Callable[[str], None]
@@ -28,8 +29,28 @@ def protocol_of(name: str | None, resume: Path | None) -> str:
     return get_protocol(name or "judgeagent").name
 
 
+def parse_roles(pairs: list[str] | None) -> dict[str, str]:
+    """`--role NAME=MODEL` (repeatable; `MODEL,MODEL` for a role that takes several) as role -> value."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        name, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not name or not value:
+            raise JudgeAgentError(f"--role expects NAME=MODEL (judgeagent protocols lists each protocol's roles); "
+                                  f"got {pair!r}")
+        out[name] = value
+    return out
+
+
 def judgeagent_options(args: dict[str, Any]) -> dict[str, Any]:
-    """`-o KEY=VALUE` for judgeagent: checked against EvalConfig, then set on the flag of the same name."""
+    """`-o KEY=VALUE` for judgeagent: checked against EvalConfig, then set on the flag of the same name.
+
+    `--role` names one of judgeagent's three roles here, the same as its flag.
+    """
+    args = dict(args)
+    for name, value in parse_roles(args.get("role")).items():
+        if name not in SHARED_ROLES:
+            raise JudgeAgentError(f"protocol judgeagent has no role {name}; its roles are {', '.join(SHARED_ROLES)}")
+        args[name] = value
     pairs = args.get("option") or []
     if not pairs:
         return args
@@ -56,8 +77,8 @@ def run_command(args: dict[str, Any], echo: Echo, warn: Echo) -> str:
         if args.get(flag):
             raise JudgeAgentError(f"--{flag.replace('_', '-')} is JudgeAgent's; protocol {protocol.name} has no "
                                   "such step yet")
-    if not args.get("target") or not args.get("benchmark"):
-        raise JudgeAgentError("evaluate needs --target and --benchmark (or --resume RUN)")
+    if not args.get("benchmark"):
+        raise JudgeAgentError("evaluate needs --benchmark (or --resume RUN)")
     options = list(args.get("option") or [])
     if not any(o.partition("=")[0].strip() == "seed" for o in options) and "seed" in protocol.Config.model_fields:
         options.append(f"seed={args['seed']}")
@@ -68,8 +89,10 @@ def run_command(args: dict[str, Any], echo: Echo, warn: Echo) -> str:
     benchmark = _benchmark(args)
     registry = load_registry(args.get("config"))
     if args.get("base_url"):
+        if not args.get("target"):
+            raise JudgeAgentError("--base-url gives the endpoint of --target; give --target NAME with it")
         registry = registry.with_endpoint(args["target"], args["base_url"])
-    models = {role: args.get(role) for role in ("target", "interviewer", "judge") if args.get(role)}
+    models = {**{role: args.get(role) for role in SHARED_ROLES if args.get(role)}, **parse_roles(args.get("role"))}
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in _REQUEST}
     result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args.get("run_dir"),
                           registry=registry, cache_dir=args.get("cache_dir"), cache=not args.get("no_cache"),
@@ -79,7 +102,7 @@ def run_command(args: dict[str, Any], echo: Echo, warn: Echo) -> str:
     return lead + protocol.render_summary(result.summary, str(result.folder))
 
 
-_REQUEST = ("protocol", "option", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
+_REQUEST = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample", "seed")
 
 
@@ -129,7 +152,8 @@ def render_protocols() -> str:
         lines = [f"{p.name}: {p.title}", _wrap(f"measures: {p.measures}", 2), _wrap(f"follows: {p.paper}", 2),
                  _wrap("needs: " + ", ".join(sorted(p.needs))
                        + (" (the graph unless --no-extension)" if p.name == "judgeagent" else ""), 2), "  roles:"]
-        lines += [_wrap(f"{r.name}: {r.help}" + (f" (default: the {r.default}'s model)" if r.default else ""), 4)
+        lines += [_wrap(f"{r.name}: {r.help}" + (" (one or more models, comma-separated)" if r.many else "")
+                        + (f" (default: the {r.default}'s model)" if r.default else ""), 4)
                   for r in p.roles]
         if p.name == "judgeagent":
             lines.append(_wrap("options: the flags of evaluate; -o KEY=VALUE sets " + ", ".join(_JUDGEAGENT_FLAGS), 2))

@@ -72,7 +72,7 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
     request.models = models
     ident = identity(protocol, request, registry)
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(request.benchmark.path).stem}-{protocol.name}-"
-                  f"{_label(models.get('target'))}").strip("-")[:60]
+                  f"{_label(next(iter(models.values())))}").strip("-")[:60]
     folder = request.run_dir or request.runs_root / f"{stem}-{ident[:8]}"
     described = describe_roles(models, registry)  # a missing key fails before the folder exists
     manifest = {"protocol": protocol.name, "config_id": ident, "config": request.config.model_dump(mode="json"),
