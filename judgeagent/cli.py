@@ -381,6 +381,28 @@ def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder."
     typer.echo(f"report: {html}\nmarkdown: {md}\nweaknesses ({n} failed questions): {parquet}, {jsonl}")
 
 
+@app.command("rescore")
+def rescore_cmd(
+    run: Annotated[Path, typer.Argument(help="A finished KIEval run folder.")],
+    evaluator: Annotated[str, typer.Option(help="The other evaluator (name, local, provider:model).")],
+    config: ConfigOption = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
+    cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+) -> None:
+    """Score a KIEval run's stored conversations with another evaluator; agreement per aspect."""
+    from .models.spec import load_registry
+    from .protocols.kieval.rescore import render_rescore, rescore
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 10) == 0:
+            typer.echo(f"conversations: {done}/{total} rescored", err=True)
+
+    result = rescore(run, evaluator, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
+                     progress=None if quiet else progress)
+    typer.echo(render_rescore(result))
+
+
 @app.command("compare")
 def compare_cmd(runs: Annotated[list[Path], typer.Argument(help="Validated run folders.")]) -> None:
     """One table over several validated runs, with Δ = CR - CtE."""

@@ -274,7 +274,7 @@ def test_protocols_are_listed_with_roles_and_options(capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--protocol", "kieval"], "unknown protocol 'kieval'; choose one of judgeagent, interviewer"),
+    (["--protocol", "nosuch"], "unknown protocol 'nosuch'; choose one of judgeagent, interviewer"),
     (["--protocol", "interviewer", "-o", "revision=3"], "has no option 'revision'; valid options: revisions,"),
     (["--protocol", "interviewer", "-o", "revisions=many"], "option revisions of protocol interviewer:"),
     (["--protocol", "interviewer", "-o", "revisions=9"], "less than or equal to 5"),

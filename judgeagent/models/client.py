@@ -85,7 +85,8 @@ class OpenAIChatModel:
             messages = [*messages, {"role": "assistant", "content": text},
                         {"role": "user", "content": _REPAIR.format(problem=problem)}]
         return Completion(text, None, total, self.spec.model, latency=time.perf_counter() - start,
-                          attempts=attempts, error=f"invalid structured output after one repair: {problem}")
+                          attempts=attempts, error=f"invalid structured output after one repair: {problem}",
+                          extra={"repaired": True})
 
     async def _chat(self, messages: list[Message], schema: type[BaseModel] | None,
                     settings: dict[str, Any]) -> tuple[str, Usage, int]:

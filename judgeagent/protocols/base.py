@@ -27,15 +27,21 @@ SHARED_ROLES = ("target", "interviewer", "judge")
 class RoleSpec(NamedTuple):
     """A seat in the protocol: its name, what it does, and the role whose model it takes when not given.
 
-    `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends). A `many`
-    role takes one or more models (students, players): they open as `name.1`, `name.2`, ... and
-    `Roles.group(name)` returns them in order.
+    `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends), or a
+    tuple of them tried in order (KIEval's interactor: `--interviewer` if given, else the candidate's
+    model). A `many` role takes one or more models (students, players): they open as `name.1`,
+    `name.2`, ... and `Roles.group(name)` returns them in order.
     """
 
     name: str
     help: str
-    default: str | None = None
+    default: str | tuple[str, ...] | None = None
     many: bool = False
+
+    @property
+    def defaults(self) -> tuple[str, ...]:
+        """The roles whose model this one takes when not given, first choice first."""
+        return (self.default,) if isinstance(self.default, str) else tuple(self.default or ())
 
 
 class Section(NamedTuple):
@@ -120,7 +126,7 @@ class Protocol(ABC):
         shared flags (`target`, `interviewer`, `judge`) may be given when some role takes its model from them.
         """
         names = {r.name for r in self.roles}
-        usable = names | {r.default for r in self.roles if r.default}
+        usable = names | {d for r in self.roles for d in r.defaults}
         unknown = sorted(k for k in given if given[k] not in (None, "", [], ()) and k not in usable
                          and k.partition(".")[0] not in names)
         if unknown:
@@ -129,7 +135,7 @@ class Protocol(ABC):
         chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
         out: dict[str, Any] = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
-            value = given.get(role.name) or (chosen.get(role.default) if role.default else None)
+            value = given.get(role.name) or next((chosen[d] for d in role.defaults if chosen.get(d)), None)
             if not value:
                 flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")

@@ -1,0 +1,23 @@
+"""The KIEval protocol's options (`-o key=value`)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class KIEvalConfig(BaseModel):
+    """KIEval (Yu et al.): a knowledge-grounded multi-round dialogue per item, scored turn by turn."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    rounds: int = Field(5, ge=1, le=10)
+    """R: interactor questions (and candidate replies) per item at most; the evaluator may stop earlier."""
+    verify: bool = True
+    """Keep only items the interactor and the evaluator answer correctly themselves (Algorithm 1, line 3)."""
+    judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
+    """Free-text grading by the evaluator: calibrated (probed first, used only if it passes), trust, or off."""
+    hops: int = Field(3, ge=1, le=8)
+    """With --graph: entities on the knowledge path that grounds the interactor's questions."""
+    seed: int = Field(0, ge=0)
+    """Seed of the knowledge paths (items are sampled with evaluate's --sample and --seed)."""

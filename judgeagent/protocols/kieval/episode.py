@@ -1,0 +1,162 @@
+"""One item's KIEval dialogue (paper Algorithm 1): verify, answer, then up to R rounds of interactor
+question, candidate reply and evaluation, stopping early when the evaluator says so.
+
+Every step is a record with a stable id; an item run again after an interruption reads its finished
+steps back from the records (a failed evaluation is not in the call journal, but it is recorded), so
+no finished model call is made twice.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from ...grading.rubric import ASPECTS, normalise
+from ...grading.verdict import one_line
+from ...models.dialogue import Dialogue
+from ..record import Score
+from . import prompts
+from .evaluator import evaluate_turn
+
+if TYPE_CHECKING:
+    from ...benchmark import Item
+    from ..base import Episode, EpisodeContext
+
+FALLBACK_QUESTION = "Why is that so? Explain the reasoning behind your last answer in more depth."
+"""Asked when the interactor gives no question, so that the round still tests the candidate."""
+
+
+async def dialogue(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    item = episode.items[0]
+    row: dict[str, Any] = {"qid": item.qid, "question": item.question, "options": item.options, "gold": item.answer,
+                           "letter": item.answer_letter}
+    if ctx.config.verify:
+        verification = await _verify(ctx, episode, item)
+        row["verification"] = verification
+        wrong = [role for role in ("interactor", "evaluator") if not verification[role]["correct"]]
+        if wrong:
+            return {**row, "verified": False, "dropped": "both_wrong" if len(wrong) == 2 else f"{wrong[0]}_wrong"}
+    path = await _path(ctx, episode, item)
+    talk = Dialogue(("interactor", "candidate"), {"candidate": prompts.CANDIDATE_SYSTEM})
+    correct, method = await _answer(ctx, episode, item, talk)
+    rounds = await _rounds(ctx, episode, item, talk, path["text"] if path else "")
+    stopped = next((r for r in rounds if r["stop_reason"] != "none"), None)
+    return {**row, "verified": True, "correct": correct, "answer_method": method, "path": path,
+            "turns": [{"speaker": t.speaker, "content": t.content, "round": t.meta.get("round", 0)}
+                      for t in talk.turns],
+            "rounds": rounds, "stop_reason": stopped["stop_reason"] if stopped else "none",
+            "valid_rounds": len(rounds) - (1 if stopped else 0)}
+
+
+async def _ask(ctx: EpisodeContext, episode: Episode, step: str, role: str, messages: list[dict[str, str]],
+               turn: int, **meta: Any) -> str:
+    """A plain-text call, read back from the records when this step was done before."""
+    done = ctx.run.get(f"{episode.id}/{step}")
+    if done is not None:
+        return str(done["reply"])
+    result = await ctx.roles[role].complete(messages)
+    reply = result.text if result.ok else ""
+    ctx.record(episode, step, turn, role, messages[-1]["content"], reply, error=result.error, **meta)
+    return reply
+
+
+async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any]:
+    """The interactor and the evaluator answer the item themselves; each answer is checked against the gold."""
+    out = {}
+    for role in ("interactor", "evaluator"):
+        step = f"verify/{role}"
+        done = ctx.run.get(f"{episode.id}/{step}")
+        if done is None:
+            messages = prompts.verify_messages(item.question, item.options)
+            result = await ctx.roles[role].complete(messages)
+            reply = result.text if result.ok else ""
+            verdict = await _check(ctx, item, reply)
+            done = ctx.record(episode, step, 0, role, messages[-1]["content"], reply, {"correct": Score.of(verdict)},
+                              stage="verify", error=result.error).to_dict()
+            correct, method = verdict.correct, verdict.method
+        else:
+            correct, method = done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
+        out[role] = {"answer": one_line(done["reply"], 120), "correct": correct, "method": method}
+    return out
+
+
+async def _check(ctx: EpisodeContext, item: Item, reply: str) -> Any:
+    return await ctx.state["checker"].check(item.question, list(item.golds), answer_of(reply), options=item.options,
+                                            gold_letter=item.answer_letter)
+
+
+def answer_of(reply: str) -> str:
+    """The final answer: the reply's first non-empty line, without an "Answer:" label."""
+    line = next((x.strip() for x in reply.splitlines() if x.strip()), "")
+    return line.split(":", 1)[1].strip() if line.lower().startswith("answer:") else line
+
+
+async def _path(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any] | None:
+    """With a graph: a knowledge path seeded by the question, to ground the interactor (recorded in the row)."""
+    sampler = ctx.state.get("sampler")
+    if sampler is None:
+        return None
+    seed = int(hashlib.sha256(f"{ctx.config.seed}:{episode.id}".encode()).hexdigest(), 16) % 2**32
+    # spaCy and the encoder are not thread-safe: every path is sampled on the one sampler thread.
+    path = await asyncio.get_running_loop().run_in_executor(
+        ctx.state["sampler_thread"], lambda: sampler.sample(item.question, hops=ctx.config.hops, seed=seed))
+    return {"seed": path.seed, "entities": path.entities, "chunk_ids": path.chunk_ids, "text": path.text[:1500]}
+
+
+async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialogue) -> tuple[bool, str]:
+    """The candidate answers the benchmark question (round 0): benchmark accuracy on the same items."""
+    talk.say("interactor", prompts.benchmark_prompt(item.question, item.options), round=0)
+    step = "answer"
+    done = ctx.run.get(f"{episode.id}/{step}")
+    if done is None:
+        result = await ctx.roles["candidate"].complete(talk.view("candidate"))
+        reply = result.text if result.ok else ""
+        verdict = await _check(ctx, item, reply)
+        done = ctx.record(episode, step, 1, "candidate", talk.turns[-1].content, reply, {"correct": Score.of(verdict)},
+                          stage="answer", error=result.error).to_dict()
+    talk.say("candidate", done["reply"], round=0)
+    return done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
+
+
+async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialogue,
+                  background: str) -> list[dict[str, Any]]:
+    rounds: list[dict[str, Any]] = []
+    for r in range(1, ctx.config.rounds + 1):
+        turns = _turns(talk)
+        question = await _ask(ctx, episode, f"round/{r}/question", "interactor",
+                              prompts.interactor_messages(item.question, item.options, item.answer, turns, background),
+                              len(talk.turns), stage="question", round=r)
+        fallback = not question.strip()
+        talk.say("interactor", FALLBACK_QUESTION if fallback else question.strip(), round=r)
+        reply = await _ask(ctx, episode, f"round/{r}/reply", "candidate", talk.view("candidate"), len(talk.turns),
+                           stage="reply", round=r)
+        talk.say("candidate", reply, round=r)
+        evaluation, failure, stop = await _evaluate(ctx, episode, talk, [x["evaluation"] for x in rounds], r)
+        rounds.append({"round": r, "question": talk.turns[-2].content, "fallback_question": fallback, "reply": reply,
+                       "evaluation": evaluation, "failure": failure, "stop_reason": stop})
+        if stop != "none":
+            break
+    return rounds
+
+
+async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previous: list[dict[str, Any] | None],
+                    r: int) -> tuple[dict[str, Any] | None, str, str]:
+    step = f"round/{r}/evaluation"
+    done = ctx.run.get(f"{episode.id}/{step}")
+    if done is None:
+        out = await evaluate_turn(ctx.roles["evaluator"], _turns(talk), previous, r)
+        scores = {} if out.evaluation is None else {
+            a: Score(normalise(out.evaluation[a]["score"]), "kieval_evaluator", one_line(out.evaluation[a]["comment"]))
+            for a in ASPECTS}
+        if out.evaluation is not None:
+            scores["overall"] = Score(normalise(out.evaluation["overall_score"]), "kieval_evaluator",
+                                      one_line(out.evaluation["overall_comment"]))
+        done = ctx.record(episode, step, len(talk.turns), "evaluator", out.prompt, out.reply, scores,
+                          stage="evaluation", round=r, evaluation=out.evaluation, failure=out.failure,
+                          repaired=out.repaired, stop_reason=out.stop_reason).to_dict()
+    meta = done["meta"]
+    return meta["evaluation"], meta["failure"], meta["stop_reason"]
+
+
+def _turns(talk: Dialogue) -> list[dict[str, str]]:
+    return [{"speaker": t.speaker, "content": t.content} for t in talk.turns]

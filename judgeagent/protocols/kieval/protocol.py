@@ -1,0 +1,78 @@
+"""`KIEvalProtocol`: KIEval (Yu et al., 2024) on the shared engine."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ...benchmark import Benchmark
+from ..base import Episode, EpisodeContext, Protocol, RoleSpec, Section
+from .config import KIEvalConfig
+from .episode import dialogue
+from .report import SCORED, numbers, sections
+
+
+class KIEvalProtocol(Protocol):
+    name = "kieval"
+    title = "KIEval"
+    paper = "Yu et al., KIEval (ACL 2024): Section 3, Algorithm 1, Appendix K"
+    measures = ("knowledge-grounded multi-round dialogue: per-turn accuracy, logic, relevance, coherence and "
+                "conciseness (1-4), the decay-weighted KIEval score, valid rounds, early stops, beside benchmark "
+                "accuracy on the same items")
+    Config = KIEvalConfig
+    roles = (RoleSpec("candidate", "the model under evaluation", "target"),
+             RoleSpec("interactor", "asks the knowledge-grounded follow-up questions", ("interviewer", "candidate")),
+             RoleSpec("evaluator", "scores each candidate turn and may stop the dialogue; grades free-text answers",
+                      ("judge", "interactor")))
+
+    def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
+        return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
+
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        from ...config import CheckerConfig
+        from ...grading.calibration import vetted_checker
+
+        settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
+        checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
+                                                    ctx.config.seed)
+        ctx.state["checker"] = checker
+        if ctx.graph is not None:
+            from ...graph.sample import PathSampler
+
+            ctx.state["sampler"] = PathSampler(ctx.graph)
+            ctx.state["sampler_thread"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kieval-paths")
+        return {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()}
+
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+        return await dialogue(ctx, episode)
+
+    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
+                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        thread = ctx.state.pop("sampler_thread", None)
+        if thread is not None:
+            thread.shutdown()
+        summary = numbers(episodes, ctx.config.rounds)
+        summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
+        summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
+        return summary
+
+    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+        return sections(summary)
+
+    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+        s = summary
+        lines = [f"run {folder}", f"  items {s['items']}: {s['conversations']} verified, {s['dropped']} dropped "
+                 f"{s['dropped_by_reason'] or ''}".rstrip()]
+        k = s["kieval"]
+        if k["overall"] is not None:
+            lines.append("  KIEval " + "  ".join(f"{key} {100 * k[key]:.1f}" for key in SCORED))
+        else:
+            lines.append("  KIEval: no conversation was scored")
+        if s["valid_rounds"] is not None:
+            lines.append(f"  valid rounds {s['valid_rounds']:.2f} of {s['rounds']}; early stops "
+                         f"{s['early_stops']} {s['early_stops_by_reason'] or ''}".rstrip())
+        if s["benchmark_accuracy"] is not None:
+            lines.append(f"  benchmark accuracy on the same items {100 * s['benchmark_accuracy']:.1f}")
+        if s["failed_evaluations"]:
+            lines.append(f"  failed evaluations {s['failed_evaluations']} of {s['evaluations']}")
+        lines.append(f"  report: {folder}/report.md")
+        return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""KIEval's numbers (paper Section 3.3) from episode rows, and the report sections."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from statistics import mean
+from typing import Any
+
+from ...grading.rubric import ASPECTS, dialogue_score
+from ..base import Section
+
+SCORED = (*ASPECTS, "overall")
+"""What the evaluator scores per turn: the five aspects and its overall score."""
+
+
+def scored_rounds(evaluations: Sequence[dict[str, Any] | None]) -> list[dict[str, Any] | None]:
+    """The evaluations that count: up to and including the first that stops the conversation."""
+    out = []
+    for e in evaluations:
+        out.append(e)
+        if e is not None and e["stop_conversation"]:
+            break
+    return out
+
+
+def conversation_scores(evaluations: Sequence[dict[str, Any] | None], rounds: int) -> dict[str, float] | None:
+    """Per aspect and overall, the decay-weighted KIEval score of one conversation (0..1), or None when no
+    turn of it was evaluated (an evaluator that never answered says nothing about the candidate)."""
+    counted = scored_rounds(evaluations)
+    if all(e is None for e in counted):
+        return None
+    out = {}
+    for key in SCORED:
+        turn = [None if e is None else (e["overall_score"] if key == "overall" else e[key]["score"]) for e in counted]
+        out[key] = dialogue_score(turn, rounds)
+    return out
+
+
+def numbers(rows: list[dict[str, Any]], rounds: int) -> dict[str, Any]:
+    """The run's figures over its conversations (verified items), with the dropped items counted."""
+    kept = [r for r in rows if r.get("verified", True)]
+    dropped = Counter(r["dropped"] for r in rows if not r.get("verified", True))
+    scored = [(r, conversation_scores([x["evaluation"] for x in r["rounds"]], rounds)) for r in kept]
+    with_scores = [(r, s) for r, s in scored if s is not None]
+    evaluations = [x for r in kept for x in r["rounds"]]
+    turn_scores = {key: [(x["evaluation"]["overall_score"] if key == "overall" else x["evaluation"][key]["score"])
+                         for x in evaluations if x["evaluation"] is not None] for key in SCORED}
+    stops = Counter(r["stop_reason"] for r in kept if r["stop_reason"] != "none")
+    return {
+        "items": len(rows), "conversations": len(kept), "scored_conversations": len(with_scores),
+        "dropped": sum(dropped.values()), "dropped_by_reason": dict(dropped.most_common()),
+        "kieval": {k: _avg([s[k] for _, s in with_scores]) for k in SCORED},
+        "turn_means": {k: _avg(v) for k, v in turn_scores.items()},
+        "valid_rounds": _avg([r["valid_rounds"] for r in kept]), "rounds": rounds,
+        "early_stops": sum(stops.values()), "early_stops_by_reason": dict(stops.most_common()),
+        "evaluations": len(evaluations), "failed_evaluations": sum(1 for x in evaluations if x["evaluation"] is None),
+        "benchmark_accuracy": _avg([1.0 if r["correct"] else 0.0 for r in kept]),
+        "examples": examples(with_scores),
+    }
+
+
+def examples(scored: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """The best, median and worst conversations by overall KIEval score (ties: benchmark order)."""
+    if not scored:
+        return {}
+    ranked = sorted(scored, key=lambda pair: -pair[1]["overall"])
+    picks = {"best": ranked[0], "median": ranked[len(ranked) // 2], "worst": ranked[-1]}
+    return {name: {"qid": r["qid"], "scores": s, "turns": r["turns"], "rounds": r["rounds"], "path": r.get("path"),
+                   "stop_reason": r["stop_reason"], "correct": r["correct"]} for name, (r, s) in picks.items()}
+
+
+def _avg(values: Sequence[float]) -> float | None:
+    return mean(values) if values else None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def bar(value: float | None, width: int = 30) -> str:
+    """A text bar for a 0..1 value."""
+    if value is None:
+        return ""
+    filled = round(value * width)
+    return "█" * filled + "·" * (width - filled)
+
+
+def sections(summary: dict[str, Any]) -> list[Section]:
+    out = [Section("KIEval scores", _scores(summary)), Section("Verification and early stops", _stops(summary))]
+    for name, conv in summary["examples"].items():
+        out.append(Section(f"The {name} conversation ({conv['qid']})", _conversation(conv)))
+    return out
+
+
+def _scores(s: dict[str, Any]) -> str:
+    k, t = s["kieval"], s["turn_means"]
+    lines = [f"{s['scored_conversations']} conversations scored (of {s['conversations']} verified items; "
+             f"{s['items']} items in all), at most {s['rounds']} rounds each. KIEval score = sum(s_i w_i) / "
+             "sum(w_i), w_i = exp(-i/n), turn scores 1..4 mapped onto 0..100; rounds after an early stop and "
+             "failed evaluations count as the poorest score.", "",
+             "| aspect | KIEval score | mean turn score (1-4) | |", "|---|---|---|---|"]
+    lines += [f"| {key} | {_pct(k[key])} | {'-' if t[key] is None else f'{t[key]:.2f}'} | `{bar(k[key])}` |"
+              for key in SCORED]
+    rounds = "-" if s["valid_rounds"] is None else f"{s['valid_rounds']:.2f}"
+    lines += ["", f"- mean valid rounds: {rounds} of {s['rounds']}",
+              f"- benchmark accuracy on the same items: {_pct(s['benchmark_accuracy'])}",
+              f"- evaluations: {s['evaluations']}, failed (no valid scores after one repair): "
+              f"{s['failed_evaluations']}"]
+    return "\n".join(lines)
+
+
+def _stops(s: dict[str, Any]) -> str:
+    lines = [f"Verification kept {s['conversations']} of {s['items']} items; dropped {s['dropped']}."]
+    lines += [f"- {reason}: {n}" for reason, n in s["dropped_by_reason"].items()]
+    lines += ["", f"Early stops: {s['early_stops']} of {s['conversations']} conversations."]
+    if s["early_stops_by_reason"]:
+        lines += ["", "| reason | conversations |", "|---|---|"]
+        lines += [f"| {reason} | {n} |" for reason, n in s["early_stops_by_reason"].items()]
+    return "\n".join(lines)
+
+
+def _conversation(c: dict[str, Any]) -> str:
+    scores = ", ".join(f"{key} {_pct(c['scores'][key])}" for key in SCORED)
+    lines = [f"KIEval: {scores}; benchmark answer {'correct' if c['correct'] else 'wrong'}; "
+             f"early stop: {c['stop_reason']}."]
+    if c.get("path"):
+        lines.append(f"Knowledge path: {' -> '.join(c['path']['entities'])}")
+    evaluations = {x["round"]: x for x in c["rounds"]}
+    for turn in c["turns"]:
+        lines += ["", f"**{turn['speaker']}** (round {turn['round']}):", "", _quote(turn["content"])]
+        x = evaluations.get(turn["round"])
+        if turn["speaker"] == "candidate" and x is not None:
+            e = x["evaluation"]
+            if e is None:
+                lines += ["", f"*evaluation failed: {x['failure']}*"]
+            else:
+                marks = ", ".join(f"{a} {e[a]['score']}" for a in ASPECTS)
+                lines += ["", f"*evaluator: {marks}, overall {e['overall_score']}; stop: {x['stop_reason']}. "
+                          f"{e['overall_comment']}*"]
+    return "\n".join(lines)
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in (text.strip() or "(empty)").splitlines())

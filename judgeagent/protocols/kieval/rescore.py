@@ -1,0 +1,143 @@
+"""`rescore`: the stored conversations of a KIEval run scored again by another evaluator, and agreement.
+
+The conversations stay fixed: only the new evaluator is asked (the same prompts as in the run, its own
+earlier verdicts in its history), so a second evaluator costs only its own calls. Its scores go to
+`rescore-<evaluator>.json` in the run folder, written atomically once all are in; its calls are
+journaled under `rescore/<evaluator>/`, so a rescore killed midway repeats none of its finished calls.
+A conversation the first evaluator stopped early cannot be extended: the new evaluator scores the
+turns that exist, and its own first stop ends the part of them that counts for its KIEval score.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...errors import JudgeAgentError
+from ...files import write_json_atomic
+from ...grading.agreement import agreement
+from ...runs import load_manifest, read_rows
+from .evaluator import evaluate_turn
+from .report import SCORED, numbers
+
+
+def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_dir: str | Path | None = None,
+            cache: bool = True, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Score the run's conversations with `evaluator` (a registry name or a `ChatModel`); returns what it writes."""
+    from ...models.roles import describe_roles, open_roles
+    from ...models.spec import load_registry
+
+    folder = Path(folder)
+    manifest = _kieval_manifest(folder)
+    rows = sorted(read_rows(folder / "episodes.jsonl", "episode", finished=True), key=lambda r: r["index"])
+    rounds = int(manifest["config"]["rounds"])
+    registry = registry or load_registry()
+    described = describe_roles({"evaluator": evaluator}, registry)["evaluator"]  # a missing key fails here
+    label = re.sub(r"[^A-Za-z0-9._-]+", "-", described["name"]).strip("-") or "evaluator"
+    with open_roles({"evaluator": evaluator}, registry=registry, cache_dir=cache_dir, cache=cache,
+                    journal=folder / "rescore" / label) as roles:
+        rescored = asyncio.run(_all(roles, rows, progress))
+        usage = roles.ledger.totals()
+    summary = numbers(rescored, rounds)
+    result = {"run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
+                                            "kieval": _first_summary(folder)["kieval"]},
+              "second": {"evaluator": described["name"], "model": described, **summary},
+              "agreement": turn_agreement(rows, rescored), "usage": usage,
+              "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
+                                for r in rescored if r["verified"]]}
+    result["file"] = str(folder / f"rescore-{label}.json")
+    write_json_atomic(Path(result["file"]), result)
+    return result
+
+
+def _kieval_manifest(folder: Path) -> dict[str, Any]:
+    manifest = load_manifest(folder)
+    protocol = manifest.get("protocol", "judgeagent")
+    if protocol != "kieval":
+        raise JudgeAgentError(f"run {folder} is a {protocol} run; rescore re-scores KIEval runs only "
+                              "(evaluate --protocol kieval)")
+    if manifest.get("status") != "finished":
+        raise JudgeAgentError(f"run {folder} is not finished: resume it first (evaluate --resume {folder})")
+    return manifest
+
+
+def _first_summary(folder: Path) -> dict[str, Any]:
+    import json
+
+    return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+
+
+async def _all(roles: Any, rows: list[dict[str, Any]], progress: Callable[[int, int], None] | None
+               ) -> list[dict[str, Any]]:
+    from ...interview.engine import gather_all
+
+    done = [0]
+    kept = [r for r in rows if r["verified"]]
+
+    async def one(row: dict[str, Any]) -> dict[str, Any]:
+        out = await _conversation(roles["evaluator"], row)
+        done[0] += 1
+        if progress:
+            progress(done[0], len(kept))
+        return out
+
+    async with roles:
+        scored = iter(await gather_all(*(one(r) for r in kept)))
+    return [next(scored) if r["verified"] else r for r in rows]
+
+
+async def _conversation(model: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """Every stored round scored in order, each with the conversation up to its reply."""
+    previous: list[dict[str, Any] | None] = []
+    rounds = []
+    for x in row["rounds"]:
+        upto = [t for t in row["turns"] if t["round"] <= x["round"]]
+        out = await evaluate_turn(model, upto, previous, x["round"])
+        previous.append(out.evaluation)
+        rounds.append({**x, "evaluation": out.evaluation, "failure": out.failure, "stop_reason": out.stop_reason})
+    stop = next((x for x in rounds if x["stop_reason"] != "none"), None)
+    counted = rounds[:rounds.index(stop) + 1] if stop else rounds
+    return {**row, "rounds": rounds, "stop_reason": stop["stop_reason"] if stop else "none",
+            "valid_rounds": len(counted) - (1 if stop else 0)}
+
+
+def turn_agreement(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per aspect (and overall): agreement over the turns both evaluators scored validly."""
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for a, b in zip(first, second):
+        if a.get("verified"):
+            pairs += [(x["evaluation"], y["evaluation"]) for x, y in zip(a["rounds"], b["rounds"])
+                      if x["evaluation"] is not None and y["evaluation"] is not None]
+    return {key: agreement([_score(x, key) for x, _ in pairs], [_score(y, key) for _, y in pairs])
+            for key in SCORED}
+
+
+def _score(evaluation: dict[str, Any], key: str) -> int:
+    return int(evaluation["overall_score"] if key == "overall" else evaluation[key]["score"])
+
+
+def render_rescore(result: dict[str, Any]) -> str:
+    """The two evaluators' KIEval scores side by side and their agreement per aspect, for the terminal."""
+    first, second, agree = result["first"], result["second"], result["agreement"]
+    lines = [f"run {result['run']}: evaluator {first['evaluator']} vs {second['evaluator']} "
+             f"({agree['overall']['n']} turns scored by both)",
+             f"{'aspect':<12}{'first':>7}{'second':>8}{'pearson':>9}{'spearman':>9}{'kendall':>9}{'kappa':>7}"]
+    for key in SCORED:
+        a = agree[key]
+        lines.append(f"{key:<12}{_pct(first['kieval'].get(key)):>7}{_pct(second['kieval'].get(key)):>8}"
+                     f"{_num(a['pearson']['r']):>9}{_num(a['spearman']['r']):>9}{_num(a['kendall']['r']):>9}"
+                     f"{_num(a['kappa']):>7}")
+    if second["failed_evaluations"]:
+        lines.append(f"failed evaluations: {second['failed_evaluations']} of {second['evaluations']}")
+    lines.append(f"written: {result['file']}")
+    return "\n".join(lines)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

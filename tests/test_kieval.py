@@ -1,0 +1,274 @@
+"""KIEval: the score arithmetic by hand, the protocol end to end with scripted models (verification, early
+stop, resume, rescore with agreement), bad evaluator output, and one run with the embedded model."""
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from judgeagent.benchmark import Benchmark, Item
+from judgeagent.grading.rubric import ASPECTS, decay_weights
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import PROTOCOLS, run_protocol
+from judgeagent.protocols.kieval.report import conversation_scores, numbers
+from judgeagent.protocols.kieval.rescore import rescore
+
+# --- the score arithmetic -------------------------------------------------------------------------------
+
+
+def ev(score=3, stop=False, reason="none", overall=None):
+    return {**{a: {"comment": "c", "score": score} for a in ASPECTS}, "overall_comment": "o",
+            "overall_score": score if overall is None else overall, "stop_conversation": stop, "stop_reason": reason}
+
+
+def test_all_strong_is_one_and_all_poor_is_zero():
+    assert conversation_scores([ev(4)] * 5, 5) == {k: pytest.approx(1.0) for k in (*ASPECTS, "overall")}
+    assert conversation_scores([ev(1)] * 5, 5) == {k: pytest.approx(0.0) for k in (*ASPECTS, "overall")}
+
+
+def test_weights_and_normalisation_by_hand():
+    # three rounds scored 4, 3, 2: normalised 1, 2/3, 1/3 under weights e^-1/3, e^-2/3, e^-1
+    w = [math.exp(-1 / 3), math.exp(-2 / 3), math.exp(-1)]
+    assert decay_weights(3) == pytest.approx(w)
+    expected = (w[0] * 1 + w[1] * 2 / 3 + w[2] * 1 / 3) / sum(w)
+    assert conversation_scores([ev(4), ev(3), ev(2)], 3)["accuracy"] == pytest.approx(expected)
+    assert expected == pytest.approx(0.7394, abs=1e-4)
+
+
+def test_an_early_stop_after_turn_one_counts_the_rest_as_poorest():
+    w = decay_weights(5)
+    scores = conversation_scores([ev(4, stop=True, reason="off_topic"), ev(4)], 5)  # a turn after a stop never counts
+    assert scores["logic"] == pytest.approx(w[0] / sum(w)) and scores["logic"] == pytest.approx(0.2868, abs=1e-4)
+
+
+def test_failed_turns_count_as_poorest_and_an_unevaluated_conversation_has_no_score():
+    assert conversation_scores([ev(4), None], 2)["overall"] == pytest.approx(math.exp(-0.5) / (math.exp(-0.5) +
+                                                                                                   math.exp(-1)))
+    assert conversation_scores([None, None], 2) is None
+
+
+def test_run_numbers_by_hand():
+    def row(qid, evaluations, correct, stop="none"):
+        rounds = [{"round": i, "evaluation": e, "stop_reason": "none"} for i, e in enumerate(evaluations, 1)]
+        return {"qid": qid, "verified": True, "correct": correct, "rounds": rounds, "turns": [], "stop_reason": stop,
+                "valid_rounds": len(rounds) - (stop != "none")}
+
+    rows = [row("a", [ev(4), ev(4)], True), row("b", [ev(1, stop=True, reason="empty_response")], False, "empty_response"),
+            row("c", [ev(3), None], True), {"qid": "d", "verified": False, "dropped": "interactor_wrong"}]
+    s = numbers(rows, 2)
+    w1, w2 = math.exp(-0.5), math.exp(-1)
+    assert s["kieval"]["accuracy"] == pytest.approx((1.0 + 0.0 + (w1 * 2 / 3) / (w1 + w2)) / 3)
+    assert s["valid_rounds"] == pytest.approx((2 + 0 + 2) / 3) and s["benchmark_accuracy"] == pytest.approx(2 / 3)
+    assert s["early_stops_by_reason"] == {"empty_response": 1} and s["dropped_by_reason"] == {"interactor_wrong": 1}
+    assert s["failed_evaluations"] == 1 and s["evaluations"] == 5
+    assert s["turn_means"]["accuracy"] == pytest.approx((4 + 4 + 1 + 3) / 4)
+    assert [s["examples"][k]["qid"] for k in ("best", "median", "worst")] == ["a", "c", "b"]
+
+
+# --- the protocol with scripted models ------------------------------------------------------------------
+
+GOLDS = {"q-strong": ("jazz", "Montreux"), "q-weak": ("film", "Cannes"), "q-drift": ("book", "Frankfurt"),
+         "q-unknown": ("lantern", "Pingxi"), "q-judgeless": ("kite", "Weifang")}
+
+
+def bench():
+    return Benchmark(Path("scripted.jsonl"), [Item(q, f"Which city hosts the famous {t} festival every year?", g)
+                                              for q, (t, g) in GOLDS.items()])
+
+
+def thing_of(text):
+    return next(t for t, _ in GOLDS.values() if t in text)
+
+
+def gold_of(text):
+    return next(g for t, g in GOLDS.values() if t in text)
+
+
+def candidate(messages):
+    thing = thing_of(messages[1]["content"])
+    turn = sum(1 for m in messages if m["role"] == "assistant")
+    if turn == 0:
+        return f"{gold_of(messages[1]['content']) if thing != 'film' else 'Paris'}\nIt is well known."
+    if thing == "book" and turn == 2:
+        return "Let me tell you about my favourite cooking recipes instead."
+    return f"{'Strong' if thing == 'jazz' else 'Weak'} reply {turn} about the {thing} festival."
+
+
+def interactor(messages):
+    user = messages[-1]["content"]
+    if messages[0]["content"].startswith("Answer the question"):
+        return "Beijing" if "lantern" in user else gold_of(user)
+    asked = user.count("[BEGIN INTERACTOR]")
+    return f"Question {asked}: why does the {thing_of(user)} festival draw visitors?"
+
+
+def latest_reply(user):
+    return user.rsplit("[BEGIN CANDIDATE]\n", 1)[1].split("\n[END CANDIDATE]")[0]
+
+
+def evaluator(scores=None, out_of_range=()):
+    """Scores by the latest reply: Strong 4, Weak 2, cooking 1 and a stop; `scores` overrides them."""
+    scores = {"Strong": 4, "Weak": 2, "cooking": 1, **(scores or {})}
+
+    def reply(messages):
+        user = messages[-1]["content"] if messages[-1]["content"].startswith("Conversation") else messages[1]["content"]
+        if messages[0]["content"].startswith("Answer the question"):
+            return "Qingdao" if "kite" in user else gold_of(user)
+        latest = latest_reply(user)
+        score = next(v for k, v in scores.items() if k in latest)
+        if any(word in latest for word in out_of_range):
+            score = 5
+        stop = "cooking" in latest
+        return json.dumps(ev(score, stop=stop, reason="off_topic" if stop else "none"))
+
+    return reply
+
+
+def models(fail_after=None, judge=None):
+    calls = {"n": 0}
+
+    def cand(messages):
+        calls["n"] += 1
+        if fail_after is not None and calls["n"] > fail_after:
+            raise RuntimeError("killed mid-dialogue")
+        return candidate(messages)
+
+    return {"candidate": FunctionModel(cand, "cand"), "interactor": FunctionModel(interactor, "int"),
+            "evaluator": FunctionModel(judge or evaluator(), "eval")}
+
+
+OPTS = {"rounds": 3, "judge_policy": "off"}
+
+
+def rows_of(folder):
+    return {r["qid"]: r for r in map(json.loads, (folder / "episodes.jsonl").read_text().splitlines())}
+
+
+def test_kieval_end_to_end(tmp_path):
+    m = models()
+    result = run_protocol("kieval", bench(), models=m, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    rows, s = rows_of(result.folder), result.summary
+    # verification drops what the interactor or the evaluator gets wrong, naming which
+    assert rows["q-unknown"]["dropped"] == "interactor_wrong" and rows["q-judgeless"]["dropped"] == "evaluator_wrong"
+    assert "rounds" not in rows["q-unknown"] and s["dropped_by_reason"] == {"interactor_wrong": 1, "evaluator_wrong": 1}
+    # the early stop is honoured: no question after the off-topic reply in round 2
+    assert [x["stop_reason"] for x in rows["q-drift"]["rounds"]] == ["none", "off_topic"]
+    assert rows["q-drift"]["valid_rounds"] == 1 and len(rows["q-strong"]["rounds"]) == 3
+    asked = [c for c in m["interactor"].calls if "book" in c[-1]["content"] and "Ask your next" in c[-1]["content"]]
+    assert len(asked) == 2
+    # scores by hand: all 4 -> 1.0, all 2 -> 1/3, [2, 1 and stop] over 3 rounds
+    w = decay_weights(3)
+    assert rows["q-strong"]["correct"] and not rows["q-weak"]["correct"]
+    assert s["kieval"]["accuracy"] == pytest.approx((1.0 + 1 / 3 + (w[0] / 3) / sum(w)) / 3)
+    assert s["valid_rounds"] == pytest.approx((3 + 3 + 1) / 3) and s["early_stops_by_reason"] == {"off_topic": 1}
+    assert s["benchmark_accuracy"] == pytest.approx(2 / 3) and s["failed_evaluations"] == 0
+    # the interactor sees the item and the conversation; the evaluator never sees the gold
+    assert all("never reveal it): Frankfurt" in c[-1]["content"] for c in asked)
+    assert "Question 1: why does the book" in asked[1][-1]["content"] and "cooking" not in asked[1][-1]["content"]
+    scored = [c for c in m["evaluator"].calls if c[-1]["content"].startswith("Conversation")]
+    assert scored and not any("Reference answer" in c[-1]["content"] for c in scored)
+    report = (result.folder / "report.md").read_text()
+    assert "| accuracy |" in report and "off_topic" in report and "The best conversation (q-strong)" in report
+    assert "The worst conversation" in report and "█" in report
+    manifest = json.loads((result.folder / "manifest.json").read_text())
+    assert set(manifest["models"]) == {"candidate", "interactor", "evaluator"}
+    assert manifest["models"]["evaluator"]["name"] == "eval" and s["evaluator"] == "eval"
+
+
+def test_verification_can_be_skipped(tmp_path):
+    result = run_protocol("kieval", bench(), models=models(), config={**OPTS, "verify": False},
+                          run_dir=tmp_path / "run", cache=False)
+    assert result.summary["conversations"] == 5 and result.summary["dropped"] == 0
+
+
+def test_resume_after_a_kill_mid_dialogue_repeats_no_call(tmp_path):
+    clean = models()
+    run_protocol("kieval", bench(), models=clean, config=OPTS, run_dir=tmp_path / "clean", cache=False)
+    total = sum(len(m.calls) for m in clean.values())
+    first = models(fail_after=5)
+    with pytest.raises(RuntimeError, match="killed"):
+        run_protocol("kieval", bench(), models=first, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    again = models()
+    result = run_protocol("kieval", bench(), models=again, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
+    failed = len(first["candidate"].calls) - 5  # killed calls never finished: only they are made again
+    assert failed >= 1 and made - failed == total
+    assert result.summary["kieval"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["kieval"]
+
+
+def test_rescore_scores_the_stored_conversations_with_another_evaluator(tmp_path):
+    m = models()
+    run = run_protocol("kieval", bench(), models=m, config=OPTS, run_dir=tmp_path / "run", cache=False).folder
+    before = {name: (run / name).read_bytes() for name in ("records.jsonl", "episodes.jsonl", "summary.json")}
+    calls = {k: len(v.calls) for k, v in m.items()}
+    second = FunctionModel(evaluator({"Strong": 3}), "other")  # strong turns 3 instead of 4: same ranking
+    out = rescore(run, second, cache=False)
+    assert {k: len(v.calls) for k, v in m.items()} == calls  # the candidate and interactor are not asked
+    assert {name: (run / name).read_bytes() for name in before} == before
+    assert len(second.calls) == 3 + 3 + 2  # one call per stored candidate turn, nothing else
+    a = out["agreement"]["accuracy"]
+    # accuracy turns: first 4,4,4,2,2,2,2,1 against 3,3,3,2,2,2,2,1: the same order, not a linear map
+    assert a["n"] == 8 and a["spearman"]["r"] == pytest.approx(1.0) and a["kendall"]["r"] == pytest.approx(1.0)
+    assert 0.95 < a["pearson"]["r"] < 1
+    assert a["exact_agreement"] == pytest.approx(5 / 8) and a["kappa"] < 1
+    stored = json.loads((run / "rescore-other.json").read_text())
+    assert stored["second"]["kieval"]["accuracy"] == pytest.approx((2 / 3 + 1 / 3 + (decay_weights(3)[0] / 3) /
+                                                                    sum(decay_weights(3))) / 3)
+    assert stored["second"]["early_stops_by_reason"] == {"off_topic": 1} and stored["first"]["evaluator"] == "eval"
+    # resumable: the rescore journal answers every call again
+    third = FunctionModel(evaluator({"Strong": 3}), "other")
+    assert rescore(run, third, cache=False)["agreement"] == out["agreement"] and third.calls == []
+
+
+def test_rescore_refuses_a_run_of_another_protocol(tmp_path, capsys):
+    from judgeagent.cli import main
+    from tests.test_protocols import Script, items, roles
+
+    other = run_protocol("interviewer", items(), models=roles(Script()), config={"judge_policy": "off", "summary": False,
+                         "resamples": 200}, run_dir=tmp_path / "iv", cache=False).folder
+    assert main(["rescore", str(other), "--evaluator", "local"]) == 1
+    err = capsys.readouterr().err
+    assert "is a interviewer run; rescore re-scores KIEval runs only" in err and len(err.strip().splitlines()) == 1
+
+
+# --- bad evaluator output -------------------------------------------------------------------------------
+
+
+def test_out_of_range_scores_get_one_repair_then_a_recorded_failure(tmp_path):
+    base = evaluator(out_of_range=("Weak reply 1",))  # every "Weak" item's first turn is scored 5
+
+    def judge(messages):
+        if "was not valid" in messages[-1]["content"]:  # the repair turn: valid for two items, 5 again for two
+            return json.dumps(ev(2)) if thing_of(messages[1]["content"]) in ("film", "book") else base(messages)
+        return base(messages)
+
+    m = models(judge=judge)
+    result = run_protocol("kieval", bench(), models=m, config={**OPTS, "verify": False}, run_dir=tmp_path / "run",
+                          cache=False)
+    records = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    weak = [r for r in records if r["meta"].get("stage") == "evaluation" and "q-weak" in r["episode"]]
+    assert [r["meta"]["repaired"] for r in weak] == [True, False, False]
+    assert weak[0]["scores"]["accuracy"]["value"] == pytest.approx(1 / 3)
+    failed = sorted((r for r in records if r["meta"].get("stage") == "evaluation" and r["meta"]["evaluation"] is None),
+                    key=lambda r: r["episode"])
+    assert [r["episode"] for r in failed] == ["item-3-q-unknown", "item-4-q-judgeless"]
+    assert all("less than or equal to 4" in r["meta"]["failure"] and r["scores"] == {} for r in failed)
+    s = result.summary
+    assert s["failed_evaluations"] == 2 and s["evaluations"] == 14 and s["turn_means"]["accuracy"] == pytest.approx(
+        (4 * 3 + 2 * 3 + 2 + 1 + 2 * 2 * 2) / 12)  # strong 3x4; weak 3x2; drift 2 then 1; two items' 2nd/3rd turns
+    assert all(1 <= x["evaluation"]["accuracy"]["score"] <= 4 for r in rows_of(result.folder).values()
+               for x in r["rounds"] if x["evaluation"])
+
+
+def test_an_evaluator_that_never_answers_scores_nothing(tmp_path):
+    m = models(judge=lambda messages: "")
+    result = run_protocol("kieval", bench(), models=m, config={**OPTS, "verify": False}, run_dir=tmp_path / "run",
+                          cache=False)
+    s = result.summary
+    assert s["failed_evaluations"] == s["evaluations"] == 15 and s["scored_conversations"] == 0
+    assert s["kieval"]["overall"] is None and len(m["evaluator"].calls) == 30  # each turn: ask, then one repair
+    assert "no valid evaluation after one repair: not JSON" in (result.folder / "report.md").read_text() or \
+        s["examples"] == {}
+    rows = rows_of(result.folder)
+    assert all(x["failure"].startswith("no valid evaluation after one repair") for r in rows.values() for x in r["rounds"])
