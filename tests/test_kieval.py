@@ -253,7 +253,7 @@ def test_out_of_range_scores_get_one_repair_then_a_recorded_failure(tmp_path):
     failed = sorted((r for r in records if r["meta"].get("stage") == "evaluation" and r["meta"]["evaluation"] is None),
                     key=lambda r: r["episode"])
     assert [r["episode"] for r in failed] == ["item-3-q-unknown", "item-4-q-judgeless"]
-    assert all("less than or equal to 4" in r["meta"]["failure"] and r["scores"] == {} for r in failed)
+    assert all("accuracy.score: Input should be 1, 2, 3 or 4" in r["meta"]["failure"] and r["scores"] == {} for r in failed)
     s = result.summary
     assert s["failed_evaluations"] == 2 and s["evaluations"] == 14 and s["turn_means"]["accuracy"] == pytest.approx(
         (4 * 3 + 2 * 3 + 2 + 1 + 2 * 2 * 2) / 12)  # strong 3x4; weak 3x2; drift 2 then 1; two items' 2nd/3rd turns
@@ -272,3 +272,17 @@ def test_an_evaluator_that_never_answers_scores_nothing(tmp_path):
         s["examples"] == {}
     rows = rows_of(result.folder)
     assert all(x["failure"].startswith("no valid evaluation after one repair") for r in rows.values() for x in r["rounds"])
+
+
+def test_roles_fall_back_through_their_defaults():
+    from judgeagent.errors import JudgeAgentError
+
+    p = PROTOCOLS["kieval"]
+    assert p.resolve_roles({"target": "t"}) == {"candidate": "t", "interactor": "t", "evaluator": "t"}
+    assert p.resolve_roles({"target": "t", "interviewer": "i"}) == {"candidate": "t", "interactor": "i", "evaluator": "i"}
+    assert p.resolve_roles({"target": "t", "judge": "j"}) == {"candidate": "t", "interactor": "t", "evaluator": "j"}
+    assert p.resolve_roles({"target": "t", "interviewer": "i", "interactor": "x"})["interactor"] == "x"
+    with pytest.raises(JudgeAgentError, match=r"needs a model for its candidate role"):
+        p.resolve_roles({"interviewer": "i"})
+    with pytest.raises(JudgeAgentError, match="protocol kieval has no role referee"):
+        p.resolve_roles({"target": "t", "referee": "r"})

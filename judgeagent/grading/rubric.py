@@ -17,20 +17,25 @@ STOP_REASONS = ("none", "off_topic", "empty_response", "rule_violation", "repeti
                 "hallucination")
 LOWEST, HIGHEST = 1, 4
 
+Rating = Literal[1, 2, 3, 4]
+"""An enum rather than a bounded int: constrained decoding (llama.cpp's JSON grammar) enforces it, where
+it ignores an integer's minimum and maximum."""
 StopReason = Literal["none", "off_topic", "empty_response", "rule_violation", "repetition",
                      "unpermitted_role_shift", "hallucination"]
 
 
+# No class docstrings below: they would go into the JSON schema the evaluator is shown, and small models
+# copy them into their comments.
 class AspectScore(BaseModel):
-    """One aspect: the comment comes first, so the score follows from it (as in the judge's schema)."""
+    # One aspect: the comment comes first, so the score follows from it (as in the judge's schema).
 
     model_config = ConfigDict(extra="ignore")
     comment: str = ""
-    score: int = Field(ge=LOWEST, le=HIGHEST)
+    score: Rating
 
 
 class TurnEvaluation(BaseModel):
-    """The evaluator's structured reply for one candidate turn."""
+    # The evaluator's structured reply for one candidate turn.
 
     model_config = ConfigDict(extra="ignore")
     accuracy: AspectScore
@@ -39,7 +44,7 @@ class TurnEvaluation(BaseModel):
     coherence: AspectScore
     conciseness: AspectScore
     overall_comment: str = ""
-    overall_score: int = Field(ge=LOWEST, le=HIGHEST)
+    overall_score: Rating
     stop_conversation: bool = False
     stop_reason: StopReason = "none"
 

@@ -1,7 +1,6 @@
 """KIEval's prompts (paper Appendix K, Figure 5, adapted to any question-answer benchmark) and transcripts."""
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,12 +95,8 @@ def evaluator_messages(turns: Sequence[Mapping[str, Any]], previous: Sequence[Ma
                         for k, e in enumerate(previous, 1))
     history = f"\n\nYour evaluations of the earlier rounds:\n{earlier}" if earlier else ""
     user = (f"Conversation:\n{marked(turns)}{history}\n\nEvaluate the candidate's latest response (round "
-            f"{round_}). Output JSON like: {json.dumps(TEMPLATE)}")
+            f"{round_}).")
     return [{"role": "system", "content": EVALUATOR_SYSTEM}, {"role": "user", "content": user}]
-
-
-TEMPLATE: dict[str, Any] = {**{a: {"comment": "", "score": 0} for a in ASPECTS}, "overall_comment": "",
-                            "overall_score": 0, "stop_conversation": False, "stop_reason": "none"}
 
 
 def _brief(evaluation: Mapping[str, Any]) -> str:
