@@ -286,3 +286,68 @@ def test_roles_fall_back_through_their_defaults():
         p.resolve_roles({"interviewer": "i"})
     with pytest.raises(JudgeAgentError, match="protocol kieval has no role referee"):
         p.resolve_roles({"target": "t", "referee": "r"})
+
+
+def test_a_graph_grounds_the_interactor_with_a_recorded_path(demo_graph, tmp_path):
+    from judgeagent.benchmark import load_benchmark
+    from tests.conftest import DEMO
+
+    items = load_benchmark(DEMO / "questions.jsonl", limit=2)
+    m = {"candidate": FunctionModel(lambda messages: "I believe so, for the reasons given.", "cand"),
+         "interactor": FunctionModel(lambda messages: "What evidence supports that?", "int"),
+         "evaluator": FunctionModel(lambda messages: json.dumps(ev(3)), "eval")}
+    result = run_protocol("kieval", items, demo_graph, models=m, config={**OPTS, "rounds": 1, "verify": False, "hops": 2},
+                          run_dir=tmp_path / "run", cache=False)
+    rows = list(rows_of(result.folder).values())
+    assert len(rows) == 2 and all(1 <= len(r["path"]["entities"]) <= 2 and r["path"]["text"] for r in rows)
+    prompts = [c[-1]["content"] for c in m["interactor"].calls]
+    assert all(any(r["path"]["text"][:80] in p for p in prompts) for r in rows)
+    assert "Knowledge path:" in (result.folder / "report.md").read_text()
+
+
+def test_the_embedded_model_in_all_roles(tmp_path, capsys):
+    """SmolLM2-135M as candidate, interactor and evaluator on 3 HotpotQA items, one round each, via the CLI."""
+    from judgeagent.cli import main
+    from tests.conftest import DATA
+
+    code = main(["evaluate", "--protocol", "kieval", "--target", "local", "--benchmark",
+                 str(DATA / "hotpotqa" / "small.questions.jsonl"), "--limit", "3", "-o", "rounds=1", "-o", "verify=false",
+                 "-o", "judge_policy=off", "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0 and "report:" in out
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["conversations"] == 3 and summary["evaluations"] == 3
+    assert all(v is None or 0 <= v <= 1 for v in summary["kieval"].values())
+    for row in rows_of(tmp_path / "run").values():
+        (x,) = row["rounds"]
+        assert x["question"].strip() and (x["evaluation"] is None) == bool(x["failure"])
+        if x["evaluation"] is not None:
+            assert all(x["evaluation"][a]["score"] in (1, 2, 3, 4) for a in ASPECTS)
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## KIEval scores" in report and "| conciseness |" in report and "## Verification and early stops" in report
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert {r: d["name"] for r, d in manifest["models"].items()} == {"candidate": "local", "interactor": "local",
+                                                                      "evaluator": "local"}
+
+
+def test_an_evaluator_whose_calls_fail_stops_the_run_in_one_line_and_it_resumes(tmp_path, capsys):
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.models.base import ModelError
+
+    def dead(messages):
+        raise ModelError("model 'eval' (e at http://x): no answer within 120 s after 6 attempts")
+
+    clean = models()
+    run_protocol("kieval", bench(), models=clean, config={**OPTS, "verify": False}, run_dir=tmp_path / "clean",
+                 cache=False)
+    first = models(judge=dead)
+    with pytest.raises(JudgeAgentError, match="no answer within 120 s"):
+        run_protocol("kieval", bench(), models=first, config={**OPTS, "verify": False}, run_dir=tmp_path / "run",
+                     cache=False)
+    assert not (tmp_path / "run" / "summary.json").exists()
+    again = models()
+    result = run_protocol("kieval", bench(), models=again, config={**OPTS, "verify": False}, run_dir=tmp_path / "run",
+                          cache=False)
+    # every item got as far as its first evaluation: answers, first questions and replies are not asked again
+    assert len(first["candidate"].calls) == 10 and len(again["candidate"].calls) == len(clean["candidate"].calls) - 10
+    assert result.summary["kieval"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["kieval"]

@@ -10,6 +10,7 @@ turns that exist, and its own first stop ends the part of them that counts for i
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -64,8 +65,6 @@ def _kieval_manifest(folder: Path) -> dict[str, Any]:
 
 
 def _first_summary(folder: Path) -> dict[str, Any]:
-    import json
-
     return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
 
 
