@@ -64,9 +64,14 @@ def examples(scored: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[str,
     if not scored:
         return {}
     ranked = sorted(scored, key=lambda pair: -pair[1]["overall"])
-    picks = {"best": ranked[0], "median": ranked[len(ranked) // 2], "worst": ranked[-1]}
+    shown: dict[str, int] = {}
+    for name, at in (("best", 0), ("worst", len(ranked) - 1), ("median", len(ranked) // 2)):
+        if at not in shown.values():  # fewer than three conversations: each is shown once
+            shown[name] = at
+    shown = dict(sorted(shown.items(), key=lambda pair: pair[1]))
     return {name: {"qid": r["qid"], "scores": s, "turns": r["turns"], "rounds": r["rounds"], "path": r.get("path"),
-                   "stop_reason": r["stop_reason"], "correct": r["correct"]} for name, (r, s) in picks.items()}
+                   "stop_reason": r["stop_reason"], "correct": r["correct"]}
+            for name, (r, s) in ((name, ranked[at]) for name, at in shown.items())}
 
 
 def _avg(values: Sequence[float]) -> float | None:
