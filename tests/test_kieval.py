@@ -312,12 +312,14 @@ def test_the_embedded_model_in_all_roles(tmp_path, capsys):
 
     code = main(["evaluate", "--protocol", "kieval", "--target", "local", "--benchmark",
                  str(DATA / "hotpotqa" / "small.questions.jsonl"), "--limit", "3", "-o", "rounds=1", "-o", "verify=false",
-                 "-o", "judge_policy=off", "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"])
+                 "-o", "judge_policy=off", "-o", "reply_tokens=40", "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"])
     out = capsys.readouterr().out
     assert code == 0 and "report:" in out
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["conversations"] == 3 and summary["evaluations"] == 3
     assert all(v is None or 0 <= v <= 1 for v in summary["kieval"].values())
+    for role in ("candidate", "interactor"):  # reply_tokens caps their replies, not the evaluator's JSON
+        assert summary["usage"][role]["output_tokens"] <= 40 * summary["usage"][role]["calls"]
     for row in rows_of(tmp_path / "run").values():
         (x,) = row["rounds"]
         assert x["question"].strip() and (x["evaluation"] is None) == bool(x["failure"])

@@ -15,6 +15,8 @@ class KIEvalConfig(BaseModel):
     """R: interactor questions (and candidate replies) per item at most; the evaluator may stop earlier."""
     verify: bool = True
     """Keep only items the interactor and the evaluator answer correctly themselves (Algorithm 1, line 3)."""
+    reply_tokens: int | None = Field(None, ge=8)
+    """Most tokens for a candidate's, an interactor's or a verification answer (None: the model's own setting)."""
     judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
     """Free-text grading by the evaluator: calibrated (probed first, used only if it passes), trust, or off."""
     hops: int = Field(3, ge=1, le=8)

@@ -54,7 +54,7 @@ async def _ask(ctx: EpisodeContext, episode: Episode, step: str, role: str, mess
     done = ctx.run.get(f"{episode.id}/{step}")
     if done is not None:
         return str(done["reply"])
-    result = await ctx.roles[role].complete(messages)
+    result = await ctx.roles[role].complete(messages, **_limit(ctx))
     reply = result.text if result.ok else ""
     ctx.record(episode, step, turn, role, messages[-1]["content"], reply, error=result.error, **meta)
     return reply
@@ -68,7 +68,7 @@ async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str
         done = ctx.run.get(f"{episode.id}/{step}")
         if done is None:
             messages = prompts.verify_messages(item.question, item.options)
-            result = await ctx.roles[role].complete(messages)
+            result = await ctx.roles[role].complete(messages, **_limit(ctx))
             reply = result.text if result.ok else ""
             verdict = await _check(ctx, item, reply)
             done = ctx.record(episode, step, 0, role, messages[-1]["content"], reply, {"correct": Score.of(verdict)},
@@ -109,7 +109,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
     step = "answer"
     done = ctx.run.get(f"{episode.id}/{step}")
     if done is None:
-        result = await ctx.roles["candidate"].complete(talk.view("candidate"))
+        result = await ctx.roles["candidate"].complete(talk.view("candidate"), **_limit(ctx))
         reply = result.text if result.ok else ""
         verdict = await _check(ctx, item, reply)
         done = ctx.record(episode, step, 1, "candidate", talk.turns[-1].content, reply, {"correct": Score.of(verdict)},
@@ -156,6 +156,11 @@ async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previ
                           repaired=out.repaired, stop_reason=out.stop_reason).to_dict()
     meta = done["meta"]
     return meta["evaluation"], meta["failure"], meta["stop_reason"]
+
+
+def _limit(ctx: EpisodeContext) -> dict[str, int]:
+    """The reply cap as a call setting; none when unset, so that the call (and its journal key) is unchanged."""
+    return {} if ctx.config.reply_tokens is None else {"max_tokens": ctx.config.reply_tokens}
 
 
 def _turns(talk: Dialogue) -> list[dict[str, str]]:
