@@ -2,7 +2,6 @@
 stop, resume, rescore with agreement), bad evaluator output, and one run with the embedded model."""
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 ASPECTS = ("accuracy", "logic", "relevance", "coherence", "conciseness")
 STOP_REASONS = ("none", "off_topic", "empty_response", "rule_violation", "repetition", "unpermitted_role_shift",

@@ -99,18 +99,18 @@ def sections(summary: dict[str, Any]) -> list[Section]:
 
 def _scores(s: dict[str, Any]) -> str:
     k, t = s["kieval"], s["turn_means"]
-    lines = [f"{s['scored_conversations']} conversations scored (of {s['conversations']} verified items; "
+    lines = [(f"{s['scored_conversations']} conversations scored (of {s['conversations']} verified items; "
              f"{s['items']} items in all), at most {s['rounds']} rounds each. KIEval score = sum(s_i w_i) / "
              "sum(w_i), w_i = exp(-i/n), turn scores 1..4 mapped onto 0..100; rounds after an early stop and "
-             "failed evaluations count as the poorest score.", "",
+             "failed evaluations count as the poorest score."), "",
              "| aspect | KIEval score | mean turn score (1-4) | |", "|---|---|---|---|"]
     lines += [f"| {key} | {_pct(k[key])} | {'-' if t[key] is None else f'{t[key]:.2f}'} | `{bar(k[key])}` |"
               for key in SCORED]
     rounds = "-" if s["valid_rounds"] is None else f"{s['valid_rounds']:.2f}"
     lines += ["", f"- mean valid rounds: {rounds} of {s['rounds']}",
               f"- benchmark accuracy on the same items: {_pct(s['benchmark_accuracy'])}",
-              f"- evaluations: {s['evaluations']}, failed (no valid scores after one repair): "
-              f"{s['failed_evaluations']}"]
+              (f"- evaluations: {s['evaluations']}, failed (no valid scores after one repair): "
+              f"{s['failed_evaluations']}")]
     return "\n".join(lines)
 
 
@@ -126,8 +126,8 @@ def _stops(s: dict[str, Any]) -> str:
 
 def _conversation(c: dict[str, Any]) -> str:
     scores = ", ".join(f"{key} {_pct(c['scores'][key])}" for key in SCORED)
-    lines = [f"KIEval: {scores}; benchmark answer {'correct' if c['correct'] else 'wrong'}; "
-             f"early stop: {c['stop_reason']}."]
+    lines = [(f"KIEval: {scores}; benchmark answer {'correct' if c['correct'] else 'wrong'}; "
+             f"early stop: {c['stop_reason']}.")]
     if c.get("path"):
         lines.append(f"Knowledge path: {' -> '.join(c['path']['entities'])}")
     evaluations = {x["round"]: x for x in c["rounds"]}
@@ -140,8 +140,8 @@ def _conversation(c: dict[str, Any]) -> str:
                 lines += ["", f"*evaluation failed: {x['failure']}*"]
             else:
                 marks = ", ".join(f"{a} {e[a]['score']}" for a in ASPECTS)
-                lines += ["", f"*evaluator: {marks}, overall {e['overall_score']}; stop: {x['stop_reason']}. "
-                          f"{e['overall_comment']}*"]
+                lines += ["", (f"*evaluator: {marks}, overall {e['overall_score']}; stop: {x['stop_reason']}. "
+                          f"{e['overall_comment']}*")]
     return "\n".join(lines)
 
 

@@ -120,8 +120,8 @@ def _score(evaluation: dict[str, Any], key: str) -> int:
 def render_rescore(result: dict[str, Any]) -> str:
     """The two evaluators' KIEval scores side by side and their agreement per aspect, for the terminal."""
     first, second, agree = result["first"], result["second"], result["agreement"]
-    lines = [f"run {result['run']}: evaluator {first['evaluator']} vs {second['evaluator']} "
-             f"({agree['overall']['n']} turns scored by both)",
+    lines = [(f"run {result['run']}: evaluator {first['evaluator']} vs {second['evaluator']} "
+             f"({agree['overall']['n']} turns scored by both)"),
              f"{'aspect':<12}{'first':>7}{'second':>8}{'pearson':>9}{'spearman':>9}{'kendall':>9}{'kappa':>7}"]
     for key in SCORED:
         a = agree[key]
