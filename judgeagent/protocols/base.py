@@ -29,13 +29,21 @@ class RoleSpec(NamedTuple):
 
     `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends). A `many`
     role takes one or more models (students, players): they open as `name.1`, `name.2`, ... and
-    `Roles.group(name)` returns them in order.
+    `Roles.group(name)` returns them in order. `model` is a fixed model name (a registry name such as
+    `local`) the seat takes when neither it nor its default role is given one.
     """
 
     name: str
     help: str
     default: str | None = None
     many: bool = False
+    model: str | None = None
+
+
+def _numbered(given: dict[str, Any], name: str) -> list[Any]:
+    """A many role's models given one by one (`students.1`, `students.2`, ...), in their order."""
+    keys = [k for k in given if k.partition(".")[0] == name and k.partition(".")[2].isdigit() and given[k]]
+    return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
 
 
 class Section(NamedTuple):
@@ -114,10 +122,12 @@ class Protocol(ABC):
         return "graph" in self.needs
 
     def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target).
+        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target),
+        else its fixed `model`.
 
-        A `many` role given as a list (or a comma-separated string) opens as `name.1`, `name.2`, ...; the
-        shared flags (`target`, `interviewer`, `judge`) may be given when some role takes its model from them.
+        A `many` role given as a list (or a comma-separated string, or as `name.1`, `name.2`, ... keys)
+        opens as `name.1`, `name.2`, ...; the shared flags (`target`, `interviewer`, `judge`) may be given
+        when some role takes its model from them.
         """
         names = {r.name for r in self.roles}
         usable = names | {r.default for r in self.roles if r.default}
@@ -129,7 +139,8 @@ class Protocol(ABC):
         chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
         out: dict[str, Any] = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
-            value = given.get(role.name) or (chosen.get(role.default) if role.default else None)
+            value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
+                     or (chosen.get(role.default) if role.default else None) or role.model)
             if not value:
                 flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
