@@ -61,7 +61,7 @@ class Teacher:
 
     def __call__(self, messages):
         key = _question(messages)
-        if messages[0]["content"].startswith("You are a student"):  # its own test (AA)
+        if not messages[0]["content"].startswith("You are a teacher"):  # its own test (AA)
             letter = ITEMS[key][2] if key != "peak" else "B"
             return f"Answer: {letter}"
         if self.mute:
@@ -188,6 +188,8 @@ def test_a_student_that_never_names_a_letter_and_a_teacher_that_never_judges(tmp
     ("Correctness: not correct. Look again.", False),
     ("Correctness of the latest solution: [Correct/Wrong]\nGuidance: ...", None),
     ("Wrong. The second step is off.", False),
+    ("The student's first solution is correct.", True),
+    ("I see the problem: the answer is not right, since the river is longer.", False),
     ("Let me think about the river first.", None),
     ("", None),
 ])
@@ -258,7 +260,7 @@ def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph,
         return "Answer: A"
 
     def any_teacher(messages):
-        if messages[0]["content"].startswith("You are a student"):
+        if not messages[0]["content"].startswith("You are a teacher"):
             return "Answer: B"
         return "Correctness of the latest solution: Wrong\nGuidance: compare the sources again."
 
@@ -275,7 +277,12 @@ def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph,
         options, letter = row["options"], row["answer_letter"]
         assert options[letter] == by_qid[row["qid"]].answer.strip() and len(set(options.values())) == len(options)
         assert len(options) == (2 if row["options_from"] == "yes_no" else 4)
-    # the same seed builds the same items: the run is found finished, not run again
+    # seeded: the same seed builds the same options (the run is found finished, not run again), another does not
+    from judgeagent.protocols.teach2eval.config import Teach2EvalConfig
+    from judgeagent.protocols.teach2eval.items import as_choice
+
+    other = as_choice(free, mhr_graph, Teach2EvalConfig(seed=1)).items
+    assert {i.qid: i.options for i in other} != {q: r["options"] for q, r in rows(result.folder).items()}
     again = run_protocol("teach2eval", free, mhr_graph, models=ms, config={"turns": 1, "resamples": 100},
                          run_dir=tmp_path / "run", cache=False)
     assert again.resumed and not again.usage
