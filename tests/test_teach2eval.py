@@ -294,7 +294,8 @@ def test_the_embedded_model_teaches_itself(tmp_path, capsys):
     path.write_text("".join(json.dumps({"qid": k, "question": q, "options": opts, "answer_letter": g}) + "\n"
                             for k, (q, opts, g, _) in ITEMS.items()))
     code, out, err = _cli(["evaluate", "--protocol", "teach2eval", "--target", "local", "--benchmark", str(path),
-                           "-o", "turns=1", "-o", "max_tokens=48", "--run-dir", str(tmp_path / "run"), "-q"], capsys)
+                           "-o", "turns=1", "-o", "max_tokens=48", "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"],
+                          capsys)
     assert code == 0, err
     assert "items 4, students 1, turns 1" in out and "CA " in out
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
 async def teach(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     item = episode.items[0]
-    teacher_correct = await _application(ctx, episode, item)
-    students = ctx.roles.group("students")
-    lessons = await gather_all(*(_lesson(ctx, episode, item, s) for s in students))
+    # The teacher's own test and the lessons are independent: they run together.
+    teacher_correct, *lessons = await gather_all(_application(ctx, episode, item),
+                                                 *(_lesson(ctx, episode, item, s) for s in ctx.roles.group("students")))
     return {"qid": item.qid, "question": item.question, "options": item.options, "answer_letter": item.answer_letter,
             "options_from": item.meta.get("options_from", "choice"), "teacher_correct": teacher_correct,
             "lessons": lessons}
