@@ -85,12 +85,15 @@ def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resam
     with every student together), plus the students' accuracy per turn. With several students, JA, GA
     and RA are each student's value averaged over students, as CA is (and as the paper's code does)."""
     items = sorted({le.item for le in lessons} | set(teacher_correct))
+    by_item: dict[str, list[Lesson]] = {}  # built once: every resample draws from it
+    for le in lessons:
+        by_item.setdefault(le.item, []).append(le)
     metrics: dict[str, Callable[[list[str]], float | None]] = {
         "AA": lambda keep: application([teacher_correct[i] for i in keep if i in teacher_correct]),
-        "JA": lambda keep: per_student(judgment, _of(lessons, keep)),
-        "GA": lambda keep: per_student(guidance, _of(lessons, keep)),
-        "RA": lambda keep: per_student(reflection, _of(lessons, keep)),
-        "CA": lambda keep: comprehensive(_of(lessons, keep)),
+        "JA": lambda keep: per_student(judgment, _of(by_item, keep)),
+        "GA": lambda keep: per_student(guidance, _of(by_item, keep)),
+        "RA": lambda keep: per_student(reflection, _of(by_item, keep)),
+        "CA": lambda keep: comprehensive(_of(by_item, keep)),
     }
     rng = random.Random(seed)
     draws = [[rng.choice(items) for _ in items] for _ in range(resamples)] if items else []
@@ -111,10 +114,7 @@ def per_student(metric: Callable[[Sequence[Lesson]], float | None], lessons: Seq
     return sum(values) / len(values) if values else None
 
 
-def _of(lessons: Sequence[Lesson], keep: list[str]) -> list[Lesson]:
-    by_item: dict[str, list[Lesson]] = {}
-    for le in lessons:
-        by_item.setdefault(le.item, []).append(le)
+def _of(by_item: dict[str, list[Lesson]], keep: list[str]) -> list[Lesson]:
     return [le for i in keep for le in by_item.get(i, [])]
 
 
