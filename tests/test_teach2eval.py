@@ -306,3 +306,18 @@ def test_the_embedded_model_teaches_itself(tmp_path, capsys):
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Teaching abilities" in report and "| Comprehensive (CA) |" in report and "## Lessons" in report
     assert len(records(tmp_path / "run")) == 4 + 4 * 3
+
+
+def test_a_make_mcq_file_is_taught_as_it_is_and_keeps_where_its_options_came_from(tmp_path):
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.grading.mcq import to_record
+
+    made = [Item(i.qid, i.question, i.answer, options=i.options, answer_letter=i.answer_letter,
+                 meta={"options_from": "graph"}) for i in bench().items]
+    path = tmp_path / "mcq.jsonl"
+    path.write_text("".join(json.dumps(to_record(i)) + "\n" for i in made))
+    result = run_protocol("teach2eval", load_benchmark(path), models=models(), config=OPTS, run_dir=tmp_path / "run",
+                          cache=False)
+    manifest = json.loads((result.folder / "manifest.json").read_text())
+    assert manifest["mcq"]["options_from"] == {"graph": 4} and result.summary["options_from"] == {"graph": 4}
+    assert manifest["mcq"]["taught"] == manifest["mcq"]["items"] == 4 and not manifest["mcq"]["skipped"]

@@ -52,7 +52,8 @@ def as_choice(benchmark: Benchmark, graph: ContextGraph | None, config: Teach2Ev
         reasons = "; ".join(f"{n} {r}" for r, n in skipped.most_common(3))
         raise JudgeAgentError(f"no item of {benchmark.path} could be made multiple choice ({reasons}); "
                               "use a benchmark with options or a graph built from its documents")
-    sources = Counter(i.meta.get("options_from", "choice") if i.qid in built else "choice" for i in items)
+    # a make-mcq file keeps where its options came from (`meta.options_from`); a benchmark's own: `choice`
+    sources = Counter(i.meta.get("options_from", "choice") for i in items)
     conversion = {"items": len(benchmark.items), "taught": len(items), "options_from": dict(sorted(sources.items())),
                   "skipped": dict(skipped.most_common())}
     return McqBenchmark(benchmark.path, items, conversion)
