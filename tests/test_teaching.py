@@ -49,3 +49,16 @@ def test_abilities_with_intervals():
     lo, hi = out["AA"]["interval"]
     assert lo <= 0.75 <= hi and hi - lo > 0
     assert out["student_accuracy_by_turn"] == {"s1": [0.5, 1.0, 1.0]}
+
+
+def test_several_students_average_their_abilities_rather_than_pool_them():
+    # s1: 1 of 1 wrong answers repaired (GA 1); s2: 1 of 3 (GA 1/3). Pooled would be 2/4.
+    lessons = [lesson("a", [False, True], judged=False, student="s1"), lesson("b", [True, True], True, "s1"),
+               lesson("c", [True, True], True, "s1"), lesson("d", [True, True], False, "s1"),
+               lesson("a", [False, True], judged=False, student="s2"), lesson("b", [False, False], False, "s2"),
+               lesson("c", [False, False], True, "s2"), lesson("d", [True, True], True, "s2")]
+    out = abilities(lessons, {i: True for i in "abcd"}, resamples=200)
+    assert out["GA"]["value"] == pytest.approx((1 + 1 / 3) / 2)
+    assert out["JA"]["value"] == pytest.approx((3 / 4 + 3 / 4) / 2)
+    assert out["CA"]["value"] == pytest.approx((1 / 4 + 1 / 4) / 2)
+    assert out["student_accuracy_by_turn"] == {"s1": [0.75, 1.0], "s2": [0.25, 0.5]}

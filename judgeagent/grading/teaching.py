@@ -10,8 +10,12 @@ the student's latest answer and guides, and the student answers again. From the 
   turn t-1 (1.0: later turns neither help nor harm; above 1: the teacher keeps improving its guidance).
 - CA, comprehensive: the student's accuracy after T turns minus before, averaged over students.
 
-The paper's extracted text lost its equations (7)-(10); these are our reading of its definitions, and
-docs/protocols.md says so. Every ability comes with a bootstrap interval over items.
+The paper's extracted text lost its equations (7)-(10); these are our reading of its definitions,
+checked against the authors' released statistics script: it computes GA and the per-turn ratio
+1 + (wrong->right - right->wrong) / right(t-1) = accuracy(t) / accuracy(t-1) the same way, but
+multiplies the ratios where the paper says geometric mean (we follow the paper), and reads an
+unparsable judgment as "wrong" (we count it as a wrong judgment whatever the truth). docs/protocols.md
+says so. Every ability comes with a bootstrap interval over items.
 """
 from __future__ import annotations
 
@@ -78,14 +82,18 @@ def comprehensive(lessons: Sequence[Lesson]) -> float | None:
 def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resamples: int = 1000,
               seed: int = 0) -> dict[str, Any]:
     """AA, JA, GA, RA, CA with 95% bootstrap intervals over items (a resample keeps an item's lessons
-    with every student together), plus the students' accuracy per turn."""
+    with every student together), plus the students' accuracy per turn. With several students, JA, GA
+    and RA are each student's value averaged over students, as CA is (and as the paper's code does)."""
     items = sorted({le.item for le in lessons} | set(teacher_correct))
+    by_item: dict[str, list[Lesson]] = {}  # built once: every resample draws from it
+    for le in lessons:
+        by_item.setdefault(le.item, []).append(le)
     metrics: dict[str, Callable[[list[str]], float | None]] = {
         "AA": lambda keep: application([teacher_correct[i] for i in keep if i in teacher_correct]),
-        "JA": lambda keep: judgment(_of(lessons, keep)),
-        "GA": lambda keep: guidance(_of(lessons, keep)),
-        "RA": lambda keep: reflection(_of(lessons, keep)),
-        "CA": lambda keep: comprehensive(_of(lessons, keep)),
+        "JA": lambda keep: per_student(judgment, _of(by_item, keep)),
+        "GA": lambda keep: per_student(guidance, _of(by_item, keep)),
+        "RA": lambda keep: per_student(reflection, _of(by_item, keep)),
+        "CA": lambda keep: comprehensive(_of(by_item, keep)),
     }
     rng = random.Random(seed)
     draws = [[rng.choice(items) for _ in items] for _ in range(resamples)] if items else []
@@ -97,10 +105,16 @@ def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resam
     return out
 
 
-def _of(lessons: Sequence[Lesson], keep: list[str]) -> list[Lesson]:
-    by_item: dict[str, list[Lesson]] = {}
+def per_student(metric: Callable[[Sequence[Lesson]], float | None], lessons: Sequence[Lesson]) -> float | None:
+    """`metric` of each student's lessons, averaged over the students for whom it is defined."""
+    by_student: dict[str, list[Lesson]] = {}
     for le in lessons:
-        by_item.setdefault(le.item, []).append(le)
+        by_student.setdefault(le.student, []).append(le)
+    values = [v for v in (metric(ls) for ls in by_student.values()) if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def _of(by_item: dict[str, list[Lesson]], keep: list[str]) -> list[Lesson]:
     return [le for i in keep for le in by_item.get(i, [])]
 
 

@@ -10,11 +10,13 @@ from .judgeagent import JudgeAgentProtocol
 from .kieval import KIEvalProtocol
 from .options import parse_options
 from .record import Record, Score
+from .teach2eval import Teach2EvalProtocol
 
 __all__ = ["PROTOCOLS", "Episode", "EpisodeContext", "InterviewerProtocol", "JudgeAgentProtocol", "Protocol",
            "Record", "RoleSpec", "RunRequest", "Score", "Section", "get_protocol", "parse_options", "run_protocol"]
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), KIEvalProtocol())}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), KIEvalProtocol(),
+                                                      Teach2EvalProtocol())}
 """Every protocol by name, in the order `judgeagent protocols` lists them."""
 
 

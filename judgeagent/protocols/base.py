@@ -30,18 +30,26 @@ class RoleSpec(NamedTuple):
     `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends), or a
     tuple of them tried in order (KIEval's interactor: `--interviewer` if given, else the candidate's
     model). A `many` role takes one or more models (students, players): they open as `name.1`,
-    `name.2`, ... and `Roles.group(name)` returns them in order.
+    `name.2`, ... and `Roles.group(name)` returns them in order. `model` is a fixed model name (a
+    registry name such as `local`) the seat takes when neither it nor its default roles are given one.
     """
 
     name: str
     help: str
     default: str | tuple[str, ...] | None = None
     many: bool = False
+    model: str | None = None
 
     @property
     def defaults(self) -> tuple[str, ...]:
         """The roles whose model this one takes when not given, first choice first."""
         return (self.default,) if isinstance(self.default, str) else tuple(self.default or ())
+
+
+def _numbered(given: dict[str, Any], name: str) -> list[Any]:
+    """A many role's models given one by one (`students.1`, `students.2`, ...), in their order."""
+    keys = [k for k in given if k.partition(".")[0] == name and k.partition(".")[2].isdigit() and given[k]]
+    return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
 
 
 class Section(NamedTuple):
@@ -120,10 +128,12 @@ class Protocol(ABC):
         return "graph" in self.needs
 
     def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target).
+        """Every declared role's model: as given, else its default role's (judge -> interviewer -> target),
+        else its fixed `model`.
 
-        A `many` role given as a list (or a comma-separated string) opens as `name.1`, `name.2`, ...; the
-        shared flags (`target`, `interviewer`, `judge`) may be given when some role takes its model from them.
+        A `many` role given as a list (or a comma-separated string, or as `name.1`, `name.2`, ... keys)
+        opens as `name.1`, `name.2`, ...; the shared flags (`target`, `interviewer`, `judge`) may be given
+        when some role takes its model from them.
         """
         names = {r.name for r in self.roles}
         usable = names | {d for r in self.roles for d in r.defaults}
@@ -135,7 +145,8 @@ class Protocol(ABC):
         chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
         out: dict[str, Any] = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
-            value = given.get(role.name) or next((chosen[d] for d in role.defaults if chosen.get(d)), None)
+            value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
+                     or next((chosen[d] for d in role.defaults if chosen.get(d)), None) or role.model)
             if not value:
                 flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")

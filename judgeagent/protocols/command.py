@@ -153,7 +153,8 @@ def render_protocols() -> str:
                  _wrap("needs: " + ", ".join(sorted(p.needs))
                        + (" (the graph unless --no-extension)" if p.name == "judgeagent" else ""), 2), "  roles:"]
         lines += [_wrap(f"{r.name}: {r.help}" + (" (one or more models, comma-separated)" if r.many else "")
-                        + (f" (default: the {', else the '.join(r.defaults)}'s model)" if r.defaults else ""), 4)
+                        + (f" (default: the {', else the '.join(r.defaults)}'s model)" if r.defaults else "")
+                        + (f" (default: {r.model})" if r.model and not r.defaults else ""), 4)
                   for r in p.roles]
         if p.name == "judgeagent":
             lines.append(_wrap("options: the flags of evaluate; -o KEY=VALUE sets " + ", ".join(_JUDGEAGENT_FLAGS), 2))

@@ -1,0 +1,92 @@
+"""One item's lessons (paper Section 3.2): the teacher's own answer, then a T-turn lesson per student.
+
+A lesson: the student answers from the question and options (turn 0); each turn t = 1..T the teacher,
+who sees the question without options and the whole history, judges the latest solution and guides;
+the student answers again from its previous answer and that guidance. The leakage guard redacts a
+teacher that states the answer; it does not ask again, since a second request would tell the teacher
+its answer was right and so feed its judgment.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...grading.choice import check_choice
+from ...interview.checks import leaked_strings, redact
+from ...interview.engine import gather_all
+from ...models.dialogue import Dialogue
+from ..record import Score
+from . import prompts
+
+if TYPE_CHECKING:
+    from ...benchmark import Item
+    from ...models.usage import RoleModel
+    from ..base import Episode, EpisodeContext
+
+
+async def teach(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    item = episode.items[0]
+    # The teacher's own test and the lessons are independent: they run together.
+    teacher_correct, *lessons = await gather_all(_application(ctx, episode, item),
+                                                 *(_lesson(ctx, episode, item, s) for s in ctx.roles.group("students")))
+    return {"qid": item.qid, "question": item.question, "options": item.options, "answer_letter": item.answer_letter,
+            "options_from": item.meta.get("options_from", "choice"), "teacher_correct": teacher_correct,
+            "lessons": lessons}
+
+
+def _settings(ctx: EpisodeContext) -> dict[str, Any]:
+    return {} if ctx.config.max_tokens is None else {"max_tokens": ctx.config.max_tokens}
+
+
+async def _application(ctx: EpisodeContext, episode: Episode, item: Item) -> bool:
+    """AA: the teacher answers the item zero-shot, as the students first do."""
+    messages = prompts.answer_messages(item.question, item.options or {})
+    result = await ctx.roles["teacher"].complete(messages, **_settings(ctx))
+    verdict = check_choice(result.text if result.ok else "", item)
+    ctx.record(episode, "application", 0, "teacher", messages[-1]["content"], result.text,
+               {"correct": Score.of(verdict)}, stage="application", error=result.error)
+    return verdict.correct
+
+
+async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel, turn: int,
+                  messages: list[dict[str, str]]) -> tuple[str, Any]:
+    result = await student.complete(messages, **_settings(ctx))
+    reply = result.text if result.ok else ""
+    verdict = check_choice(reply, item)
+    ctx.record(episode, f"{student.role}/{turn}/student", turn, student.role, messages[-1]["content"], reply,
+               {"correct": Score.of(verdict)}, stage="student", student=student.role, error=result.error)
+    return reply, verdict
+
+
+async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel) -> dict[str, Any]:
+    options = item.options or {}
+    guard = [(g, options, item.answer_letter) for g in item.golds]
+    dialogue = Dialogue(("teacher", "student"), {"teacher": prompts.TEACHER_SYSTEM})
+    reply, verdict = await _answer(ctx, episode, item, student, 0, prompts.answer_messages(item.question, options))
+    steps = [_step(0, reply, verdict)]
+    for turn in range(1, ctx.config.turns + 1):
+        chosen = options.get(verdict.extracted) if verdict.extracted else None
+        dialogue.say("student", prompts.solution_for_teacher(item.question if turn == 1 else None, chosen, reply,
+                                                             turn - 1))
+        result = await ctx.roles["teacher"].complete(dialogue.view("teacher"), **_settings(ctx))
+        said = result.text if result.ok else ""
+        judged = prompts.parse_judgment(said)
+        found = leaked_strings(said, guard)
+        guidance = (redact(said, found) if found else said).strip() or prompts.NO_GUIDANCE
+        dialogue.say("teacher", said)  # the teacher's history holds what it said, the student gets `guidance`
+        ctx.record(episode, f"{student.role}/{turn}/teacher", turn, "teacher", dialogue.turns[-2].content, said,
+                   stage="teacher", student=student.role, judged_right=judged, student_right=verdict.correct,
+                   leaked=found, guidance=guidance, error=result.error)
+        steps[-1].update(judged_right=judged, teacher=said, guidance=guidance, leaked=found)
+        reply, verdict = await _answer(ctx, episode, item, student, turn,
+                                       prompts.revise_messages(item.question, options, reply, guidance))
+        steps.append(_step(turn, reply, verdict))
+    return {"student": student.role, "model": student.name, "correct": [s["correct"] for s in steps],
+            "judgments": [s["judged_right"] for s in steps[:-1]],
+            "leaks": [{"turn": s["turn"] + 1, "strings": s["leaked"], "student_right": s["correct"]}
+                      for s in steps if s.get("leaked")],
+            "no_letter": sum(s["letter"] is None for s in steps), "steps": steps}
+
+
+def _step(turn: int, reply: str, verdict: Any) -> dict[str, Any]:
+    """One student answer and (once the teacher has spoken) the judgment and guidance that followed it."""
+    return {"turn": turn, "reply": reply, "letter": verdict.extracted, "correct": verdict.correct}

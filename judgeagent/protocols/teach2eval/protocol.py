@@ -1,0 +1,67 @@
+"""`Teach2EvalProtocol`: Teach2Eval (an indirect evaluation by judging how a model teaches) on the shared engine."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...benchmark import Benchmark
+from ..base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from .config import Teach2EvalConfig
+from .episode import teach
+from .items import McqBenchmark, as_choice
+from .report import ABILITIES, numbers, sections
+
+
+class Teach2EvalProtocol(Protocol):
+    name = "teach2eval"
+    title = "Teach2Eval"
+    paper = "Teach2Eval: An Indirect Evaluation Method for LLM by Judging How It Teaches: Sections 3-4, Appendix A"
+    measures = ("how well the target teaches weak students multiple-choice items: application, judgment, "
+                "guidance, reflection and comprehensive ability (student gain), each with an interval")
+    Config = Teach2EvalConfig
+    roles = (RoleSpec("teacher", "the model under evaluation: judges the students' solutions and guides them",
+                      "target"),
+             RoleSpec("students", "weak models taught over T turns", many=True, model="local"))
+
+    def run(self, request: RunRequest) -> Any:
+        # Items are made multiple choice (and checked) before the run folder exists: bad input writes nothing,
+        # and the run's identity covers the options actually asked.
+        if not isinstance(request.benchmark, McqBenchmark):
+            request.benchmark = as_choice(request.benchmark, request.graph, request.config)
+        return super().run(request)
+
+    def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
+        return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
+
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        return {"mcq": getattr(ctx.benchmark, "conversion", {})}
+
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+        return await teach(ctx, episode)
+
+    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
+                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        cfg = ctx.config
+        summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown)
+        summary["conversion"] = ctx.run.manifest.get("mcq") or {}
+        return summary
+
+    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+        return sections(summary)
+
+    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+        a = summary["abilities"]
+
+        def shown(key: str) -> str:
+            value = a[key]["value"]
+            if value is None:
+                return "-"
+            return f"{value:.3f}" if key == "RA" else f"{100 * value:+.1f}" if key == "CA" else f"{100 * value:.1f}"
+
+        base = summary["baseline"]
+        lines = [f"run {folder}", f"  items {summary['items']}, students {summary['students']}, turns {summary['turns']}"
+                 + ("" if base is None else f", students' baseline accuracy {100 * base:.1f}%"),
+                 "  " + "  ".join(f"{key} {shown(key)}" for key, _ in ABILITIES),
+                 (f"  leaks redacted {summary['leaks']}, teacher replies without a judgment "
+                 f"{summary['unparsed_judgments']}/{summary['teacher_turns']}"),
+                 f"  report: {folder}/report.md"]
+        return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""The run's numbers (paper Section 3.3: AA, JA, GA, RA, CA with intervals) and the report's sections."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ...grading.teaching import Lesson, abilities
+from ..base import Section
+
+ABILITIES = (("CA", "Comprehensive"), ("AA", "Application"), ("JA", "Judgment"), ("GA", "Guidance"),
+             ("RA", "Reflection"))
+
+
+def lessons_of(rows: list[dict[str, Any]]) -> list[Lesson]:
+    return [Lesson(r["qid"], le["student"], tuple(le["correct"]), le["judgments"][0] if le["judgments"] else None)
+            for r in rows for le in r["lessons"]]
+
+
+def numbers(rows: list[dict[str, Any]], turns: int, resamples: int = 1000, seed: int = 0,
+            shown: int = 2) -> dict[str, Any]:
+    lessons = lessons_of(rows)
+    teacher = {r["qid"]: bool(r["teacher_correct"]) for r in rows}
+    seats = {le["student"]: le["model"] for r in rows for le in r["lessons"]}
+    per_student = {}
+    for seat, model in seats.items():
+        mine = [le for le in lessons if le.student == seat]
+        numbers_ = abilities(mine, teacher, resamples, seed)
+        lesson_rows = [le for r in rows for le in r["lessons"] if le["student"] == seat]
+        per_student[seat] = {"model": model, "lessons": len(mine),
+                             "abilities": {k: numbers_[k] for k, _ in ABILITIES},
+                             "accuracy_by_turn": numbers_["student_accuracy_by_turn"][seat],
+                             "baseline": numbers_["student_accuracy_by_turn"][seat][0],
+                             "judgments": confusion(lesson_rows), **_counts(lesson_rows)}
+    overall = abilities(lessons, teacher, resamples, seed)
+    every = [le for r in rows for le in r["lessons"]]
+    return {"items": len(rows), "turns": turns, "students": len(seats),
+            "abilities": {k: overall[k] for k, _ in ABILITIES},
+            "baseline": _mean([s["baseline"] for s in per_student.values()]),
+            "per_student": per_student, "judgments": confusion(every), **_counts(every),
+            "options_from": dict(Counter(r.get("options_from", "choice") for r in rows)),
+            "shown": pick_lessons(rows, shown)}
+
+
+def confusion(lesson_rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The teacher's first-turn judgment against the truth of the student's first answer."""
+    out = {truth: {"judged_right": 0, "judged_wrong": 0, "no_judgment": 0} for truth in ("right", "wrong")}
+    for le in lesson_rows:
+        if not le["judgments"]:
+            continue
+        said = le["judgments"][0]
+        key = "no_judgment" if said is None else "judged_right" if said else "judged_wrong"
+        out["right" if le["correct"][0] else "wrong"][key] += 1
+    return out
+
+
+def _counts(lesson_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    answers = sum(len(le["correct"]) for le in lesson_rows)
+    judgments = [j for le in lesson_rows for j in le["judgments"]]
+    leaks = [x for le in lesson_rows for x in le["leaks"]]
+    return {"answers": answers, "no_letter": sum(le["no_letter"] for le in lesson_rows),
+            "teacher_turns": len(judgments), "unparsed_judgments": sum(j is None for j in judgments),
+            "leaks": len(leaks), "leaks_after_wrong": sum(1 for x in leaks if not x["student_right"])}
+
+
+def pick_lessons(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """Lessons to show in full: a repaired one first (wrong, then right), then one that stayed wrong, then any."""
+    every = [{"qid": r["qid"], "question": r["question"], "options": r["options"], "answer_letter": r["answer_letter"],
+              **le} for r in rows for le in r["lessons"]]
+
+    def rank(le: dict[str, Any]) -> int:
+        c = le["correct"]
+        return 0 if not c[0] and c[-1] else 1 if not c[0] else 2
+
+    chosen: list[dict[str, Any]] = []
+    for kind in (0, 1, 2):
+        chosen += [le for le in every if rank(le) == kind][:1 if kind < 2 else n]
+    return chosen[:n]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+# --- the report ---------------------------------------------------------------------------------------
+
+def _pct(value: float | None, signed: bool = False) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+
+
+def _shown(key: str, value: float | None) -> str:
+    if key == "RA":
+        return "-" if value is None else f"{value:.3f}"
+    return _pct(value, signed=key == "CA")
+
+
+def _interval(key: str, interval: list[float] | None) -> str:
+    return "-" if not interval else f"[{_shown(key, interval[0])}, {_shown(key, interval[1])}]"
+
+
+def sections(s: dict[str, Any]) -> list[Section]:
+    return [Section("Teaching abilities", _abilities_text(s)), Section("Student accuracy by turn", _curves(s)),
+            Section("The teacher's judgments (first turn)", _confusion_text(s)),
+            Section("Items", _items_text(s)),
+            Section("Lessons", "\n\n".join(_lesson_text(le) for le in s["shown"]) or "(none)")]
+
+
+def _abilities_text(s: dict[str, Any]) -> str:
+    a = s["abilities"]
+    lines = [(f"{s['items']} items, {s['students']} student(s), {s['turns']} guidance turns. AA, JA, GA in %, CA in "
+             "points of student accuracy, RA the geometric mean of accuracy(t)/accuracy(t-1) over turns 2..T "
+             "(1: later turns neither help nor harm); 95% bootstrap intervals over items."), "",
+             "| ability | value | 95% interval |", "|---|---|---|"]
+    lines += [f"| {name} ({key}) | {_shown(key, a[key]['value'])} | {_interval(key, a[key]['interval'])} |"
+              for key, name in ABILITIES]
+    lines += ["", "| student | model | baseline acc | CA | JA | GA | RA | no letter | leaks (after a wrong answer) |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for seat, p in s["per_student"].items():
+        b = p["abilities"]
+        lines.append(f"| {seat} | {p['model']} | {_pct(p['baseline'])} | " + " | ".join(
+            f"{_shown(k, b[k]['value'])} {_interval(k, b[k]['interval'])}" if b[k]["value"] is not None else "-"
+            for k in ("CA", "JA", "GA", "RA"))
+            + f" | {p['no_letter']}/{p['answers']} | {p['leaks']} ({p['leaks_after_wrong']}) |")
+    lines += ["", (f"Students' baseline accuracy (alone, turn 0): {_pct(s['baseline'])}%. Teacher replies with no "
+              f"judgment: {s['unparsed_judgments']} of {s['teacher_turns']}. Guidance that stated the answer "
+              f"(redacted before the student saw it): {s['leaks']}, {s['leaks_after_wrong']} of them after a wrong "
+              "answer.")]
+    return "\n".join(lines)
+
+
+def _curves(s: dict[str, Any]) -> str:
+    turns = s["turns"]
+    lines = ["| student | " + " | ".join(f"turn {t}" for t in range(turns + 1)) + " |",
+             "|---|" + "---|" * (turns + 1)]
+    lines += [f"| {seat} ({p['model']}) | " + " | ".join(_pct(v) for v in p["accuracy_by_turn"]) + " |"
+              for seat, p in s["per_student"].items()]
+    chart = []
+    for seat, p in s["per_student"].items():
+        chart += [f"{seat} turn {t}  {'#' * round(40 * v):<40} {_pct(v)}%" for t, v in enumerate(p["accuracy_by_turn"])]
+    return "\n".join(lines) + "\n\n```\n" + "\n".join(chart) + "\n```"
+
+
+def _confusion_text(s: dict[str, Any]) -> str:
+    c = s["judgments"]
+    return ("Rows: whether the student's first answer was right; columns: what the teacher said.\n\n"
+            "| student's answer | judged right | judged wrong | no judgment |\n|---|---|---|---|\n"
+            + "\n".join(f"| {truth} | {c[truth]['judged_right']} | {c[truth]['judged_wrong']} | "
+                        f"{c[truth]['no_judgment']} |" for truth in ("right", "wrong")))
+
+
+def _items_text(s: dict[str, Any]) -> str:
+    conv = s.get("conversion") or {}
+    head = (f"{conv['taught']} of {conv['items']} benchmark items taught. " if conv else "")
+    lines = [head + "Options from: " + ", ".join(f"{k} {v}" for k, v in sorted(s["options_from"].items()))
+             + " (choice: the benchmark's own; graph, numeric, yes_no: built from the context graph)."]
+    lines += [f"- skipped {n}: {reason}" for reason, n in (conv.get("skipped") or {}).items()]
+    return "\n".join(lines)
+
+
+def _lesson_text(le: dict[str, Any]) -> str:
+    path = " -> ".join("right" if c else "wrong" for c in le["correct"])
+    lines = [f"**{le['qid']}**, {le['student']} ({le['model']}): {path}", ""]
+    lines += [_quote(f"{le['question']}\n" + "\n".join(f"{k}. {v}" for k, v in le["options"].items())),
+              "", f"Gold: {le['answer_letter']}. The teacher saw the question without the options.", ""]
+    for step in le["steps"]:
+        mark = "right" if step["correct"] else "wrong"
+        lines += [f"*Student, turn {step['turn']}* (chose {step['letter'] or 'nothing'}, {mark}):", "",
+                  _quote(step["reply"]), ""]
+        if "teacher" in step:
+            judged = {True: "right", False: "wrong", None: "no judgment"}[step["judged_right"]]
+            lines += [f"*Teacher, turn {step['turn'] + 1}* (judged: {judged}):", "", _quote(step["teacher"]), ""]
+            if step["guidance"] != step["teacher"].strip():
+                lines += ["*The student was given:*", "", _quote(step["guidance"]), ""]
+    return "\n".join(lines).rstrip()
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" for line in (text.strip() or "(empty)").splitlines())
