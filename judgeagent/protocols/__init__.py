@@ -5,6 +5,7 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from .dynaeval import DynaEvalProtocol
 from .interviewer import InterviewerProtocol
 from .judgeagent import JudgeAgentProtocol
 from .options import parse_options
@@ -13,7 +14,7 @@ from .record import Record, Score
 __all__ = ["PROTOCOLS", "Episode", "EpisodeContext", "InterviewerProtocol", "JudgeAgentProtocol", "Protocol",
            "Record", "RoleSpec", "RunRequest", "Score", "Section", "get_protocol", "parse_options", "run_protocol"]
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol())}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), DynaEvalProtocol())}
 """Every protocol by name, in the order `judgeagent protocols` lists them."""
 
 

@@ -29,13 +29,15 @@ class RoleSpec(NamedTuple):
 
     `default` names an earlier role or one of `SHARED_ROLES` (given by `--target` and friends). A `many`
     role takes one or more models (students, players): they open as `name.1`, `name.2`, ... and
-    `Roles.group(name)` returns them in order.
+    `Roles.group(name)` returns them in order. An `optional` role without a model is left out of the
+    roles (the protocol checks `name in ctx.roles`).
     """
 
     name: str
     help: str
     default: str | None = None
     many: bool = False
+    optional: bool = False
 
 
 class Section(NamedTuple):
@@ -130,6 +132,8 @@ class Protocol(ABC):
         out: dict[str, Any] = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
             value = given.get(role.name) or (chosen.get(role.default) if role.default else None)
+            if not value and role.optional:
+                continue
             if not value:
                 flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
@@ -154,6 +158,15 @@ class Protocol(ABC):
 
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
+
+    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+        """More episodes once those listed so far have finished (`rows`, in index order); none by default.
+
+        Called after each wave, the first time after `episodes` (which may list none). For protocols that
+        decide how many episodes to run from their results (DynaEval repeats games until the scores
+        converge); it must depend on `rows` alone, so that a resumed run lists the same episodes.
+        """
+        return []
 
     async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
         """Before the episodes (e.g. the judge's calibration); returns what the manifest should record."""
