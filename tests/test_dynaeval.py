@@ -379,3 +379,64 @@ def test_public_goods_with_the_embedded_model(tmp_path, capsys):
         assert g["scores"] == pytest.approx(payoffs(invested, 10, 1.5))
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Scores" in report and "## Convergence" in report and "## A game (repetition 1)" in report
+
+
+# --- machine translation ------------------------------------------------------------------------------------
+
+def test_translation_is_rated_blind_in_random_order_and_scored_by_chrf(tmp_path):
+    sources = tmp_path / "sources.jsonl"
+    sources.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
+        {"id": "cat", "text": "The cat sleeps on the mat.", "reference": "Le chat dort sur le tapis."},
+        {"id": "rain", "text": "It rains in Paris today.", "reference": "Il pleut à Paris aujourd'hui."},
+        {"doc_id": "news", "text": "Short title\n\n" + "A long paragraph about a storm that hit the coast. " * 20}]))
+    polished = {"cat": "Le chat dort sur le tapis.", "rain": "Il pleut à Paris aujourd'hui."}
+
+    def translator_or_proofreader(messages):
+        last = messages[-1]["content"]
+        key = "cat" if "cat" in last else "rain" if "rains" in last else "news"
+        if "Translator:" in last:  # proofreading: the reference itself, or a marked polish
+            return polished.get(key, "POLISHED une tempête.")
+        return "ROUGH " + key
+
+    orders = []
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        v1 = re.search(r"Version 1: (.*)", text).group(1)
+        orders.append("ROUGH" in v1)
+        good = {"adequacy": 9, "fluency": 8}
+        bad = {"adequacy": 3, "fluency": 2}
+        return json.dumps({"reasoning": "compared", "version_1": bad if "ROUGH" in v1 else good,
+                           "version_2": good if "ROUGH" in v1 else bad})
+
+    models = {"players.1": FunctionModel(translator_or_proofreader, name=SECRET[0]),
+              "players.2": FunctionModel(translator_or_proofreader, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources), items=3, max_runs=6, min_runs=6,
+                 max_words=30)
+    games = rows(result.folder)
+    assert len(games) == 12 and all(g["scores"] == {"translator": 8.5, "proofreader": 8.5} for g in games)
+    for g in games:
+        m = g["metrics"]["translator"]
+        assert m["draft rating"] == 2.5 and m["final rating"] == 8.5
+        if g["item"] in polished:
+            assert m["final chrF"] == 100.0 and m["draft chrF"] < 30
+        else:
+            assert "final chrF" not in m
+    assert True in orders and False in orders  # both orders shown
+    news = next(c for c in models["players.1"].calls if "storm" in c[-1]["content"])
+    source = news[-1]["content"].split("Source language text:")[-1]
+    assert len(source.split()) == 30 and source.split()[:2] == ["A", "long"]  # the long paragraph, cut
+    assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
+    assert set(result.summary["matrix"]["players.1"]) == {"translator", "proofreader"}
+
+
+def test_translation_without_a_referee_is_refused(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+
+    sources = tmp_path / "s.jsonl"
+    sources.write_text(json.dumps({"text": "Hello there, friend."}) + "\n")
+    models = {"players.1": FunctionModel(lambda m: "x", name="a"), "players.2": FunctionModel(lambda m: "y", name="b")}
+    with pytest.raises(JudgeAgentError, match="give --role referee=MODEL"):
+        run(models, tmp_path, task="translation", sources=str(sources))
+    assert not (tmp_path / "run").exists()

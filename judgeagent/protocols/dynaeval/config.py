@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TaskName = Literal["public_goods", "code", "idiom"]
+TaskName = Literal["public_goods", "code", "translation", "idiom"]
 
 
 class DynaEvalConfig(BaseModel):
@@ -14,7 +14,7 @@ class DynaEvalConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     task: TaskName = "public_goods"
-    """The game: public_goods, code (generation and review) or idiom (solitaire)."""
+    """The game: public_goods, code (generation and review), translation or idiom (solitaire)."""
     epsilon: float = Field(1.0, gt=0)
     """Stop once every player's mean score (asymmetric: each model x role cell's) has a 95% half-width below this.
 
@@ -40,12 +40,20 @@ class DynaEvalConfig(BaseModel):
     problems: str | None = None
     """code: a HumanEval-format JSONL file (task_id, prompt, entry_point, test), e.g. HumanEval's problems.jsonl."""
     items: int = Field(20, ge=1)
-    """code: problems used, a seeded sample of the file; repetition r plays problem r modulo this."""
+    """code, translation: items used, a seeded sample of the file; repetition r plays item r modulo this."""
     review_rounds: int = Field(2, ge=1, le=10)
     """code: reviewer turns at most before the referee ends the game (consensus ends it earlier)."""
     timeout_s: float = Field(10.0, gt=0, le=120)
     """code: wall-clock limit of one test run in the sandbox."""
     memory_mb: int = Field(512, ge=64, le=8192)
     """code: address-space limit of one test run in the sandbox."""
+    sources: str | None = None
+    """translation: JSON lines with `text` (or `source`) and an optional `reference` (e.g. a corpus docs.jsonl)."""
+    source_language: str = "English"
+    """translation: the language of the sources."""
+    target_language: str = "French"
+    """translation: the language to translate into."""
+    max_words: int = Field(120, ge=10, le=2000)
+    """translation: a source without a reference is cut to its first paragraph of this many words at most."""
     idiom_moves: int = Field(30, ge=2, le=500)
     """idiom: moves at most; a game that reaches it is a draw."""

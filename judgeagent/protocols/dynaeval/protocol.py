@@ -32,20 +32,25 @@ class DynaEvalProtocol(Protocol):
     paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
              "Appendix A.3-A.5, A.8")
     measures = ("each model's mean game score with its 95% interval, from games repeated until the scores "
-                "converge (public goods, code generation and review, idiom solitaire); a model x role matrix "
+                "converge (public goods, code generation and review, translation, idiom solitaire); a model x role "
+                "matrix "
                 "for asymmetric tasks")
     Config = DynaEvalConfig
     roles = (RoleSpec("players", "the models under evaluation, anonymous seats shuffled per game", "target",
                       many=True),
-             RoleSpec("referee", "rates what the rule cannot (the code's style); sees seats, never model names",
+             RoleSpec("referee", "rates what the rule cannot (code style, translations); sees no model names",
                       optional=True))
     needs = frozenset()
 
     def run(self, request: RunRequest) -> Any:
         # Bad input fails before the run folder exists: the task, the players, the task's items.
         task = TASKS[request.config.task]
-        players = [k for k in self.resolve_roles(request.models) if k.startswith("players.")]
-        task.check(request.config, len(players))
+        roles = self.resolve_roles(request.models)
+        players = [k for k in roles if k.startswith("players.")]
+        if len(players) < 2:
+            raise JudgeAgentError("protocol dynaeval needs two players or more: --role players=A,B (a model may "
+                                  "play itself: --role players=A,A)")
+        task.check(request.config, len(players), "referee" in roles)
         task.load(request.config)
         if request.benchmark.items:
             raise JudgeAgentError("protocol dynaeval takes no --benchmark: a task reads its own items "
@@ -112,7 +117,8 @@ class DynaEvalProtocol(Protocol):
                  + ("converged" if s["converged"] else f"not converged at epsilon {s['epsilon']:g}")]
         for player, p in s["players"].items():
             half = f" ± {p['half_width']:.3g}" if p["half_width"] is not None else ""
-            lines.append(f"  {player} ({p['model']}): {p['mean']:.3f}{half} {s['unit']} over {p['n']} games")
+            mean = f"{p['mean']:.3f}" if p["mean"] is not None else "unscored"
+            lines.append(f"  {player} ({p['model']}): {mean}{half} {s['unit']} over {p['n']} games")
         lines.append(f"  report: {folder}/report.md")
         return "\n".join(lines)
 
@@ -127,4 +133,4 @@ def _players(ctx: EpisodeContext) -> list[str]:
 
 
 def _item_id(item: Any) -> Any:
-    return item.get("task_id") if isinstance(item, dict) else item
+    return (item.get("task_id") or item.get("id")) if isinstance(item, dict) else item

@@ -30,7 +30,9 @@ def cells(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, list[flo
     for row in rows:
         for seat, player in row["cast"].items():
             key = player if symmetric else f"{player}/{seat}"
-            out.setdefault(key, []).append(row["scores"][seat])
+            values = out.setdefault(key, [])
+            if row["scores"][seat] is not None:
+                values.append(row["scores"][seat])
     return out
 
 

@@ -26,7 +26,8 @@ class Move:
 class Outcome:
     """A finished game: each seat's score (the task's unit), how it ended, and any further numbers per seat."""
 
-    scores: dict[str, float]
+    scores: dict[str, float | None]
+    """None: the game could not be scored for that seat (a referee that gave no rating); left out of means."""
     end: str
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -76,7 +77,7 @@ class Task(ABC):
     unit: ClassVar[str]
     """What a score counts (coins, pass, wins), for the report."""
 
-    def check(self, config: DynaEvalConfig, players: int) -> None:
+    def check(self, config: DynaEvalConfig, players: int, referee: bool) -> None:
         """Refuse a configuration the task cannot play (raise `JudgeAgentError`)."""
 
     def load(self, config: DynaEvalConfig) -> list[Any]:

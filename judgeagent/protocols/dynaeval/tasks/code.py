@@ -39,13 +39,10 @@ class CodeReview(Task):
     roles = (PROGRAMMER, REVIEWER)
     unit = "pass rate"
 
-    def check(self, config: Any, players: int) -> None:
+    def check(self, config: Any, players: int, referee: bool) -> None:
         if not config.problems:
             raise JudgeAgentError("task code needs its problems: give -o problems=FILE (HumanEval's problems.jsonl "
                                   "format: task_id, prompt, entry_point, test)")
-        if players < 2:
-            raise JudgeAgentError("task code needs two players or more (--role players=A,B): each model writes "
-                                  "and reviews in turn")
 
     def load(self, config: Any) -> list[dict[str, Any]]:
         return load_problems(config.problems, config.items, config.seed)
