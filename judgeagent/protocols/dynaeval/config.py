@@ -15,10 +15,10 @@ class DynaEvalConfig(BaseModel):
 
     task: TaskName = "public_goods"
     """The game: public_goods, code (generation and review), translation or idiom (solitaire)."""
-    epsilon: float = Field(1.0, gt=0)
+    epsilon: float | None = Field(None, gt=0)
     """Stop once every player's mean score (asymmetric: each model x role cell's) has a 95% half-width below this.
 
-    In the task's score unit: coins, pass rate, wins."""
+    In the task's score unit; None: the task's own (public_goods 1 coin, code 0.1, translation 0.5, idiom 0.1)."""
     max_runs: int = Field(10, ge=1, le=1000)
     """Repetitions at most, converged or not."""
     min_runs: int = Field(3, ge=2, le=1000)

@@ -68,7 +68,7 @@ class DynaEvalProtocol(Protocol):
 
     def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
         cfg, task, players = ctx.config, ctx.state["task"], ctx.state["players"]
-        wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon, min_runs=cfg.min_runs,
+        wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
                                    max_runs=cfg.max_runs, wave=cfg.wave)
         out: list[Episode] = []
         for r in wave:

@@ -13,12 +13,12 @@ TRANSCRIPT_CHARS = 6000
 
 
 def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str, str]) -> dict[str, Any]:
-    symmetric = task.symmetric
+    symmetric, epsilon = task.symmetric, config.epsilon or task.epsilon
     players = stability.estimates(rows, True)
     summary: dict[str, Any] = {
-        "task": task.name, "unit": task.unit, "symmetric": symmetric, "epsilon": config.epsilon,
+        "task": task.name, "unit": task.unit, "symmetric": symmetric, "epsilon": epsilon,
         "max_runs": config.max_runs, "repetitions": stability.repetitions_done(rows), "games": len(rows),
-        "converged": converged(stability.cells(rows, symmetric), config.epsilon, config.min_runs),
+        "converged": converged(stability.cells(rows, symmetric), epsilon, config.min_runs),
         "players": {p: {"model": names.get(p, p), **stats} for p, stats in players.items()},
         "running": stability.running(rows, symmetric),
         "measures": _measures(rows), "ends": dict(Counter(r["end"] for r in rows)),

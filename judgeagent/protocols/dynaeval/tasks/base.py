@@ -76,6 +76,8 @@ class Task(ABC):
     """Asymmetric tasks: the role of each seat, in seat order (the seat is named after its role)."""
     unit: ClassVar[str]
     """What a score counts (coins, pass, wins), for the report."""
+    epsilon: ClassVar[float]
+    """The default convergence threshold, in the score's unit."""
 
     def check(self, config: DynaEvalConfig, players: int, referee: bool) -> None:
         """Refuse a configuration the task cannot play (raise `JudgeAgentError`)."""

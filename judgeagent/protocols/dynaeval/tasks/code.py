@@ -38,6 +38,7 @@ class CodeReview(Task):
     symmetric = False
     roles = (PROGRAMMER, REVIEWER)
     unit = "pass rate"
+    epsilon = 0.1
 
     def check(self, config: Any, players: int, referee: bool) -> None:
         if not config.problems:

@@ -35,6 +35,7 @@ class IdiomSolitaire(Task):
     name = "idiom"
     symmetric = True
     unit = "wins"
+    epsilon = 0.1
 
     def load(self, config: Any) -> list[str]:
         import random

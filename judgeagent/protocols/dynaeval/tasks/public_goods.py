@@ -22,6 +22,7 @@ class PublicGoods(Task):
     name = "public_goods"
     symmetric = True
     unit = "coins"
+    epsilon = 1.0
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
         return PublicGoodsGame(config, seats, item, rng)

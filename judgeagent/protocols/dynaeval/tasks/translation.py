@@ -43,6 +43,7 @@ class Translation(Task):
     symmetric = False
     roles = (TRANSLATOR, PROOFREADER)
     unit = "rating (1-10)"
+    epsilon = 0.5
 
     def check(self, config: Any, players: int, referee: bool) -> None:
         if not config.sources:
