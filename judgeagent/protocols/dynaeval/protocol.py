@@ -54,7 +54,7 @@ class DynaEvalProtocol(Protocol):
         task.load(request.config)
         if request.benchmark.items:
             raise JudgeAgentError("protocol dynaeval takes no --benchmark: a task reads its own items "
-                                  "(code: -o problems=FILE)")
+                                  "(code: -o problems=FILE; translation: -o sources=FILE)")
         return super().run(request)
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
