@@ -184,6 +184,30 @@ def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
     assert all(c["n"] == 5 and c["mean"] == pytest.approx(0.2) for cells in matrix.values() for c in cells.values())
 
 
+def test_real_humaneval_problems_pass_with_their_canonical_solutions(tmp_path):
+    """The programmer writes the whole function (signature and body, no imports): the problem's imports
+    are put above it, and HumanEval's own check passes."""
+    from tests.conftest import DATA
+
+    problems = {json.loads(line)["prompt"]: json.loads(line) for line in
+                (DATA / "humaneval" / "problems.jsonl").read_text().splitlines()}
+
+    def canonical(messages):
+        if "code reviewer" in messages[0]["content"]:
+            return "over"
+        prompt = next(p for p in problems if p in messages[-1]["content"])
+        body = prompt[prompt.index("def " + problems[prompt]["entry_point"]):] + problems[prompt]["canonical_solution"]
+        return f"```python\n{body}```"
+
+    models = {"players.1": FunctionModel(canonical, name="a"), "players.2": FunctionModel(canonical, name="b")}
+    result = run(models, tmp_path, task="code", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
+                 max_runs=3, min_runs=3, seed=2)
+    games = rows(result.folder)
+    assert {g["item"] for g in games} == {"HumanEval/69", "HumanEval/147", "HumanEval/25"}  # 25 imports List
+    assert len(games) == 6
+    assert all(g["scores"]["programmer"] == 1.0 for g in games), [g["metrics"]["programmer"]["final"] for g in games]
+
+
 def test_roles_swap_and_the_reviewer_fixes_the_code(tmp_path):
     """players.2 reviews with a fix; players.1 never does: the matrix separates them by role."""
     path = problems_file(tmp_path, ["f_loop"])
