@@ -85,10 +85,11 @@ def agrees(reply: str) -> bool:
     return reply.strip().strip(".!'\"`").lower() == "over"
 
 
-def runnable(code: str, prompt: str) -> str:
-    """The code with the problem's imports above it (HumanEval's prompt imports what its signature uses)."""
-    head = [line for line in prompt.split("def ", 1)[0].splitlines() if line.startswith(("import ", "from "))]
-    return "\n".join([*head, "", code])
+def runnable(code: str, prompt: str, entry_point: str) -> str:
+    """The code with the problem's text before its function above it: the imports its signature uses and
+    any helper the prompt defines (HumanEval/10's is_palindrome); the code may redefine them."""
+    cut = prompt.find(f"def {entry_point}")
+    return f"{prompt[:cut] if cut >= 0 else ''}\n{code}"
 
 
 class CodeGame(Game):
@@ -157,7 +158,7 @@ class CodeGame(Game):
         if not code:
             return {"status": "no code", "detail": "", "seconds": 0.0}
         p = self.item
-        result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"]), p["test"], p["entry_point"], limits)
+        result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"], p["entry_point"]), p["test"], p["entry_point"], limits)
         return {"status": result.status, "detail": one_line(result.detail, 160), "seconds": round(result.seconds, 3)}
 
     async def _style(self, referee: Any, code: str) -> int | None:
