@@ -5,6 +5,7 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from .dynaeval import DynaEvalProtocol
 from .interviewer import InterviewerProtocol
 from .judgeagent import JudgeAgentProtocol
 from .kieval import KIEvalProtocol
@@ -16,7 +17,7 @@ __all__ = ["PROTOCOLS", "Episode", "EpisodeContext", "InterviewerProtocol", "Jud
            "Record", "RoleSpec", "RunRequest", "Score", "Section", "get_protocol", "parse_options", "run_protocol"]
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), KIEvalProtocol(),
-                                                      Teach2EvalProtocol())}
+                                                      Teach2EvalProtocol(), DynaEvalProtocol())}
 """Every protocol by name, in the order `judgeagent protocols` lists them."""
 
 

@@ -32,6 +32,7 @@ class RoleSpec(NamedTuple):
     model). A `many` role takes one or more models (students, players): they open as `name.1`,
     `name.2`, ... and `Roles.group(name)` returns them in order. `model` is a fixed model name (a
     registry name such as `local`) the seat takes when neither it nor its default roles are given one.
+    An `optional` role without a model is left out of the roles (the protocol checks `name in ctx.roles`).
     """
 
     name: str
@@ -39,6 +40,7 @@ class RoleSpec(NamedTuple):
     default: str | tuple[str, ...] | None = None
     many: bool = False
     model: str | None = None
+    optional: bool = False
 
     @property
     def defaults(self) -> tuple[str, ...]:
@@ -147,6 +149,8 @@ class Protocol(ABC):
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
             value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
                      or next((chosen[d] for d in role.defaults if chosen.get(d)), None) or role.model)
+            if not value and role.optional:
+                continue
             if not value:
                 flag = f"--{role.name}" if role.name in SHARED_ROLES else f"--role {role.name}=MODEL"
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
@@ -171,6 +175,15 @@ class Protocol(ABC):
 
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
+
+    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+        """More episodes once those listed so far have finished (`rows`, in index order); none by default.
+
+        Called after each wave, the first time after `episodes` (which may list none). For protocols that
+        decide how many episodes to run from their results (DynaEval repeats games until the scores
+        converge); it must depend on `rows` alone, so that a resumed run lists the same episodes.
+        """
+        return []
 
     async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
         """Before the episodes (e.g. the judge's calibration); returns what the manifest should record."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..benchmark import Benchmark
 from ..errors import JudgeAgentError
 from . import PROTOCOLS, get_protocol, run_protocol
 from .base import SHARED_ROLES
@@ -77,7 +78,7 @@ def run_command(args: dict[str, Any], echo: Echo, warn: Echo) -> str:
         if args.get(flag):
             raise JudgeAgentError(f"--{flag.replace('_', '-')} is JudgeAgent's; protocol {protocol.name} has no "
                                   "such step yet")
-    if not args.get("benchmark"):
+    if not args.get("benchmark") and "benchmark" in protocol.needs:
         raise JudgeAgentError("evaluate needs --benchmark (or --resume RUN)")
     options = list(args.get("option") or [])
     if not any(o.partition("=")[0].strip() == "seed" for o in options) and "seed" in protocol.Config.model_fields:
@@ -86,7 +87,7 @@ def run_command(args: dict[str, Any], echo: Echo, warn: Echo) -> str:
     if protocol.needs_graph(config) and not args.get("graph"):
         raise JudgeAgentError(f"protocol {protocol.name} needs a graph: give --graph (build one with build-graph)")
     graph = _graph(args.get("graph"))
-    benchmark = _benchmark(args)
+    benchmark = _benchmark(args) if args.get("benchmark") else Benchmark(Path("no-benchmark"), [])
     registry = load_registry(args.get("config"))
     if args.get("base_url"):
         if not args.get("target"):
@@ -150,11 +151,12 @@ def render_protocols() -> str:
     blocks = []
     for p in PROTOCOLS.values():
         lines = [f"{p.name}: {p.title}", _wrap(f"measures: {p.measures}", 2), _wrap(f"follows: {p.paper}", 2),
-                 _wrap("needs: " + ", ".join(sorted(p.needs))
+                 _wrap("needs: " + (", ".join(sorted(p.needs)) or "no input file")
                        + (" (the graph unless --no-extension)" if p.name == "judgeagent" else ""), 2), "  roles:"]
         lines += [_wrap(f"{r.name}: {r.help}" + (" (one or more models, comma-separated)" if r.many else "")
                         + (f" (default: the {', else the '.join(r.defaults)}'s model)" if r.defaults else "")
-                        + (f" (default: {r.model})" if r.model and not r.defaults else ""), 4)
+                        + (f" (default: {r.model})" if r.model and not r.defaults else "")
+                        + (" (optional)" if r.optional else ""), 4)
                   for r in p.roles]
         if p.name == "judgeagent":
             lines.append(_wrap("options: the flags of evaluate; -o KEY=VALUE sets " + ", ".join(_JUDGEAGENT_FLAGS), 2))

@@ -63,7 +63,7 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
     from ..models.roles import describe_roles, open_roles
     from ..models.spec import load_registry
 
-    if not request.benchmark.items:
+    if not request.benchmark.items and "benchmark" in protocol.needs:
         raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
     if protocol.needs_graph(request.config) and request.graph is None:
         raise JudgeAgentError(f"protocol {protocol.name} needs a graph: give --graph")
@@ -107,6 +107,7 @@ async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dic
             ctx.run.manifest.update(prepared)
             write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
         episodes = ctx.protocol.episodes(ctx.benchmark, ctx.config)
+        listed: set[str] = set()
         done = [0]
 
         async def one(episode: Episode) -> None:
@@ -115,20 +116,26 @@ async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dic
                 log.add({"episode": episode.id, "index": episode.index, **row})
             done[0] += 1
             if request.progress:
-                request.progress(done[0], len(episodes))
+                request.progress(done[0], len(listed))
 
-        # Episodes are independent: they run together, each model's own limit bounding its load; a
-        # failure lets the others finish (and be journaled) before it is raised.
-        await gather_all(*(one(e) for e in episodes))
-        rows = sorted(log.rows.values(), key=lambda r: r["index"])
+        while True:  # waves: a protocol may list more episodes once those listed have finished
+            listed |= {e.id for e in episodes}
+            # Episodes are independent: they run together, each model's own limit bounding its load; a
+            # failure lets the others finish (and be journaled) before it is raised.
+            await gather_all(*(one(e) for e in episodes))
+            rows = sorted((r for r in log.rows.values() if r["episode"] in listed), key=lambda r: r["index"])
+            episodes = [e for e in ctx.protocol.next_episodes(ctx, rows) if e.id not in listed]
+            if not episodes:
+                break
         return await ctx.protocol.summarise(ctx, ctx.run.records, rows)
 
 
 def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
     """report.md: the protocol's sections under a common header."""
     m = run.manifest
-    lines = [f"# {protocol.title} run", "", f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})",
-             f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)"]
+    lines = [f"# {protocol.title} run", "", f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
+    if m["benchmark"]["items"]:
+        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
     lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
     for section in protocol.report_sections(summary):
         lines += ["", f"## {section.title}", "", section.body.rstrip()]

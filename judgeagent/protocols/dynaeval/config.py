@@ -1,0 +1,59 @@
+"""The DynaEval protocol's options (`-o key=value`)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TaskName = Literal["public_goods", "code", "translation", "idiom"]
+
+
+class DynaEvalConfig(BaseModel):
+    """DynaEval (dynamic interaction games): one task, repeated until every player's score converges."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    task: TaskName = "public_goods"
+    """The game: public_goods, code (generation and review), translation or idiom (solitaire)."""
+    epsilon: float | None = Field(None, gt=0)
+    """Stop once every player's mean score (asymmetric: each model x role cell's) has a 95% half-width below this.
+
+    In the task's score unit; None: the task's own (public_goods 1 coin, code 0.1, translation 0.5, idiom 0.1)."""
+    max_runs: int = Field(10, ge=1, le=1000)
+    """Repetitions at most, converged or not."""
+    min_runs: int = Field(3, ge=2, le=1000)
+    """Repetitions before convergence is first checked (an interval needs two scores at least)."""
+    wave: int = Field(1, ge=1, le=100)
+    """Repetitions added at a time once min_runs are done: larger waves run together but may overshoot the stop."""
+    seed: int = Field(0, ge=0)
+    """Seed of the seat shuffles, the problem order and the start idioms."""
+    max_tokens: int | None = Field(None, ge=1)
+    """The players' reply length limit (None: each model's own setting)."""
+    rounds: int = Field(5, ge=1, le=50)
+    """public_goods: rounds per game."""
+    mode: int = Field(1, ge=1, le=2)
+    """public_goods: 1 tells each player its income after a round, 2 the sorted list of all investments."""
+    endowment: int = Field(10, ge=1)
+    """public_goods: coins each player gets at the start of each round."""
+    multiplier: float = Field(1.5, gt=0)
+    """public_goods: the pool is multiplied by this and shared equally among all players."""
+    problems: str | None = None
+    """code: a HumanEval-format JSONL file (task_id, prompt, entry_point, test), e.g. HumanEval's problems.jsonl."""
+    items: int = Field(20, ge=1)
+    """code, translation: items used, a seeded sample of the file; repetition r plays item r modulo this."""
+    review_rounds: int = Field(2, ge=1, le=10)
+    """code: reviewer turns at most before the referee ends the game (consensus ends it earlier)."""
+    timeout_s: float = Field(10.0, gt=0, le=120)
+    """code: wall-clock limit of one test run in the sandbox."""
+    memory_mb: int = Field(512, ge=64, le=8192)
+    """code: address-space limit of one test run in the sandbox."""
+    sources: str | None = None
+    """translation: JSON lines with `text` (or `source`) and an optional `reference` (e.g. a corpus docs.jsonl)."""
+    source_language: str = "English"
+    """translation: the language of the sources."""
+    target_language: str = "French"
+    """translation: the language to translate into."""
+    max_words: int = Field(120, ge=10, le=2000)
+    """translation: a source without a reference is cut to its first paragraph of this many words at most."""
+    idiom_moves: int = Field(30, ge=2, le=500)
+    """idiom: moves at most; a game that reaches it is a draw."""

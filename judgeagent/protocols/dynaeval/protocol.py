@@ -1,0 +1,136 @@
+"""`DynaEvalProtocol`: DynaEval's interaction games on the shared engine, repeated until convergence."""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ...benchmark import Benchmark
+from ...errors import JudgeAgentError
+from ..base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from ..record import Score
+from . import stability
+from .config import DynaEvalConfig
+from .referee import play, transcript
+from .report import numbers, sections
+from .tasks import TASKS
+from .tasks.base import Move
+
+
+@dataclass(frozen=True)
+class GameEpisode(Episode):
+    """One game: its repetition, and who sits where (seat -> player role, e.g. `Player A` -> `players.2`)."""
+
+    repetition: int = 0
+    cast: tuple[tuple[str, str], ...] = ()
+
+
+class DynaEvalProtocol(Protocol):
+    name = "dynaeval"
+    title = "DynaEval"
+    paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
+             "Appendix A.3-A.5, A.8")
+    measures = ("each model's mean game score with its 95% interval, from games repeated until the scores "
+                "converge (public goods, code generation and review, translation, idiom solitaire); a model x role "
+                "matrix "
+                "for asymmetric tasks")
+    Config = DynaEvalConfig
+    roles = (RoleSpec("players", "the models under evaluation, anonymous seats shuffled per game", "target",
+                      many=True),
+             RoleSpec("referee", "rates what the rule cannot (code style, translations); sees no model names",
+                      optional=True))
+    needs = frozenset()
+
+    def run(self, request: RunRequest) -> Any:
+        # Bad input fails before the run folder exists: the task, the players, the task's items.
+        task = TASKS[request.config.task]
+        roles = self.resolve_roles(request.models)
+        players = [k for k in roles if k.startswith("players.")]
+        if len(players) < 2:
+            raise JudgeAgentError("protocol dynaeval needs two players or more: --role players=A,B (a model may "
+                                  "play itself: --role players=A,A)")
+        task.check(request.config, len(players), "referee" in roles)
+        task.load(request.config)
+        if request.benchmark.items:
+            raise JudgeAgentError("protocol dynaeval takes no --benchmark: a task reads its own items "
+                                  "(code: -o problems=FILE; translation: -o sources=FILE)")
+        return super().run(request)
+
+    def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
+        return []  # the first wave comes from next_episodes, once the players are known
+
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        task = TASKS[ctx.config.task]
+        items = task.load(ctx.config)
+        ctx.state.update(task=task, items=items, players=_players(ctx))
+        return {"dynaeval": {"task": task.name, "items": len(items), "players": ctx.state["players"]}}
+
+    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+        cfg, task, players = ctx.config, ctx.state["task"], ctx.state["players"]
+        wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
+                                   max_runs=cfg.max_runs, wave=cfg.wave)
+        out: list[Episode] = []
+        for r in wave:
+            if task.symmetric:
+                seats = [f"Player {chr(ord('A') + i)}" for i in range(len(players))]
+                out.append(GameEpisode(f"rep-{r:04d}", (), r, r, stability.symmetric_cast(seats, players, cfg.seed, r)))
+            else:
+                casts = stability.asymmetric_casts(task.roles, players)
+                out += [GameEpisode(f"rep-{r:04d}-{k}", (), r * len(casts) + k, r, cast) for k, cast in enumerate(casts)]
+        return out
+
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+        assert isinstance(episode, GameEpisode)
+        cfg, task = ctx.config, ctx.state["task"]
+        item = task.item(ctx.state["items"], episode.repetition)
+        cast = dict(episode.cast)
+        game = task.game(cfg, tuple(cast), item, random.Random(f"{cfg.seed}:{episode.id}"))
+
+        def record(round_: int, seat: str, prompt: str, reply: str, move: Move) -> None:
+            ctx.record(episode, f"round/{round_}/{seat}", round_, cast[seat], prompt, reply,
+                       {"valid": Score(1.0 if move.valid else 0.0, "rule", move.note)}, seat=seat, value=move.value,
+                       stage="move")
+
+        # Each game asks with its own seed: repetitions are independent samples, not replays of the same
+        # prompts from the response cache or the run's journal (at temperature 0 a model may still repeat itself).
+        settings: dict[str, Any] = {"seed": game_seed(cfg.seed, episode.id)}
+        if cfg.max_tokens:
+            settings["max_tokens"] = cfg.max_tokens
+        played = await play(game, {seat: ctx.roles[player] for seat, player in cast.items()},
+                            referee=ctx.roles.get("referee"), record=record, settings=settings)
+        return {"repetition": episode.repetition, "cast": cast, "item": _item_id(item),
+                "scores": played.outcome.scores, "end": played.outcome.end, "rounds": played.rounds,
+                "metrics": played.outcome.metrics, "moves": played.moves, "transcript": transcript(played.pool)}
+
+    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
+                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
+        return numbers(ctx.state["task"], ctx.config, episodes, names)
+
+    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+        return sections(summary)
+
+    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+        s = summary
+        lines = [f"run {folder}", f"  task {s['task']}: {s['repetitions']} repetitions, {s['games']} games, "
+                 + ("converged" if s["converged"] else f"not converged at epsilon {s['epsilon']:g}")]
+        for player, p in s["players"].items():
+            half = f" ± {p['half_width']:.3g}" if p["half_width"] is not None else ""
+            mean = f"{p['mean']:.3f}" if p["mean"] is not None else "unscored"
+            lines.append(f"  {player} ({p['model']}): {mean}{half} {s['unit']} over {p['n']} games")
+        lines.append(f"  report: {folder}/report.md")
+        return "\n".join(lines)
+
+
+def game_seed(seed: int, episode: str) -> int:
+    return int(hashlib.sha256(f"{seed}:{episode}".encode()).hexdigest()[:8], 16)
+
+
+def _players(ctx: EpisodeContext) -> list[str]:
+    keys = [k for k in ctx.roles if k.startswith("players.")]
+    return sorted(keys, key=lambda k: int(k.rpartition(".")[2]))
+
+
+def _item_id(item: Any) -> Any:
+    return (item.get("task_id") or item.get("id")) if isinstance(item, dict) else item

@@ -1,0 +1,112 @@
+"""DynaEval's numbers (Appendix A.5: mean score per player; per player and role for asymmetric tasks)
+and its report sections: scores with intervals, convergence, the model x role matrix, one transcript."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ...metrics import converged
+from ..base import Section
+from . import stability
+
+TRANSCRIPT_CHARS = 6000
+
+
+def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str, str]) -> dict[str, Any]:
+    symmetric, epsilon = task.symmetric, config.epsilon or task.epsilon
+    players = stability.estimates(rows, True)
+    summary: dict[str, Any] = {
+        "task": task.name, "unit": task.unit, "symmetric": symmetric, "epsilon": epsilon,
+        "max_runs": config.max_runs, "repetitions": stability.repetitions_done(rows), "games": len(rows),
+        "converged": converged(stability.cells(rows, symmetric), epsilon, config.min_runs),
+        "players": {p: {"model": names.get(p, p), **stats} for p, stats in players.items()},
+        "running": stability.running(rows, symmetric),
+        "measures": _measures(rows), "ends": dict(Counter(r["end"] for r in rows)),
+        "transcript": rows[0]["transcript"] if rows else "",
+    }
+    if not symmetric:
+        matrix: dict[str, dict[str, Any]] = {}
+        for key, stats in stability.estimates(rows, False).items():
+            player, _, role = key.partition("/")
+            matrix.setdefault(player, {})[role] = stats
+        summary["roles"] = list(task.roles)
+        summary["matrix"] = matrix
+    return summary
+
+
+def _measures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each task's further numbers per player: means of numbers, pass rates of sandbox runs."""
+    sums: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        for seat, player in row["cast"].items():
+            into = sums.setdefault(player, {})
+            for name, value in (row.get("metrics") or {}).get(seat, {}).items():
+                if isinstance(value, dict) and "status" in value:
+                    into.setdefault(f"{name} passed", []).append(1.0 if value["status"] == "passed" else 0.0)
+                elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                    into.setdefault(name, []).append(float(value))
+    return {p: {k: sum(v) / len(v) for k, v in sorted(m.items())} for p, m in sorted(sums.items())}
+
+
+def _stat(s: dict[str, Any]) -> str:
+    if s["mean"] is None:
+        return "-"
+    if s["half_width"] is None:
+        return f"{s['mean']:.3f} (n {s['n']})"
+    return f"{s['mean']:.3f} ± {s['half_width']:.3f} (n {s['n']})"
+
+
+def sections(summary: dict[str, Any]) -> list[Section]:
+    s = summary
+    out = [Section("Scores", _scores(s))]
+    if not s["symmetric"]:
+        out.append(Section("Model x role", _matrix(s)))
+    out.append(Section("Convergence", _convergence(s)))
+    if any(s["measures"].values()):
+        out.append(Section("Other measures", _other(s)))
+    body = s["transcript"][:TRANSCRIPT_CHARS] + ("\n..." if len(s["transcript"]) > TRANSCRIPT_CHARS else "")
+    out.append(Section("A game (repetition 1)", f"```text\n{body}\n```"))
+    return out
+
+
+def _scores(s: dict[str, Any]) -> str:
+    kind = "symmetric: every player the same role" if s["symmetric"] else "asymmetric: pooled over roles here"
+    lines = [f"Task `{s['task']}` ({kind}); score: {s['unit']} per game. {s['repetitions']} repetitions, "
+             f"{s['games']} games; ends: " + ", ".join(f"{k} {v}" for k, v in sorted(s["ends"].items())) + ".", "",
+             "| player | model | mean | 95% interval | games |", "|---|---|---|---|---|"]
+    for player, p in s["players"].items():
+        interval = f"[{p['interval'][0]:.3f}, {p['interval'][1]:.3f}]" if p["interval"] else "-"
+        mean = f"{p['mean']:.3f}" if p["mean"] is not None else "-"
+        lines.append(f"| {player} | {p['model']} | {mean} | {interval} | {p['n']} |")
+    return "\n".join(lines)
+
+
+def _matrix(s: dict[str, Any]) -> str:
+    roles = s["roles"]
+    lines = ["Mean score of each model in each role (± 95% half-width, n games); the paper's theta_il.", "",
+             "| player | model | " + " | ".join(roles) + " |", "|---|---|" + "---|" * len(roles)]
+    for player, cells in s["matrix"].items():
+        row = [_stat(cells[r]) if r in cells else "-" for r in roles]
+        lines.append(f"| {player} | {s['players'][player]['model']} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _convergence(s: dict[str, Any]) -> str:
+    verdict = ("every 95% interval half-width is below epsilon" if s["converged"]
+               else f"stopped at max_runs {s['max_runs']} before every half-width fell below epsilon")
+    keys = [k for k in (s["running"][-1] if s["running"] else {}) if k != "repetition"]
+    lines = [f"epsilon {s['epsilon']:g}: {verdict}. Running mean after each repetition:", "",
+             "| repetition | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
+    for entry in s["running"]:
+        lines.append(f"| {entry['repetition']} | " + " | ".join(
+            f"{entry[k]:.3f}" if entry.get(k) is not None else "-" for k in keys) + " |")
+    return "\n".join(lines)
+
+
+def _other(s: dict[str, Any]) -> str:
+    keys = sorted({k for m in s["measures"].values() for k in m})
+    lines = ["Per player, the mean over its games.", "", "| player | " + " | ".join(keys) + " |",
+             "|---|" + "---|" * len(keys)]
+    for player, m in s["measures"].items():
+        lines.append(f"| {player} | " + " | ".join(f"{m[k]:.3f}" if k in m else "-" for k in keys) + " |")
+    return "\n".join(lines)

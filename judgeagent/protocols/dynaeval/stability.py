@@ -1,0 +1,68 @@
+"""DynaEval's stability condition (Section 2.2, Condition 2): repeat each game independently until
+the scores converge. Repetitions come in waves; after each, every player's (asymmetric tasks: every
+model x role cell's) mean score is checked: stop when each 95% interval half-width is below epsilon,
+or at max_runs. Seats are shuffled per repetition with the seed, so no model keeps a seat."""
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import permutations
+from typing import Any
+
+from ...metrics import converged, mean_interval
+
+
+def symmetric_cast(seats: Sequence[str], players: Sequence[str], seed: int, repetition: int) -> tuple[tuple[str, str], ...]:
+    """Seat -> player for one repetition: a seeded shuffle (the same for the same seed and repetition)."""
+    order = list(players)
+    random.Random(f"{seed}:{repetition}").shuffle(order)
+    return tuple(zip(seats, order))
+
+
+def asymmetric_casts(roles: Sequence[str], players: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
+    """Every assignment of distinct players to the roles: each model plays each role with each partner."""
+    return [tuple(zip(roles, chosen)) for chosen in permutations(players, len(roles))]
+
+
+def cells(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, list[float]]:
+    """The scores convergence is judged on: per player (symmetric), per `player/role` (asymmetric)."""
+    out: dict[str, list[float]] = {}
+    for row in rows:
+        for seat, player in row["cast"].items():
+            key = player if symmetric else f"{player}/{seat}"
+            values = out.setdefault(key, [])
+            if row["scores"][seat] is not None:
+                values.append(row["scores"][seat])
+    return out
+
+
+def repetitions_done(rows: Sequence[dict[str, Any]]) -> int:
+    return 1 + max((r["repetition"] for r in rows), default=-1)
+
+
+def next_wave(rows: Sequence[dict[str, Any]], symmetric: bool, *, epsilon: float, min_runs: int, max_runs: int,
+              wave: int) -> range:
+    """The repetitions to run next (empty: stop). `rows` hold every game of the repetitions done."""
+    done = repetitions_done(rows)
+    if done == 0:
+        return range(min(min_runs, max_runs))
+    if done >= max_runs or converged(cells(rows, symmetric), epsilon, min_runs):
+        return range(done, done)
+    return range(done, min(done + wave, max_runs))
+
+
+def estimates(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, dict[str, Any]]:
+    """Mean, 95% interval and count per cell."""
+    return {key: mean_interval(values) for key, values in sorted(cells(rows, symmetric).items())}
+
+
+def running(rows: Sequence[dict[str, Any]], symmetric: bool) -> list[dict[str, Any]]:
+    """Each cell's mean after each repetition (convergence at a glance)."""
+    out = []
+    for r in range(repetitions_done(rows)):
+        upto = [row for row in rows if row["repetition"] <= r]
+        entry: dict[str, Any] = {"repetition": r + 1}
+        for key, stats in estimates(upto, symmetric).items():
+            entry[key] = stats["mean"]
+        out.append(entry)
+    return out

@@ -1,0 +1,93 @@
+"""A DynaEval task: the rule each seat is told, who acts in which round, how a reply is read, when the
+game ends, and how it is scored. One `Game` object holds one game's state; the referee drives it."""
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..config import DynaEvalConfig
+
+
+@dataclass(frozen=True)
+class Move:
+    """One player's reply as the referee reads it: the standardised value, and whether the rule allows it."""
+
+    seat: str
+    reply: str
+    value: Any
+    valid: bool
+    note: str = ""
+    """Why a move is invalid (or a remark such as "agrees")."""
+
+
+@dataclass
+class Outcome:
+    """A finished game: each seat's score (the task's unit), how it ended, and any further numbers per seat."""
+
+    scores: dict[str, float | None]
+    """None: the game could not be scored for that seat (a referee that gave no rating); left out of means."""
+    end: str
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Game(ABC):
+    """One game. Seats are anonymous names (`Player A`, `programmer`): never a model's name."""
+
+    def __init__(self, config: DynaEvalConfig, seats: tuple[str, ...], item: Any, rng: random.Random) -> None:
+        self.config, self.seats, self.item, self.rng = config, seats, item, rng
+
+    @abstractmethod
+    def rule(self, seat: str) -> str:
+        """The task rule the referee broadcasts to `seat` before round 1."""
+
+    @abstractmethod
+    def acting(self, round_: int) -> list[str]:
+        """The seats that act in `round_` (from 1); they all act on the same state, together."""
+
+    @abstractmethod
+    def prompt(self, seat: str, round_: int) -> str:
+        """What the referee tells `seat` at the start of `round_`: the messages the rule lets it see."""
+
+    @abstractmethod
+    def read(self, seat: str, reply: str) -> Move:
+        """The reply in the task's standard form (a number, code, an idiom), checked against the rule."""
+
+    @abstractmethod
+    def apply(self, round_: int, moves: dict[str, Move]) -> None:
+        """Record a round's moves in the game's state."""
+
+    @abstractmethod
+    def ended(self, round_: int) -> str | None:
+        """Why the game ends after `round_`, or None while it goes on."""
+
+    @abstractmethod
+    async def outcome(self, end: str, referee: Any) -> Outcome:
+        """The scores (rule-based; `referee`, a model or None, for ratings the rule cannot give)."""
+
+
+class Task(ABC):
+    """A game's type: symmetric (every seat the same role) or asymmetric (a seat per role)."""
+
+    name: ClassVar[str]
+    symmetric: ClassVar[bool]
+    roles: ClassVar[tuple[str, ...]] = ()
+    """Asymmetric tasks: the role of each seat, in seat order (the seat is named after its role)."""
+    unit: ClassVar[str]
+    """What a score counts (coins, pass, wins), for the report."""
+    epsilon: ClassVar[float]
+    """The default convergence threshold, in the score's unit."""
+
+    def check(self, config: DynaEvalConfig, players: int, referee: bool) -> None:
+        """Refuse a configuration the task cannot play (raise `JudgeAgentError`)."""
+
+    def load(self, config: DynaEvalConfig) -> list[Any]:
+        """The task's items (problems, start idioms), or [] when it needs none; read once before the games."""
+        return []
+
+    def item(self, items: list[Any], repetition: int) -> Any:
+        return items[repetition % len(items)] if items else None
+
+    @abstractmethod
+    def game(self, config: DynaEvalConfig, seats: tuple[str, ...], item: Any, rng: random.Random) -> Game: ...

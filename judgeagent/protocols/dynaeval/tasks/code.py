@@ -1,0 +1,171 @@
+"""Code generation and review (asymmetric, writer-editor; Section 2.4, Appendix A.8).
+
+The programmer writes a function for a HumanEval problem; the reviewer fixes and polishes it, replying
+with the complete revised code, or `over` when it has nothing to change; the programmer answers the
+review with a revision or `over`. Consensus (an `over`) or the reviewer's last allowed turn ends the
+game; the latest code given is the final code. The score is whether the final code passes the
+problem's unit tests, run in the sandbox (`judgeagent.sandbox`: time, memory and file limits, no
+network, no processes, no writes outside its folder); both seats share it (they cooperate), and the
+model x role matrix tells writers and editors apart. The programmer's first draft is tested too, and
+a referee model, when given, rates the final code's style 1-10.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ....errors import JudgeAgentError
+from ....files import jsonl_records, read_text
+from ....grading.verdict import one_line
+from ....sandbox import SandboxLimits, run_tests
+from .base import Game, Move, Outcome, Task
+
+PROGRAMMER, REVIEWER = "programmer", "reviewer"
+_FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)```", re.DOTALL)
+_FIELDS = ("task_id", "prompt", "entry_point", "test")
+
+
+class StyleRating(BaseModel):
+    reasoning: str
+    score: int = Field(ge=1, le=10)
+
+
+class CodeReview(Task):
+    name = "code"
+    symmetric = False
+    roles = (PROGRAMMER, REVIEWER)
+    unit = "pass rate"
+    epsilon = 0.1
+
+    def check(self, config: Any, players: int, referee: bool) -> None:
+        if not config.problems:
+            raise JudgeAgentError("task code needs its problems: give -o problems=FILE (HumanEval's problems.jsonl "
+                                  "format: task_id, prompt, entry_point, test)")
+
+    def load(self, config: Any) -> list[dict[str, Any]]:
+        return load_problems(config.problems, config.items, config.seed)
+
+    def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
+        return CodeGame(config, seats, item, rng)
+
+
+def load_problems(path: str, count: int, seed: int) -> list[dict[str, Any]]:
+    """A seeded sample of `count` problems (all when fewer), every one checked for the four fields."""
+    import random
+    from pathlib import Path
+
+    file = Path(path)
+    if not file.is_file():
+        raise JudgeAgentError(f"problems file not found: {file} (give -o problems=FILE)")
+    problems = []
+    for record, source in jsonl_records(file, read_text(file)):
+        missing = [k for k in _FIELDS if not isinstance(record, dict) or not record.get(k)]
+        if missing:
+            raise JudgeAgentError(f"{source}: a problem needs {', '.join(_FIELDS)}; missing {', '.join(missing)}")
+        problems.append({k: record[k] for k in _FIELDS})
+    if not problems:
+        raise JudgeAgentError(f"problems file {file} has no problems")
+    order = list(range(len(problems)))
+    random.Random(seed).shuffle(order)
+    return [problems[i] for i in order[:count]]
+
+
+def extract_code(reply: str) -> str | None:
+    """The code of a reply: its first fenced block that defines something, else the reply if it does."""
+    for block in _FENCE.findall(reply):
+        if "def " in block:
+            return block.strip("\n")
+    return reply.strip() if "def " in reply else None
+
+
+def agrees(reply: str) -> bool:
+    return reply.strip().strip(".!'\"`").lower() == "over"
+
+
+def runnable(code: str, prompt: str, entry_point: str) -> str:
+    """The code with the problem's text before its function above it: the imports its signature uses and
+    any helper the prompt defines (HumanEval/10's is_palindrome); the code may redefine them."""
+    cut = prompt.find(f"def {entry_point}")
+    return f"{prompt[:cut] if cut >= 0 else ''}\n{code}"
+
+
+class CodeGame(Game):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.versions: list[tuple[str, str]] = []
+        self.last: dict[str, str] = {}
+        self.agreed = False
+
+    def rule(self, seat: str) -> str:
+        if seat == PROGRAMMER:
+            return ("You will play the role of a programmer, and you need to solve programming problems and provide "
+                    "complete and executable solutions. Remember, you only need to give pure Python code without any "
+                    "extra explanation. When a reviewer's revision needs no change, reply only 'over'.")
+        return ("You will play the role of a code reviewer. You review the code provided by the programmer for "
+                "correctness, clarity and efficiency, fix and polish it, and reply with the complete revised Python "
+                "code. If the code needs no change, reply only 'over' without any other output.")
+
+    def acting(self, round_: int) -> list[str]:
+        return [PROGRAMMER if round_ % 2 else REVIEWER]
+
+    def prompt(self, seat: str, round_: int) -> str:
+        question = self.item["prompt"]
+        if round_ == 1:
+            return f"Question:\n{question}"
+        if seat == REVIEWER:
+            return f"Question:\n{question}\nProgrammer:\n{self.last.get(PROGRAMMER, '')}"
+        return (f"Reviewer:\n{self.last.get(REVIEWER, '')}\nPlease give a revised solution based on the review, as pure "
+                "Python code, or reply only 'over' if you accept the reviewer's code.")
+
+    def read(self, seat: str, reply: str) -> Move:
+        if agrees(reply) and self.versions:
+            return Move(seat, reply, None, True, "agrees")
+        code = extract_code(reply)
+        if code is None:
+            return Move(seat, reply, None, seat == REVIEWER, "no code" if seat == PROGRAMMER else "comments only")
+        return Move(seat, reply, code, True)
+
+    def apply(self, round_: int, moves: dict[str, Move]) -> None:
+        for seat, move in moves.items():
+            self.last[seat] = move.reply
+            if move.value is not None:
+                self.versions.append((seat, move.value))
+            self.agreed = self.agreed or move.note == "agrees"
+
+    def ended(self, round_: int) -> str | None:
+        if self.agreed:
+            return "consensus"
+        if round_ == 1 and not self.versions:
+            return "no code"
+        return "round limit" if round_ >= 2 * self.config.review_rounds else None
+
+    async def outcome(self, end: str, referee: Any) -> Outcome:
+        limits = SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb)
+        final = self.versions[-1][1] if self.versions else ""
+        draft = next((code for seat, code in self.versions if seat == PROGRAMMER), "")
+        final_run = await self._test(final, limits)
+        draft_run = final_run if draft == final else await self._test(draft, limits)
+        passed = 1.0 if final_run["status"] == "passed" else 0.0
+        shared = {"final": final_run, "draft": draft_run, "versions": len(self.versions)}
+        if referee is not None:
+            shared["style"] = await self._style(referee, final)
+        return Outcome({seat: passed for seat in self.seats}, end, {seat: dict(shared) for seat in self.seats})
+
+    async def _test(self, code: str, limits: SandboxLimits) -> dict[str, Any]:
+        if not code:
+            return {"status": "no code", "detail": "", "seconds": 0.0}
+        p = self.item
+        result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"], p["entry_point"]), p["test"], p["entry_point"], limits)
+        return {"status": result.status, "detail": one_line(result.detail, 160), "seconds": round(result.seconds, 3)}
+
+    async def _style(self, referee: Any, code: str) -> int | None:
+        messages = [{"role": "system", "content": "You are a professional developer rating code style."},
+                    {"role": "user", "content": (
+                        "Rate the style of this solution (clarity, naming, structure, idiomatic Python) from 1 to 10, "
+                        f"whatever its correctness.\nProblem:\n{self.item['prompt']}\nSolution:\n{code or '(none)'}\n"
+                        'Reply in JSON: {"reasoning": <why>, "score": <1-10>}')}]
+        result = await referee.complete(messages, schema=StyleRating)
+        return result.parsed.score if isinstance(result.parsed, StyleRating) else None

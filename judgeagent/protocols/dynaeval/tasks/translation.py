@@ -1,0 +1,157 @@
+"""Machine translation (asymmetric, writer-editor; Section 2.4, Appendix A.8).
+
+The translator translates a source paragraph into the target language; the proofreader polishes the
+translation (one pass, as in the paper). The referee model rates both versions for adequacy and
+fluency (1-10 each), shown the source and the two versions in a seeded random order, labelled
+`Version 1`/`Version 2`, never who wrote which; a game's score is the final (polished) version's mean
+rating, shared by both seats, and the draft's rating is kept to show what the proofreader changed.
+When the item carries a reference translation, chrF (sacrebleu, 0-100) of both versions is reported.
+
+What each score can tell: the rating judges meaning and fluency without a reference, but it is one
+model's opinion (its own biases, its grasp of the target language; a weak referee rates noise); chrF
+measures character n-gram overlap with one reference: objective and repeatable, but it penalises a
+correct translation worded differently and cannot see a fluent mistranslation that shares words.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ....errors import JudgeAgentError
+from ....files import jsonl_records, read_text
+from .base import Game, Move, Outcome, Task
+
+TRANSLATOR, PROOFREADER = "translator", "proofreader"
+
+
+class Rating(BaseModel):
+    adequacy: int = Field(ge=1, le=10)
+    fluency: int = Field(ge=1, le=10)
+
+
+class Ratings(BaseModel):
+    reasoning: str
+    version_1: Rating
+    version_2: Rating
+
+
+class Translation(Task):
+    name = "translation"
+    symmetric = False
+    roles = (TRANSLATOR, PROOFREADER)
+    unit = "rating (1-10)"
+    epsilon = 0.5
+
+    def check(self, config: Any, players: int, referee: bool) -> None:
+        if not config.sources:
+            raise JudgeAgentError("task translation needs source paragraphs: give -o sources=FILE (JSON lines with "
+                                  "text or source, and an optional reference)")
+        if not referee:
+            raise JudgeAgentError("task translation is scored by a referee model: give --role referee=MODEL")
+
+    def load(self, config: Any) -> list[dict[str, Any]]:
+        return load_sources(config.sources, config.items, config.seed, config.max_words)
+
+    def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: random.Random) -> Game:
+        return TranslationGame(config, seats, item, rng)
+
+
+def paragraph(text: str, max_words: int) -> str:
+    """The first paragraph of 15 words or more (else the text's start), cut to `max_words` words."""
+    blocks = [b.strip() for b in text.split("\n\n") if b.strip()]
+    chosen = next((b for b in blocks if len(b.split()) >= 15), blocks[0] if blocks else "")
+    words = chosen.split()
+    return " ".join(words[:max_words])
+
+
+def load_sources(path: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
+    file = Path(path)
+    if not file.is_file():
+        raise JudgeAgentError(f"sources file not found: {file} (give -o sources=FILE)")
+    items = []
+    for n, (record, where) in enumerate(jsonl_records(file, read_text(file)), 1):
+        text = record.get("source") or record.get("text") if isinstance(record, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise JudgeAgentError(f"{where}: a source needs a non-empty text (or source) field")
+        items.append({"id": str(record.get("doc_id") or record.get("id") or f"{file.stem}-{n}"),
+                      "source": paragraph(text, max_words) if "reference" not in record else text.strip(),
+                      "reference": record.get("reference")})
+    if not items:
+        raise JudgeAgentError(f"sources file {file} has no paragraphs")
+    random.Random(seed).shuffle(items)
+    return items[:count]
+
+
+def chrf(hypothesis: str, reference: str) -> float:
+    from sacrebleu.metrics import CHRF
+
+    return round(CHRF().sentence_score(hypothesis, [reference]).score, 2)
+
+
+class TranslationGame(Game):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.versions: dict[str, str] = {}
+
+    def rule(self, seat: str) -> str:
+        c = self.config
+        if seat == TRANSLATOR:
+            return (f"You will play the role of a professional translator. Please translate the given text from "
+                    f"{c.source_language} (source language) to {c.target_language} (target language). Reply with the "
+                    "translation only.")
+        return (f"You will play the role of a professional translation editor. Your task is to polish the "
+                f"{c.target_language} translation provided by the translator for the given text in "
+                f"{c.source_language} (source language), making the translated content more accurate. Note that you "
+                "only need to reply with the polished text in the target language, not any other reply.")
+
+    def acting(self, round_: int) -> list[str]:
+        return [TRANSLATOR if round_ == 1 else PROOFREADER]
+
+    def prompt(self, seat: str, round_: int) -> str:
+        source = f"Source language text: {self.item['source']}"
+        return source if seat == TRANSLATOR else f"{source}\nTranslator: {self.versions.get(TRANSLATOR, '')}"
+
+    def read(self, seat: str, reply: str) -> Move:
+        text = reply.strip()
+        return Move(seat, reply, text or None, bool(text), "" if text else "empty")
+
+    def apply(self, round_: int, moves: dict[str, Move]) -> None:
+        for seat, move in moves.items():
+            if move.valid:
+                self.versions[seat] = move.value
+
+    def ended(self, round_: int) -> str | None:
+        return "polished" if round_ >= 2 else None
+
+    async def outcome(self, end: str, referee: Any) -> Outcome:
+        draft = self.versions.get(TRANSLATOR, "")
+        final = self.versions.get(PROOFREADER, draft)  # an empty polish leaves the draft as it was
+        rated = await self._rate(referee, draft, final)
+        shared: dict[str, Any] = {"draft rating": rated[0], "final rating": rated[1]}
+        if self.item.get("reference"):
+            shared["draft chrF"] = chrf(draft, self.item["reference"])
+            shared["final chrF"] = chrf(final, self.item["reference"])
+        # No rating (the referee failed) is no score: the game is left out of the means, not counted as 0.
+        return Outcome({seat: rated[1] for seat in self.seats}, end, {seat: dict(shared) for seat in self.seats})
+
+    async def _rate(self, referee: Any, draft: str, final: str) -> tuple[float | None, float | None]:
+        """(draft, final) mean of adequacy and fluency; the two shown in a seeded random order."""
+        flipped = self.rng.random() < 0.5
+        first, second = (final, draft) if flipped else (draft, final)
+        c = self.config
+        messages = [{"role": "system", "content": "You are a translation expert rating translations."},
+                    {"role": "user", "content": (
+                        f"Rate each {c.target_language} translation of the {c.source_language} text for adequacy (the "
+                        "meaning of the source kept, nothing added or lost) and fluency (natural, correct "
+                        f"{c.target_language}), each from 1 to 10.\nSource: {self.item['source']}\n"
+                        f"Version 1: {first or '(empty)'}\nVersion 2: {second or '(empty)'}\n"
+                        'Reply in JSON: {"reasoning": <why>, "version_1": {"adequacy": <1-10>, "fluency": <1-10>}, '
+                        '"version_2": {"adequacy": <1-10>, "fluency": <1-10>}}')}]
+        result = await referee.complete(messages, schema=Ratings)
+        if not isinstance(result.parsed, Ratings):
+            return None, None
+        one, two = ((r.adequacy + r.fluency) / 2 for r in (result.parsed.version_1, result.parsed.version_2))
+        return (two, one) if flipped else (one, two)

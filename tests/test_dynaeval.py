@@ -1,0 +1,466 @@
+"""DynaEval: the referee and message pool against scripted players (FunctionModel), the public goods
+payoffs by hand, the code task's sandbox, convergence, resume, and one run with the embedded model."""
+import asyncio
+import json
+import math
+import random
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+
+from judgeagent.benchmark import Benchmark
+from judgeagent.cli import main
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import run_protocol
+from judgeagent.protocols.dynaeval import stability
+from judgeagent.protocols.dynaeval.tasks.public_goods import payoffs, read_coins
+
+NONE = Benchmark(Path("none"), [])
+SECRET = ("model-alpha-secret", "model-beta-secret", "model-gamma-secret")
+
+
+def run(models, tmp_path, name="run", **options):
+    """`models` as players.1, players.2, ... (and referee): given to the run as the players list."""
+    players = [models[f"players.{i}"] for i in range(1, len(models) + 1) if f"players.{i}" in models]
+    given = {"players": players, **{k: v for k, v in models.items() if not k.startswith("players.")}}
+    return run_protocol("dynaeval", NONE, models=given, config=options, run_dir=tmp_path / name, cache=False)
+
+
+def rows(folder):
+    return [json.loads(x) for x in (folder / "episodes.jsonl").read_text().splitlines()]
+
+
+def records(folder):
+    return [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+
+
+def prompts_of(models):
+    """What the referee told every model (their own earlier replies left out)."""
+    return [m["content"] for model in models.values() for call in model.calls for m in call if m["role"] != "assistant"]
+
+
+def round_of(messages):
+    found = re.findall(r"Round (\d+) starts", messages[-1]["content"])
+    return int(found[-1])
+
+
+def investor(amounts, name):
+    """A player investing amounts[round - 1], saying so in JSON with a reason unique to it and the round."""
+    def reply(messages):
+        r = round_of(messages)
+        return json.dumps({"reason": f"{name}-move-{r}", "coins": amounts[r - 1]})
+    return FunctionModel(reply, name=name)
+
+
+# --- public goods: arithmetic, rounds, invalid moves -------------------------------------------------------
+
+def test_public_goods_payoffs_by_hand():
+    # Round 1: pool 10 -> 15, share 7.5: A kept 0, B kept 10. Round 2: A invests 5, B's move is invalid:
+    # pool 5 -> 7.5, share 3.75; A kept 5, B keeps nothing (the forfeit rule).
+    assert payoffs([{"A": 10, "B": 0}, {"A": 5, "B": None}], 10, 1.5) == {"A": 16.25, "B": 21.25}
+    assert read_coins('I think so. {"reason": "safe", "coins": 4}') == 4
+    assert read_coins("I will invest 7 coins") == 7 and read_coins("nothing to say") is None
+
+
+def test_public_goods_game_scores_every_round_and_counts_invalid_moves(tmp_path):
+    models = {"players.1": investor([10, 10, 4], SECRET[0]), "players.2": investor([0, 0, 0], SECRET[1]),
+              "players.3": FunctionModel(lambda m: "I would rather not say." if round_of(m) == 1 else
+                                         '{"reason": "greedy", "coins": 11}' if round_of(m) == 2 else
+                                         '{"reason": "fine", "coins": 2}', name=SECRET[2])}
+    result = run(models, tmp_path, rounds=3, multiplier=1.5, endowment=10, max_runs=2, min_runs=2)
+    # shares: round 1 1.5*10/3 = 5, round 2 1.5*10/3 = 5 (player 3 invalid), round 3 1.5*6/3 = 3
+    expected = {"players.1": 0 + 5 + 0 + 5 + 6 + 3, "players.2": 15 + 15 + 13, "players.3": 5 + 5 + 8 + 3}
+    for row in rows(result.folder):
+        assert row["rounds"] == 3 and row["end"] == "rounds played"
+        by_player = {player: row["scores"][seat] for seat, player in row["cast"].items()}
+        assert by_player == pytest.approx(expected)
+        invalid = {player: row["metrics"][seat]["invalid"] for seat, player in row["cast"].items()}
+        assert invalid == {"players.1": 0, "players.2": 0, "players.3": 2}
+    assert all(len(m.calls) == 3 * 2 for m in models.values())  # 3 rounds, 2 repetitions: the end is kept
+    moves = [r for r in records(result.folder) if r["role"] == "players.3"]
+    assert sorted(r["scores"]["valid"]["reason"] for r in moves if not r["scores"]["valid"]["value"]) == \
+        ["11 is outside 0..10"] * 2 + ["no number"] * 2
+    assert result.summary["players"]["players.2"]["mean"] == pytest.approx(43)
+
+
+def test_rounds_are_synchronous_and_players_anonymous(tmp_path):
+    """Both players are asked before either answers; no one sees a same-round move; mode 2 reveals the
+    sorted investments of the last round only; no prompt names a model."""
+    started = {name: asyncio.Event() for name in SECRET[:2]}
+
+    def waiting(name, other, amounts):
+        async def reply(messages):
+            started[name].set()
+            await asyncio.wait_for(started[other].wait(), 5)  # a sequential referee would time out here
+            r = round_of(messages)
+            return json.dumps({"reason": f"{name}-move-{r}", "coins": amounts[r - 1]})
+        return reply
+
+    models = {"players.1": FunctionModel(waiting(SECRET[0], SECRET[1], [3, 8]), name=SECRET[0]),
+              "players.2": FunctionModel(waiting(SECRET[1], SECRET[0], [6, 1]), name=SECRET[1])}
+    run(models, tmp_path, rounds=2, mode=2, max_runs=2, min_runs=2)
+    for name, model in zip(SECRET[:2], models.values()):
+        other = SECRET[1] if name == SECRET[0] else SECRET[0]
+        for call in model.calls:
+            text = "\n".join(m["content"] for m in call)
+            assert f"{other}-move" not in text  # moves reach the referee only
+            r = round_of(call)
+            if r == 1:
+                assert "amounts of invested coins" not in text
+            else:
+                assert "[6.0, 3.0]" in call[-1]["content"]
+    texts = prompts_of(models)
+    assert not any(s in t for t in texts for s in SECRET) and not any("players." in t for t in texts)
+    assert any("Player A" in t for t in texts)
+
+
+def test_seats_are_shuffled_per_repetition_with_the_seed():
+    seats, players = ["Player A", "Player B", "Player C"], ["players.1", "players.2", "players.3"]
+    casts = [stability.symmetric_cast(seats, players, 7, r) for r in range(12)]
+    assert casts == [stability.symmetric_cast(seats, players, 7, r) for r in range(12)]
+    assert len({c for c in casts}) > 1 and all(sorted(p for _, p in c) == players for c in casts)
+    assert {dict(c)["Player A"] for c in casts} == set(players)
+
+
+# --- code generation and review: roles, ends, the sandbox ---------------------------------------------------
+
+BEHAVIOURS = {
+    "f_ok": "def f_ok(x):\n    return 2 * x\n",
+    "f_loop": "def f_loop(x):\n    while True:\n        pass\n",
+    "f_memory": "def f_memory(x):\n    blocks = []\n    while True:\n        blocks.append(bytearray(10 ** 7))\n",
+    "f_network": "def f_network(x):\n    import socket\n    socket.create_connection(('example.com', 80))\n"
+                 "    return 2 * x\n",
+    "f_write": "def f_write(x):\n    open('/tmp/judgeagent-escaped.txt', 'w').write('x')\n    return 2 * x\n",
+}
+
+
+def problems_file(tmp_path, names):
+    path = tmp_path / "problems.jsonl"
+    path.write_text("".join(json.dumps({
+        "task_id": f"T/{name}", "prompt": f"from typing import List\n\n\ndef {name}(x: int) -> int:\n"
+        f"    \"\"\"Return twice x.\"\"\"\n", "entry_point": name,
+        "test": "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(0) == 0\n"}) + "\n"
+        for name in names))
+    return path
+
+
+def programmer_code(messages):
+    name = re.search(r"def (f_\w+)\(", "\n".join(m["content"] for m in messages)).group(1)
+    return f"```python\n{BEHAVIOURS[name]}```"
+
+
+def coder(name, review="over"):
+    """As programmer: the code for the problem; as reviewer: `review` (a reply, or a function of the messages)."""
+    def reply(messages):
+        if "code reviewer" in messages[0]["content"]:
+            return review(messages) if callable(review) else review
+        if "Question:" in messages[-1]["content"] or "def " not in messages[-1]["content"]:
+            return programmer_code(messages)  # the first draft, or kept against comments without code
+        return "over"  # the reviewer's code is accepted
+    return FunctionModel(reply, name=name)
+
+
+def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
+    path = problems_file(tmp_path, list(BEHAVIOURS))
+    models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1])}
+    result = run(models, tmp_path, task="code", problems=str(path), items=5, max_runs=5, min_runs=5,
+                 timeout_s=6, memory_mb=256)
+    games = rows(result.folder)
+    assert len(games) == 10  # 5 problems x 2 role assignments
+    status = {}
+    for g in games:
+        final = g["metrics"]["programmer"]["final"]
+        status[g["item"]] = final["status"]
+        assert g["scores"] == {"programmer": float(g["item"] == "T/f_ok"), "reviewer": float(g["item"] == "T/f_ok")}
+        assert g["end"] == "consensus" and g["rounds"] == 2
+    assert status == {"T/f_ok": "passed", "T/f_loop": "timeout", "T/f_memory": "memory",
+                      "T/f_network": "forbidden", "T/f_write": "forbidden"}
+    assert not Path("/tmp/judgeagent-escaped.txt").exists()
+    matrix = result.summary["matrix"]
+    assert {p: set(cells) for p, cells in matrix.items()} == {"players.1": {"programmer", "reviewer"},
+                                                              "players.2": {"programmer", "reviewer"}}
+    assert all(c["n"] == 5 and c["mean"] == pytest.approx(0.2) for cells in matrix.values() for c in cells.values())
+
+
+def test_real_humaneval_problems_pass_with_their_canonical_solutions(tmp_path):
+    """The programmer writes the whole function (signature and body, no imports): the problem's imports
+    are put above it, and HumanEval's own check passes."""
+    from tests.conftest import DATA
+
+    problems = {json.loads(line)["prompt"]: json.loads(line) for line in
+                (DATA / "humaneval" / "problems.jsonl").read_text().splitlines()}
+
+    def canonical(messages):
+        if "code reviewer" in messages[0]["content"]:
+            return "over"
+        prompt = next(p for p in problems if p in messages[-1]["content"])
+        body = prompt[prompt.index("def " + problems[prompt]["entry_point"]):] + problems[prompt]["canonical_solution"]
+        return f"```python\n{body}```"
+
+    models = {"players.1": FunctionModel(canonical, name="a"), "players.2": FunctionModel(canonical, name="b")}
+    result = run(models, tmp_path, task="code", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
+                 max_runs=3, min_runs=3, seed=2)
+    games = rows(result.folder)
+    assert {g["item"] for g in games} == {"HumanEval/69", "HumanEval/147", "HumanEval/25"}  # 25 imports List
+    assert len(games) == 6
+    assert all(g["scores"]["programmer"] == 1.0 for g in games), [g["metrics"]["programmer"]["final"] for g in games]
+
+
+def test_roles_swap_and_the_reviewer_fixes_the_code(tmp_path):
+    """players.2 reviews with a fix; players.1 never does: the matrix separates them by role."""
+    path = problems_file(tmp_path, ["f_loop"])
+    fix = f"```python\n{BEHAVIOURS['f_ok'].replace('f_ok', 'f_loop')}```"
+    reviews = iter(range(100))
+
+    def stubborn(messages):  # never agrees: the game runs to the round limit
+        return f"Consider a cleaner loop. (review {next(reviews)})"
+
+    models = {"players.1": coder(SECRET[0], review=stubborn), "players.2": coder(SECRET[1], review=fix)}
+    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2,
+                 review_rounds=2, timeout_s=1)
+    games = rows(result.folder)
+    by_writer = {g["cast"]["programmer"]: g for g in games}
+    assert by_writer["players.1"]["scores"]["programmer"] == 1.0  # reviewed by players.2: fixed
+    assert by_writer["players.1"]["metrics"]["programmer"]["draft"]["status"] == "timeout"
+    assert by_writer["players.1"]["end"] == "consensus"  # players.1 accepts the fix with "over"
+    assert by_writer["players.2"]["scores"]["programmer"] == 0.0 and by_writer["players.2"]["end"] == "round limit"
+    assert by_writer["players.2"]["rounds"] == 4
+    m = result.summary["matrix"]
+    assert m["players.1"]["programmer"]["mean"] == 1.0 and m["players.2"]["reviewer"]["mean"] == 1.0
+    assert m["players.2"]["programmer"]["mean"] == 0.0 and m["players.1"]["reviewer"]["mean"] == 0.0
+    report = (result.folder / "report.md").read_text()
+    assert "## Model x role" in report and "| players.1 | model-alpha-secret | 1.000" in report
+
+
+def test_code_referee_rates_style_without_seeing_names(tmp_path):
+    path = problems_file(tmp_path, ["f_ok"])
+    referee = FunctionModel(lambda m: '{"reasoning": "tidy", "score": 8}', name="referee-secret")
+    models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1]), "referee": referee}
+    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2)
+    assert all(g["metrics"]["programmer"]["style"] == 8 for g in rows(result.folder))
+    assert result.summary["measures"]["players.1"]["style"] == 8
+    assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
+
+
+# --- idiom solitaire ------------------------------------------------------------------------------------------
+
+def test_idiom_moves_are_checked_against_the_list_the_chain_and_repeats():
+    from judgeagent.protocols.dynaeval.config import DynaEvalConfig
+    from judgeagent.protocols.dynaeval.tasks.idiom import IdiomGame, idioms
+
+    words = idioms()
+    assert len(words) > 20000 and {"人山人海", "海阔天空", "空前绝后", "后发制人", "人定胜天"} <= words
+    assert not {"人山人哈", "你好世界"} & words
+    game = IdiomGame(DynaEvalConfig(task="idiom"), ("Player A", "Player B"), "人山人海", random.Random(0))
+    assert game.read("Player A", "海阔天空").valid and game.read("Player A", "好的：海阔天空。").value == "海阔天空"
+    game.apply(1, {"Player A": game.read("Player A", "海阔天空")})
+    assert game.ended(1) is None and game.prompt("Player B", 2) == "人山人海 → 海阔天空"
+    assert game.read("Player B", "人山人海").note == "does not start with 空"
+    assert game.read("Player B", "空空空空").note == "not in the idiom list"
+    assert game.read("Player B", "I give up").note == "no four-character idiom"
+    game.chain += ["空前绝后", "后发制人"]  # the paper's chain: back to 人, where it started
+    assert game.read("Player B", "人山人海").note == "already used" and game.read("Player B", "人定胜天").valid
+
+
+def test_idiom_solitaire_ends_on_an_invalid_move_and_scores_wins(tmp_path):
+    from judgeagent.protocols.dynaeval.tasks.idiom import idioms
+
+    words = sorted(idioms())
+
+    def good(messages):  # a real idiom that continues the chain, never used before
+        chain = messages[-1]["content"].split(" → ")
+        return next(w for w in words if w[0] == chain[-1][-1] and w not in chain)
+
+    def invents(messages):  # right first character, then an invented word
+        return messages[-1]["content"].split(" → ")[-1][-1] + "哈哈哈"
+
+    models = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(invents, name=SECRET[1])}
+    result = run(models, tmp_path, task="idiom", max_runs=4, min_runs=4)
+    games = rows(result.folder)
+    for g in games:
+        assert g["end"].startswith("invalid move by")
+        assert {g["cast"][s]: v for s, v in g["scores"].items()} == {"players.1": 1.0, "players.2": 0.0}
+        assert [m["note"] for m in g["moves"] if not m["valid"]] == ["not in the idiom list"]
+        assert all(m["valid"] for m in g["moves"][:-1])
+    assert {g["cast"]["Player A"] for g in games} == {"players.1", "players.2"}  # each model opens some games
+    assert len({g["item"] for g in games}) == 4  # a start idiom per repetition
+    assert result.summary["players"]["players.1"]["mean"] == 1.0
+    draw = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(good, name=SECRET[1])}
+    result = run(draw, tmp_path, "draw", task="idiom", max_runs=2, min_runs=2, idiom_moves=6)
+    assert all(g["end"] == "move limit (draw)" and set(g["scores"].values()) == {0.5} and g["rounds"] == 6
+               for g in rows(result.folder))
+
+
+# --- convergence ----------------------------------------------------------------------------------------------
+
+def expected_stop(scores_by_player, epsilon, min_runs, max_runs):
+    """By hand: the first n >= min_runs at which every player's 1.96 * s / sqrt(n) is below epsilon."""
+    for n in range(min_runs, max_runs + 1):
+        if all(1.96 * statistics.stdev(v[:n]) / math.sqrt(n) < epsilon for v in scores_by_player.values()):
+            return n
+    return max_runs
+
+
+def test_the_stopping_rule_on_known_noise():
+    rng = random.Random(3)
+    true = {"p.1": 5.0, "p.2": 8.0}
+    draws = {p: [mu + rng.gauss(0, 1.0) for _ in range(200)] for p, mu in true.items()}
+    done: list[dict] = []
+    while True:
+        wave = stability.next_wave(done, True, epsilon=0.4, min_runs=3, max_runs=200, wave=1)
+        if not wave:
+            break
+        done += [{"repetition": r, "cast": {"A": "p.1", "B": "p.2"},
+                  "scores": {"A": draws["p.1"][r], "B": draws["p.2"][r]}} for r in wave]
+    n = stability.repetitions_done(done)
+    assert n == expected_stop(draws, 0.4, 3, 200) and 20 <= n <= 40  # sigma 1, half-width 0.4: n ~ 24
+    for p, stats in stability.estimates(done, True).items():
+        assert stats["n"] == n and stats["interval"][0] < true[p] < stats["interval"][1]
+
+
+def test_a_run_stops_when_the_scores_converge(tmp_path):
+    """One-round games, players investing a seeded random amount: payoff 10 - a/2 + b/2, mean 10."""
+    def noisy(seed, name):
+        rng = random.Random(seed)
+        return FunctionModel(lambda messages: json.dumps({"reason": "dice", "coins": rng.randint(0, 10)}), name=name)
+
+    def once(name):
+        models = {"players.1": noisy(1, "a"), "players.2": noisy(2, "b")}
+        return run(models, tmp_path, name, rounds=1, multiplier=1.0, epsilon=1.2, min_runs=3, max_runs=60)
+
+    result = once("run")
+    games = rows(result.folder)
+    by_player = {p: [g["scores"][s] for g in games for s, q in g["cast"].items() if q == p]
+                 for p in ("players.1", "players.2")}
+    n = result.summary["repetitions"]
+    assert n == expected_stop(by_player, 1.2, 3, 60) < 60 and result.summary["converged"]
+    for stats in result.summary["players"].values():
+        assert stats["n"] == n and stats["interval"][0] < 10 < stats["interval"][1]
+    assert once("again").summary["players"] == result.summary["players"]  # seeded: the same run again
+    report = (result.folder / "report.md").read_text()
+    assert "## Convergence" in report and f"| {n} |" in report
+
+
+def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
+    def models(fail_after=None):
+        made = {"n": 0}
+
+        def reply(messages):
+            made["n"] += 1
+            if fail_after is not None and made["n"] > fail_after:
+                raise RuntimeError("killed")
+            seat_a = "You are Player A" in messages[0]["content"]
+            return json.dumps({"reason": "steady", "coins": (2 if seat_a else 7) + round_of(messages) % 2})
+        return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
+
+    # Scores depend on the seat, which changes between repetitions: no convergence before max_runs, so
+    # the run has two waves (3 repetitions, then 1); it is killed during the second.
+    opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001}
+    clean = models()
+    expected = run(clean, tmp_path, "clean", **opts)
+    total = sum(len(m.calls) for m in clean.values())
+    assert total == 4 * 3 * 2 and expected.summary["repetitions"] == 4
+    first = models(fail_after=20)
+    with pytest.raises(RuntimeError, match="killed"):
+        run(first, tmp_path, **opts)
+    again = models()
+    result = run(again, tmp_path, **opts)
+    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
+    failed = sum(len(m.calls) for m in first.values()) - 20
+    assert made - failed == total and result.summary["players"] == expected.summary["players"]
+
+
+# --- bad input, and the embedded model ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, message", [
+    (["-o", "task=chess"], "option task of protocol dynaeval"),
+    (["-o", "task=code"], "task code needs its problems: give -o problems=FILE"),
+    (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
+    (["-o", "max_runs=0"], "option max_runs of protocol dynaeval"),
+    (["--role", "judge=local"], "protocol dynaeval has no role judge"),
+])
+def test_bad_dynaeval_input_is_one_line(tmp_path, capsys, extra, message):
+    code = main(["evaluate", "--protocol", "dynaeval", "--role", "players=nobody:a,nobody:b",
+                 "--run-dir", str(tmp_path / "run"), "-q", *extra])
+    err = capsys.readouterr().err
+    assert code == 1 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_public_goods_with_the_embedded_model(tmp_path, capsys):
+    args = ["evaluate", "--protocol", "dynaeval", "--role", "players=local,local", "-o", "rounds=1",
+            "-o", "max_runs=2", "-o", "min_runs=2", "-o", "max_tokens=32", "--run-dir", str(tmp_path / "run"),
+            "--no-cache", "-q"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "task public_goods: 2 repetitions, 2 games" in out
+    games = rows(tmp_path / "run")
+    assert len(games) == 2 and all(g["rounds"] == 1 and len(g["scores"]) == 2 for g in games)
+    for g in games:  # whatever the model said, the referee's arithmetic holds
+        invested = [{m["seat"]: m["value"] for m in g["moves"]}]
+        assert g["scores"] == pytest.approx(payoffs(invested, 10, 1.5))
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Scores" in report and "## Convergence" in report and "## A game (repetition 1)" in report
+
+
+# --- machine translation ------------------------------------------------------------------------------------
+
+def test_translation_is_rated_blind_in_random_order_and_scored_by_chrf(tmp_path):
+    sources = tmp_path / "sources.jsonl"
+    sources.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
+        {"id": "cat", "text": "The cat sleeps on the mat.", "reference": "Le chat dort sur le tapis."},
+        {"id": "rain", "text": "It rains in Paris today.", "reference": "Il pleut à Paris aujourd'hui."},
+        {"doc_id": "news", "text": "Short title\n\n" + "A long paragraph about a storm that hit the coast. " * 20}]))
+    polished = {"cat": "Le chat dort sur le tapis.", "rain": "Il pleut à Paris aujourd'hui."}
+
+    def translator_or_proofreader(messages):
+        last = messages[-1]["content"]
+        key = "cat" if "cat" in last else "rain" if "rains" in last else "news"
+        if "Translator:" in last:  # proofreading: the reference itself, or a marked polish
+            return polished.get(key, "POLISHED une tempête.")
+        return "ROUGH " + key
+
+    orders = []
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        v1 = re.search(r"Version 1: (.*)", text).group(1)
+        orders.append("ROUGH" in v1)
+        good = {"adequacy": 9, "fluency": 8}
+        bad = {"adequacy": 3, "fluency": 2}
+        return json.dumps({"reasoning": "compared", "version_1": bad if "ROUGH" in v1 else good,
+                           "version_2": good if "ROUGH" in v1 else bad})
+
+    models = {"players.1": FunctionModel(translator_or_proofreader, name=SECRET[0]),
+              "players.2": FunctionModel(translator_or_proofreader, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources), items=3, max_runs=6, min_runs=6,
+                 max_words=30)
+    games = rows(result.folder)
+    assert len(games) == 12 and all(g["scores"] == {"translator": 8.5, "proofreader": 8.5} for g in games)
+    for g in games:
+        m = g["metrics"]["translator"]
+        assert m["draft rating"] == 2.5 and m["final rating"] == 8.5
+        if g["item"] in polished:
+            assert m["final chrF"] == 100.0 and m["draft chrF"] < 30
+        else:
+            assert "final chrF" not in m
+    assert True in orders and False in orders  # both orders shown
+    news = next(c for c in models["players.1"].calls if "storm" in c[-1]["content"])
+    source = news[-1]["content"].split("Source language text:")[-1]
+    assert len(source.split()) == 30 and source.split()[:2] == ["A", "long"]  # the long paragraph, cut
+    assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
+    assert set(result.summary["matrix"]["players.1"]) == {"translator", "proofreader"}
+
+
+def test_translation_without_a_referee_is_refused(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+
+    sources = tmp_path / "s.jsonl"
+    sources.write_text(json.dumps({"text": "Hello there, friend."}) + "\n")
+    models = {"players.1": FunctionModel(lambda m: "x", name="a"), "players.2": FunctionModel(lambda m: "y", name="b")}
+    with pytest.raises(JudgeAgentError, match="give --role referee=MODEL"):
+        run(models, tmp_path, task="translation", sources=str(sources))
+    assert not (tmp_path / "run").exists()
