@@ -68,6 +68,26 @@ def test_open_models_serves_all_roles_with_one_server(tmp_path):
     assert models.ledger.roles["judge"].calls == 1
 
 
+def test_roles_on_one_model_file_keep_their_own_generation_settings():
+    from judgeagent.models.roles import open_roles
+    from judgeagent.models.spec import Generation, Registry, load_registry
+
+    local = load_registry().resolve("local")
+    short = local.model_copy(update={"name": "short", "generation": Generation(max_tokens=3)})
+    registry = Registry({"local": local, "short": short})
+
+    async def go(roles):
+        reply = await roles["b"].complete([{"role": "user", "content": "Count from one to twenty in words."}])
+        await roles.aclose()
+        return reply
+
+    with open_roles({"a": "local", "b": "short"}, registry=registry, cache=False) as roles:
+        assert roles.specs["a"].base_url == roles.specs["b"].base_url  # one server
+        assert roles.specs["a"].generation.max_tokens == local.generation.max_tokens != 3 and roles.specs["b"].generation.max_tokens == 3
+        reply = asyncio.run(go(roles))
+    assert reply.ok and reply.usage.output_tokens <= 3
+
+
 def test_server_stops_on_ctrl_c():
     script = textwrap.dedent("""
         import os, signal, sys, time

@@ -129,7 +129,8 @@ def open_roles(models: Mapping[str, str | ChatModel], *, registry: Registry | No
                     from .local import local_server
 
                     served[spec.gguf] = stack.enter_context(local_server(spec))
-                spec = specs[role] = served[spec.gguf].model_copy(update={"name": spec.name})
+                # One server per file; each role keeps its own settings (max_tokens, prices), only the address is shared.
+                spec = specs[role] = spec.model_copy(update={"base_url": served[spec.gguf].base_url})
             client = endpoints.setdefault(spec.model_dump_json(), OpenAIChatModel(spec))  # one bound per endpoint
             model = CachedModel(client, store) if store is not None else client
             if log is not None:
