@@ -351,13 +351,13 @@ def protocols_cmd() -> None:
 
 @app.command("validate")
 def validate_cmd(
-    run: Annotated[Path, typer.Argument(help="A finished run folder.")],
+    run: Annotated[Path, typer.Argument(help="A finished JudgeAgent run folder.")],
     config: ConfigOption = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
 ) -> None:
-    """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2)."""
+    """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2; JudgeAgent)."""
     from .cli_evaluate import validation_progress
     from .interview.validate import render_validation, validate
     from .models.spec import load_registry
