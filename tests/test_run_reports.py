@@ -212,3 +212,16 @@ def test_a_kieval_report_without_rescores_has_no_agreement_section(tmp_path, cap
     assert cli(["report", run], capsys)[0] == 0
     md = (run / "report.md").read_text()
     assert "**eval** (the run's) vs **other**" in md and "`rescore-broken.json` could not be read" in md
+
+
+# --- judgeagent protocols: what each needs, from the declarations ----------------------------------------------
+
+def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
+    code, out, _ = cli(["protocols"], capsys)
+    flat = " ".join(out.split())
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert "needs: a benchmark; free-text items also need --graph (their distractors come from it)" in flat
+    assert "needs: a benchmark, and a graph unless --no-extension" in flat
+    assert "options: the flags of evaluate; -o KEY=VALUE sets batch_size, rounds," in flat
+    assert "needs: no benchmark: the task reads its own items" in flat
+    assert "needs: a benchmark; --graph optional" in flat

@@ -153,8 +153,8 @@ def agreement_section(folder: Path) -> Section | None:
 
 def _agreement_table(result: dict[str, Any], name: str) -> str:
     first, second, agree = result["first"], result["second"], result["agreement"]
-    lines = [f"**{first['evaluator']}** (the run's) vs **{second['evaluator']}** ({agree['overall']['n']} turns "
-             f"scored by both; `{name}`)", "",
+    lines = [(f"**{first['evaluator']}** (the run's) vs **{second['evaluator']}** ({agree['overall']['n']} turns "
+              f"scored by both; `{name}`)"), "",
              "| aspect | first | second | Pearson r | Spearman rho | Kendall tau | Cohen's kappa |",
              "|---|---|---|---|---|---|---|"]
     for key in SCORED:
@@ -163,8 +163,8 @@ def _agreement_table(result: dict[str, Any], name: str) -> str:
                      f"{_num(a['pearson']['r'])} | {_num(a['spearman']['r'])} | {_num(a['kendall']['r'])} | "
                      f"{_num(a['kappa'])} |")
     if second.get("failed_evaluations"):
-        lines += ["", f"The second evaluator failed {second['failed_evaluations']} of {second['evaluations']} "
-                  "evaluations."]
+        lines += ["", (f"The second evaluator failed {second['failed_evaluations']} of {second['evaluations']} "
+                       "evaluations.")]
     return "\n".join(lines)
 
 
