@@ -351,13 +351,13 @@ def protocols_cmd() -> None:
 
 @app.command("validate")
 def validate_cmd(
-    run: Annotated[Path, typer.Argument(help="A finished run folder.")],
+    run: Annotated[Path, typer.Argument(help="A finished JudgeAgent run folder.")],
     config: ConfigOption = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
 ) -> None:
-    """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2)."""
+    """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2; JudgeAgent)."""
     from .cli_evaluate import validation_progress
     from .interview.validate import render_validation, validate
     from .models.spec import load_registry
@@ -369,12 +369,17 @@ def validate_cmd(
 
 
 @app.command("report")
-def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder.")]) -> None:
-    """Write report.md, a self-contained report.html and the trainer export (weaknesses.parquet/.jsonl)."""
+def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder (of any protocol).")]) -> None:
+    """Write report.md and a self-contained report.html (JudgeAgent runs: also the trainer export)."""
     from .export import export_weaknesses, graph_chunk_texts
     from .interview.validate import open_finished
+    from .protocols.reports import protocol_of_run, write_reports
     from .report import build_report
 
+    if protocol_of_run(run).name != "judgeagent":  # re-rendered from summary.json with the protocol's sections
+        md, html = write_reports(run)
+        typer.echo(f"report: {html}\nmarkdown: {md}")
+        return
     md, html = build_report(run)
     finished = open_finished(run)
     parquet, jsonl, n = export_weaknesses(finished, graph_chunk_texts(finished))
@@ -404,11 +409,13 @@ def rescore_cmd(
 
 
 @app.command("compare")
-def compare_cmd(runs: Annotated[list[Path], typer.Argument(help="Validated run folders.")]) -> None:
-    """One table over several validated runs, with Δ = CR - CtE."""
-    from .report import compare_runs
+def compare_cmd(runs: Annotated[list[Path], typer.Argument(help="Finished run folders of one protocol "
+                                                            "(JudgeAgent: validated runs).")]) -> None:
+    """One table over runs of one protocol: a row per run with its models and the protocol's headline numbers
+    (JudgeAgent: ACC1, ACC2, CR, CtE and Δ = CR - CtE)."""
+    from .protocols.reports import compare
 
-    typer.echo(compare_runs(runs))
+    typer.echo(compare(runs))
 
 
 def _first_error(e: ValueError) -> str:

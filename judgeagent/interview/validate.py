@@ -13,7 +13,7 @@ from ..errors import JudgeAgentError
 from ..metrics import bootstrap, breakdown, rates
 from ..models.base import Message
 from ..files import write_json_atomic, write_text_atomic
-from ..runs import Run, load_run, lock_run
+from ..runs import Run, load_manifest, load_run, lock_run
 from .engine import gather_all
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
@@ -31,8 +31,8 @@ def open_finished(folder: str | Path) -> Run:
     run = load_run(folder)
     protocol = run.manifest.get("protocol", "judgeagent")  # runs from before protocols are JudgeAgent runs
     if protocol != "judgeagent":
-        raise JudgeAgentError(f"run {folder} is a {protocol} run: validate and this report are JudgeAgent's; "
-                              f"its own report is {Path(folder) / 'report.md'}")
+        raise JudgeAgentError(f"run {folder} is a {protocol} run: this step is JudgeAgent's; "
+                              f"its report: judgeagent report {folder}")
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
                               f"judgeagent evaluate --resume {folder}")
@@ -47,6 +47,10 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
     from ..models import open_models
     from ..models.spec import load_registry
 
+    protocol = load_manifest(Path(folder)).get("protocol", "judgeagent")
+    if protocol != "judgeagent":
+        raise JudgeAgentError(f"validate re-answers with JudgeAgent's feedback; {folder} is a {protocol} run "
+                              f"(its report: judgeagent report {folder})")
     run = open_finished(folder)
     names = {role: m["name"] for role, m in run.manifest["models"].items()}
     # Validation writes the run's journal and files: it takes the writer lock, so that a second one is

@@ -125,6 +125,11 @@ class Protocol(ABC):
     roles: ClassVar[tuple[RoleSpec, ...]]
     needs: ClassVar[frozenset[str]] = frozenset({"benchmark"})
     """Inputs: `benchmark`, and `graph` when the protocol cannot run without one."""
+    needs_note: ClassVar[str | None] = None
+    """Its inputs in one phrase for `judgeagent protocols`, where `needs` alone would mislead (an input needed
+    only sometimes, an optional one); None lists `needs`."""
+    options_note: ClassVar[str | None] = None
+    """Shown by `judgeagent protocols` instead of the `-o` list, for a protocol set by flags (JudgeAgent)."""
 
     def needs_graph(self, config: Any) -> bool:
         return "graph" in self.needs
@@ -200,6 +205,21 @@ class Protocol(ABC):
 
     @abstractmethod
     def report_sections(self, summary: dict[str, Any]) -> list[Section]: ...
+
+    def report_extras(self, folder: Path) -> list[Section]:
+        """Report sections from files a later command wrote into the finished run's folder (KIEval's rescores);
+        `judgeagent report` re-renders the report with them."""
+        return []
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+        """The few numbers `judgeagent compare` puts side by side, in column order; a name carries its scale."""
+        return {}
+
+    def compare(self, folders: list[Path]) -> str:
+        """One table over finished runs of this protocol: a row per run with its models and `headline`."""
+        from .reports import compare_table
+
+        return compare_table(self, folders)
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         """A few lines for the terminal."""

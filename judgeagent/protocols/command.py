@@ -12,13 +12,10 @@ from ..benchmark import Benchmark
 from ..errors import JudgeAgentError
 from . import PROTOCOLS, get_protocol, run_protocol
 from .base import SHARED_ROLES
+from .judgeagent import OPTION_FLAGS as _JUDGEAGENT_FLAGS
 from .options import describe_options, parse_options
 
 Echo = Callable[[str], None]
-
-# Flags that are JudgeAgent's own EvalConfig fields: `-o KEY=VALUE` for judgeagent sets them.
-_JUDGEAGENT_FLAGS = ("batch_size", "rounds", "hops", "questions_per_round", "seed", "fixed_difficulty", "adaptive",
-                     "max_passage_words", "holdout", "easy_generator")
 
 
 def protocol_of(name: str | None, resume: Path | None) -> str:
@@ -151,15 +148,14 @@ def render_protocols() -> str:
     blocks = []
     for p in PROTOCOLS.values():
         lines = [f"{p.name}: {p.title}", _wrap(f"measures: {p.measures}", 2), _wrap(f"follows: {p.paper}", 2),
-                 _wrap("needs: " + (", ".join(sorted(p.needs)) or "no input file")
-                       + (" (the graph unless --no-extension)" if p.name == "judgeagent" else ""), 2), "  roles:"]
+                 _wrap("needs: " + (p.needs_note or ", ".join(sorted(p.needs)) or "no input file"), 2), "  roles:"]
         lines += [_wrap(f"{r.name}: {r.help}" + (" (one or more models, comma-separated)" if r.many else "")
                         + (f" (default: the {', else the '.join(r.defaults)}'s model)" if r.defaults else "")
                         + (f" (default: {r.model})" if r.model and not r.defaults else "")
                         + (" (optional)" if r.optional else ""), 4)
                   for r in p.roles]
-        if p.name == "judgeagent":
-            lines.append(_wrap("options: the flags of evaluate; -o KEY=VALUE sets " + ", ".join(_JUDGEAGENT_FLAGS), 2))
+        if p.options_note:
+            lines.append(_wrap(f"options: {p.options_note}", 2))
         else:
             lines.append("  options (-o KEY=VALUE, default shown):")
             lines += [f"    {key}={default}" + (f"\n{_wrap(help_, 8)}" if help_ else "")

@@ -5,12 +5,17 @@ tests/test_protocols.py checks that they are. Its batches are its episodes.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..benchmark import Benchmark
 from ..config import EvalConfig
 from ..errors import JudgeAgentError
 from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+
+OPTION_FLAGS = ("batch_size", "rounds", "hops", "questions_per_round", "seed", "fixed_difficulty", "adaptive",
+                "max_passage_words", "holdout", "easy_generator")
+"""The EvalConfig fields `-o KEY=VALUE` sets for judgeagent (each the flag of the same name); the rest are flags."""
 
 
 class JudgeAgentProtocol(Protocol):
@@ -24,6 +29,8 @@ class JudgeAgentProtocol(Protocol):
              RoleSpec("interviewer", "writes extension questions and feedback", "target"),
              RoleSpec("judge", "judges free-text answers no rule decides", "interviewer"))
     needs = frozenset({"benchmark", "graph"})
+    needs_note = "a benchmark, and a graph unless --no-extension"
+    options_note = "the flags of evaluate; -o KEY=VALUE sets " + ", ".join(OPTION_FLAGS)
 
     def needs_graph(self, config: Any) -> bool:
         return bool(config.extension)
@@ -61,6 +68,11 @@ class JudgeAgentProtocol(Protocol):
         return [Section("Scores", f"Overall score {summary['overall_score']:.3f} over {summary['questions']} "
                         f"questions.\n\n| group | accuracy | correct |\n|---|---|---|\n{rows}"),
                 Section("Tier trajectories", tiers)]
+
+    def compare(self, folders: list[Path]) -> str:
+        from ..report import compare_runs  # validated runs: ACC1, ACC2, CR, CtE and the ablation columns
+
+        return compare_runs(folders)
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         from ..interview.summary import render_summary

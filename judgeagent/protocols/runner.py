@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run, RunResult, open_run, read_rows
-from .base import Episode, EpisodeContext, Protocol, RunRequest
+from .base import Episode, EpisodeContext, Protocol, RunRequest, Section
 
 EPISODES_FILE = "episodes.jsonl"
 
@@ -132,22 +132,31 @@ async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dic
 
 def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
     """report.md: the protocol's sections under a common header."""
-    m = run.manifest
-    lines = [f"# {protocol.title} run", "", f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
-    if m["benchmark"]["items"]:
-        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
-    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
-    for section in protocol.report_sections(summary):
+    header, sections = report_parts(protocol, run, summary)
+    lines = [f"# {protocol.title} run", "", *header]
+    for section in sections:
         lines += ["", f"## {section.title}", "", section.body.rstrip()]
-    usage = summary.get("usage") or {}
-    if usage:
-        lines += ["", "## Usage", "", "| role | calls | cached | failed | tokens in | tokens out | cost $ |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
-                  f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
     path = run.folder / "report.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path
+
+
+def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple[list[str], list[Section]]:
+    """The report's header bullets and its sections: the protocol's, those from files later commands wrote
+    into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
+    m = run.manifest
+    lines = [f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
+    if m["benchmark"]["items"]:
+        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
+    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
+    sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
+    usage = summary.get("usage") or {}
+    if usage:
+        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
+                f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
+        sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
+                                                    "|---|---|---|---|---|---|---|", *rows])))
+    return lines, sections
 
 
 def _label(value: Any) -> str:

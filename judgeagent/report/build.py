@@ -152,7 +152,9 @@ def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}td,th{border:1px solid #ccc;padding:.3em .5em;
 vertical-align:top;text-align:left}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1em}
-.bad{color:#b00}.good{color:#070}details{margin:.5em 0}"""
+.bad{color:#b00}.good{color:#070}details{margin:.5em 0}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto}blockquote{border-left:3px solid #ccc;margin:.5em 0;
+padding:0 .8em;color:#444}"""
 
 
 def html_page(d: dict[str, Any]) -> str:
@@ -167,24 +169,29 @@ def html_page(d: dict[str, Any]) -> str:
             f"<b id='overall-score'>{s['overall_score']:.3f}</b> over {s['questions']} questions in "
             f"{s['batches']} batches.</p>",
             f"<div class='plots'>{''.join(charts)}</div>",
-            _md_block(ability_markdown(d)),
-            _md_block(paths_markdown(run)),
+            md_block(ability_markdown(d)),
+            md_block(paths_markdown(run)),
             "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
-            _md_block(judging_markdown(d["judging"])),
-            _md_block(validation_markdown(v)),
+            md_block(judging_markdown(d["judging"])),
+            md_block(validation_markdown(v)),
             "<h2>Knowledge gaps</h2>", _table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
-            _md_block(weak_markdown(d)),
+            md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
-        body.append(f"<details open><summary>Batch {f['batch']}</summary>{_md_block(batch_markdown(run, f)[2:])}</details>")
+        body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
     body.append(_table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
                        [[r, u["calls"], u["cache_hits"], u["input_tokens"], u["output_tokens"], f"{u['cost']:.4f}"]
                         for r, u in (s.get("usage") or {}).items()], "usage"))
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>judgeagent: {escape(run.folder.name)}"
-            f"</title><style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+    return page(f"judgeagent: {run.folder.name}", "".join(body))
+
+
+def page(title: str, body: str) -> str:
+    """The self-contained HTML page every report is (inline CSS, no scripts): `body` is HTML already."""
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
 
 
 def _table(head: list[str], rows: list[list[Any]], ident: str) -> str:
@@ -193,10 +200,20 @@ def _table(head: list[str], rows: list[list[Any]], ident: str) -> str:
     return f"<table id='{ident}'><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _md_block(lines: list[str]) -> str:
-    """The few Markdown shapes the sections use (headings, bullets, pipe tables) as HTML."""
-    html, table = [], []
+def md_block(lines: list[str]) -> str:
+    """The few Markdown shapes the sections use (headings, bullets, pipe tables, quotes, fenced code) as HTML."""
+    html: list[str] = []
+    table: list[list[str]] = []
+    quote: list[str] = []
+    code: list[str] | None = None
     for line in [*lines, ""]:
+        if code is not None:  # inside a fence: verbatim until the closing one
+            if line.startswith("```"):
+                html.append(f"<pre>{escape(chr(10).join(code))}</pre>")
+                code = None
+            else:
+                code.append(line)
+            continue
         if line.startswith("|"):
             table.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
             continue
@@ -204,14 +221,26 @@ def _md_block(lines: list[str]) -> str:
             rows = [r for r in table if not set("".join(r)) <= set("-|")]
             html.append(_table(rows[0], rows[1:], "t"))
             table = []
-        if line.startswith("### "):
+        if line.startswith(">"):
+            quote.append(line[1:].removeprefix(" "))
+            continue
+        if quote:
+            html.append(f"<blockquote>{'<br>'.join(escape(q) for q in quote)}</blockquote>")
+            quote = []
+        if line.startswith("```"):
+            code = []
+        elif line.startswith("### "):
             html.append(f"<h3>{escape(line[4:])}</h3>")
         elif line.startswith("## "):
             html.append(f"<h2>{escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            html.append(f"<h1>{escape(line[2:])}</h1>")
         elif line.startswith("- "):
             html.append(f"<p>• {escape(line[2:]).replace('**', '')}</p>")
         elif line.strip():
             html.append(f"<p>{escape(line).replace('**', '').replace('`', '')}</p>")
+    if code is not None:  # an unclosed fence still shows its text
+        html.append(f"<pre>{escape(chr(10).join(code))}</pre>")
     return "".join(html)
 
 

@@ -41,6 +41,7 @@ class DynaEvalProtocol(Protocol):
              RoleSpec("referee", "rates what the rule cannot (code style, translations); sees no model names",
                       optional=True))
     needs = frozenset()
+    needs_note = "no benchmark: the task reads its own items (code: -o problems=FILE; translation: -o sources=FILE)"
 
     def run(self, request: RunRequest) -> Any:
         # Bad input fails before the run folder exists: the task, the players, the task's items.
@@ -110,6 +111,15 @@ class DynaEvalProtocol(Protocol):
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+        # Each player's mean and the half-width of its 95% interval, named with the task's unit: runs of
+        # different tasks never share a column.
+        out: dict[str, float | None] = {}
+        for player, p in summary["players"].items():
+            out[f"{summary['task']}: {player} ({summary['unit']})"] = p["mean"]
+            out[f"{summary['task']}: {player} ±95%"] = p["half_width"]
+        return out
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         s = summary

@@ -63,6 +63,11 @@ class InterviewerProtocol(Protocol):
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)
 
+    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+        scores = list(summary["score_at"].values())
+        return {"Score@1": scores[0], "Score@N": scores[-1], "adaptability": summary["adaptability"],
+                "follow-up score": summary["followup"]["all"]["score"], "probe gap": summary["probe"].get("gap")}
+
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         s, p, f = summary, summary["probe"], summary["followup"]
         lines = [f"run {folder}", f"  items {s['items']}, modified {s['modified']}",

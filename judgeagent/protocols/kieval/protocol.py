@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from ...benchmark import Benchmark
@@ -19,6 +20,7 @@ class KIEvalProtocol(Protocol):
                 "conciseness (1-4), the decay-weighted KIEval score, valid rounds, early stops, beside benchmark "
                 "accuracy on the same items")
     Config = KIEvalConfig
+    needs_note = "a benchmark; --graph optional (grounds the interactor's questions in a knowledge path)"
     roles = (RoleSpec("candidate", "the model under evaluation", "target"),
              RoleSpec("interactor", "asks the knowledge-grounded follow-up questions", ("interviewer", "candidate")),
              RoleSpec("evaluator", "scores each candidate turn and may stop the dialogue; grades free-text answers",
@@ -57,6 +59,17 @@ class KIEvalProtocol(Protocol):
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)
+
+    def report_extras(self, folder: Path) -> list[Section]:
+        from .rescore import agreement_section
+
+        section = agreement_section(folder)
+        return [section] if section else []
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+        k = summary["kieval"]
+        return {"KIEval overall": k["overall"], "KIEval accuracy": k["accuracy"],
+                "benchmark accuracy": summary["benchmark_accuracy"], "valid rounds": summary["valid_rounds"]}
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         s = summary

@@ -20,6 +20,7 @@ from ...errors import JudgeAgentError
 from ...files import write_json_atomic
 from ...grading.agreement import agreement
 from ...runs import load_manifest, read_rows
+from ..base import Section
 from .evaluator import evaluate_turn
 from .report import SCORED, numbers
 
@@ -131,6 +132,39 @@ def render_rescore(result: dict[str, Any]) -> str:
     if second["failed_evaluations"]:
         lines.append(f"failed evaluations: {second['failed_evaluations']} of {second['evaluations']}")
     lines.append(f"written: {result['file']}")
+    return "\n".join(lines)
+
+
+def agreement_section(folder: Path) -> Section | None:
+    """"Evaluator agreement" for the report: one table per `rescore-<evaluator>.json` in the run folder."""
+    parts = []
+    for path in sorted(Path(folder).glob("rescore-*.json")):
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+            parts.append(_agreement_table(result, path.name))
+        except (OSError, ValueError, KeyError, TypeError) as e:  # a damaged file is named, not fatal to the report
+            parts.append(f"`{path.name}` could not be read ({type(e).__name__}: {e}); run judgeagent rescore again.")
+    if not parts:
+        return None
+    lead = ("The run's conversations scored again by another evaluator (judgeagent rescore): each aspect's "
+            "KIEval score (0-100) by both, and their agreement over the turns both scored validly.")
+    return Section("Evaluator agreement", "\n\n".join([lead, *parts]))
+
+
+def _agreement_table(result: dict[str, Any], name: str) -> str:
+    first, second, agree = result["first"], result["second"], result["agreement"]
+    lines = [(f"**{first['evaluator']}** (the run's) vs **{second['evaluator']}** ({agree['overall']['n']} turns "
+              f"scored by both; `{name}`)"), "",
+             "| aspect | first | second | Pearson r | Spearman rho | Kendall tau | Cohen's kappa |",
+             "|---|---|---|---|---|---|---|"]
+    for key in SCORED:
+        a = agree[key]
+        lines.append(f"| {key} | {_pct(first['kieval'].get(key))} | {_pct(second['kieval'].get(key))} | "
+                     f"{_num(a['pearson']['r'])} | {_num(a['spearman']['r'])} | {_num(a['kendall']['r'])} | "
+                     f"{_num(a['kappa'])} |")
+    if second.get("failed_evaluations"):
+        lines += ["", (f"The second evaluator failed {second['failed_evaluations']} of {second['evaluations']} "
+                       "evaluations.")]
     return "\n".join(lines)
 
 

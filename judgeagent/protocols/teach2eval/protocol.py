@@ -18,6 +18,7 @@ class Teach2EvalProtocol(Protocol):
     measures = ("how well the target teaches weak students multiple-choice items: application, judgment, "
                 "guidance, reflection and comprehensive ability (student gain), each with an interval")
     Config = Teach2EvalConfig
+    needs_note = "a benchmark; free-text items also need --graph (their distractors come from it)"
     roles = (RoleSpec("teacher", "the model under evaluation: judges the students' solutions and guides them",
                       "target"),
              RoleSpec("students", "weak models taught over T turns", many=True, model="local"))
@@ -47,6 +48,9 @@ class Teach2EvalProtocol(Protocol):
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+        return {key: summary["abilities"][key]["value"] for key in ("AA", "JA", "GA", "RA", "CA")}
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         a = summary["abilities"]

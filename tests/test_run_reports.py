@@ -1,0 +1,227 @@
+"""`report`, `validate`, `compare` and `rescore` on runs of every protocol, through the CLI: real run folders
+made with scripted roles (FunctionModel, orchestration only) and, for rescore, a registry model served by the
+loopback server through the real client."""
+import json
+import re
+
+import pytest
+
+from judgeagent.cli import main
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import run_protocol
+from tests import test_dynaeval, test_kieval, test_protocols, test_teach2eval
+
+
+def cli(argv, capsys):
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def one_line_error(code, err, fragment):
+    assert code == 1 and fragment in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def interviewer_run(tmp_path, name="iv", script=None, **options):
+    config = {**test_protocols.OPTS, "summary": False, **options}
+    return run_protocol("interviewer", test_protocols.items(), models=test_protocols.roles(script or
+                        test_protocols.Script()), config=config, run_dir=tmp_path / name, cache=False).folder
+
+
+def kieval_run(tmp_path, name="kv"):
+    return run_protocol("kieval", test_kieval.bench(), models=test_kieval.models(), config=test_kieval.OPTS,
+                        run_dir=tmp_path / name, cache=False).folder
+
+
+def html_text(html):
+    """The page's visible text, tags dropped (entities left as they are)."""
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+# --- report ------------------------------------------------------------------------------------------------
+
+def test_report_on_an_interviewer_run_rewrites_report_md_and_writes_report_html(tmp_path, capsys):
+    run = interviewer_run(tmp_path)
+    written = (run / "report.md").read_text()
+    (run / "report.md").unlink()
+    code, out, err = cli(["report", run], capsys)
+    assert code == 0, err
+    assert out.splitlines() == [f"report: {run / 'report.html'}", f"markdown: {run / 'report.md'}"]
+    assert (run / "report.md").read_text() == written  # the same report, from summary.json alone
+    html = (run / "report.html").read_text()
+    summary = json.loads((run / "summary.json").read_text())
+    for title in ("Performance scores", "Error types and examples", "Contamination probe", "Query modification"):
+        assert f"## {title}" in written and f"<h2>{title}</h2>" in html
+    # the numbers of summary.json, as the Markdown shows them, are on the page
+    assert f"{100 * summary['score_at']['@2']:.1f}" in html_text(html)
+    assert "<table" in html and html.startswith("<!doctype html>") and "<style>" in html
+    assert "<script" not in html and "http" not in html  # self-contained
+    assert not (run / "weaknesses.parquet").exists()  # the trainer export is JudgeAgent's
+
+
+def test_report_on_teach2eval_and_dynaeval_runs_shows_their_sections(tmp_path, capsys):
+    teach = run_protocol("teach2eval", test_teach2eval.bench(), models=test_teach2eval.models(),
+                         config=test_teach2eval.OPTS, run_dir=tmp_path / "t2e", cache=False).folder
+    players = {"players.1": test_dynaeval.investor([10, 10, 4], "alpha"),
+               "players.2": test_dynaeval.investor([0, 0, 0], "beta")}
+    games = test_dynaeval.run(players, tmp_path, name="dyn", rounds=3, max_runs=2, min_runs=2).folder
+    for run, titles in ((teach, ("Teaching abilities", "Student accuracy by turn", "Lessons")),
+                        (games, ("Scores", "Convergence", "A game (repetition 1)"))):
+        (run / "report.md").unlink()
+        code, _, err = cli(["report", run], capsys)
+        assert code == 0, err
+        md, html = (run / "report.md").read_text(), (run / "report.html").read_text()
+        assert all(f"## {t}" in md and f"<h2>{t}</h2>" in html for t in titles)
+    # fenced blocks (the accuracy chart, the game transcript) and quoted lessons keep their lines
+    t2e = (teach / "report.html").read_text()
+    assert "<pre>" in t2e and "<blockquote>" in t2e and "```" not in t2e
+    summary = json.loads((games / "summary.json").read_text())
+    dyn = (games / "report.html").read_text()
+    assert f"{summary['players']['players.2']['mean']:.3f}" in dyn and "<pre>" in dyn
+
+
+def test_report_on_an_unfinished_run_or_a_folder_that_is_no_run_is_one_line(tmp_path, capsys):
+    with pytest.raises(RuntimeError, match="killed"):
+        run_protocol("interviewer", test_protocols.items(), models=test_protocols.roles(test_protocols.Script(),
+                     fail_after=3), config=test_protocols.OPTS, run_dir=tmp_path / "half", cache=False)
+    code, _, err = cli(["report", tmp_path / "half"], capsys)
+    one_line_error(code, err, f"is unfinished: complete it first with judgeagent evaluate --resume {tmp_path / 'half'}")
+    assert not (tmp_path / "half" / "report.html").exists() and not (tmp_path / "half" / "report.md").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("not a run")
+    code, _, err = cli(["report", tmp_path / "other"], capsys)
+    one_line_error(code, err, "is not a run folder (no manifest.json); give a folder judgeagent evaluate wrote")
+    code, _, err = cli(["report", tmp_path / "missing"], capsys)
+    one_line_error(code, err, "run not found")
+    assert sorted(p.name for p in (tmp_path / "other").iterdir()) == ["notes.txt"]
+
+
+# --- validate and rescore are their protocol's -------------------------------------------------------------
+
+def test_validate_refuses_a_kieval_run_in_one_line(tmp_path, capsys):
+    run = kieval_run(tmp_path)
+    before = sorted(p.name for p in run.iterdir())
+    code, _, err = cli(["validate", run, "--no-cache"], capsys)
+    one_line_error(code, err, f"validate re-answers with JudgeAgent's feedback; {run} is a kieval run "
+                              f"(its report: judgeagent report {run})")
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+# --- compare -----------------------------------------------------------------------------------------------
+
+class Forgetful(test_protocols.Script):
+    """Knows nothing about jazz: a second interviewer run with other numbers."""
+
+    def target(self, messages):
+        first = next(m["content"] for m in messages if m["role"] == "user")
+        return "Paris" if "jazz" in first else super().target(messages)
+
+
+def test_compare_two_interviewer_runs_shows_each_with_its_summary_numbers(tmp_path, capsys):
+    a = interviewer_run(tmp_path, "a")
+    b = interviewer_run(tmp_path, "b", Forgetful())
+    code, out, err = cli(["compare", a, b], capsys)
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert head == ["run", "models", "Score@1", "Score@N", "adaptability", "follow-up score", "probe gap"]
+    rows = {cells[0]: cells for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines[1:])}
+    assert list(rows) == ["a", "b"]
+    for name, folder in (("a", a), ("b", b)):
+        s = json.loads((folder / "summary.json").read_text())
+        expected = [s["score_at"]["@1"], s["score_at"]["@3"], s["adaptability"], s["followup"]["all"]["score"],
+                    s["probe"]["gap"]]
+        assert rows[name][2:] == [f"{v:.3f}" for v in expected]
+        assert rows[name][1] == "target=tgt, interviewer=int, judge=jdg"
+    assert rows["a"][2:] != rows["b"][2:]  # the second target does worse: the table tells them apart
+
+
+def test_compare_refuses_runs_of_two_protocols(tmp_path, capsys):
+    a, k = interviewer_run(tmp_path, "a"), kieval_run(tmp_path)
+    code, out, err = cli(["compare", a, k], capsys)
+    one_line_error(code, err, "compare puts runs of one protocol side by side; these are runs of 2 "
+                              f"(interviewer: {a}; kieval: {k})")
+    assert out == ""
+
+
+def test_compare_kieval_teach2eval_and_dynaeval_runs_by_their_headlines(tmp_path, capsys):
+    k = kieval_run(tmp_path)
+    code, out, _ = cli(["compare", k], capsys)
+    s = json.loads((k / "summary.json").read_text())
+    assert code == 0 and "| KIEval overall | KIEval accuracy | benchmark accuracy | valid rounds |" in out
+    assert f"| {s['kieval']['overall']:.3f} | {s['kieval']['accuracy']:.3f} | {s['benchmark_accuracy']:.3f} | " \
+           f"{s['valid_rounds']:.3f} |" in out
+    teach = run_protocol("teach2eval", test_teach2eval.bench(), models=test_teach2eval.models(),
+                         config=test_teach2eval.OPTS, run_dir=tmp_path / "t2e", cache=False).folder
+    code, out, _ = cli(["compare", teach], capsys)
+    a = json.loads((teach / "summary.json").read_text())["abilities"]
+    assert code == 0 and "| AA | JA | GA | RA | CA |" in out
+    assert " | ".join(f"{a[key]['value']:.3f}" for key in ("AA", "JA", "GA", "RA", "CA")) in out
+    players = {"players.1": test_dynaeval.investor([10, 10, 4], "alpha"),
+               "players.2": test_dynaeval.investor([0, 0, 0], "beta")}
+    games = test_dynaeval.run(players, tmp_path, name="dyn", rounds=3, max_runs=2, min_runs=2).folder
+    code, out, _ = cli(["compare", games], capsys)
+    p = json.loads((games / "summary.json").read_text())["players"]
+    assert code == 0 and "public_goods: players.1 (coins) | public_goods: players.1 ±95%" in out
+    assert f"| {p['players.1']['mean']:.3f} |" in out and "players.1=alpha, players.2=beta" in out
+
+
+# --- KIEval: rescore through the CLI, and its agreement in the report ----------------------------------------
+
+def test_rescore_through_the_cli_with_a_registry_model_and_the_report_shows_the_agreement(tmp_path, capsys):
+    from judgeagent.models.testserver import FakeServer
+
+    run = kieval_run(tmp_path)
+    stored = ("records.jsonl", "episodes.jsonl", "summary.json", "manifest.json")
+    before = {name: (run / name).read_bytes() for name in stored}
+    second = test_kieval.evaluator({"Strong": 3})
+    with FakeServer(reply=lambda request: second(request["messages"])) as server:
+        toml = tmp_path / "judgeagent.toml"
+        toml.write_text(f'[models.other]\nbase_url = "{server.base_url}"\nmodel = "o"\n')
+        code, out, err = cli(["rescore", run, "--evaluator", "other", "--config", toml, "--no-cache", "-q"], capsys)
+        assert code == 0, err
+        assert server.counts["requests"] == 3 + 3 + 2  # one per stored candidate turn
+    assert f"written: {run / 'rescore-other.json'}" in out and "eval vs other" in out
+    result = json.loads((run / "rescore-other.json").read_text())
+    assert result["second"]["evaluator"] == "other" and result["agreement"]["accuracy"]["n"] == 8
+    assert {name: (run / name).read_bytes() for name in stored} == before  # the run itself is untouched
+
+    code, _, err = cli(["report", run], capsys)
+    assert code == 0, err
+    md, html = (run / "report.md").read_text(), (run / "report.html").read_text()
+    section = md.split("## Evaluator agreement", 1)[1].split("\n## ", 1)[0]
+    a = result["agreement"]["accuracy"]
+    row = (f"| accuracy | {100 * result['first']['kieval']['accuracy']:.1f} | "
+           f"{100 * result['second']['kieval']['accuracy']:.1f} | {a['pearson']['r']:.3f} | "
+           f"{a['spearman']['r']:.3f} | {a['kendall']['r']:.3f} | {a['kappa']:.3f} |")
+    assert row in section and "rescore-other.json" in section and "**eval** (the run's) vs **other**" in section
+    assert "<h2>Evaluator agreement</h2>" in html and f"{a['pearson']['r']:.3f}" in html
+    assert md.index("## Evaluator agreement") < md.index("## Usage")
+
+
+def test_a_kieval_report_without_rescores_has_no_agreement_section(tmp_path, capsys):
+    run = kieval_run(tmp_path)
+    assert cli(["report", run], capsys)[0] == 0
+    assert "Evaluator agreement" not in (run / "report.md").read_text()
+    second = FunctionModel(test_kieval.evaluator({"Strong": 3}), "other")
+    from judgeagent.protocols.kieval.rescore import rescore
+
+    rescore(run, second, cache=False)
+    (run / "rescore-broken.json").write_text("{")
+    assert cli(["report", run], capsys)[0] == 0
+    md = (run / "report.md").read_text()
+    assert "**eval** (the run's) vs **other**" in md and "`rescore-broken.json` could not be read" in md
+
+
+# --- judgeagent protocols: what each needs, from the declarations ----------------------------------------------
+
+def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
+    code, out, _ = cli(["protocols"], capsys)
+    flat = " ".join(out.split())
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert "needs: a benchmark; free-text items also need --graph (their distractors come from it)" in flat
+    assert "needs: a benchmark, and a graph unless --no-extension" in flat
+    assert "options: the flags of evaluate; -o KEY=VALUE sets batch_size, rounds," in flat
+    assert "needs: no benchmark: the task reads its own items" in flat
+    assert "needs: a benchmark; --graph optional" in flat
