@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ....errors import JudgeAgentError
-from ....files import jsonl_records, read_text
-from .base import Game, Move, Outcome, Task
+from ....files import jsonl_records
+from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 TRANSLATOR, PROOFREADER = "translator", "proofreader"
 
@@ -52,8 +52,12 @@ class Translation(Task):
         if not referee:
             raise JudgeAgentError("task translation is scored by a referee model: give --role referee=MODEL")
 
-    def load(self, config: Any) -> list[dict[str, Any]]:
-        return load_sources(config.sources, config.items, config.seed, config.max_words)
+    def load(self, config: Any) -> list[Any]:
+        return self.load_stamped(config)[0]
+
+    def load_stamped(self, config: Any) -> tuple[list[Any], Stamp | None]:
+        file, text, stamp = read_source(config.sources, "sources")
+        return parse_sources(file, text, config.items, config.seed, config.max_words), stamp
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: random.Random) -> Game:
         return TranslationGame(config, seats, item, rng)
@@ -67,12 +71,10 @@ def paragraph(text: str, max_words: int) -> str:
     return " ".join(words[:max_words])
 
 
-def load_sources(path: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
-    file = Path(path)
-    if not file.is_file():
-        raise JudgeAgentError(f"sources file not found: {file} (give -o sources=FILE)")
+def parse_sources(file: Path, content: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
+    """A seeded sample of `count` sources (all when fewer) from the file's `content`."""
     items = []
-    for n, (record, where) in enumerate(jsonl_records(file, read_text(file)), 1):
+    for n, (record, where) in enumerate(jsonl_records(file, content), 1):
         text = record.get("source") or record.get("text") if isinstance(record, dict) else None
         if not isinstance(text, str) or not text.strip():
             raise JudgeAgentError(f"{where}: a source needs a non-empty text (or source) field")
