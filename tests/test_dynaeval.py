@@ -565,3 +565,39 @@ def test_translation_without_a_referee_is_refused(tmp_path):
     with pytest.raises(JudgeAgentError, match="give --role referee=MODEL"):
         run(models, tmp_path, task="translation", sources=str(sources))
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("polish_rounds, end, rounds", [(3, "consensus", 5), (2, "round limit", 4)])
+def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path, polish_rounds, end, rounds):
+    """translator ROUGH -> proofreader BETTER -> translator REVISED -> proofreader BEST -> translator over."""
+    sources = tmp_path / "sources.jsonl"
+    sources.write_text(json.dumps({"id": "cat", "text": "The cat sleeps on the mat."}) + "\n")
+    answers = {"Translator: ROUGH": "BETTER chat", "Translator: REVISED": "BEST chat",
+               "Proofreader: BETTER": "REVISED chat", "Proofreader: BEST": "over"}
+
+    def player(messages):
+        last = messages[-1]["content"]
+        return next((a for key, a in answers.items() if key in last), "ROUGH chat")
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        rate = {"ROUGH": {"adequacy": 3, "fluency": 2}, "BEST": {"adequacy": 10, "fluency": 9}}
+        v1, v2 = (re.search(rf"Version {k}: (\S+)", text).group(1) for k in (1, 2))
+        return json.dumps({"reasoning": "compared", "version_1": rate[v1], "version_2": rate[v2]})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources), items=1, max_runs=2, min_runs=2,
+                 polish_rounds=polish_rounds)
+    games = rows(result.folder)
+    assert len(games) == 4
+    for g in games:
+        assert g["end"] == end and g["rounds"] == rounds
+        assert [m["seat"] for m in g["moves"]] == ["translator", "proofreader"] * 2 + ["translator"] * (rounds == 5)
+        m = g["metrics"]["translator"]
+        assert (m["draft rating"], m["final rating"], m["versions"]) == (2.5, 9.5, 4)
+        assert g["scores"] == {"translator": 9.5, "proofreader": 9.5}
+    asked = [c for model in (models["players.1"], models["players.2"]) for c in model.calls]
+    assert all("reply only 'over'" in c[0]["content"] for c in asked)  # the rule offers consensus
+    revision = [c for c in asked if "Proofreader: BETTER chat" in c[-1]["content"]]
+    assert revision and all("role of a professional translator." in c[0]["content"] for c in revision)
