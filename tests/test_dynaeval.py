@@ -116,6 +116,62 @@ def test_rounds_are_synchronous_and_players_anonymous(tmp_path):
     assert any("Player A" in t for t in texts)
 
 
+SAYS = {"players.1": "I think I'll put in seven coins this round", "players.2": '{"reason": "fair", "coins": 4}',
+        "players.3": "I invest 12 coins, all of it"}
+
+
+def word_referee(messages):
+    """A referee that reads amounts written in words or digits; null for none in 0..10."""
+    reply = re.search(r"<reply>\n(.*)\n</reply>", messages[-1]["content"], re.DOTALL).group(1)
+    words = {"seven": 7}
+    found = [words[w] for w in re.findall(r"[a-z]+", reply.lower()) if w in words] + \
+        [float(x) for x in re.findall(r"\d+", reply)]
+    return json.dumps({"coins": found[0] if found and 0 <= found[0] <= 10 else None})
+
+
+@pytest.mark.parametrize("referee, expected, parsed_by, notes", [
+    # pool 7 + 4 = 11 -> 16.5, share 5.5 each; players.3's 12 is read as no legal amount
+    ("words", {"players.1": 3 + 5.5, "players.2": 6 + 5.5, "players.3": 0 + 5.5}, "referee",
+     {"players.1": "", "players.2": "", "players.3": "no amount in 0..10 (referee)"}),
+    # the rule: no digit in players.1's reply; pool 4 -> 6, share 2
+    (None, {"players.1": 0 + 2, "players.2": 6 + 2, "players.3": 0 + 2}, "rule",
+     {"players.1": "no number", "players.2": "", "players.3": "12 is outside 0..10"}),
+    # a referee that answers nonsense: the rule reads each reply instead, the same scores as without one
+    ("garbage", {"players.1": 0 + 2, "players.2": 6 + 2, "players.3": 0 + 2}, "rule",
+     {"players.1": "no number; referee unreadable", "players.2": "referee unreadable",
+      "players.3": "12 is outside 0..10; referee unreadable"}),
+    # a referee whose amount is out of range fails the bounded schema: the rule again
+    ("out of range", {"players.1": 0 + 2, "players.2": 6 + 2, "players.3": 0 + 2}, "rule",
+     {"players.1": "no number; referee unreadable (coins", "players.2": "referee unreadable (coins",
+      "players.3": "12 is outside 0..10; referee unreadable (coins"}),
+])
+def test_public_goods_moves_are_read_by_the_referee_or_the_rule(tmp_path, referee, expected, parsed_by, notes):
+    models = {p: FunctionModel(lambda m, p=p: SAYS[p], name=secret) for p, secret in zip(SAYS, SECRET)}
+    if referee:
+        script = {"words": word_referee, "garbage": lambda m: "Sure! The player seems generous.",
+                  "out of range": lambda m: '{"coins": 42}'}[referee]
+        models["referee"] = FunctionModel(script, name="referee-secret")
+    result = run(models, tmp_path, rounds=1, multiplier=1.5, endowment=10, max_runs=2, min_runs=2)
+    for row in rows(result.folder):
+        assert {player: row["scores"][seat] for seat, player in row["cast"].items()} == pytest.approx(expected)
+        for move in row["moves"]:
+            player = row["cast"][move["seat"]]
+            assert move["parsed_by"] == parsed_by and move["note"].startswith(notes[player])
+            # the referee reads players.1's words; the rule sees no number in them
+            assert move["valid"] == (player == "players.2" or (player == "players.1" and parsed_by == "referee"))
+            invalid = row["metrics"][move["seat"]]["invalid"]
+            assert invalid == (0 if move["valid"] else 1)
+    assert {r["meta"]["parsed_by"] for r in records(result.folder)} == {parsed_by}
+    assert {r["scores"]["valid"]["method"] for r in records(result.folder)} == {parsed_by}
+    assert result.summary["parsed_by"] == {parsed_by: 2 * 3}
+    if referee:  # asked to read each reply, shown it and the range, never a model's name or seat
+        asked = models["referee"].calls
+        assert {re.search(r"<reply>\n(.*)\n</reply>", c[-1]["content"], re.DOTALL).group(1) for c in asked} == \
+            set(SAYS.values()) and all("0 to 10" in c[-1]["content"] for c in asked)
+        assert not any(s in m["content"] for c in asked for m in c for s in (*SECRET, "players.", "Player "))
+    assert f"moves read by {parsed_by} 6" in (result.folder / "report.md").read_text()
+
+
 def test_seats_are_shuffled_per_repetition_with_the_seed():
     seats, players = ["Player A", "Player B", "Player C"], ["players.1", "players.2", "players.3"]
     casts = [stability.symmetric_cast(seats, players, 7, r) for r in range(12)]
@@ -182,6 +238,49 @@ def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
     assert {p: set(cells) for p, cells in matrix.items()} == {"players.1": {"programmer", "reviewer"},
                                                               "players.2": {"programmer", "reviewer"}}
     assert all(c["n"] == 5 and c["mean"] == pytest.approx(0.2) for cells in matrix.values() for c in cells.values())
+
+
+def test_a_resumed_run_refuses_an_edited_problems_file(tmp_path):
+    """The run's identity names the file; the manifest keeps the hash of its bytes: an edit between a
+    killed run and its resumption stops the run before any call, and leaves the folder as it was."""
+    import hashlib
+
+    from judgeagent.errors import JudgeAgentError
+
+    path = problems_file(tmp_path, ["f_ok"])
+    original = path.read_bytes()
+
+    def players(fail_after=None):
+        made = {"n": 0}
+
+        def reply(messages):
+            made["n"] += 1
+            if fail_after is not None and made["n"] > fail_after:
+                raise RuntimeError("killed")
+            return programmer_code(messages) if "Question:" in messages[-1]["content"] else "over"
+        return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
+
+    opts = {"task": "code", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
+    with pytest.raises(RuntimeError, match="killed"):
+        run(players(fail_after=3), tmp_path, **opts)
+    folder = tmp_path / "run"
+    source = json.loads((folder / "manifest.json").read_text())["dynaeval"]["source"]
+    assert source == {"option": "problems", "path": str(path), "sha256": hashlib.sha256(original).hexdigest()}
+
+    path.write_bytes(original.replace(b"candidate(0) == 0", b"candidate(1) == 2"))  # a test edited
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    again = players()
+    with pytest.raises(JudgeAgentError) as refused:
+        run(again, tmp_path, **opts)
+    old, new = source["sha256"], hashlib.sha256(path.read_bytes()).hexdigest()
+    assert str(refused.value) == (f"the problems file {path} changed since this run began (sha256 {old[:12]}… → "
+                                  f"{new[:12]}…): start a new run (--run-dir elsewhere) or restore the file")
+    assert sum(len(m.calls) for m in again.values()) == 0
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+    path.write_bytes(original)  # restored: the run resumes and finishes
+    result = run(players(), tmp_path, **opts)
+    assert result.summary["games"] == 4 and all(g["scores"]["programmer"] == 1.0 for g in rows(folder))
 
 
 def test_real_humaneval_problems_pass_with_their_canonical_solutions(tmp_path):
@@ -453,6 +552,8 @@ def test_translation_is_rated_blind_in_random_order_and_scored_by_chrf(tmp_path)
     assert len(source.split()) == 30 and source.split()[:2] == ["A", "long"]  # the long paragraph, cut
     assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
     assert set(result.summary["matrix"]["players.1"]) == {"translator", "proofreader"}
+    stamp = json.loads((result.folder / "manifest.json").read_text())["dynaeval"]["source"]
+    assert stamp["option"] == "sources" and stamp["path"] == str(sources) and len(stamp["sha256"]) == 64
 
 
 def test_translation_without_a_referee_is_refused(tmp_path):
@@ -464,3 +565,39 @@ def test_translation_without_a_referee_is_refused(tmp_path):
     with pytest.raises(JudgeAgentError, match="give --role referee=MODEL"):
         run(models, tmp_path, task="translation", sources=str(sources))
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("polish_rounds, end, rounds", [(3, "consensus", 5), (2, "round limit", 4)])
+def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path, polish_rounds, end, rounds):
+    """translator ROUGH -> proofreader BETTER -> translator REVISED -> proofreader BEST -> translator over."""
+    sources = tmp_path / "sources.jsonl"
+    sources.write_text(json.dumps({"id": "cat", "text": "The cat sleeps on the mat."}) + "\n")
+    answers = {"Translator: ROUGH": "BETTER chat", "Translator: REVISED": "BEST chat",
+               "Proofreader: BETTER": "REVISED chat", "Proofreader: BEST": "over"}
+
+    def player(messages):
+        last = messages[-1]["content"]
+        return next((a for key, a in answers.items() if key in last), "ROUGH chat")
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        rate = {"ROUGH": {"adequacy": 3, "fluency": 2}, "BEST": {"adequacy": 10, "fluency": 9}}
+        v1, v2 = (re.search(rf"Version {k}: (\S+)", text).group(1) for k in (1, 2))
+        return json.dumps({"reasoning": "compared", "version_1": rate[v1], "version_2": rate[v2]})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources), items=1, max_runs=2, min_runs=2,
+                 polish_rounds=polish_rounds)
+    games = rows(result.folder)
+    assert len(games) == 4
+    for g in games:
+        assert g["end"] == end and g["rounds"] == rounds
+        assert [m["seat"] for m in g["moves"]] == ["translator", "proofreader"] * 2 + ["translator"] * (rounds == 5)
+        m = g["metrics"]["translator"]
+        assert (m["draft rating"], m["final rating"], m["versions"]) == (2.5, 9.5, 4)
+        assert g["scores"] == {"translator": 9.5, "proofreader": 9.5}
+    asked = [c for model in (models["players.1"], models["players.2"]) for c in model.calls]
+    assert all("reply only 'over'" in c[0]["content"] for c in asked)  # the rule offers consensus
+    revision = [c for c in asked if "Proofreader: BETTER chat" in c[-1]["content"]]
+    assert revision and all("role of a professional translator." in c[0]["content"] for c in revision)

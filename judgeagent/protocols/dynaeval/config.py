@@ -53,6 +53,9 @@ class DynaEvalConfig(BaseModel):
     """translation: the language of the sources."""
     target_language: str = "French"
     """translation: the language to translate into."""
+    polish_rounds: int = Field(1, ge=1, le=10)
+    """translation: proofreader turns at most; 1 is the paper's single pass, more lets the translator answer each
+    polish with a revision or `over` (consensus ends the game earlier)."""
     max_words: int = Field(120, ge=10, le=2000)
     """translation: a source without a reference is cut to its first paragraph of this many words at most."""
     idiom_moves: int = Field(30, ge=2, le=500)

@@ -38,7 +38,8 @@ class DynaEvalProtocol(Protocol):
     Config = DynaEvalConfig
     roles = (RoleSpec("players", "the models under evaluation, anonymous seats shuffled per game", "target",
                       many=True),
-             RoleSpec("referee", "rates what the rule cannot (code style, translations); sees no model names",
+             RoleSpec("referee", "reads public goods replies into moves; rates what the rule cannot (code style, "
+                      "translations); sees no model names",
                       optional=True))
     needs = frozenset()
     needs_note = "no benchmark: the task reads its own items (code: -o problems=FILE; translation: -o sources=FILE)"
@@ -63,9 +64,20 @@ class DynaEvalProtocol(Protocol):
 
     async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
         task = TASKS[ctx.config.task]
-        items = task.load(ctx.config)
+        items, stamp = task.load_stamped(ctx.config)
+        # The run's identity holds the file's path, not its content: a file edited between a run and its
+        # resumption would mix old and new items under one run. The bytes' hash, kept in the manifest when
+        # the run began, refuses that before any game (and any model call) is played.
+        before = (ctx.run.manifest.get("dynaeval") or {}).get("source")
+        if stamp is not None and before and before.get("sha256") != stamp.sha256:
+            raise JudgeAgentError(f"the {stamp.option} file {stamp.path} changed since this run began (sha256 "
+                                  f"{before['sha256'][:12]}… → {stamp.sha256[:12]}…): start a new run (--run-dir "
+                                  "elsewhere) or restore the file")
         ctx.state.update(task=task, items=items, players=_players(ctx))
-        return {"dynaeval": {"task": task.name, "items": len(items), "players": ctx.state["players"]}}
+        out: dict[str, Any] = {"task": task.name, "items": len(items), "players": ctx.state["players"]}
+        if stamp is not None:
+            out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
+        return {"dynaeval": out}
 
     def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
         cfg, task, players = ctx.config, ctx.state["task"], ctx.state["players"]
@@ -90,8 +102,8 @@ class DynaEvalProtocol(Protocol):
 
         def record(round_: int, seat: str, prompt: str, reply: str, move: Move) -> None:
             ctx.record(episode, f"round/{round_}/{seat}", round_, cast[seat], prompt, reply,
-                       {"valid": Score(1.0 if move.valid else 0.0, "rule", move.note)}, seat=seat, value=move.value,
-                       stage="move")
+                       {"valid": Score(1.0 if move.valid else 0.0, move.parsed_by, move.note)}, seat=seat,
+                       value=move.value, parsed_by=move.parsed_by, stage="move")
 
         # Each game asks with its own seed: repetitions are independent samples, not replays of the same
         # prompts from the response cache or the run's journal (at temperature 0 a model may still repeat itself).

@@ -22,6 +22,8 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         "players": {p: {"model": names.get(p, p), **stats} for p, stats in players.items()},
         "running": stability.running(rows, symmetric),
         "measures": _measures(rows), "ends": dict(Counter(r["end"] for r in rows)),
+        # How the moves were read: by rule, or reformatted by the referee model (public goods with a referee).
+        "parsed_by": dict(Counter(m.get("parsed_by", "rule") for r in rows for m in r.get("moves", []))),
         "transcript": rows[0]["transcript"] if rows else "",
     }
     if not symmetric:
@@ -72,7 +74,8 @@ def sections(summary: dict[str, Any]) -> list[Section]:
 def _scores(s: dict[str, Any]) -> str:
     kind = "symmetric: every player the same role" if s["symmetric"] else "asymmetric: pooled over roles here"
     lines = [f"Task `{s['task']}` ({kind}); score: {s['unit']} per game. {s['repetitions']} repetitions, "
-             f"{s['games']} games; ends: " + ", ".join(f"{k} {v}" for k, v in sorted(s["ends"].items())) + ".", "",
+             f"{s['games']} games; ends: " + ", ".join(f"{k} {v}" for k, v in sorted(s["ends"].items())) + "; moves "
+             "read by " + ", ".join(f"{k} {v}" for k, v in sorted(s.get("parsed_by", {}).items())) + ".", "",
              "| player | model | mean | 95% interval | games |", "|---|---|---|---|---|"]
     for player, p in s["players"].items():
         interval = f"[{p['interval'][0]:.3f}, {p['interval'][1]:.3f}]" if p["interval"] else "-"

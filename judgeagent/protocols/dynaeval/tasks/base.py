@@ -2,11 +2,14 @@
 game ends, and how it is scored. One `Game` object holds one game's state; the referee drives it."""
 from __future__ import annotations
 
+import hashlib
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
+from ....errors import JudgeAgentError
 from ..config import DynaEvalConfig
 
 
@@ -20,6 +23,8 @@ class Move:
     valid: bool
     note: str = ""
     """Why a move is invalid (or a remark such as "agrees")."""
+    parsed_by: str = "rule"
+    """Who read the reply into `value`: `rule` (the task's parser) or `referee` (the referee model)."""
 
 
 @dataclass
@@ -62,6 +67,10 @@ class Game(ABC):
     def ended(self, round_: int) -> str | None:
         """Why the game ends after `round_`, or None while it goes on."""
 
+    async def interpret(self, seat: str, reply: str, referee: Any) -> Move:
+        """The reply read as the referee reads it; by default the rule alone (`read`), whatever `referee` is."""
+        return self.read(seat, reply)
+
     @abstractmethod
     async def outcome(self, end: str, referee: Any) -> Outcome:
         """The scores (rule-based; `referee`, a model or None, for ratings the rule cannot give)."""
@@ -86,8 +95,39 @@ class Task(ABC):
         """The task's items (problems, start idioms), or [] when it needs none; read once before the games."""
         return []
 
+    def load_stamped(self, config: DynaEvalConfig) -> tuple[list[Any], Stamp | None]:
+        """The items, and the stamp of the user's file they were read from (None: the task reads no such file)."""
+        return self.load(config), None
+
     def item(self, items: list[Any], repetition: int) -> Any:
         return items[repetition % len(items)] if items else None
 
     @abstractmethod
     def game(self, config: DynaEvalConfig, seats: tuple[str, ...], item: Any, rng: random.Random) -> Game: ...
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """The file a task's items come from, as read: `option` (problems, sources), its path, and the sha256 of
+    the very bytes parsed. A run's identity holds only the path; the stamp is what tells an edited file."""
+
+    option: str
+    path: str
+    sha256: str
+
+
+def read_source(path: str, option: str) -> tuple[Path, str, Stamp]:
+    """The file named by `-o option=path`: (file, its text, its stamp), from one read of its bytes."""
+    file = Path(path)
+    if not file.is_file():
+        raise JudgeAgentError(f"{option} file not found: {file} (give -o {option}=FILE)")
+    try:
+        data = file.read_bytes()
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:  # as files.read_text words it
+        line = data[: e.start].count(b"\n") + 1
+        raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
+    return file, text, Stamp(option, path, hashlib.sha256(data).hexdigest())

@@ -12,16 +12,18 @@ a referee model, when given, rates the final code's style 1-10.
 from __future__ import annotations
 
 import asyncio
+import random
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ....errors import JudgeAgentError
-from ....files import jsonl_records, read_text
+from ....files import jsonl_records
 from ....grading.verdict import one_line
 from ....sandbox import SandboxLimits, run_tests
-from .base import Game, Move, Outcome, Task
+from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 PROGRAMMER, REVIEWER = "programmer", "reviewer"
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)```", re.DOTALL)
@@ -45,23 +47,22 @@ class CodeReview(Task):
             raise JudgeAgentError("task code needs its problems: give -o problems=FILE (HumanEval's problems.jsonl "
                                   "format: task_id, prompt, entry_point, test)")
 
-    def load(self, config: Any) -> list[dict[str, Any]]:
-        return load_problems(config.problems, config.items, config.seed)
+    def load(self, config: Any) -> list[Any]:
+        return self.load_stamped(config)[0]
+
+    def load_stamped(self, config: Any) -> tuple[list[Any], Stamp | None]:
+        file, text, stamp = read_source(config.problems, "problems")
+        return parse_problems(file, text, config.items, config.seed), stamp
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
         return CodeGame(config, seats, item, rng)
 
 
-def load_problems(path: str, count: int, seed: int) -> list[dict[str, Any]]:
-    """A seeded sample of `count` problems (all when fewer), every one checked for the four fields."""
-    import random
-    from pathlib import Path
-
-    file = Path(path)
-    if not file.is_file():
-        raise JudgeAgentError(f"problems file not found: {file} (give -o problems=FILE)")
+def parse_problems(file: Path, content: str, count: int, seed: int) -> list[dict[str, Any]]:
+    """A seeded sample of `count` problems (all when fewer) from the file's `content`, every one checked for
+    the four fields."""
     problems = []
-    for record, source in jsonl_records(file, read_text(file)):
+    for record, source in jsonl_records(file, content):
         missing = [k for k in _FIELDS if not isinstance(record, dict) or not record.get(k)]
         if missing:
             raise JudgeAgentError(f"{source}: a problem needs {', '.join(_FIELDS)}; missing {', '.join(missing)}")

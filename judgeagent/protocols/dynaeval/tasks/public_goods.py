@@ -6,12 +6,21 @@ kept plus its shares. Mode 1 tells each player its income after a round, mode 2 
 of all investments. An invalid move (no number, negative, above the endowment) forfeits that round's
 endowment: the player invests nothing and keeps nothing, but still gets its share of the pool; any
 valid move scores more, so an invalid one is never a way to free-ride.
+
+Reading a reply: with a referee model, the referee reformats it (the paper's recording phase) into a
+schema whose amount is bounded to 0..endowment, or null when the reply states no amount in that range,
+which makes the move invalid. A referee that gives no valid answer (not the schema, or out of range)
+costs the player nothing: the rule reads the reply instead, as it does with no referee (a `coins`
+field of a JSON object, else the first number). Each move records which read it (`parsed_by`).
 """
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, create_model
 
 from .base import Game, Move, Outcome, Task
 
@@ -42,6 +51,26 @@ def read_coins(reply: str) -> float | None:
                 return None
     found = _NUMBER.search(reply)
     return float(found.group(0)) if found else None
+
+
+@cache
+def contribution_schema(endowment: int) -> type[BaseModel]:
+    """The referee's answer: the amount, bounded to the legal range (a reply that states none, or only an
+    illegal one, is null)."""
+    amount = Annotated[float, Field(ge=0, le=endowment)]
+    return create_model("Contribution", coins=(amount | None, Field(
+        description=f"the coins the player chose to invest this round, 0 to {endowment}; null when the reply "
+                    f"states no amount, or only one outside 0..{endowment}")))
+
+
+def referee_prompt(reply: str, endowment: int) -> list[dict[str, str]]:
+    return [{"role": "system", "content": "You are the referee of a public goods game. You record each player's "
+             "move in a standard form; you do not judge or change it."},
+            {"role": "user", "content": (
+                f"A player was asked how many of its {endowment} coins (0 to {endowment}) to invest in the public "
+                f"pool this round, and replied:\n<reply>\n{reply}\n</reply>\nGive the amount it chose, as a "
+                f"number (\"seven\" is 7). If the reply states no amount, or only one outside 0..{endowment}, "
+                'give null. Reply in JSON: {"coins": <amount or null>}')}]
 
 
 def payoffs(investments: list[dict[str, float | None]], endowment: float, multiplier: float) -> dict[str, float]:
@@ -96,6 +125,21 @@ class PublicGoodsGame(Game):
         if not 0 <= coins <= self.config.endowment:
             return Move(seat, reply, None, False, f"{coins:g} is outside 0..{self.config.endowment}")
         return Move(seat, reply, coins, True)
+
+    async def interpret(self, seat: str, reply: str, referee: Any) -> Move:
+        if referee is None or not reply.strip():  # an empty reply (a failed call) has nothing to reformat
+            return self.read(seat, reply)
+        endowment = self.config.endowment
+        result = await referee.complete(referee_prompt(reply, endowment), schema=contribution_schema(endowment))
+        parsed = result.parsed if result.ok else None
+        if parsed is None:  # the referee's failure is not the player's: the rule reads the reply
+            move = self.read(seat, reply)
+            problem = getattr(result, "error", None) or "no answer"
+            note = f"{move.note}; " if move.note else ""
+            return Move(seat, reply, move.value, move.valid, f"{note}referee unreadable ({problem})", "rule")
+        if parsed.coins is None:
+            return Move(seat, reply, None, False, f"no amount in 0..{endowment} (referee)", "referee")
+        return Move(seat, reply, float(parsed.coins), True, "", "referee")
 
     def apply(self, round_: int, moves: dict[str, Move]) -> None:
         self.invested.append({seat: moves[seat].value for seat in self.seats})

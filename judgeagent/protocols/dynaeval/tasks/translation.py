@@ -1,7 +1,10 @@
 """Machine translation (asymmetric, writer-editor; Section 2.4, Appendix A.8).
 
 The translator translates a source paragraph into the target language; the proofreader polishes the
-translation (one pass, as in the paper). The referee model rates both versions for adequacy and
+translation (one pass, as in the paper's prompts). With `polish_rounds` above 1 the two exchange: the
+translator answers each polish with a revision or `over`, the proofreader polishes each revision or
+says `over`, until one says `over` (consensus) or the proofreader has polished `polish_rounds` times;
+the final version is the last one given, the draft the translator's first. The referee model rates both versions for adequacy and
 fluency (1-10 each), shown the source and the two versions in a seeded random order, labelled
 `Version 1`/`Version 2`, never who wrote which; a game's score is the final (polished) version's mean
 rating, shared by both seats, and the draft's rating is kept to show what the proofreader changed.
@@ -21,8 +24,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ....errors import JudgeAgentError
-from ....files import jsonl_records, read_text
-from .base import Game, Move, Outcome, Task
+from ....files import jsonl_records
+from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 TRANSLATOR, PROOFREADER = "translator", "proofreader"
 
@@ -52,8 +55,12 @@ class Translation(Task):
         if not referee:
             raise JudgeAgentError("task translation is scored by a referee model: give --role referee=MODEL")
 
-    def load(self, config: Any) -> list[dict[str, Any]]:
-        return load_sources(config.sources, config.items, config.seed, config.max_words)
+    def load(self, config: Any) -> list[Any]:
+        return self.load_stamped(config)[0]
+
+    def load_stamped(self, config: Any) -> tuple[list[Any], Stamp | None]:
+        file, text, stamp = read_source(config.sources, "sources")
+        return parse_sources(file, text, config.items, config.seed, config.max_words), stamp
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: random.Random) -> Game:
         return TranslationGame(config, seats, item, rng)
@@ -67,12 +74,10 @@ def paragraph(text: str, max_words: int) -> str:
     return " ".join(words[:max_words])
 
 
-def load_sources(path: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
-    file = Path(path)
-    if not file.is_file():
-        raise JudgeAgentError(f"sources file not found: {file} (give -o sources=FILE)")
+def parse_sources(file: Path, content: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
+    """A seeded sample of `count` sources (all when fewer) from the file's `content`."""
     items = []
-    for n, (record, where) in enumerate(jsonl_records(file, read_text(file)), 1):
+    for n, (record, where) in enumerate(jsonl_records(file, content), 1):
         text = record.get("source") or record.get("text") if isinstance(record, dict) else None
         if not isinstance(text, str) or not text.strip():
             raise JudgeAgentError(f"{where}: a source needs a non-empty text (or source) field")
@@ -94,43 +99,69 @@ def chrf(hypothesis: str, reference: str) -> float:
 class TranslationGame(Game):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.versions: dict[str, str] = {}
+        self.versions: list[tuple[str, str]] = []
+        """Every version given, in order, with its seat: the first is the draft, the last the final."""
+        self.agreed = False
+
+    @property
+    def exchange(self) -> bool:
+        """More than one polish: the translator answers each polish with a revision or `over`."""
+        return self.config.polish_rounds > 1
 
     def rule(self, seat: str) -> str:
         c = self.config
+        over = (" If the other's latest version needs no change, reply only 'over' without any other output."
+                if self.exchange else "")
         if seat == TRANSLATOR:
             return (f"You will play the role of a professional translator. Please translate the given text from "
                     f"{c.source_language} (source language) to {c.target_language} (target language). Reply with the "
-                    "translation only.")
+                    f"translation only.{over}")
         return (f"You will play the role of a professional translation editor. Your task is to polish the "
                 f"{c.target_language} translation provided by the translator for the given text in "
                 f"{c.source_language} (source language), making the translated content more accurate. Note that you "
-                "only need to reply with the polished text in the target language, not any other reply.")
+                f"only need to reply with the polished text in the target language, not any other reply.{over}")
 
     def acting(self, round_: int) -> list[str]:
-        return [TRANSLATOR if round_ == 1 else PROOFREADER]
+        return [TRANSLATOR if round_ % 2 else PROOFREADER]
+
+    def _latest(self, seat: str) -> str:
+        return next((text for who, text in reversed(self.versions) if who == seat), "")
 
     def prompt(self, seat: str, round_: int) -> str:
         source = f"Source language text: {self.item['source']}"
-        return source if seat == TRANSLATOR else f"{source}\nTranslator: {self.versions.get(TRANSLATOR, '')}"
+        if round_ == 1:
+            return source
+        if seat == PROOFREADER:
+            return f"{source}\nTranslator: {self._latest(TRANSLATOR)}"
+        return (f"{source}\nProofreader: {self._latest(PROOFREADER)}\nPlease give your revised translation based on "
+                "the proofreader's version, or reply only 'over' if you accept it.")
 
     def read(self, seat: str, reply: str) -> Move:
         text = reply.strip()
+        if self.exchange and self.versions and text.strip(".!'\"`").lower() == "over":
+            return Move(seat, reply, None, True, "agrees")
         return Move(seat, reply, text or None, bool(text), "" if text else "empty")
 
     def apply(self, round_: int, moves: dict[str, Move]) -> None:
         for seat, move in moves.items():
-            if move.valid:
-                self.versions[seat] = move.value
+            if move.valid and move.value is not None:
+                self.versions.append((seat, move.value))
+            self.agreed = self.agreed or move.note == "agrees"
 
     def ended(self, round_: int) -> str | None:
-        return "polished" if round_ >= 2 else None
+        if not self.exchange:
+            return "polished" if round_ >= 2 else None
+        if self.agreed:
+            return "consensus"
+        return "round limit" if round_ >= 2 * self.config.polish_rounds else None
 
     async def outcome(self, end: str, referee: Any) -> Outcome:
-        draft = self.versions.get(TRANSLATOR, "")
-        final = self.versions.get(PROOFREADER, draft)  # an empty polish leaves the draft as it was
+        draft = next((text for who, text in self.versions if who == TRANSLATOR), "")
+        final = self.versions[-1][1] if self.versions else ""  # an empty reply leaves the last version as it was
         rated = await self._rate(referee, draft, final)
         shared: dict[str, Any] = {"draft rating": rated[0], "final rating": rated[1]}
+        if self.exchange:
+            shared["versions"] = len(self.versions)
         if self.item.get("reference"):
             shared["draft chrF"] = chrf(draft, self.item["reference"])
             shared["final chrF"] = chrf(final, self.item["reference"])
