@@ -73,6 +73,9 @@ def open_models(
     store = ResponseCache(cache_dir) if cache else None
     log = ResponseCache(journal) if journal is not None else None
     with contextlib.ExitStack() as stack:
+        for opened in (store, log):
+            if opened is not None:
+                stack.callback(opened.close)
         served: dict[str, ModelSpec] = {}
         for role, spec in specs.items():
             if spec.gguf:

@@ -33,6 +33,8 @@ class ResponseCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "responses.sqlite"
         self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
         with self._db() as db:
             db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
                        " created REAL NOT NULL)")
@@ -40,14 +42,26 @@ class ResponseCache:
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            # One connection per thread; `close` (from the thread that ends the job, once every call is
+            # done) closes them all, so the run folder is left without -wal/-shm files.
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA busy_timeout=30000")
             # WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last few entries,
             # which for a cache only means asking again. FULL would fsync on every stored answer.
             db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
+            with self._opened_lock:
+                self._opened.append(db)
         return db
+
+    def close(self) -> None:
+        """Close every thread's connection (the last close folds the WAL back into the file)."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for db in opened:
+            db.close()
+        self._local = threading.local()
 
     def get(self, key: str) -> dict[str, Any] | None:
         row = self._db().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()

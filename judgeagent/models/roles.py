@@ -113,6 +113,9 @@ def open_roles(models: Mapping[str, str | ChatModel], *, registry: Registry | No
         if specs[role] is not None:
             specs[role].api_key()  # type: ignore[union-attr]
     with contextlib.ExitStack() as stack:
+        for opened in (store, log):
+            if opened is not None:
+                stack.callback(opened.close)
         served: dict[str, ModelSpec] = {}
         endpoints: dict[str, OpenAIChatModel] = {}
         built: dict[str, RoleModel] = {}
