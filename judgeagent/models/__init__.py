@@ -83,7 +83,8 @@ def open_models(
                     from .local import local_server
 
                     served[spec.gguf] = stack.enter_context(local_server(spec))
-                specs[role] = served[spec.gguf].model_copy(update={"name": spec.name})
+                # One server per file; each role keeps its own settings (max_tokens, prices), as in open_roles.
+                specs[role] = spec.model_copy(update={"base_url": served[spec.gguf].base_url})
         endpoints: dict[str, OpenAIChatModel] = {}
         roles = {}
         for role, spec in specs.items():
