@@ -96,7 +96,11 @@ class OpenAIChatModel:
             attempt += 1
             try:
                 self.requests += 1
-                response = await self.client.chat.completions.create(**self._request(messages, schema, settings))
+                # The SDK's documented route for raw bodies: `chat.completions.create` first walks the whole
+                # body (every message, the schema) against its typed parameters, about 2 ms of event-loop CPU
+                # per call, to send the same JSON; measured with bench/evaluate.py --protocol interviewer.
+                response = await self.client.post("/chat/completions", cast_to=_completion_type(),
+                                                  body=self._request(messages, schema, settings))
                 return _text(response), _usage(response), attempt
             except JudgeAgentError:
                 raise
@@ -149,6 +153,13 @@ def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
     """`schema.model_json_schema()`, built once per class: pydantic rebuilds it on every call (about 0.5 ms,
     three times per structured request, on the event loop). A fresh copy each time: callers may edit it."""
     return json.loads(_schema_text(schema))  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _completion_type() -> Any:
+    from openai.types.chat import ChatCompletion
+
+    return ChatCompletion
 
 
 def response_format(schema: type[BaseModel], mode: str) -> dict[str, Any]:
