@@ -1,6 +1,6 @@
 """Benchmark `evaluate`'s orchestration with every role on a fixed-latency loopback server.
 
-    .venv/bin/python bench/evaluate.py [--questions 200] [--concurrency 8] [--latency 0.1]
+    .venv/bin/python bench/evaluate.py [--questions 200] [--concurrency 8] [--latency 0.1] [--protocol interviewer]
 
 On 200 MultiHop-RAG questions (medium split) and the graph of the small split's documents:
 1. wall time / (total calls x L / C), target <= 1.25, with calls and tokens per base question per role;
@@ -8,11 +8,17 @@ On 200 MultiHop-RAG questions (medium split) and the graph of the small split's 
 3. a second target on the same batches: question-generation calls made (target 0).
 The server's replies are scripted (targets echo, the judge says wrong, the interviewer writes a
 question from a word of the fragments): this measures scheduling, not answers.
+
+With `--protocol interviewer`: the LLM-as-an-Interviewer protocol with default options on the same
+questions (no graph), every role on the same server, and the same ratio (1). The replies follow the
+interviewer's prompts so that each episode runs its whole dialogue: the paraphrase is accepted, a third
+of the items is solved at once, a third after feedback and a third never, each gets its follow-ups.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tempfile
@@ -22,7 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "multihop_rag"
+DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data") / "multihop_rag"  # as tests/conftest
 
 
 def reply(request: dict[str, Any]) -> str:
@@ -46,7 +52,11 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--protocol", choices=("judgeagent", "interviewer"), default="judgeagent")
     args = parser.parse_args()
+    if args.protocol == "interviewer":
+        interviewer(args)
+        return
 
     from judgeagent import EvalConfig, build_graph, load_benchmark
     from judgeagent.interview.evaluate import evaluate
@@ -88,6 +98,116 @@ def main() -> None:
           f"{again.summary['overall_score'] == first.summary['overall_score']}")
     print(f"second target: {second_generation} question-generation calls (target 0); "
           f"{server.counts['requests'] - before} calls in all")
+
+
+class InterviewScript:
+    """Replies to the Interviewer protocol's prompts, as a function of the request alone."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.gold = {i.question: i.answer for i in items}
+        self.gold.update({self.paraphrase(i.question): i.answer for i in items})
+
+    @staticmethod
+    def paraphrase(question: str) -> str:  # half the words: far enough from the original for the copy check
+        words = question.split()
+        return "Tell me, in short: " + " ".join(words[:max(3, len(words) // 2)]) + "?"
+
+    def __call__(self, request: dict[str, Any]) -> str:
+        messages = request["messages"]
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if system.startswith("You are being interviewed"):
+            return self.interviewee(messages)
+        if "prepare interview questions" in system:
+            return json.dumps({"question": self.paraphrase(user.split("Original question: ", 1)[1].split("\n")[0])})
+        if system.startswith("Answer the question"):
+            return self.gold.get(user.removeprefix("Question: "), "unknown")
+        if "feedback on a wrong answer" in system:
+            return json.dumps({"error_type": "knowledge", "feedback": "Check the facts the question names."})
+        if "clarifying question" in system:
+            return "Take the most common reading."
+        if "follow-up questions" in system:
+            return json.dumps({"question": "What makes you sure of that?"})
+        if "grade an interviewee" in system:
+            return json.dumps({"reasoning": "scripted", "adequate": "because" in user.rsplit("Reply: ", 1)[-1]})
+        if "interview report" in system:
+            return "The interviewee was scripted."
+        return reply(request)
+
+    def interviewee(self, messages: list[dict[str, Any]]) -> str:
+        question = messages[1]["content"]
+        answered = sum(1 for m in messages if m["role"] == "assistant")
+        if answered and "sure" in messages[-1]["content"]:
+            return "Because the sources say so."
+        kind = sum(map(ord, question)) % 3  # 0: solved at once, 1: after feedback, 2: never
+        if kind == 0 or (kind == 1 and answered):
+            return self.gold.get(question, "unknown") + "\nIt is in the sources."
+        return "Nobody\nA guess."
+
+
+def _serve(latency: float, script: InterviewScript, conn: Any) -> None:
+    from judgeagent.models.testserver import FakeServer
+
+    with FakeServer(latency=latency, reply=script) as server:
+        conn.send(server.base_url)
+        conn.recv()  # until told to stop
+
+
+def _requests(base_url: str) -> int:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{base_url}/stats") as response:
+        return int(json.load(response).get("requests", 0))
+
+
+def interviewer(args: argparse.Namespace) -> None:
+    import multiprocessing
+
+    import openai  # noqa: F401  # its import (about 1.3 s here) is the process's, not the orchestration's
+
+    from judgeagent import load_benchmark
+    from judgeagent.models import ModelSpec
+    from judgeagent.models.spec import Registry
+    from judgeagent.protocols import run_protocol
+
+    bench = load_benchmark(DATA / "medium.questions.jsonl", limit=args.questions)
+    # The server runs in its own process, as a real endpoint does (bench/models.py): in ours it would share
+    # the GIL, and the process CPU below would count its work as ours.
+    ours, theirs = multiprocessing.Pipe()
+    server = multiprocessing.get_context("fork").Process(target=_serve, args=(args.latency,
+                                                                              InterviewScript(bench.items), theirs))
+    server.start()
+    try:
+        base_url = ours.recv()
+        with tempfile.TemporaryDirectory() as tmp:
+            registry = Registry({"fake": ModelSpec(name="fake", base_url=base_url, model="fake",
+                                                   max_concurrency=args.concurrency)})
+            run = lambda: run_protocol("interviewer", bench, models={"target": "fake"},
+                                       run_dir=Path(tmp) / "run", registry=registry, cache_dir=Path(tmp) / "cache")
+            start, cpu = time.perf_counter(), time.process_time()
+            first = run()
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            calls = _requests(base_url)
+            again = run()
+            rerun_calls = _requests(base_url) - calls
+    finally:
+        ours.send("stop")
+        server.join()
+
+    ideal = calls * args.latency / args.concurrency
+    n = len(bench.items)
+    s = first.summary
+    print(f"{n} items, protocol interviewer (default options), latency {args.latency * 1000:.0f} ms, "
+          f"concurrency {args.concurrency}")
+    print(f"calls {calls}: wall {wall:.1f} s, ideal {ideal:.1f} s")
+    print(f"RATIO wall / ideal: {wall / ideal:.3f} (target <= 1.25)")
+    print(f"our process's CPU {cpu:.1f} s, {1000 * cpu / calls:.1f} ms per call (client and protocol; the server "
+          "runs in another process)")
+    print("  " + "  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items()) + f"  modified {s['modified']}, "
+          f"follow-ups {s['followup']['all']['n']}")
+    for role, u in first.usage.items():
+        print(f"  {role:<12} calls/item {u['calls'] / n:.2f}")
+    print(f"rerun of the finished run: {rerun_calls} model calls (target 0); summary equal: "
+          f"{again.summary['score_at'] == s['score_at']}")
 
 
 def _generation_requests(server: Any) -> int:

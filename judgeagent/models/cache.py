@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .base import Completion, Message, Usage
-from .client import parse_structured
+from .client import json_schema_of, parse_structured
 
 
 def default_cache_dir() -> Path:
@@ -80,7 +80,7 @@ def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[Ba
     payload = {
         "identity": identity,
         "messages": messages,
-        "schema": schema.model_json_schema() if schema else None,
+        "schema": json_schema_of(schema) if schema else None,
         "settings": settings,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -22,8 +22,11 @@ class InterviewerConfig(BaseModel):
     """Kinds of follow-up question (paper Appendix A.2), taken in turn from a seeded start per item."""
     modify: bool = True
     """Pre-interview query modification: paraphrased stem (and shuffled options for multiple choice)."""
+    modification: Literal["paraphrase", "quantities"] = "paraphrase"
+    """paraphrase; or quantities: free-text items with a numeric gold get changed numbers and a gold we recompute
+    from the interviewer's checked formula, the rest (and rejected changes) a paraphrase."""
     verify_modified: bool = True
-    """The interviewer answers its own modified free-text question; a wrong answer rejects the paraphrase."""
+    """The interviewer answers its own modified free-text question; a wrong answer rejects the modification."""
     max_copy_f1: float = Field(0.9, gt=0, le=1)
     """A modified question this close to the original (token F1) is a copy and is rejected."""
     probe: bool = True

@@ -1,4 +1,5 @@
-"""Pre-interview query modification: a paraphrased stem, options shuffled in code, each version checked."""
+"""Pre-interview query modification: a paraphrased stem or changed quantities with a recomputed gold, options
+shuffled in code, each version checked."""
 from __future__ import annotations
 
 import random
@@ -9,6 +10,7 @@ from ...benchmark import Item
 from ...grading.text import normalise_answer, token_f1
 from ...interview.checks import leaked_strings
 from . import prompts
+from .quantities import Rejected, eligibility, recompute
 
 if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
@@ -24,6 +26,10 @@ class Version:
     golds: tuple[str, ...]
     changed: bool = False
     note: str = ""
+    method: str = "none"
+    """How it was modified: none, shuffle (options only), paraphrase or quantities."""
+    gold_source: str = "item"
+    """Where `golds` come from: the item, or "recomputed: <formula>" for changed quantities."""
 
     @property
     def gold(self) -> str:
@@ -73,10 +79,17 @@ def problem(candidate: str, item: Item, max_copy_f1: float) -> str:
 
 
 async def modify(ctx: EpisodeContext, episode: Episode, item: Item) -> Version:
-    """Two tries at a paraphrase that passes the checks; else the original stem (options still shuffled)."""
+    """Changed quantities where asked for and allowed, else two tries at a paraphrase that passes the checks;
+    else the original stem (options still shuffled)."""
     cfg = ctx.config
     if not cfg.modify:
         return original(item)
+    fallback = ""
+    if cfg.modification == "quantities":
+        changed, fallback = await _quantities(ctx, episode, item)
+        if changed is not None:
+            return changed
+        fallback = f"quantities not changed ({fallback}); "
     options, letter = shuffled(item, cfg.seed)
     why = ""
     for attempt in range(2):
@@ -85,24 +98,61 @@ async def modify(ctx: EpisodeContext, episode: Episode, item: Item) -> Version:
         candidate = result.parsed.question.strip() if isinstance(result.parsed, prompts.Paraphrase) else ""
         why = problem(candidate, item, cfg.max_copy_f1) if result.ok else f"no usable reply ({result.error})"
         if not why and cfg.verify_modified and not item.is_choice:
-            why = await _self_check(ctx, candidate, item)
+            why = await _self_check(ctx, candidate, item.golds)
         ctx.record(episode, f"modify/{attempt}", 0, "interviewer", messages[-1]["content"], result.text,
-                   stage="modify", original=item.question, modified=candidate, rejected=why or None)
+                   stage="modify", method="paraphrase", original=item.question, modified=candidate,
+                   rejected=why or None)
         if not why:
-            return Version(candidate, options, letter, item.golds, True, "paraphrased")
-    note = f"paraphrase rejected ({why}); original stem kept" + (", options shuffled" if options else "")
-    return Version(item.question, options, letter, item.golds, options is not None, note)
+            return Version(candidate, options, letter, item.golds, True, fallback + "paraphrased", "paraphrase")
+    note = fallback + f"paraphrase rejected ({why}); original stem kept" + (", options shuffled" if options else "")
+    return Version(item.question, options, letter, item.golds, options is not None, note,
+                   "shuffle" if options else "none")
 
 
-async def _self_check(ctx: EpisodeContext, question: str, item: Item) -> str:
-    """The interviewer answers its own paraphrase: if it cannot reach the gold, the gold may no longer hold."""
+async def _quantities(ctx: EpisodeContext, episode: Episode, item: Item) -> tuple[Version | None, str]:
+    """Two tries at changed numbers whose gold we can recompute (quantities.py); else why not."""
+    why = eligibility(item)
+    if why:
+        return None, why
+    for attempt in range(2):
+        messages = prompts.quantities_messages(item.question, item.answer, why)
+        result = await ctx.roles["interviewer"].complete(messages, schema=prompts.QuantityChange)
+        proposal = result.parsed if isinstance(result.parsed, prompts.QuantityChange) else None
+        recomputed = None
+        if proposal is None:
+            why = f"no usable reply ({result.error or 'not the requested fields'})"
+        else:
+            try:
+                recomputed = recompute(item, proposal.question, proposal.formula, proposal.gold)
+                why = ""
+            except Rejected as e:
+                why = str(e)
+        if recomputed is not None and ctx.config.verify_modified:
+            why = await _self_check(ctx, recomputed.question, (recomputed.gold,))
+        ctx.record(episode, f"modify/quantities/{attempt}", 0, "interviewer", messages[-1]["content"], result.text,
+                   stage="modify", method="quantities", original=item.question,
+                   modified=proposal.question if proposal else "", original_gold=item.answer,
+                   gold=recomputed.gold if recomputed else None,
+                   formula=proposal.formula if proposal else None, rejected=why or None)
+        if recomputed is not None and not why:
+            return Version(recomputed.question, None, None, (recomputed.gold,), True, "quantities changed",
+                           "quantities", f"recomputed: {recomputed.formula}"), ""
+    return None, why
+
+
+async def _self_check(ctx: EpisodeContext, question: str, golds: tuple[str, ...]) -> str:
+    """The interviewer answers the modified question in a separate call: if it cannot reach the gold, the gold
+    may no longer hold."""
     result = await ctx.roles["interviewer"].complete(prompts.self_check_messages(question))
-    verdict = await ctx.state["checker"].check(question, list(item.golds), result.text)
+    verdict = await ctx.state["checker"].check(question, list(golds), result.text)
     return "" if verdict.correct else f"the interviewer's own answer to it is not the gold ({verdict.method})"
 
 
 def describe(version: Version, item: Item) -> dict[str, Any]:
     """Both versions, for the episode row and the report."""
-    return {"original": {"question": item.question, "options": item.options, "letter": item.answer_letter},
-            "modified": {"question": version.question, "options": version.options, "letter": version.letter},
-            "changed": version.changed, "note": version.note}
+    return {"original": {"question": item.question, "options": item.options, "letter": item.answer_letter,
+                         "golds": list(item.golds)},
+            "modified": {"question": version.question, "options": version.options, "letter": version.letter,
+                         "golds": list(version.golds)},
+            "changed": version.changed, "note": version.note, "method": version.method,
+            "gold_source": version.gold_source}

@@ -32,6 +32,13 @@ class Paraphrase(BaseModel):
     question: str = Field(description="The rewritten question.")
 
 
+class QuantityChange(BaseModel):
+    question: str = Field(description="The original question with only some numbers changed.")
+    formula: str = Field(description="Arithmetic with the ORIGINAL question's numbers that gives the original "
+                                     "answer, e.g. (12 - 4) * 3.")
+    gold: str = Field(description="The answer to the changed question, a number.")
+
+
 class Feedback(BaseModel):
     error_type: ErrorType = Field(description="The main kind of error in the answer.")
     feedback: str = Field(description="One or two sentences pointing at the error, never giving the answer.")
@@ -63,6 +70,17 @@ def paraphrase_messages(question: str, answer: str, problem: str = "") -> list[M
             f"wording and sentence structure. Keep every fact needed to answer it.{retry}")
     return [{"role": "system", "content": "You prepare interview questions from benchmark items. You rewrite a "
              "question so that a model that memorised the original cannot recognise it."},
+            {"role": "user", "content": user}]
+
+
+def quantities_messages(question: str, answer: str, problem: str = "") -> list[Message]:
+    retry = f"\nYour previous attempt was rejected: {problem}. Try again." if problem else ""
+    user = (f"Original question: {question}\nIts answer: {answer}\n\nWrite the same question with one or more of "
+            "its numbers changed so that the answer changes; keep every other word exactly as it is. Also give "
+            "the formula that computes the ORIGINAL answer from the ORIGINAL question's numbers (numbers, + - * / "
+            f"and parentheses only), and the new answer.{retry}")
+    return [{"role": "system", "content": "You prepare interview questions from benchmark items. You change the "
+             "quantities in a question so that a model that memorised the original answer cannot reuse it."},
             {"role": "user", "content": user}]
 
 

@@ -22,7 +22,9 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
             "adaptability": None if first is None or last is None else last - first,
             "followup": _followups(rows), "errors": _errors(rows), "probe": probe(rows, resamples, seed),
             "modified": sum(1 for r in rows if r["versions"]["changed"]),
-            "modification_notes": dict(Counter(r["versions"]["note"] for r in rows))}
+            "modification_notes": dict(Counter(r["versions"]["note"] for r in rows)),
+            "modification_methods": dict(Counter(r["versions"].get("method", "paraphrase" if r["versions"]["changed"]
+                                                                       else "none") for r in rows))}
 
 
 def _mean(values: list[float]) -> dict[str, Any]:
@@ -73,10 +75,17 @@ def probe(rows: list[dict[str, Any]], resamples: int = 2000, seed: int = 0) -> d
 def sections(summary: dict[str, Any]) -> list[Section]:
     return [Section("Performance scores", _scores(summary)), Section("Error types and examples", _error_text(summary)),
             Section("Contamination probe", _probe_text(summary["probe"])),
-            Section("Query modification", f"{summary['modified']} of {summary['items']} items asked in a modified "
-                    "form.\n\n" + "\n".join(f"- {k or 'unchanged'}: {v}" for k, v in
-                                            summary["modification_notes"].items())),
+            Section("Query modification", _modification_text(summary)),
             Section("Summary by the interviewer", summary.get("interviewer_summary") or "(not written)")]
+
+
+def _modification_text(s: dict[str, Any]) -> str:
+    methods = s.get("modification_methods") or {}
+    how = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
+    return (f"{s['modified']} of {s['items']} items asked in a modified form" + (f" (by method: {how})" if how else "")
+            + (". Changed quantities carry a gold recomputed from the interviewer's checked formula"
+               if methods.get("quantities") else "") + ".\n\n"
+            + "\n".join(f"- {k or 'unchanged'}: {v}" for k, v in s["modification_notes"].items()))
 
 
 def _pct(value: float | None) -> str:

@@ -1,0 +1,179 @@
+"""The Interviewer protocol's changed-quantity modification (the checks by hand, on real items, and the
+orchestration with scripted models: accepted, rejected with a paraphrase instead) and one run with the
+embedded llama.cpp model through the CLI."""
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from judgeagent.benchmark import Benchmark, Item, load_benchmark
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import run_protocol
+from judgeagent.protocols.interviewer.quantities import Rejected, eligibility, evaluate, recompute
+from tests.conftest import DATA
+
+APPLES = Item("apples", "A shop has 12 apples and sells 5 of them. How many apples are left?", "7")
+
+
+@pytest.mark.parametrize("question,formula,gold,reason", [
+    ("A shop has 15 pears and sells 5 of them. How many apples are left?", "12 - 5", "10", "more than the numbers"),
+    (APPLES.question, "12 - 5", "7", "no number changed"),
+    ("A shop has 15 apples and sells 5 of them. How many apples are left?", "7", "10", "does not state (7)"),
+    ("A shop has 15 apples and sells 5 of them. How many apples are left?", "12 - 5 - 2", "8", "not the gold 7"),
+    ("A shop has 15 apples and sells 5 of them. How many apples are left?", "12 - 5", "11", "disagrees"),
+    ("A shop has 3 apples and sells 5 of them. How many apples are left?", "12 - 5", "-2", "changes sign"),
+    ("A shop has 13 apples and sells 5 of them. How many apples are left?", "(12 + 2) / 2", "7.5", "needs rounding"),
+    ("A shop has 15 apples and sells 5 of them. How many apples are left?", "__import__('os')", "10", "more than"),
+    ("A shop has 15 apples and sells 5 of them. How many apples are left?", "12 ** 5", "10", "more than numbers"),
+])
+def test_a_quantity_change_is_refused_for_the_right_reason(question, formula, gold, reason):
+    with pytest.raises(Rejected, match=re.escape(reason)):
+        recompute(APPLES, question, formula, gold)
+
+
+def test_the_gold_is_recomputed_from_the_checked_formula():
+    got = recompute(APPLES, "A shop has 15 apples and sells 5 of them. How many apples are left?", "12 - 5", "10")
+    assert (got.gold, got.formula, got.changed) == ("10", "15 - 5", {"12": "15"})
+    money = Item("m", "Tickets cost $1,250.50 each; Ann buys 4. What does she pay?", "$5,002.00")
+    got = recompute(money, "Tickets cost $1,300.25 each; Ann buys 4. What does she pay?", "1250.50 * 4", "5201")
+    assert got.gold == "$5,201.00"
+    assert evaluate("(3 + 4) * 2 / 7") == 2.0
+
+
+def test_real_items_a_rounded_medqa_gold_and_a_factual_hotpotqa_gold():
+    """MedQA's NNT item (asked as free text) is recomputed and rounded as the item asks; HotpotQA's census
+    population has a numeric gold and a year in the question, but no formula over the question's numbers
+    gives it, so the change is refused."""
+    medqa = {i.qid: i for i in load_benchmark(DATA / "medqa" / "full.questions.jsonl").items}["medqa-us-test-0046"]
+    assert eligibility(medqa) == "a multiple-choice item"
+    nnt = replace(medqa, options=None, answer_letter=None)
+    assert eligibility(nnt) == "" and nnt.answer == "20"
+    changed = nnt.question.replace("cardiac causes 134", "cardiac causes 150")
+    got = recompute(nnt, changed, "1500 / (210 - 134)", "25")  # 1500/76 = 19.7 -> 20; 1500/60 = 25
+    assert got.gold == "25" and got.formula == "1500 / (210 - 150)"
+    hotpot = {i.qid: i for i in load_benchmark(DATA / "hotpotqa" / "full.questions.jsonl").items}[
+        "hotpot-5ac3983a554299657fa290f5"]
+    assert eligibility(hotpot) == "" and hotpot.answer == "6,960"
+    with pytest.raises(Rejected, match="does not state"):
+        recompute(hotpot, hotpot.question.replace("2011", "2016"), "6960", "7,100")
+
+
+# --- orchestration with scripted models ------------------------------------------------------------------
+
+MOON = Item("moon", "During the Apollo 11 mission in 1969, how many astronauts walked on the Moon?", "2")
+CAPITAL = Item("capital", "Which city is the capital of Australia since the year 1913?", "Canberra")
+
+
+def interviewer(messages):
+    system, user = messages[0]["content"], messages[-1]["content"]
+    if "change the quantities" in system:
+        if "apples" in user:
+            return json.dumps({"question": APPLES.question.replace("12", "20"), "formula": "12 - 5", "gold": "15"})
+        return json.dumps({"question": MOON.question.replace("Apollo 11", "Apollo 12"), "formula": "2",
+                           "gold": "2"})
+    if "prepare interview questions" in system:
+        original = user.split("Original question: ", 1)[1].split("\n")[0]
+        return json.dumps({"question": {MOON.question: "In 1969's Apollo 11 landing, how many crew members stepped "
+                                        "onto the lunar surface?", APPLES.question: "After selling 5 of its 12 "
+                                        "apples, how many does the shop still have?"}.get(
+                                            original, "Name the Australian capital city, as it has been from 1913.")})
+    if system.startswith("Answer the question"):
+        asked = user.removeprefix("Question: ")
+        return "15" if "20 apples" in asked else "7" if "apples" in asked else "2" if "lunar" in asked else \
+            "Canberra"
+    return "{}"
+
+
+def target(messages):
+    first = next(m["content"] for m in messages if m["role"] == "user")
+    return "15" if "20 apples" in first else "7" if "apples" in first else "2" if "lunar" in first else "Canberra"
+
+
+def run(tmp_path, **options):
+    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
+              "judge": FunctionModel(lambda m: "{}", "jdg")}
+    config = {"judge_policy": "off", "followups": 0, "summary": False, "resamples": 200, **options}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES, MOON, CAPITAL]), models=models,
+                          config=config, run_dir=tmp_path / "run", cache=False)
+    rows = {r["qid"]: r for r in map(json.loads, (result.folder / "episodes.jsonl").read_text().splitlines())}
+    recs = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    return result, rows, recs, models
+
+
+def test_changed_quantities_accepted_rejected_and_not_allowed(tmp_path):
+    result, rows, recs, models = run(tmp_path, modification="quantities")
+    apples = rows["apples"]["versions"]
+    assert apples["method"] == "quantities" and apples["gold_source"] == "recomputed: 20 - 5"
+    assert apples["modified"] == {"question": APPLES.question.replace("12", "20"), "options": None, "letter": None,
+                                  "golds": ["15"]}
+    assert apples["original"]["golds"] == ["7"] and apples["note"] == "quantities changed"
+    # the interviewee is graded against the recomputed gold, the probe against the original one
+    assert rows["apples"]["attempts"] == [True] and rows["apples"]["original_correct"] is True
+    # a formula that does not use the changed number is refused, the reason kept, and a paraphrase asked instead
+    moon = rows["moon"]["versions"]
+    assert moon["method"] == "paraphrase" and moon["gold_source"] == "item" and moon["modified"]["golds"] == ["2"]
+    assert moon["note"] == ("quantities not changed (the formula does not use any changed number); paraphrased")
+    tries = [r for r in recs if r["episode"].endswith("moon") and r["meta"].get("method") == "quantities"]
+    assert len(tries) == 2 and all(r["meta"]["rejected"] == "the formula does not use any changed number"
+                                   for r in tries)
+    # a non-numeric gold does not allow it: no quantity call, straight to the paraphrase
+    capital = rows["capital"]["versions"]
+    assert capital["method"] == "paraphrase" and capital["note"].startswith(
+        "quantities not changed (the gold is not a number)")
+    asked = [m[-1]["content"] for m in models["interviewer"].calls]
+    assert sum("Australia" in a and "numbers changed" in a for a in asked) == 0
+    assert result.summary["modification_methods"] == {"quantities": 1, "paraphrase": 2}
+    assert "by method: paraphrase 2, quantities 1" in (result.folder / "report.md").read_text()
+
+
+def test_a_change_the_interviewer_cannot_solve_itself_is_refused(tmp_path):
+    def wrong(messages):
+        return "12" if messages[0]["content"].startswith("Answer the question") and "20 apples" in \
+            messages[-1]["content"] else interviewer(messages)
+
+    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(wrong, "int")}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES]), models=models,
+                          config={"judge_policy": "off", "followups": 0, "summary": False, "probe": False,
+                                  "modification": "quantities"}, run_dir=tmp_path / "run", cache=False)
+    row = json.loads((result.folder / "episodes.jsonl").read_text())
+    assert row["versions"]["method"] == "paraphrase" and "the interviewer's own answer to it is not the gold" in \
+        row["versions"]["note"]
+
+
+def test_paraphrase_stays_the_default(tmp_path):
+    _, rows, recs, _ = run(tmp_path)
+    assert {r["versions"]["method"] for r in rows.values()} == {"paraphrase"}
+    assert not [r for r in recs if r["meta"].get("method") == "quantities"]
+
+
+# --- the embedded llama.cpp model --------------------------------------------------------------------------
+
+def test_the_embedded_model_as_interviewee_interviewer_and_judge(tmp_path, capsys):
+    """SmolLM2-135M in every role on 2 HotpotQA items, one revision and one follow-up, via the CLI."""
+    from judgeagent.cli import main
+
+    code = main(["evaluate", "--protocol", "interviewer", "--target", "local", "--benchmark",
+                 str(DATA / "hotpotqa" / "small.questions.jsonl"), "--limit", "2", "-o", "revisions=1",
+                 "-o", "followups=1", "-o", "judge_policy=off", "-o", "summary_items=2",
+                 "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0 and "report:" in out
+    run = tmp_path / "run"
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "finished"
+    assert {r: d["name"] for r, d in manifest["models"].items()} == {"target": "local", "interviewer": "local",
+                                                                      "judge": "local"}
+    rows = [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(1 <= len(r["attempts"]) <= 2 and len(r["followups"]) == 1 for r in rows)
+    recs = [json.loads(x) for x in (run / "records.jsonl").read_text().splitlines()]
+    roles = {(r["meta"].get("stage"), r["role"]) for r in recs}
+    assert {("attempt", "target"), ("modify", "interviewer"), ("followup", "target"), ("summary", "interviewer")} \
+        <= roles
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary["score_at"]) == {"@1", "@2"} and summary["followup"]["all"]["n"] == 2
+    report = (run / "report.md").read_text()
+    for section in ("Performance scores", "Error types and examples", "Contamination probe", "Query modification",
+                    "Summary by the interviewer"):
+        assert f"## {section}" in report
