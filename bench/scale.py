@@ -38,7 +38,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "timings": dict(g.timings)
 
 def build(corpus: Path, engine: str = "local", workers: int = 1) -> dict:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(corpus), engine, str(workers)],
-                         capture_output=True, text=True, cwd=ROOT)
+                         capture_output=True, text=True, cwd=ROOT, check=False)
     if out.returncode:
         raise SystemExit(f"build of {corpus} ({engine}) failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
