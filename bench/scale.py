@@ -2,6 +2,7 @@
 
 .venv/bin/python bench/scale.py --split medium            # everything (long on 2 shared cores)
 .venv/bin/python bench/scale.py --split small --parts engines static
+.venv/bin/python bench/scale.py --split small --parts spacy        # spaCy in 1 vs 2 processes
 
 Each figure is a ratio or a peak measured within this one run. Builds run in child processes so that
 each one's peak RSS is its own (the coordinator's: Ray workers are separate processes).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -17,7 +19,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+# ../shared/data from a checkout at /work/main; a git worktree elsewhere reads the same folder.
+DATA = next((d for d in (Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data"),
+                         Path("/work/shared/data")) if (d / "multihop_rag").is_dir()), ROOT.parent / "shared" / "data")
 SETS = ("multihop_rag", "hotpotqa", "pubmedqa", "quality")
 
 _CHILD = """
@@ -34,7 +38,9 @@ print(json.dumps({"seconds": time.perf_counter() - t, "timings": dict(g.timings)
 
 def build(corpus: Path, engine: str = "local", workers: int = 1) -> dict:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(corpus), engine, str(workers)],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+                         capture_output=True, text=True, cwd=ROOT, check=False)
+    if out.returncode:
+        raise SystemExit(f"build of {corpus} ({engine}) failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -53,7 +59,9 @@ def engines(corpus: Path) -> None:
 
 
 def memory(split: str, scales: tuple[int, ...] = (1, 2, 4)) -> None:
-    """1x = multihop_rag; 2x adds hotpotqa; 4x all four sets (the `split` of each)."""
+    """1x = multihop_rag; 2x adds hotpotqa; 4x all four sets (the `split` of each). Each size is built
+    by the local engine (one process: models and all) and by the ray engine with 2 workers, whose
+    peak is the coordinator's alone (the models live in the actors)."""
     with tempfile.TemporaryDirectory() as tmp:
         for scale, sets in zip(scales, (SETS[:1], SETS[:2], SETS)):
             corpus = Path(tmp) / f"x{scale}"
@@ -61,8 +69,10 @@ def memory(split: str, scales: tuple[int, ...] = (1, 2, 4)) -> None:
             for name in sets:
                 (corpus / f"{name}.jsonl").symlink_to(DATA / name / f"{split}.docs.jsonl")
             r = build(corpus)
+            ray = build(corpus, "ray", 2)
             print(f"{scale}x ({'+'.join(sets)}): {r['counts']['documents']} docs, {r['counts']['chunks']} chunks; "
-                  f"local build peak RSS {r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s")
+                  f"local build peak RSS {r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s; "
+                  f"ray coordinator peak RSS {ray['peak_rss_gib']:.2f} GiB, {ray['seconds']:.0f} s", flush=True)
 
 
 def static(corpus: Path, sample: int = 1000, graph_path: Path | None = None) -> None:
@@ -94,10 +104,31 @@ def static(corpus: Path, sample: int = 1000, graph_path: Path | None = None) -> 
           f"recall@1 {recalls['static']:.3f} vs {recalls['all-MiniLM-L6-v2']:.3f}")
 
 
+def spacy_processes(corpus: Path) -> None:
+    """Local-engine extraction seconds with spaCy in 1 and 2 processes, on the same chunks, in this run."""
+    from judgeagent import EntityConfig
+    from judgeagent.chunking import iter_chunks
+    from judgeagent.config import ChunkConfig
+    from judgeagent.corpus import read_corpus
+    from judgeagent.entities import SpacyExtractor
+
+    docs = read_corpus(corpus).documents
+    texts = [c.text for doc_chunks in iter_chunks(docs, ChunkConfig()) for c in doc_chunks]
+    seconds, found = {}, {}
+    for n in (1, 2):
+        extractor = SpacyExtractor(EntityConfig(spacy_processes=n))  # loading is not timed ...
+        t = time.perf_counter()
+        found[n] = extractor.extract(texts)  # ... the second process's start is
+        seconds[n] = time.perf_counter() - t
+        print(f"spaCy in {n} process(es): {len(texts)} chunks in {seconds[n]:.1f} s ({len(texts) / seconds[n]:.0f} chunks/s)")
+    print(f"RATIO 1-process / 2-process extraction time: {seconds[1] / seconds[2]:.2f}x; "
+          f"same mentions: {found[1] == found[2]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="medium", help="small, medium or full (full is slow on 2 cores)")
-    parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static"])
+    parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static", "spacy"])
     parser.add_argument("--graph", type=Path, help="for `static`: a graph already built from the same corpus")
     args = parser.parse_args()
     corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
@@ -107,6 +138,8 @@ def main() -> None:
         memory(args.split)
     if "static" in args.parts:
         static(corpus, graph_path=args.graph)
+    if "spacy" in args.parts:
+        spacy_processes(corpus)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,8 @@ def build_graph_cmd(
     embedding_model: Annotated[str, typer.Option(help="sentence-transformers model name or folder.")] = "all-MiniLM-L6-v2",
     index: Annotated[str, typer.Option(help="FAISS index: auto (exact when small), flat or hnsw.")] = "auto",
     no_noun_chunks: Annotated[bool, typer.Option("--no-noun-chunks", help="Named entities only.")] = False,
+    spacy_processes: Annotated[int, typer.Option(min=1, help="With --extractor spacy and the local engine: "
+                                                 "processes spaCy extracts in (same graph).")] = 1,
     extractor: Annotated[str, typer.Option(help="Entity extraction: spacy (fast) or llm (the paper's prompt).")] = "spacy",
     interviewer: Annotated[Optional[str], typer.Option(help="With --extractor llm: the model to ask.")] = None,
     config: ConfigOption = None,
@@ -96,7 +98,7 @@ def build_graph_cmd(
             fields=parse_fields(field, FieldMap),
             chunking=ChunkConfig(max_words=chunk_words),
             entities=EntityConfig(noun_chunks=not no_noun_chunks, extractor=extractor,  # type: ignore[arg-type]
-                                  interviewer=interviewer),
+                                  interviewer=interviewer, spacy_processes=spacy_processes),
             embedding_model=embedding_model,
             index=IndexConfig(kind=index),  # type: ignore[arg-type]  # checked above
         )

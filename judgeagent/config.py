@@ -52,6 +52,10 @@ class EntityConfig(Frozen):
     exclude_labels: tuple[str, ...] = NUMERIC_LABELS
     """NER labels that never become nodes."""
     batch_size: int = Field(64, ge=1)
+    spacy_processes: int = Field(1, ge=1, exclude=True)
+    """Processes spaCy extracts in (`nlp.pipe(n_process=...)`), each loading the pipeline once. It
+    changes how fast a graph is built, never which graph, so it is not stored in the manifest (a
+    graph read back extracts in one process). The ray engine ignores it: its `workers` are the processes."""
 
 
 class IndexConfig(Frozen):

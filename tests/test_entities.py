@@ -62,3 +62,37 @@ def test_suspicious_entity_names_are_listed():
     names = ["carl sagan", "prediction.<abstracttext", "x" * 80, "a | b table", "voyager 1"]
     odd = suspicious_entities(names, np.array([9, 5, 1, 3, 7]))
     assert [e["name"] for e in odd] == ["prediction.<abstracttext", "a | b table", "x" * 80]
+
+
+def test_spacy_in_two_processes_gives_the_same_entities_and_mentions(extractor, tmp_path):
+    from judgeagent.chunking import iter_chunks
+    from judgeagent.config import ChunkConfig
+    from judgeagent.corpus import read_corpus
+    from judgeagent.graph.link import link
+    from tests.conftest import DATA
+
+    corpus = tmp_path / "docs.jsonl"  # a third of MultiHop-RAG small keeps two spaCy loads affordable
+    corpus.write_text("\n".join((DATA / "multihop_rag" / "small.docs.jsonl").read_text().splitlines()[:20]) + "\n")
+    docs = read_corpus(corpus).documents
+    chunks = [c for doc_chunks in iter_chunks(docs, ChunkConfig()) for c in doc_chunks]
+    two = SpacyExtractor(EntityConfig(spacy_processes=2))
+    assert len(chunks) > 2 * two.config.batch_size  # enough batches for both processes to get work
+    texts = [c.text for c in chunks]
+    one_tables, two_tables = link(docs, chunks, extractor.extract(texts)), link(docs, chunks, two.extract(texts))
+    for table in ("entities", "mentions", "edges"):
+        assert two_tables[table].num_rows > 0
+        assert two_tables[table].equals(one_tables[table]), table
+
+
+def test_named_entities_only_loads_no_parser_and_finds_the_same_entities(extractor):
+    ents_only = SpacyExtractor(EntityConfig(noun_chunks=False))
+    assert "parser" not in ents_only.nlp.pipe_names and "parser" in extractor.nlp.pipe_names
+    (full,) = extractor.extract([TEXT])
+    assert ents_only.extract([TEXT]) == [[m for m in full if m.label != CONCEPT]]
+
+
+def test_spacy_processes_are_not_part_of_the_stored_graph_config():
+    from judgeagent import GraphConfig
+
+    two = GraphConfig(entities=EntityConfig(spacy_processes=2))
+    assert two.model_dump(mode="json") == GraphConfig().model_dump(mode="json")

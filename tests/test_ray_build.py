@@ -1,4 +1,10 @@
 """`build_graph(engine=RayConfig(...))` on a real local Ray cluster: the same graph as the local engine."""
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -41,3 +47,62 @@ def test_a_corpus_error_in_one_block_fails_the_build_with_file_and_line(cluster,
         build_graph(corpus, tmp_path / "out", GraphConfig(), engine=RayConfig(workers=2, block_docs=8))
     assert not (tmp_path / "out").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["docs.jsonl"]  # no partial graph, no temporary folder
+
+
+def _extraction_actors() -> dict[int, str]:
+    """pid -> process title of this machine's extraction actors (Ray titles them
+    `ray::MapWorker(...(_Extract))`, with `.submit` while a block runs). Ray's state API needs the
+    dashboard, which the test cluster does not start; /proc is enough on one machine."""
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except OSError:
+            continue
+        if title.startswith("ray::") and "_Extract" in title:
+            found[int(pid)] = title
+    return found
+
+
+class _KillOneExtractor:
+    """Progress that SIGKILLs one busy extraction actor when the first block reaches the coordinator
+    (the rest of the corpus is still in flight), and notes every extraction actor it sees."""
+
+    def __init__(self) -> None:
+        self.killed: int | None = None
+        self.killed_at: tuple[int, int] | None = None  # (blocks done, blocks in all)
+        self.seen: set[int] = set()
+
+    @contextlib.contextmanager
+    def stage(self, name, total=None, unit="it"):
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            self.seen |= set(_extraction_actors())
+            if name == "document stages (ray)" and self.killed is None:
+                deadline = time.monotonic() + 10
+                while not (busy := [p for p, t in _extraction_actors().items() if ".submit" in t]) \
+                        and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.killed = (busy or sorted(_extraction_actors()))[0]
+                self.killed_at = (done, total)
+                os.kill(self.killed, signal.SIGKILL)
+
+        yield advance
+
+
+def test_an_extraction_actor_killed_mid_build_still_yields_the_same_graph(cluster, mhr_graph, tmp_path):
+    progress = _KillOneExtractor()
+    build_graph(SMALL, tmp_path / "ray", GraphConfig(), engine=RayConfig(workers=2, block_docs=4),
+                progress=progress)
+    assert progress.killed is not None
+    done, total = progress.killed_at
+    assert done < total - 2, progress.killed_at  # killed with most of the corpus still to extract
+    assert len(progress.seen) > 2  # a new actor process took the killed one's place
+    stored = load_graph(tmp_path / "ray")
+    for table in ("documents", "chunks", "entities", "mentions", "edges"):
+        assert stored.tables[table].equals(mhr_graph.tables[table]), table
+    np.testing.assert_allclose(stored.chunk_vectors, mhr_graph.chunk_vectors, atol=1e-5)
+    np.testing.assert_allclose(stored.entity_vectors, mhr_graph.entity_vectors, atol=1e-5)

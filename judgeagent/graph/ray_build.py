@@ -133,7 +133,8 @@ class _Extract:
     def __init__(self, config: EntityConfig) -> None:
         from ..entities import SpacyExtractor
 
-        self.extractor = SpacyExtractor(config)
+        # One process per actor: the pool's `workers` are this engine's parallelism.
+        self.extractor = SpacyExtractor(config.model_copy(update={"spacy_processes": 1}))
 
     def __call__(self, row: Row) -> Row:
         if row["error"]:
