@@ -14,10 +14,15 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 from .errors import JudgeAgentError
-from .files import check_format, write_json_atomic
+from .files import write_json_atomic
 
 RUN_FORMAT = "judgeagent.run"
-RUN_FORMAT_VERSION = 1
+RUN_FORMAT_VERSION = 2
+"""2: every protocol through the shared runner; the manifest always names its `protocol`, and the run has
+episodes.jsonl. 1: JudgeAgent runs from before it (no episodes.jsonl, perhaps no `protocol`), still read
+(validate, report, compare) and resumed; a resumed one keeps version 1 (what it gains, episodes.jsonl, a
+reader of version 1 ignores)."""
+READS_RUN_FORMATS = (1, 2)
 LOCK_FILE = "writer.lock"
 
 
@@ -239,8 +244,23 @@ def load_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise JudgeAgentError(f"{path}: unreadable run manifest ({e})") from None
-    check_format(manifest, folder, RUN_FORMAT, RUN_FORMAT_VERSION, "run", "")
+    check_run_format(manifest, folder)
     return manifest
+
+
+def check_run_format(manifest: dict[str, Any], folder: Path) -> None:
+    """A run manifest of a format version this judgeagent reads, or a one-line error saying what to do."""
+    if manifest.get("format") != RUN_FORMAT:
+        raise JudgeAgentError(f"{folder} is not a judgeagent run")
+    version = manifest.get("format_version")
+    if isinstance(version, int) and version > RUN_FORMAT_VERSION:
+        wrote = (manifest.get("versions") or {}).get("judgeagent")
+        by = f"judgeagent {wrote}" if wrote else "a newer judgeagent"
+        raise JudgeAgentError(f"run {folder} has format version {version}, written by {by}; this judgeagent reads "
+                              f"versions {', '.join(map(str, READS_RUN_FORMATS))}: upgrade judgeagent to read it")
+    if version not in READS_RUN_FORMATS:
+        raise JudgeAgentError(f"run {folder} has format version {version}; this judgeagent reads versions "
+                              f"{', '.join(map(str, READS_RUN_FORMATS))}: rerun the evaluate command to make it again")
 
 
 def load_run(folder: str | Path) -> Run:

@@ -207,41 +207,33 @@ def test_options_are_shuffled_deterministically_with_the_gold_remapped():
     assert sorted(options.values()) == sorted(item.options.values()) and options != item.options
 
 
-# --- JudgeAgent through the engine: the same results as the current path -------------------------------
-
-
-def _outcome(folder, validation):
-    rows = records(folder)
-    summary = json.loads((folder / "summary.json").read_text())
-    verdicts = sorted((r["record_id"], r["correct"], r["verdict"]["method"]) for r in rows)
-    keep = ("acc1", "acc2", "cr", "cte", "delta", "mcnemar_p")
-    return (verdicts, summary["trajectories"], summary["overall_score"],
-            {k: validation["overall"][k] for k in keep}, json.loads(json.dumps(validation["intervals"])))
+# --- JudgeAgent on the shared runner: the results of the code before the port ---------------------------
 
 
 def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
-    """20 MultiHop-RAG questions on the loopback servers: same verdicts, tiers, score and validation."""
-    from judgeagent.benchmark import load_benchmark
+    """20 MultiHop-RAG questions on the loopback servers: the verdicts, tiers, score and validation that the
+    code before the port gave (tests/data/judgeagent_reference.json, from tests/make_judgeagent_reference.py),
+    by every way in: Python `evaluate` and `run_protocol`, the CLI's `evaluate` with and without --protocol."""
     from judgeagent.cli import main
-    from judgeagent.config import EvalConfig
     from judgeagent.interview.evaluate import evaluate
     from judgeagent.interview.validate import validate
     from tests.conftest import DATA
+    from tests.make_judgeagent_reference import REFERENCE, identity, outcome, setup
     from tests.scripted import Roles
     from tests.scripted import Script as LoopbackScript
 
-    bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=20)
-    known = {i.question for i in bench.items[::3]}
-    config = EvalConfig(batch_size=5, extension=False)
+    reference = json.loads(REFERENCE.read_text())
+    assert identity() == reference.pop("identity")  # runs started before the port resume under their folder
+    bench, config, known = setup()
     with Roles(LoopbackScript(target_right=known)) as roles:
         for item in bench.items:
             roles.script.golds[item.question] = item.answer
         registry = roles.registry()
-        current = evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=tmp_path / "current",
-                           registry=registry, cache=False)
-        ported = run_protocol("judgeagent", bench, None, models={"target": "tgt", "interviewer": "int"},
-                              config=config, run_dir=tmp_path / "ported", registry=registry, cache=False)
-        outcomes = [_outcome(r.folder, validate(r.folder, registry=registry, cache=False)) for r in (current, ported)]
+        runs = [evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=tmp_path / "python",
+                         registry=registry, cache=False).folder,
+                run_protocol("judgeagent", bench, None, models={"target": "tgt", "interviewer": "int"},
+                             config=config, run_dir=tmp_path / "ported", registry=registry, cache=False).folder]
+        outcomes = [outcome(folder, validate(folder, registry=registry, cache=False)) for folder in runs]
         toml = roles.write_config(tmp_path / "judgeagent.toml")
         common = ["--target", "tgt", "--interviewer", "int", "--benchmark", str(DATA / "multihop_rag" /
                   "small.questions.jsonl"), "--limit", "20", "--no-extension", "--config", str(toml), "--no-cache",
@@ -249,11 +241,21 @@ def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
         assert main(["evaluate", *common, "--run-dir", str(tmp_path / "cli")]) == 0
         assert main(["evaluate", "--protocol", "judgeagent", *common, "--run-dir", str(tmp_path / "cli-p")]) == 0
         for name in ("cli", "cli-p"):
-            outcomes.append(_outcome(tmp_path / name, json.loads((tmp_path / name / "validation.json").read_text())))
-    assert len(outcomes[0][0]) == 20 and 0 < outcomes[0][2] < 1
-    for other in outcomes[1:]:
-        for part, reference in zip(other, outcomes[0]):
-            assert part == reference
+            runs.append(tmp_path / name)
+            outcomes.append(outcome(tmp_path / name, json.loads((tmp_path / name / "validation.json").read_text())))
+    assert len(reference["verdicts"]) == 20 and 0 < reference["overall_score"] < 1
+    for found in outcomes:
+        for key, value in reference.items():
+            assert found[key] == value, key
+        assert found == outcomes[0]
+    for folder in runs:  # run format 2: the protocol named, a row per batch, every record marked
+        manifest = json.loads((folder / "manifest.json").read_text())
+        assert manifest["format_version"] == 2 and manifest["protocol"] == "judgeagent"
+        assert manifest["judge_calibration"] and manifest["versions"]["python"]
+        rows = sorted(map(json.loads, (folder / "episodes.jsonl").read_text().splitlines()), key=lambda r: r["index"])
+        assert [r["episode"] for r in rows] == [f"batch-{b}" for b in range(4)]
+        assert [r["trajectory"] for r in rows] == list(reference["trajectories"].values())
+        assert {r["protocol"] for r in records(folder)} == {"judgeagent"}
 
 
 # --- the CLI: protocols listed, bad input refused in one line -------------------------------------------

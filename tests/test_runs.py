@@ -4,6 +4,7 @@ Runs go through the CLI against scripted loopback servers (tests/scripted.py), o
 """
 import json
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -168,3 +169,68 @@ def test_feedback_appended_out_of_order_is_read_in_batch_order(roles, tmp_path, 
     assert len(lines) == 3
     (run / "feedback.jsonl").write_text("\n".join(reversed(lines)) + "\n")  # as batches may finish
     assert [f["batch"] for f in load_run(run).feedback] == [0, 1, 2]
+
+
+def as_format_1(run):
+    """The run as judgeagent wrote it before format 2: format_version 1, no `protocol`, no episodes.jsonl."""
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["format_version"] = 1
+    del manifest["protocol"]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    (run / "episodes.jsonl").unlink(missing_ok=True)
+
+
+def test_a_format_1_run_is_validated_reported_compared_and_resumed(roles, tmp_path, capsys):
+    config, fresh, old, stopped = (roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "fresh",
+                                   tmp_path / "old", tmp_path / "stopped")
+    assert cli(evaluate_args(config, fresh), capsys)[0] == 0
+    assert json.loads((fresh / "manifest.json").read_text())["format_version"] == 2
+    assert cli(evaluate_args(config, old), capsys)[0] == 0
+    as_format_1(old)
+    for run in (fresh, old):
+        assert cli(["validate", run, "--config", config, "--no-cache", "-q"], capsys)[0] == 0
+        assert cli(["report", run], capsys)[0] == 0 and (run / "report.html").exists()
+    assert (json.loads((old / "validation.json").read_text())["overall"]
+            == json.loads((fresh / "validation.json").read_text())["overall"])
+    code, out, _ = cli(["compare", fresh, old], capsys)
+    assert code == 0 and "| fresh |" in out and "| old |" in out
+    # Stopped half way under format 1 (a copy of the finished run cut back: batches 0-1 done, 2 of batch 2's
+    # questions asked; no journal), resumed by format 2.
+    shutil.copytree(fresh, stopped)
+    as_format_1(stopped)
+    manifest = json.loads((stopped / "manifest.json").read_text())
+    manifest.update(status="running")
+    (stopped / "manifest.json").write_text(json.dumps(manifest))
+    for name in ("summary.json", "validation.json", "validation.jsonl", "responses.sqlite", "report.md", "report.html"):
+        (stopped / name).unlink(missing_ok=True)
+    lines = lambda name: (stopped / name).read_text().splitlines()
+    kept = ([x for x in lines("records.jsonl") if json.loads(x)["batch"] < 2]
+            + [x for x in lines("records.jsonl") if json.loads(x)["batch"] == 2][:2])
+    (stopped / "records.jsonl").write_text("\n".join(kept) + "\n")
+    (stopped / "feedback.jsonl").write_text("\n".join(x for x in lines("feedback.jsonl") if json.loads(x)["batch"] < 2) + "\n")
+    calls = roles.target.counts["requests"]
+    assert cli(["evaluate", "--resume", stopped, "--config", config, "-q"], capsys)[0] == 0
+    ids = record_ids(stopped)
+    assert len(ids) == len(set(ids)) == 25 and roles.target.counts["requests"] - calls == 25 - len(kept)
+    manifest = json.loads((stopped / "manifest.json").read_text())
+    assert manifest["format_version"] == 1 and manifest["status"] == "finished"
+    assert len(kept) == 12 and len(lines("episodes.jsonl")) == 5 and len(lines("feedback.jsonl")) == 5
+    summary = lambda run: {k: v for k, v in json.loads((run / "summary.json").read_text()).items()
+                           if k != "usage"}
+    assert summary(stopped) == summary(fresh)
+
+
+def test_a_run_of_a_newer_format_is_refused_in_one_line(roles, tmp_path, capsys):
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    assert cli(evaluate_args(config, run), capsys)[0] == 0
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["format_version"] = 99
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    version = manifest["versions"]["judgeagent"]
+    for command in (["validate", run, "--config", config], ["report", run], ["compare", run, run],
+                    ["evaluate", "--resume", run, "--config", config, "-q"], evaluate_args(config, run)):
+        code, _, err = cli(command, capsys)
+        assert_one_line_error(code, err, f"format version 99, written by judgeagent {version}")
+        assert "upgrade judgeagent" in err, command
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before

@@ -165,7 +165,7 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
     verdict: Verdict = await ctx.checker.check(q.question, (q.gold, *q.aliases), text, options=q.options,
                                                gold_letter=q.letter)
     record = {
-        "record_id": q.record_id, "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
+        "record_id": q.record_id, "protocol": "judgeagent", "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
         "difficulty": q.difficulty, "tier": q.tier, "question_type": q.question_type, "held_out": q.held_out, "question": q.question, "options": q.options,
         "gold": q.gold, "aliases": list(q.aliases), "gold_letter": q.letter, "path": q.path,
         "generator": q.generator, "entities": q.entities, "prompt": messages, "answer": reply.text,

@@ -9,13 +9,16 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from .base import ChatModel
 from .cache import CachedModel, ResponseCache
 from .client import OpenAIChatModel
 from .spec import ModelSpec, Prices, Registry, load_registry
 from .usage import RoleModel, UsageLedger
+
+if TYPE_CHECKING:
+    from . import Models
 
 
 class Roles(Mapping[str, RoleModel]):
@@ -43,6 +46,14 @@ class Roles(Mapping[str, RoleModel]):
         numbered = [(int(k.rpartition(".")[2]), m) for k, m in self.models.items()
                     if k.rpartition(".")[0] == name and k.rpartition(".")[2].isdigit()]
         return [m for _, m in sorted(numbered, key=lambda pair: pair[0])]
+
+    def trio(self) -> Models:
+        """The target / interviewer / judge view of these roles, as `open_models` gives it (what JudgeAgent's
+        batches use); the models and the ledger are these, not copies, and the roles stay the ones to close."""
+        from . import Models
+
+        return Models(self.models["target"], self.models["interviewer"], self.models["judge"], self.ledger,
+                      self.specs)  # type: ignore[arg-type]  # a ChatModel given from Python has no spec
 
     def describe(self) -> dict[str, dict[str, Any]]:
         """Names and endpoints for a run manifest: never a key, only the variable's name."""

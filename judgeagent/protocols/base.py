@@ -87,6 +87,10 @@ class RunRequest:
     request: dict[str, Any] = field(default_factory=dict)
     notify: Any = None
     progress: Any = None
+    """Called with (episodes done, episodes listed) as episodes finish; JudgeAgent's with (record, ledger) as
+    each question is judged, and (None, ledger) as each batch finishes (`Protocol.episode_progress`)."""
+    on_stage: Any = None
+    """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
 
 
 @dataclass
@@ -101,6 +105,8 @@ class EpisodeContext:
     graph: ContextGraph | None = None
     state: dict[str, Any] = field(default_factory=dict)
     """What `prepare` sets up for every episode (the answer checker, for one)."""
+    request: RunRequest | None = None
+    """The request the run was started with (its `notify`, `progress` and `on_stage` callbacks)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, episode: Episode, step: str, turn: int, role: str, prompt: str, reply: str,
@@ -173,10 +179,58 @@ class Protocol(ABC):
         return out
 
     def run(self, request: RunRequest) -> Any:
-        """The whole run. The default is the shared runner; a protocol may take it over (JudgeAgent does)."""
+        """The whole run: the shared runner (protocols/runner.py), for every protocol."""
         from .runner import run_episodes
 
         return run_episodes(self, request)
+
+    # --- hooks the runner calls; the defaults suit a protocol written for the runner --------------------
+
+    def check_inputs(self, request: RunRequest) -> None:
+        """Refuse, in one line, a request the protocol cannot run (before any folder is made)."""
+        if not request.benchmark.items and "benchmark" in self.needs:
+            raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
+        if self.needs_graph(request.config) and request.graph is None:
+            raise JudgeAgentError(f"protocol {self.name} needs a graph: give --graph")
+
+    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+        """What identifies a run (hashed into `config_id` and the folder name): same payload, same run.
+
+        `request.models` is resolved (every role named). A protocol whose runs were first written before
+        the runner keeps its own payload here, so that those runs keep their identity and still resume.
+        """
+        from ..models.roles import model_identity
+
+        return {
+            "protocol": self.name,
+            "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
+                          for i in request.benchmark.items],
+            "graph": request.graph.manifest.get("graph_id") if request.graph else None,
+            "models": {role: model_identity(value, registry) for role, value in request.models.items()},
+            "config": request.config.model_dump(mode="json"),
+        }
+
+    def folder_stem(self, request: RunRequest) -> str:
+        """The run folder's name before its identity (`<stem>-<identity[:8]>`)."""
+        return f"{Path(request.benchmark.path).stem}-{self.name}-{_label(next(iter(request.models.values())))}"
+
+    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+        """Fields of this protocol's manifest besides the runner's own (they replace a runner field of the
+        same name)."""
+        return {}
+
+    def episode_progress(self, request: RunRequest) -> Any:
+        """What the runner calls with (episodes done, episodes listed) as episodes finish."""
+        return request.progress
+
+    async def close(self, ctx: EpisodeContext) -> None:
+        """After the episodes and the summary, or on a failure (the roles are closed by the runner)."""
+
+    def write_report(self, run: Run, summary: dict[str, Any]) -> Path | None:
+        """The report written when the run finishes: report.md from `report_sections`."""
+        from .runner import write_report
+
+        return write_report(self, run, summary)
 
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
@@ -224,3 +278,7 @@ class Protocol(ABC):
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         """A few lines for the terminal."""
         return f"run {folder}\n" + "\n".join(f"  {k}: {v}" for k, v in summary.items() if not isinstance(v, dict))
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else getattr(value, "name", "model")

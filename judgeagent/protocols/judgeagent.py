@@ -1,12 +1,27 @@
-"""The JudgeAgent protocol on the shared engine: it hands the whole run to `interview.evaluate`.
+"""The JudgeAgent protocol, run by the shared runner (protocols/runner.py) like every other protocol.
 
-Delegating keeps its results identical by construction (verdicts, tiers, scores, validation);
-tests/test_protocols.py checks that they are. Its batches are its episodes.
+- `prepare`: the judge's calibration (`grading/calibration.py::vetted_checker`, with wrong answers from
+  the graph's near misses), recorded in the manifest as `judge_calibration`; a judge that fails it is
+  reported through the request's `notify`.
+- `run_episode`: one batch (`interview/engine.py::run_batch`: grading, extension rounds, feedback); the
+  batch's full feedback goes to feedback.jsonl, and a summary of it (score, tiers, rounds) is its row
+  in episodes.jsonl.
+- `summarise`: `interview/summary.py::summarise` of the records and feedback, with the calibration.
+- `close`: the sampler's worker thread is shut down (the runner closes the models).
+
+Its records keep JudgeAgent's own flat schema (validate, report, export and the report browser read
+it), not the `Record` envelope; each carries `"protocol": "judgeagent"`. Its identity payload and folder
+name are those it had before it ran on the runner, so runs started by an earlier version still resume.
+tests/test_protocols.py checks the results against tests/data/judgeagent_reference.json, captured from
+the code before the port (tests/make_judgeagent_reference.py).
 """
 from __future__ import annotations
 
+import platform
+from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..benchmark import Benchmark
 from ..config import EvalConfig
@@ -16,6 +31,16 @@ from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Secti
 OPTION_FLAGS = ("batch_size", "rounds", "hops", "questions_per_round", "seed", "fixed_difficulty", "adaptive",
                 "max_passage_words", "holdout", "easy_generator")
 """The EvalConfig fields `-o KEY=VALUE` sets for judgeagent (each the flag of the same name); the rest are flags."""
+
+if TYPE_CHECKING:
+    from ..graph.model import ContextGraph
+    from ..interview.engine import Context
+
+# Options added after runs were first written: left out of a run's identity while at their default,
+# so a run started by an earlier version keeps its identity and still resumes.
+_ADDED_LATER = {"adaptive": "tiers", "path": "graph"}
+_STATE = "judgeagent"
+"""The key of the batches' shared `Context` in `EpisodeContext.state`."""
 
 
 class JudgeAgentProtocol(Protocol):
@@ -35,31 +60,87 @@ class JudgeAgentProtocol(Protocol):
     def needs_graph(self, config: Any) -> bool:
         return bool(config.extension)
 
-    def run(self, request: RunRequest) -> Any:
-        from ..interview.evaluate import evaluate
-
-        models = self.resolve_roles(request.models)
-        if not all(isinstance(v, str) for v in models.values()):
+    def check_inputs(self, request: RunRequest) -> None:
+        if not request.benchmark.items:
+            raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
+        if request.graph is None and request.config.extension:
+            raise JudgeAgentError("the extension stage needs a graph (--graph), or use --no-extension")
+        # `validate` reopens the roles by their registry names from the manifest: a Python object has none.
+        if not all(isinstance(v, str) for v in request.models.values() if v):
             raise JudgeAgentError("the judgeagent protocol takes model names (registry entries), not model objects")
-        return evaluate(request.benchmark, request.graph, models["target"], interviewer=models["interviewer"],
-                        judge=models["judge"], config=request.config, run_dir=request.run_dir,
-                        runs_root=request.runs_root, registry=request.registry, cache_dir=request.cache_dir,
-                        cache=request.cache, progress=request.progress, request=request.request,
-                        notify=request.notify, max_cost=request.max_cost)
+
+    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+        """The payload JudgeAgent's runs had before the runner (no `protocol` key, options added later left
+        out at their default): a run started by an earlier version keeps its folder name and resumes."""
+        from ..models.roles import model_identity
+
+        return {
+            "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
+                          for i in request.benchmark.items],
+            "graph": request.graph.manifest.get("graph_id") if request.graph else None,
+            # The embedded model's port may change between runs; its file is what identifies it.
+            "models": {role: model_identity(value, registry) for role, value in request.models.items()},
+            "config": _identity_config(request.config),
+        }
+
+    def folder_stem(self, request: RunRequest) -> str:
+        return f"{Path(request.benchmark.path).stem}-{request.models['target']}"
+
+    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+        graph = request.graph
+        return {"graph": None if graph is None else {"path": str(graph.path), "graph_id": graph.manifest.get("graph_id"),
+                                                     "embedding_model": graph.manifest["embedding"]["model"]},
+                "versions": _versions()}
+
+    def episode_progress(self, request: RunRequest) -> Any:
+        return None  # JudgeAgent's progress hears every question (record, ledger): see `prepare`
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         size = config.batch_size
         return [Episode(f"batch-{b}", tuple(benchmark.items[i:i + size]), b)
                 for b, i in enumerate(range(0, len(benchmark.items), size))]
 
+    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+        """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
+        from ..grading.calibration import vetted_checker
+        from ..interview.engine import Context
+
+        config: EvalConfig = ctx.config
+        request = ctx.request
+        on_stage = request.on_stage if request else None
+        notify = request.notify if request else None
+        shared = ctx.state[_STATE] = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
+                                             on_record=request.progress if request else None)
+        if on_stage and config.checker.judge_policy != "off":
+            on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
+        shared.checker, calibration = await vetted_checker(config.checker, shared.models.judge, ctx.benchmark.items,
+                                                           config.seed, _near_miss(shared))
+        if notify and config.checker.judge_policy != "off" and not calibration.passed:
+            notify(f"warning: {calibration.note}")
+        return {"judge_calibration": calibration.to_dict()}
+
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
-        raise NotImplementedError("JudgeAgent batches run inside interview.evaluate (see JudgeAgentProtocol.run)")
+        from ..interview.engine import run_batch
+
+        return batch_row(await run_batch(ctx.state[_STATE], episode.index, list(episode.items)))
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         from ..interview.summary import summarise
 
-        return summarise(records, ctx.run.feedback)
+        # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
+        # rows of the batches it finished before it was resumed.
+        summary = summarise(records, ctx.run.feedback)
+        summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
+        return summary
+
+    async def close(self, ctx: EpisodeContext) -> None:
+        shared = ctx.state.get(_STATE)
+        if shared is not None:
+            shared.worker.shutdown(wait=True)
+
+    def write_report(self, run: Any, summary: dict[str, Any]) -> None:
+        return None  # JudgeAgent's report needs its validation: `judgeagent report` writes report.md and .html
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         rows = "\n".join(f"| {k} | {a['accuracy']:.3f} | {a['correct']}/{a['n']} |"
@@ -78,3 +159,54 @@ class JudgeAgentProtocol(Protocol):
         from ..interview.summary import render_summary
 
         return render_summary(summary, folder, summary.get("usage"))
+
+
+def batch_row(feedback: dict[str, Any]) -> dict[str, Any]:
+    """A batch's row in episodes.jsonl: what its feedback entry says of its score and tiers (the entry
+    itself, suggestions and leakage included, stays in feedback.jsonl)."""
+    rounds = feedback["rounds"]
+    return {"batch": feedback["batch"], "qids": feedback["qids"], "score": feedback["score"],
+            "asked": feedback["asked"], "trajectory": feedback["trajectory"],
+            "rounds_run": sum(1 for r in rounds if "skipped" not in r),
+            "rounds_skipped": sum(1 for r in rounds if "skipped" in r),
+            "leaks_detected": len(feedback["leakage"]["detected"]), "feedback_error": feedback.get("feedback_error")}
+
+
+def _identity_config(config: EvalConfig) -> dict[str, Any]:
+    dumped = config.model_dump(mode="json")
+    return {k: v for k, v in dumped.items() if not (k in _ADDED_LATER and v == _ADDED_LATER[k])}
+
+
+def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
+    # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
+    if graph is None or not config.extension or graph.n_entities == 0:
+        return None
+    from ..graph.sample import PathSampler
+
+    return PathSampler(graph)
+
+
+def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:
+    """Wrong answers for calibration: the graph entity most like the gold that is not the gold."""
+    from ..grading.text import token_f1
+
+    sampler, graph = ctx.sampler, ctx.graph
+    if sampler is None or graph is None:
+        return None
+
+    def find(gold: str) -> str | None:
+        _, rows = graph.entity_index.search(sampler.encoder.encode([gold]), 8)
+        names = [graph.entity_names[r] for r in rows[0] if r >= 0]
+        return next((n for n in names if token_f1(n, gold) < 0.34), None)
+
+    return find
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("judgeagent", "openai", "sentence-transformers", "faiss-cpu", "spacy", "torch", "networkx"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out

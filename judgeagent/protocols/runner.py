@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run, RunResult, open_run, read_rows
 from .base import Episode, EpisodeContext, Protocol, RunRequest, Section
@@ -45,17 +44,15 @@ class EpisodeLog:
 
 
 def identity(protocol: Protocol, request: RunRequest, registry: Any) -> str:
-    from ..models.roles import model_identity
-
-    payload = {
-        "protocol": protocol.name,
-        "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
-                      for i in request.benchmark.items],
-        "graph": request.graph.manifest.get("graph_id") if request.graph else None,
-        "models": {role: model_identity(value, registry) for role, value in request.models.items()},
-        "config": request.config.model_dump(mode="json"),
-    }
+    """The run's identity: the hash of the protocol's identity payload (`request.models` resolved)."""
+    payload = protocol.identity_payload(request, registry)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def default_folder(protocol: Protocol, request: RunRequest, ident: str) -> Path:
+    """Where a run goes without --run-dir: `<runs root>/<the protocol's stem>-<identity[:8]>`."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", protocol.folder_stem(request)).strip("-")[:60]
+    return request.runs_root / f"{stem}-{ident[:8]}"
 
 
 def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
@@ -63,23 +60,19 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
     from ..models.roles import describe_roles, open_roles
     from ..models.spec import load_registry
 
-    if not request.benchmark.items and "benchmark" in protocol.needs:
-        raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
-    if protocol.needs_graph(request.config) and request.graph is None:
-        raise JudgeAgentError(f"protocol {protocol.name} needs a graph: give --graph")
+    protocol.check_inputs(request)
     registry = request.registry or load_registry()
     models = protocol.resolve_roles(request.models)
     request.models = models
     ident = identity(protocol, request, registry)
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(request.benchmark.path).stem}-{protocol.name}-"
-                  f"{_label(next(iter(models.values())))}").strip("-")[:60]
-    folder = request.run_dir or request.runs_root / f"{stem}-{ident[:8]}"
+    folder = request.run_dir or default_folder(protocol, request, ident)
     described = describe_roles(models, registry)  # a missing key fails before the folder exists
     manifest = {"protocol": protocol.name, "config_id": ident, "config": request.config.model_dump(mode="json"),
                 "models": described, "request": request.request,
                 "benchmark": {"path": str(request.benchmark.path), "items": len(request.benchmark.items)},
                 "graph": None if request.graph is None else {"path": str(request.graph.path),
-                                                             "graph_id": request.graph.manifest.get("graph_id")}}
+                                                             "graph_id": request.graph.manifest.get("graph_id")},
+                **protocol.manifest_fields(request)}
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             return RunResult(run.folder, json.loads((run.folder / "summary.json").read_text()), {}, True)
@@ -87,47 +80,56 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
         log = EpisodeLog(run)
         with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,
                         journal=run.folder, max_cost=request.max_cost) as roles:
-            ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph)
+            ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,
+                                 request=request)
             summary = asyncio.run(_all(ctx, log, request))
             usage = roles.ledger.totals()
         summary["usage"] = usage
         log.sync()
         run.finish(summary)
-        write_report(protocol, run, summary)
+        protocol.write_report(run, summary)
     return RunResult(run.folder, summary, usage, resumed)
 
 
 async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
+    async with ctx.roles:
+        try:
+            return await _episodes(ctx, log, request)
+        finally:
+            await ctx.protocol.close(ctx)
+
+
+async def _episodes(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
     from ..files import write_json_atomic
     from ..interview.engine import gather_all
 
-    async with ctx.roles:
-        prepared = await ctx.protocol.prepare(ctx)
-        if prepared:
-            ctx.run.manifest.update(prepared)
-            write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
-        episodes = ctx.protocol.episodes(ctx.benchmark, ctx.config)
-        listed: set[str] = set()
-        done = [0]
+    prepared = await ctx.protocol.prepare(ctx)
+    if prepared:
+        ctx.run.manifest.update(prepared)
+        write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
+    episodes = ctx.protocol.episodes(ctx.benchmark, ctx.config)
+    listed: set[str] = set()
+    done = [0]
+    progress = ctx.protocol.episode_progress(request)
 
-        async def one(episode: Episode) -> None:
-            if log.done(episode.id) is None:
-                row = await ctx.protocol.run_episode(ctx, episode)
-                log.add({"episode": episode.id, "index": episode.index, **row})
-            done[0] += 1
-            if request.progress:
-                request.progress(done[0], len(listed))
+    async def one(episode: Episode) -> None:
+        if log.done(episode.id) is None:
+            row = await ctx.protocol.run_episode(ctx, episode)
+            log.add({"episode": episode.id, "index": episode.index, **row})
+        done[0] += 1
+        if progress:
+            progress(done[0], len(listed))
 
-        while True:  # waves: a protocol may list more episodes once those listed have finished
-            listed |= {e.id for e in episodes}
-            # Episodes are independent: they run together, each model's own limit bounding its load; a
-            # failure lets the others finish (and be journaled) before it is raised.
-            await gather_all(*(one(e) for e in episodes))
-            rows = sorted((r for r in log.rows.values() if r["episode"] in listed), key=lambda r: r["index"])
-            episodes = [e for e in ctx.protocol.next_episodes(ctx, rows) if e.id not in listed]
-            if not episodes:
-                break
-        return await ctx.protocol.summarise(ctx, ctx.run.records, rows)
+    while True:  # waves: a protocol may list more episodes once those listed have finished
+        listed |= {e.id for e in episodes}
+        # Episodes are independent: they run together, each model's own limit bounding its load; a
+        # failure lets the others finish (and be journaled) before it is raised.
+        await gather_all(*(one(e) for e in episodes))
+        rows = sorted((r for r in log.rows.values() if r["episode"] in listed), key=lambda r: r["index"])
+        episodes = [e for e in ctx.protocol.next_episodes(ctx, rows) if e.id not in listed]
+        if not episodes:
+            break
+    return await ctx.protocol.summarise(ctx, ctx.run.records, rows)
 
 
 def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
@@ -157,7 +159,3 @@ def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple
         sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
                                                     "|---|---|---|---|---|---|---|", *rows])))
     return lines, sections
-
-
-def _label(value: Any) -> str:
-    return value if isinstance(value, str) else getattr(value, "name", "model")
