@@ -53,19 +53,22 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--protocol", choices=("judgeagent", "interviewer"), default="judgeagent")
+    parser.add_argument("--graph", type=Path, default=None,
+                        help="a graph already built from the small split's documents (else built here, minutes); "
+                             "lets one graph serve several runs, e.g. of two checkouts")
     args = parser.parse_args()
     if args.protocol == "interviewer":
         interviewer(args)
         return
 
-    from judgeagent import EvalConfig, build_graph, load_benchmark
+    from judgeagent import EvalConfig, build_graph, load_benchmark, load_graph
     from judgeagent.interview.evaluate import evaluate
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
     from judgeagent.models.testserver import FakeServer
 
     with tempfile.TemporaryDirectory() as tmp, FakeServer(latency=args.latency, reply=reply) as server:
-        graph = build_graph(DATA / "small.docs.jsonl", Path(tmp) / "graph")
+        graph = load_graph(args.graph) if args.graph else build_graph(DATA / "small.docs.jsonl", Path(tmp) / "graph")
         bench = load_benchmark(DATA / "medium.questions.jsonl", limit=args.questions)
         spec = dict(base_url=server.base_url, model="fake", max_concurrency=args.concurrency)
         registry = Registry({"fake": ModelSpec(name="fake", **spec),
