@@ -185,8 +185,8 @@ def test_the_embedded_model_as_interviewee_interviewer_and_judge(tmp_path, capsy
         <= roles
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary["score_at"]) == {"@1", "@2"} and summary["followup"]["all"]["n"] == 2
-    # reply_tokens keeps the test short where it can: every interviewee reply is free text. The time left is in
-    # the JSON calls, which it never caps (llama-cpp-python spends about 9 s building each one's grammar).
+    # reply_tokens keeps the test short where it can: every interviewee reply is free text. Most of the time left
+    # is in the JSON calls, which it never caps (llama-cpp-python's server builds a grammar for each: seconds).
     assert summary["usage"]["target"]["output_tokens"] <= 48 * summary["usage"]["target"]["calls"]
     report = (run / "report.md").read_text()
     for section in ("Performance scores", "Error types and examples", "Contamination probe", "Query modification",
