@@ -1,4 +1,5 @@
-"""Scripted roles for orchestration tests: loopback servers whose replies follow a script.
+"""Scripted roles for orchestration tests: loopback servers whose replies follow a script, and the
+kill-then-resume check the protocols' resume tests share (on in-process `FunctionModel`s).
 
 The servers speak the real OpenAI protocol, so runs go through the real client, cache and journal;
 only the answers are scripted (what a test of orchestration may fake, per the developers' guide).
@@ -8,8 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import pytest
 
 from judgeagent.models import ModelSpec
 from judgeagent.models.spec import Registry
@@ -129,3 +133,52 @@ class Roles:
 
     def calls(self) -> int:
         return self.target.counts["requests"] + self.interviewer.counts["requests"]
+
+
+# --- kill, then resume ------------------------------------------------------------------------------------
+
+def kill_after(models: dict[str, Any], roles: tuple[str, ...], n: int) -> dict[str, Any]:
+    """`models` (FunctionModels by role) with `roles` raising from their (n+1)-th call on, counted together: a
+    process killed mid-run, whose unfinished calls never return."""
+    made = {"n": 0}
+
+    def killing(reply: Callable[..., Any]) -> Callable[..., Any]:
+        def inner(messages: Any) -> Any:
+            made["n"] += 1
+            if made["n"] > n:
+                raise RuntimeError(f"killed after {n} calls")
+            return reply(messages)
+        return inner
+
+    for role in roles:
+        models[role].reply = killing(models[role].reply)
+    return models
+
+
+class Resumed(NamedTuple):
+    clean: Any  # the clean run's result
+    resumed: Any  # the resumed run's result
+    total: int  # calls the clean run made
+    killed: int  # calls past the kill point: they never finished, so only they may be made again
+    repeated: int  # calls of the killed and the resumed run beyond the clean run's and the killed ones
+    left: set[str]  # what the kill left in the run folder
+
+
+def kill_then_resume(tmp_path: Path, run: Callable[[dict[str, Any], Path], Any],
+                     make_models: Callable[[], dict[str, Any]], fail: str | tuple[str, ...], fail_after: int) -> Resumed:
+    """`run(models, folder)` clean into tmp_path/clean; into tmp_path/run with the `fail` role(s) killed after
+    `fail_after` calls (the run must raise); into tmp_path/run again with fresh models, resuming. The test asserts
+    on the counts."""
+    roles = (fail,) if isinstance(fail, str) else fail
+    clean_models = make_models()
+    clean = run(clean_models, tmp_path / "clean")
+    total = sum(len(m.calls) for m in clean_models.values())
+    first = kill_after(make_models(), roles, fail_after)
+    with pytest.raises(RuntimeError, match="killed"):
+        run(first, tmp_path / "run")
+    left = {p.name for p in (tmp_path / "run").iterdir()} if (tmp_path / "run").is_dir() else set()
+    again = make_models()
+    resumed = run(again, tmp_path / "run")
+    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
+    killed = sum(len(first[r].calls) for r in roles) - fail_after
+    return Resumed(clean, resumed, total, killed, made - killed - total, left)

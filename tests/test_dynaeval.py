@@ -16,6 +16,7 @@ from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import run_protocol
 from judgeagent.protocols.dynaeval import stability
 from judgeagent.protocols.dynaeval.tasks.public_goods import payoffs, read_coins
+from tests.scripted import kill_after, kill_then_resume
 
 NONE = Benchmark(Path("none"), [])
 SECRET = ("model-alpha-secret", "model-beta-secret", "model-gamma-secret")
@@ -250,19 +251,14 @@ def test_a_resumed_run_refuses_an_edited_problems_file(tmp_path):
     path = problems_file(tmp_path, ["f_ok"])
     original = path.read_bytes()
 
-    def players(fail_after=None):
-        made = {"n": 0}
-
+    def players():
         def reply(messages):
-            made["n"] += 1
-            if fail_after is not None and made["n"] > fail_after:
-                raise RuntimeError("killed")
             return programmer_code(messages) if "Question:" in messages[-1]["content"] else "over"
         return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
 
     opts = {"task": "code", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
     with pytest.raises(RuntimeError, match="killed"):
-        run(players(fail_after=3), tmp_path, **opts)
+        run(kill_after(players(), ("players.1", "players.2"), 3), tmp_path, **opts)
     folder = tmp_path / "run"
     source = json.loads((folder / "manifest.json").read_text())["dynaeval"]["source"]
     assert source == {"option": "problems", "path": str(path), "sha256": hashlib.sha256(original).hexdigest()}
@@ -443,13 +439,8 @@ def test_a_run_stops_when_the_scores_converge(tmp_path):
 
 
 def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
-    def models(fail_after=None):
-        made = {"n": 0}
-
+    def models():
         def reply(messages):
-            made["n"] += 1
-            if fail_after is not None and made["n"] > fail_after:
-                raise RuntimeError("killed")
             seat_a = "You are Player A" in messages[0]["content"]
             return json.dumps({"reason": "steady", "coins": (2 if seat_a else 7) + round_of(messages) % 2})
         return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
@@ -457,18 +448,10 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
     # Scores depend on the seat, which changes between repetitions: no convergence before max_runs, so
     # the run has two waves (3 repetitions, then 1); it is killed during the second.
     opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001}
-    clean = models()
-    expected = run(clean, tmp_path, "clean", **opts)
-    total = sum(len(m.calls) for m in clean.values())
-    assert total == 4 * 3 * 2 and expected.summary["repetitions"] == 4
-    first = models(fail_after=20)
-    with pytest.raises(RuntimeError, match="killed"):
-        run(first, tmp_path, **opts)
-    again = models()
-    result = run(again, tmp_path, **opts)
-    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
-    failed = sum(len(m.calls) for m in first.values()) - 20
-    assert made - failed == total and result.summary["players"] == expected.summary["players"]
+    k = kill_then_resume(tmp_path, lambda m, folder: run(m, tmp_path, folder.name, **opts), models,
+                         ("players.1", "players.2"), 20)
+    assert k.total == 4 * 3 * 2 and k.clean.summary["repetitions"] == 4
+    assert k.repeated == 0 and k.resumed.summary["players"] == k.clean.summary["players"]
 
 
 # --- bad input, and the embedded model ------------------------------------------------------------------------

@@ -148,15 +148,27 @@ def test_paraphrase_stays_the_default(tmp_path):
     assert not [r for r in recs if r["meta"].get("method") == "quantities"]
 
 
+def test_reply_tokens_caps_the_free_text_calls_and_never_the_json_ones(tmp_path):
+    capped = run(tmp_path / "capped", reply_tokens=48, followups=1, summary=True)[3]
+    free = [(name, s) for name, m in capped.items() for s, schema in zip(m.settings, m.schemas) if schema is None]
+    structured = [s for m in capped.values() for s, schema in zip(m.settings, m.schemas) if schema is not None]
+    # answers, probes and follow-up replies; the interviewer's self-checks and summary
+    assert {name for name, _ in free} == {"target", "interviewer"} and len(free) >= 10
+    assert all(s == {"max_tokens": 48} for _, s in free)
+    assert structured and all(s == {} for s in structured)  # paraphrases, quantities, follow-up questions, judging
+    default = run(tmp_path / "default", followups=1, summary=True)[3]
+    assert all(s == {} for m in default.values() for s in m.settings)  # unset: the calls (and their keys) as before
+
+
 # --- the embedded llama.cpp model --------------------------------------------------------------------------
 
 def test_the_embedded_model_as_interviewee_interviewer_and_judge(tmp_path, capsys):
-    """SmolLM2-135M in every role on 2 HotpotQA items, one revision and one follow-up, via the CLI."""
+    """SmolLM2-135M in every role on 2 HotpotQA items, one revision and one follow-up, replies capped, via the CLI."""
     from judgeagent.cli import main
 
     code = main(["evaluate", "--protocol", "interviewer", "--target", "local", "--benchmark",
                  str(DATA / "hotpotqa" / "small.questions.jsonl"), "--limit", "2", "-o", "revisions=1",
-                 "-o", "followups=1", "-o", "judge_policy=off", "-o", "summary_items=2",
+                 "-o", "followups=1", "-o", "judge_policy=off", "-o", "summary_items=2", "-o", "reply_tokens=48",
                  "--run-dir", str(tmp_path / "run"), "--no-cache", "-q"])
     out = capsys.readouterr().out
     assert code == 0 and "report:" in out
@@ -173,6 +185,9 @@ def test_the_embedded_model_as_interviewee_interviewer_and_judge(tmp_path, capsy
         <= roles
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary["score_at"]) == {"@1", "@2"} and summary["followup"]["all"]["n"] == 2
+    # reply_tokens keeps the test short where it can: every interviewee reply is free text. Most of the time left
+    # is in the JSON calls, which it never caps (llama-cpp-python's server builds a grammar for each: seconds).
+    assert summary["usage"]["target"]["output_tokens"] <= 48 * summary["usage"]["target"]["calls"]
     report = (run / "report.md").read_text()
     for section in ("Performance scores", "Error types and examples", "Contamination probe", "Query modification",
                     "Summary by the interviewer"):

@@ -12,6 +12,7 @@ from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import PROTOCOLS, run_protocol
 from judgeagent.protocols.kieval.report import conversation_scores, numbers
 from judgeagent.protocols.kieval.rescore import rescore
+from tests.scripted import kill_then_resume
 
 # --- the score arithmetic -------------------------------------------------------------------------------
 
@@ -124,16 +125,8 @@ def evaluator(scores=None, out_of_range=()):
     return reply
 
 
-def models(fail_after=None, judge=None):
-    calls = {"n": 0}
-
-    def cand(messages):
-        calls["n"] += 1
-        if fail_after is not None and calls["n"] > fail_after:
-            raise RuntimeError("killed mid-dialogue")
-        return candidate(messages)
-
-    return {"candidate": FunctionModel(cand, "cand"), "interactor": FunctionModel(interactor, "int"),
+def models(judge=None):
+    return {"candidate": FunctionModel(candidate, "cand"), "interactor": FunctionModel(interactor, "int"),
             "evaluator": FunctionModel(judge or evaluator(), "eval")}
 
 
@@ -182,18 +175,12 @@ def test_verification_can_be_skipped(tmp_path):
 
 
 def test_resume_after_a_kill_mid_dialogue_repeats_no_call(tmp_path):
-    clean = models()
-    run_protocol("kieval", bench(), models=clean, config=OPTS, run_dir=tmp_path / "clean", cache=False)
-    total = sum(len(m.calls) for m in clean.values())
-    first = models(fail_after=5)
-    with pytest.raises(RuntimeError, match="killed"):
-        run_protocol("kieval", bench(), models=first, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    again = models()
-    result = run_protocol("kieval", bench(), models=again, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
-    failed = len(first["candidate"].calls) - 5  # killed calls never finished: only they are made again
-    assert failed >= 1 and made - failed == total
-    assert result.summary["kieval"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["kieval"]
+    def go(m, folder):
+        return run_protocol("kieval", bench(), models=m, config=OPTS, run_dir=folder, cache=False)
+
+    k = kill_then_resume(tmp_path, go, models, "candidate", 5)
+    assert k.killed >= 1 and k.repeated == 0  # killed calls never finished: only they are made again
+    assert k.resumed.summary["kieval"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["kieval"]
 
 
 def test_rescore_scores_the_stored_conversations_with_another_evaluator(tmp_path):

@@ -11,6 +11,7 @@ from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import PROTOCOLS, run_protocol
 from judgeagent.protocols.interviewer.modify import shuffled
 from judgeagent.protocols.interviewer.report import probe, score_at
+from tests.scripted import kill_then_resume
 
 # --- the Interviewer protocol with scripted models -------------------------------------------------------
 
@@ -91,16 +92,8 @@ class Script:
         return json.dumps({"reasoning": "it gives a reason" if ok else "no reason given", "adequate": ok})
 
 
-def roles(script, fail_after=None):
-    calls = {"n": 0}
-
-    def target(messages):
-        calls["n"] += 1
-        if fail_after is not None and calls["n"] > fail_after:
-            raise RuntimeError("killed mid-dialogue")
-        return script.target(messages)
-
-    return {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(script.interviewer, "int"),
+def roles(script):
+    return {"target": FunctionModel(script.target, "tgt"), "interviewer": FunctionModel(script.interviewer, "int"),
             "judge": FunctionModel(script.judge, "jdg")}
 
 
@@ -173,20 +166,14 @@ def test_clarification_is_answered_and_recorded(tmp_path):
 
 
 def test_resume_after_a_kill_mid_dialogue_repeats_no_call(tmp_path):
-    clean = roles(Script())
-    run_protocol("interviewer", items(), models=clean, config=OPTS, run_dir=tmp_path / "clean", cache=False)
-    total = sum(len(m.calls) for m in clean.values())
-    first = roles(Script(), fail_after=6)
-    with pytest.raises(RuntimeError, match="killed"):
-        run_protocol("interviewer", items(), models=first, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    assert (tmp_path / "run" / "records.jsonl").exists()
-    again = roles(Script())
-    result = run_protocol("interviewer", items(), models=again, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
-    failed = len(first["target"].calls) - 6  # calls that were killed never finished: only they are made again
-    assert failed >= 1
-    assert made - failed == total
-    assert result.summary["score_at"] == run_protocol("interviewer", items(), models=roles(Script()), config=OPTS,
+    def go(m, folder):
+        return run_protocol("interviewer", items(), models=m, config=OPTS, run_dir=folder, cache=False)
+
+    k = kill_then_resume(tmp_path, go, lambda: roles(Script()), "target", 6)
+    assert "records.jsonl" in k.left
+    assert k.killed >= 1  # calls that were killed never finished: only they are made again
+    assert k.repeated == 0
+    assert k.resumed.summary["score_at"] == run_protocol("interviewer", items(), models=roles(Script()), config=OPTS,
                                                       run_dir=tmp_path / "clean", cache=False).summary["score_at"]
 
 

@@ -13,6 +13,7 @@ from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import PROTOCOLS, run_protocol
 from judgeagent.protocols.teach2eval.prompts import parse_judgment
 from tests.conftest import DATA
+from tests.scripted import kill_then_resume
 
 # qid: (question, options, gold letter, the scripted student's first letter)
 ITEMS = {
@@ -75,19 +76,9 @@ class Teacher:
         return f"Correctness of the latest solution: {'Correct' if right else 'Wrong'}\nGuidance: {guidance}"
 
 
-def models(teacher=None, students=(student,), fail_after=None):
-    calls = {"n": 0}
-
-    def killable(reply):
-        def inner(messages):
-            calls["n"] += 1
-            if fail_after is not None and calls["n"] > fail_after:
-                raise RuntimeError("killed mid-lesson")
-            return reply(messages)
-        return inner
-
+def models(teacher=None, students=(student,)):
     out = {"teacher": FunctionModel(teacher or Teacher(), "teacher")}
-    out.update({f"students.{i}": FunctionModel(killable(s), f"student{i}") for i, s in enumerate(students, 1)})
+    out.update({f"students.{i}": FunctionModel(s, f"student{i}") for i, s in enumerate(students, 1)})
     return out
 
 
@@ -154,18 +145,12 @@ def test_the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer(tm
 
 
 def test_resume_after_a_kill_repeats_no_finished_call(tmp_path):
-    clean = models()
-    run_protocol("teach2eval", bench(), models=clean, config=OPTS, run_dir=tmp_path / "clean", cache=False)
-    total = sum(len(m.calls) for m in clean.values())
-    first = models(fail_after=7)
-    with pytest.raises(RuntimeError, match="killed"):
-        run_protocol("teach2eval", bench(), models=first, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    again = models()
-    result = run_protocol("teach2eval", bench(), models=again, config=OPTS, run_dir=tmp_path / "run", cache=False)
-    failed = len(first["students.1"].calls) - 7  # killed calls never finished: only they are made again
-    made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
-    assert failed >= 1 and made - failed == total
-    assert result.summary["abilities"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["abilities"]
+    def go(m, folder):
+        return run_protocol("teach2eval", bench(), models=m, config=OPTS, run_dir=folder, cache=False)
+
+    k = kill_then_resume(tmp_path, go, models, "students.1", 7)
+    assert k.killed >= 1 and k.repeated == 0  # killed calls never finished: only they are made again
+    assert k.resumed.summary["abilities"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["abilities"]
 
 
 def test_a_student_that_never_names_a_letter_and_a_teacher_that_never_judges(tmp_path):

@@ -20,12 +20,15 @@ Reply = Callable[[list[Message]], "str | Awaitable[str]"]
 
 
 class FunctionModel:
-    """`reply(messages)` (sync or async) gives the text; every call is kept in `calls`."""
+    """`reply(messages)` (sync or async) gives the text; every call is kept in `calls`, its schema and settings
+    (`max_tokens`, ...) at the same index in `schemas` and `settings`."""
 
     def __init__(self, reply: Reply, name: str = "function") -> None:
         self.reply = reply
         self.name = name
         self.calls: list[list[Message]] = []
+        self.schemas: list[type[BaseModel] | None] = []
+        self.settings: list[dict[str, Any]] = []
 
     def identity(self) -> dict[str, Any]:
         return {"function": self.name}  # for the response cache and a run's journal
@@ -33,6 +36,8 @@ class FunctionModel:
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
                        **settings: Any) -> Completion:
         self.calls.append([dict(m) for m in messages])
+        self.schemas.append(schema)
+        self.settings.append(dict(settings))
         text = self.reply(messages)
         if inspect.isawaitable(text):
             text = await text

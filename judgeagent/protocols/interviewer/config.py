@@ -31,6 +31,10 @@ class InterviewerConfig(BaseModel):
     """A modified question this close to the original (token F1) is a copy and is rejected."""
     probe: bool = True
     """Contamination probe: also ask each item in its original form, single turn, to compare accuracy."""
+    reply_tokens: int | None = Field(None, ge=8)
+    """Most tokens for a free-text reply: the interviewee's answers, the interviewer's clarifications, self-check
+    answers and summary (None: the model's own setting). Never on JSON replies (modification, feedback, follow-up
+    questions, judging), where a cut would leave unparsable JSON."""
     clarifications: int = Field(1, ge=0, le=3)
     """Clarifying questions the interviewee may ask per item (answered without revealing the answer)."""
     summary: bool = True
@@ -43,3 +47,7 @@ class InterviewerConfig(BaseModel):
     """Seed of option shuffles, follow-up kinds and the bootstrap."""
     resamples: int = Field(2000, ge=100, le=100000)
     """Bootstrap resamples for the contamination probe's interval."""
+
+    def limit(self) -> dict[str, int]:
+        """`reply_tokens` as a call setting; none when unset, so that the call (and its journal key) is unchanged."""
+        return {} if self.reply_tokens is None else {"max_tokens": self.reply_tokens}

@@ -49,7 +49,7 @@ async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
     version = original(item)
     messages = [{"role": "system", "content": prompts.interviewee_system(item.is_choice)},
                 {"role": "user", "content": version.text()}]
-    result = await ctx.roles["target"].complete(messages)
+    result = await ctx.roles["target"].complete(messages, **ctx.config.limit())
     verdict = await _grade(ctx, version, result.text)
     ctx.record(episode, "probe", 0, "target", version.text(), result.text, {"correct": Score.of(verdict)},
                stage="probe", error=result.error)
@@ -85,7 +85,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
     """The interviewee's answer; a clarifying question first gets a guarded reply (up to the option's limit)."""
     asked = 0
     while True:
-        result = await ctx.roles["target"].complete(dialogue.view("interviewee"))
+        result = await ctx.roles["target"].complete(dialogue.view("interviewee"), **ctx.config.limit())
         reply = result.text if result.ok else ""
         if not reply.strip().upper().startswith("CLARIFY") or asked >= ctx.config.clarifications:
             return reply
@@ -116,7 +116,8 @@ async def _guarded(ctx: EpisodeContext, version: Version, messages: Any, schema:
     forbidden: list[str] = []
     text = ""
     for attempt in range(2):
-        result = await ctx.roles["interviewer"].complete(messages(forbidden), schema=schema)
+        limit = ctx.config.limit() if schema is None else {}  # a cut JSON reply would not parse
+        result = await ctx.roles["interviewer"].complete(messages(forbidden), schema=schema, **limit)
         text = result.text if schema is None else _field(result.parsed, parsed)
         text = text.strip() or WITHHELD_FEEDBACK
         found = leaked_strings(text, version.guard_golds())
@@ -153,7 +154,7 @@ async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, di
         if question == WITHHELD_FEEDBACK:  # no usable question: the paper's example for the kind
             question = prompts.KIND_RULES[kind][1]
         dialogue.say("interviewer", question, stage="followup", kind=kind)
-        result = await ctx.roles["target"].complete(dialogue.view("interviewee"))
+        result = await ctx.roles["target"].complete(dialogue.view("interviewee"), **ctx.config.limit())
         reply = result.text if result.ok else ""
         dialogue.say("interviewee", reply, stage="followup_answer", kind=kind)
         score = await _grade_followup(ctx, kind, transcript, version.gold, question, reply)

@@ -143,7 +143,7 @@ async def _quantities(ctx: EpisodeContext, episode: Episode, item: Item) -> tupl
 async def _self_check(ctx: EpisodeContext, question: str, golds: tuple[str, ...]) -> str:
     """The interviewer answers the modified question in a separate call: if it cannot reach the gold, the gold
     may no longer hold."""
-    result = await ctx.roles["interviewer"].complete(prompts.self_check_messages(question))
+    result = await ctx.roles["interviewer"].complete(prompts.self_check_messages(question), **ctx.config.limit())
     verdict = await ctx.state["checker"].check(question, list(golds), result.text)
     return "" if verdict.correct else f"the interviewer's own answer to it is not the gold ({verdict.method})"
 

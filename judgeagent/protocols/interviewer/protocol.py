@@ -54,7 +54,7 @@ class InterviewerProtocol(Protocol):
         transcripts = "\n\n".join(f"[item {e['qid']}, solved: {e['solved']}]\n{e['transcript'][:1200]}"
                                   for e in episodes[:ctx.config.summary_items])
         messages = prompts.summary_messages(scores, transcripts)
-        result = await ctx.roles["interviewer"].complete(messages)
+        result = await ctx.roles["interviewer"].complete(messages, **ctx.config.limit())
         text = result.text.strip() if result.ok else f"(the interviewer gave no summary: {one_line(result.error or '')})"
         ctx.record(Episode("run", ()), "summary", 0, "interviewer", messages[-1]["content"][:2000], text,
                    stage="summary")
