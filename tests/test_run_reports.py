@@ -10,6 +10,7 @@ from judgeagent.cli import main
 from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import run_protocol
 from tests import test_dynaeval, test_kieval, test_protocols, test_teach2eval
+from tests.scripted import kill_after
 
 
 def cli(argv, capsys):
@@ -83,8 +84,8 @@ def test_report_on_teach2eval_and_dynaeval_runs_shows_their_sections(tmp_path, c
 
 def test_report_on_an_unfinished_run_or_a_folder_that_is_no_run_is_one_line(tmp_path, capsys):
     with pytest.raises(RuntimeError, match="killed"):
-        run_protocol("interviewer", test_protocols.items(), models=test_protocols.roles(test_protocols.Script(),
-                     fail_after=3), config=test_protocols.OPTS, run_dir=tmp_path / "half", cache=False)
+        run_protocol("interviewer", test_protocols.items(), models=kill_after(test_protocols.roles(test_protocols.Script()),
+                     ("target", "interviewer", "judge"), 3), config=test_protocols.OPTS, run_dir=tmp_path / "half", cache=False)
     code, _, err = cli(["report", tmp_path / "half"], capsys)
     one_line_error(code, err, f"is unfinished: complete it first with judgeagent evaluate --resume {tmp_path / 'half'}")
     assert not (tmp_path / "half" / "report.html").exists() and not (tmp_path / "half" / "report.md").exists()
