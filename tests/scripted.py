@@ -182,3 +182,12 @@ def kill_then_resume(tmp_path: Path, run: Callable[[dict[str, Any], Path], Any],
     made = sum(len(m.calls) for m in first.values()) + sum(len(m.calls) for m in again.values())
     killed = sum(len(first[r].calls) for r in roles) - fail_after
     return Resumed(clean, resumed, total, killed, made - killed - total, left)
+
+
+def ctrl_c_restored() -> None:
+    """`preexec_fn` for a child that a test interrupts with SIGINT: a runner started in the background by a
+    shell without job control (`cmd &`) ignores SIGINT and every child inherits that, so Python would never
+    raise KeyboardInterrupt there; the child gets the default disposition back, as a terminal's would have."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

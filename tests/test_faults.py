@@ -16,7 +16,7 @@ import pytest
 from judgeagent.benchmark import load_benchmark
 from judgeagent.cli import main
 from tests.conftest import DEMO, ROOT
-from tests.scripted import Roles, Script
+from tests.scripted import Roles, Script, ctrl_c_restored
 
 IN_FLIGHT = 4 + 4  # target endpoint + interviewer/judge endpoint
 
@@ -56,7 +56,7 @@ def interrupt_at(roles, args, calls, sig):
     """Start `judgeagent evaluate` and send it `sig` once the servers have seen `calls` more calls."""
     start = roles.calls()
     process = subprocess.Popen([sys.executable, "-m", "judgeagent", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_restored)
     deadline = time.monotonic() + 30
     while roles.calls() - start < calls and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)

@@ -13,6 +13,7 @@ from judgeagent.models import OpenAIChatModel, ResponseCache, RoleModel, UsageLe
 from judgeagent.models.cache import CachedModel
 from judgeagent.models.local import local_server, local_spec, serving
 from tests.conftest import ROOT
+from tests.scripted import ctrl_c_restored
 
 
 class Capital(BaseModel):
@@ -97,7 +98,8 @@ def test_server_stops_on_ctrl_c():
             print(spec.base_url, flush=True)
             time.sleep(120)
     """)
-    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                             preexec_fn=ctrl_c_restored)
     url = child.stdout.readline().strip()
     assert url.startswith("http://127.0.0.1:")
     spec = local_spec()
