@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import ChatModel, Completion, Message, ModelError, Usage
-from .cache import CachedModel, ResponseCache
+from .cache import ResponseCache
 from .client import OpenAIChatModel
 from .spec import ROLES, ModelSpec, Registry, load_registry
 from .usage import RoleModel, UsageLedger
@@ -61,37 +61,14 @@ def open_models(
     run repeats no finished call. `max_cost` (dollars, from the configured prices) stops the job with
     `BudgetExceeded` once spent; cache and journal hits cost nothing.
     """
+    from .roles import open_roles
+
     registry = registry or load_registry()
     if base_url:
         registry = registry.with_endpoint(target, base_url)
     interviewer = interviewer or target
     names = {"target": target, "interviewer": interviewer, "judge": judge or interviewer}
-    specs = {role: registry.resolve(name) for role, name in names.items()}
-    for spec in specs.values():
-        spec.api_key()  # a missing key fails now, not an hour into the run
-    ledger = UsageLedger(max_cost)
-    store = ResponseCache(cache_dir) if cache else None
-    log = ResponseCache(journal) if journal is not None else None
-    with contextlib.ExitStack() as stack:
-        for opened in (store, log):
-            if opened is not None:
-                stack.callback(opened.close)
-        served: dict[str, ModelSpec] = {}
-        for role, spec in specs.items():
-            if spec.gguf:
-                if spec.gguf not in served:
-                    from .local import local_server
-
-                    served[spec.gguf] = stack.enter_context(local_server(spec))
-                # One server per file; each role keeps its own settings (max_tokens, prices), as in open_roles.
-                specs[role] = spec.model_copy(update={"base_url": served[spec.gguf].base_url})
-        endpoints: dict[str, OpenAIChatModel] = {}
-        roles = {}
-        for role, spec in specs.items():
-            key = spec.model_dump_json()
-            client = endpoints.setdefault(key, OpenAIChatModel(spec))  # one concurrency bound per endpoint
-            model: Any = CachedModel(client, store) if store is not None else client
-            if log is not None:
-                model = CachedModel(model, log)
-            roles[role] = RoleModel(role, model, ledger, spec.prices)
-        yield Models(ledger=ledger, specs=specs, **roles)
+    # The trio is one case of the named roles: one place resolves, serves, caches and journals them.
+    with open_roles(names, registry=registry, cache_dir=cache_dir, cache=cache, journal=journal,
+                    max_cost=max_cost) as roles:
+        yield roles.trio()
