@@ -25,13 +25,16 @@ DATA = next((d for d in (Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent /
 SETS = ("multihop_rag", "hotpotqa", "pubmedqa", "quality")
 
 _CHILD = """
-import json, resource, sys, time
+import json, resource, sys, tempfile, time
+from pathlib import Path
 from judgeagent import GraphConfig, build_graph
 from judgeagent.config import RayConfig
 corpus, engine, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t = time.perf_counter()
-g = build_graph(corpus, None, GraphConfig(), engine=RayConfig(workers=workers) if engine == "ray" else None)
-print(json.dumps({"seconds": time.perf_counter() - t, "timings": dict(g.timings), "counts": g.counts(),
+with tempfile.TemporaryDirectory() as out:  # written, as a user's build is (the ray engine streams to it)
+    g = build_graph(corpus, Path(out) / "g", GraphConfig(), engine=RayConfig(workers=workers) if engine == "ray" else None)
+    counts = g.counts()
+print(json.dumps({"seconds": time.perf_counter() - t, "timings": dict(g.timings), "counts": counts,
                   "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
 """
 
@@ -58,21 +61,29 @@ def engines(corpus: Path) -> None:
               f"coordinator peak RSS {ray['peak_rss_gib']:.2f} GiB")
 
 
-def memory(split: str, scales: tuple[int, ...] = (1, 2, 4)) -> None:
-    """1x = multihop_rag; 2x adds hotpotqa; 4x all four sets (the `split` of each). Each size is built
-    by the local engine (one process: models and all) and by the ray engine with 2 workers, whose
-    peak is the coordinator's alone (the models live in the actors)."""
+def memory(split: str, scales: tuple[int, ...] = (1, 2, 4), which: tuple[str, ...] = ("local", "ray")) -> None:
+    """Peak RSS against corpus size. The four shared corpora (`split` of each) are concatenated; 4x is
+    all of it, 2x and 1x its first half and quarter by bytes (whole records). Each size is built by the
+    local engine (one process: models and all) and by the ray engine with 2 workers, whose peak is the
+    coordinator's alone (the models live in the actors)."""
+    records = [line for name in SETS for line in (DATA / name / f"{split}.docs.jsonl").read_bytes().splitlines(True)]
+    total = sum(map(len, records))
     with tempfile.TemporaryDirectory() as tmp:
-        for scale, sets in zip(scales, (SETS[:1], SETS[:2], SETS)):
-            corpus = Path(tmp) / f"x{scale}"
-            corpus.mkdir()
-            for name in sets:
-                (corpus / f"{name}.jsonl").symlink_to(DATA / name / f"{split}.docs.jsonl")
-            r = build(corpus)
-            ray = build(corpus, "ray", 2)
-            print(f"{scale}x ({'+'.join(sets)}): {r['counts']['documents']} docs, {r['counts']['chunks']} chunks; "
-                  f"local build peak RSS {r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s; "
-                  f"ray coordinator peak RSS {ray['peak_rss_gib']:.2f} GiB, {ray['seconds']:.0f} s", flush=True)
+        for scale in scales:
+            size, kept, n_bytes = total * scale // max(scales), [], 0
+            for line in records:
+                if n_bytes >= size:
+                    break
+                kept.append(line)
+                n_bytes += len(line)
+            corpus = Path(tmp) / f"x{scale}.jsonl"
+            corpus.write_bytes(b"".join(kept))
+            for engine in which:
+                r = build(corpus, engine, 2 if engine == "ray" else 1)
+                who = "local build" if engine == "local" else "ray coordinator"
+                print(f"{scale}x ({len(kept)} docs, {corpus.stat().st_size / 2**20:.1f} MiB, "
+                      f"{r['counts']['chunks']} chunks, {r['counts']['entities']} entities): {who} peak RSS "
+                      f"{r['peak_rss_gib']:.2f} GiB, {r['seconds']:.0f} s", flush=True)
 
 
 def static(corpus: Path, sample: int = 1000, graph_path: Path | None = None) -> None:
@@ -130,12 +141,13 @@ def main() -> None:
     parser.add_argument("--split", default="medium", help="small, medium or full (full is slow on 2 cores)")
     parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static", "spacy"])
     parser.add_argument("--graph", type=Path, help="for `static`: a graph already built from the same corpus")
+    parser.add_argument("--engines", nargs="+", default=["local", "ray"], help="for `memory`: which engines")
     args = parser.parse_args()
     corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
     if "engines" in args.parts:
         engines(corpus)
     if "memory" in args.parts:
-        memory(args.split)
+        memory(args.split, which=tuple(args.engines))
     if "static" in args.parts:
         static(corpus, graph_path=args.graph)
     if "spacy" in args.parts:

@@ -6,10 +6,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 from judgeagent import GraphConfig, JudgeAgentError, build_graph, load_graph
 from judgeagent.config import RayConfig
+from judgeagent.graph.store import ChunkWriter
 from tests.conftest import DATA
 
 ray = pytest.importorskip("ray")  # the `ray` extra; `make test` installs it
@@ -26,8 +28,13 @@ def cluster():
     ray.shutdown()
 
 
-def test_ray_engine_builds_the_same_graph_as_the_local_engine(cluster, mhr_graph, tmp_path):
+def test_ray_engine_builds_the_same_graph_as_the_local_engine(cluster, mhr_graph, tmp_path, monkeypatch):
+    monkeypatch.setattr(ChunkWriter, "ROWS_PER_GROUP", 100)  # 878 chunks: several parts, as on a big corpus
     graph = build_graph(SMALL, tmp_path / "ray", GraphConfig(), engine=RayConfig(workers=2, block_docs=8))
+    assert pq.ParquetFile(tmp_path / "ray" / "chunks.parquet").num_row_groups > 3  # streamed, block by block
+    assert graph.counts() == mhr_graph.counts() and not graph.tables.loaded  # counted, chunk texts never read
+    assert isinstance(graph.chunk_vectors, np.memmap)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ray"]  # the staging folder is gone
     stored = load_graph(tmp_path / "ray")
     for table in ("documents", "chunks", "entities", "mentions", "edges"):
         assert stored.tables[table].equals(mhr_graph.tables[table]), table

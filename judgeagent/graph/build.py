@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
 
 from .. import __version__
 from ..chunking import iter_chunks
@@ -17,9 +18,21 @@ from ..entities import EntityExtractor, SpacyExtractor
 from ..errors import JudgeAgentError
 from ..llm_entities import open_llm_extractor
 from ..progress import Progress, Timings
-from .link import link
+from .link import Linker, link
 from .model import ContextGraph
-from .store import FORMAT, FORMAT_VERSION, check_writable, save_graph
+from .store import (
+    FORMAT,
+    FORMAT_VERSION,
+    VECTORS,
+    ChunkWriter,
+    LazyTables,
+    check_writable,
+    publish,
+    save_graph,
+    seal,
+    staging,
+    write_indexes,
+)
 
 
 def build_graph(
@@ -45,7 +58,7 @@ def build_graph(
     if engine is not None:
         if isinstance(corpus, Corpus) or extractor is not None or config.entities.extractor != "spacy":
             raise JudgeAgentError("the ray engine reads a corpus path with the spaCy extractor")
-        return _build_on_ray(Path(corpus), out_path, config, overwrite, progress, engine)
+        return _build_on_ray(Path(corpus), out_path, config, progress, engine)  # `out` was checked above
     with contextlib.ExitStack() as stack:
         timings = Timings()
         with timings.timed(progress, "reading"):
@@ -76,37 +89,73 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
         chunk_vectors = encoder.encode([c.text for c in chunks], config.embedding_batch_size, advance)
     with timings.timed(progress, "embedding entities", len(names), "entity") as advance:
         entity_vectors = encoder.encode(names, config.embedding_batch_size, advance)
-    return _finish(corpus.root, tables, chunk_vectors, entity_vectors, config, encoder.dim,
-                   extractor.describe(), timings, progress, out_path, overwrite)
+    graph = ContextGraph(tables, entity_vectors, chunk_vectors, None, None, {})
+    _finish(graph, corpus.root, config, encoder.dim, extractor.describe(), timings, progress)
+    if out_path is not None:
+        with timings.timed(progress, "writing"):
+            graph.path = save_graph(graph, out_path, overwrite=overwrite)
+    return graph
 
 
-def _build_on_ray(root: Path, out_path: Path | None, config: GraphConfig, overwrite: bool,
-                  progress: Progress | None, engine: RayConfig) -> ContextGraph:
+def _build_on_ray(root: Path, out_path: Path | None, config: GraphConfig, progress: Progress | None,
+                  engine: RayConfig) -> ContextGraph:
+    """The per-document stages on Ray, each block linked and its chunk side written to the staging
+    folder as it arrives; then entity names, indexes and the rest of the files. The coordinator holds
+    the entity side (names, labels, surface forms, entity-chunk pairs) and document rows, not the chunk
+    texts or vectors (docs/scaling.md)."""
     from .ray_build import embed_names, ray_cluster, run_document_stages
 
     timings = Timings()
     with timings.timed(progress, "starting ray"), contextlib.ExitStack() as stack:
         stack.enter_context(ray_cluster(engine))
         cluster = stack.pop_all()
-    with cluster:
-        stages = run_document_stages(root, config, engine, timings, progress)
+    with cluster, staging(out_path) as folder:
+        linker, writer = Linker(), ChunkWriter(folder)
+
+        def consume(docs, chunks, mentions, vectors) -> None:  # ray_build.Consume
+            writer.add(*linker.add(docs, chunks, mentions), vectors)
+
+        extractor, dim = run_document_stages(root, config, engine, consume, timings, progress)
+        if not linker.doc_row:
+            raise JudgeAgentError("corpus has no documents")
         with timings.timed(progress, "linking"):
-            tables = link(stages.documents, stages.chunks, stages.mentions)
+            tables = linker.finish()
+            chunk_vectors = writer.close(dim)
         names = tables["entities"].column("name").to_pylist()
         with timings.timed(progress, "embedding entities (ray)", len(names), "entity"):
-            entity_vectors = embed_names(names, config, engine, stages.dim)
-    return _finish(root, tables, stages.chunk_vectors, entity_vectors, config, stages.dim,
-                   stages.extractor, timings, progress, out_path, overwrite)
+            entity_vectors = embed_names(names, config, engine, dim)
+        for name, table in tables.items():
+            pq.write_table(table, folder / f"{name}.parquet")
+        graph = ContextGraph(LazyTables(folder), entity_vectors, chunk_vectors, None, None, {})
+        _finish(graph, root, config, dim, extractor, timings, progress)
+        with timings.timed(progress, "writing"):
+            np.save(folder / VECTORS["entity_vectors"], entity_vectors, allow_pickle=False)
+            write_indexes(graph.entity_index, graph.chunk_index, folder)
+            seal(folder, graph.manifest)
+            if out_path is None:  # asked for a graph in memory: read it all back before the folder goes
+                graph = _in_memory(graph)
+            else:
+                publish(folder, out_path)
+                graph.path = out_path
+                graph.tables = LazyTables(out_path)
+                graph.chunk_vectors = np.load(out_path / VECTORS["chunk_vectors"], mmap_mode="r")
+    return graph
 
 
-def _finish(root: Path, tables: dict, chunk_vectors: np.ndarray, entity_vectors: np.ndarray,
-            config: GraphConfig, dim: int, extractor: dict[str, Any], timings: Timings,
-            progress: Progress | None, out_path: Path | None, overwrite: bool) -> ContextGraph:
-    """Indexes, manifest and (with `out_path`) the atomic write: the same for every engine."""
+def _in_memory(graph: ContextGraph) -> ContextGraph:
+    tables = {name: graph.tables[name] for name in graph.tables}
+    chunk_vectors = np.array(graph.chunk_vectors)
+    return ContextGraph(tables, graph.entity_vectors, chunk_vectors, graph.entity_index, graph.chunk_index,
+                        graph.manifest, timings=graph.timings)
+
+
+def _finish(graph: ContextGraph, root: Path, config: GraphConfig, dim: int, extractor: dict[str, Any],
+            timings: Timings, progress: Progress | None) -> None:
+    """Indexes and manifest: the same for every engine."""
     with timings.timed(progress, "indexing"):
-        entity_index, entity_info = build_index(entity_vectors, config.index)
-        chunk_index, chunk_info = build_index(chunk_vectors, config.index)
-    manifest = {
+        graph.entity_index, entity_info = build_index(graph.entity_vectors, config.index)
+        graph.chunk_index, chunk_info = build_index(graph.chunk_vectors, config.index)
+    graph.manifest.update({
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "judgeagent_version": __version__,
@@ -116,12 +165,7 @@ def _finish(root: Path, tables: dict, chunk_vectors: np.ndarray, entity_vectors:
         "embedding": {"model": config.embedding_model, "dim": dim, "normalized": True},
         "extractor": extractor,
         "indexes": {"entities": entity_info, "chunks": chunk_info},
-    }
-    graph = ContextGraph(tables, entity_vectors, chunk_vectors, entity_index, chunk_index, manifest)
-    manifest["counts"] = graph.counts()
-    manifest["timings"] = dict(timings)  # the stored record: stages up to writing
+    })
+    graph.manifest["counts"] = graph.counts()
+    graph.manifest["timings"] = dict(timings)  # the stored record: stages up to writing
     graph.timings = timings  # and, in memory, the write itself too
-    if out_path is not None:
-        with timings.timed(progress, "writing"):
-            graph.path = save_graph(graph, out_path, overwrite=overwrite)
-    return graph

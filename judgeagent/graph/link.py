@@ -12,82 +12,125 @@ from scipy import sparse
 from ..chunking import Chunk
 from ..corpus import Document
 from ..entities import Mention
+from ..errors import JudgeAgentError
 
 _MENTION_COLUMNS = ("chunk_id", "entity_id", "surface", "label", "start", "end")
 
 
-class _Nodes:
-    """Entities in order of first sight, with their labels, surface forms and (entity, chunk) pairs."""
+class Linker:
+    """Linking block by block, in corpus order: entity ids in order of first sight, as one pass would.
+
+    `add` returns a block's chunk and mention rows, which the caller may write out at once (the ray
+    engine does); `finish` builds the tables that need the whole corpus. What it keeps grows with the
+    entities and their (entity, chunk) pairs, never with chunk texts.
+    """
 
     def __init__(self) -> None:
         self.rows: dict[str, int] = {}
         self.labels: list[Counter[str]] = []
         self.surfaces: list[dict[str, None]] = []  # ordered sets
-        self.pairs: set[tuple[int, int]] = set()
-        self.mentions: dict[str, list] = {k: [] for k in _MENTION_COLUMNS}
+        self.pairs: list[np.ndarray] = []  # (entity, chunk row) per block, each pair once
+        self.docs: dict[str, list] = {k: [] for k in ("doc_id", "title", "meta", "n_chunks", "n_chars")}
+        self.doc_row: dict[str, int] = {}
+        self._sources: list[str] = []  # where each document was read: for the duplicate error
+        self.chunk_ids: list[pa.Array] = []
+        self.chunk_doc: list[np.ndarray] = []  # each chunk's document row
+        self.n_chunks = 0
 
-    def add(self, chunk_row: int, chunk: Chunk, m: Mention) -> None:
+    def add(self, docs: Sequence[Document], chunks: Sequence[Chunk],
+            mentions: Sequence[list[Mention]]) -> tuple[pa.Table, pa.Table]:
+        """One block's documents, their chunks and each chunk's mentions -> its chunks and mentions tables."""
+        self._add_documents(docs, chunks)
+        rows: dict[str, list] = {k: [] for k in _MENTION_COLUMNS}
+        pairs: list[tuple[int, int]] = []
+        for c, (chunk, found) in enumerate(zip(chunks, mentions), start=self.n_chunks):
+            in_chunk: dict[int, None] = {}
+            for m in found:
+                e = self._entity(m)
+                in_chunk[e] = None
+                for key, value in zip(_MENTION_COLUMNS, (chunk.chunk_id, e, m.surface, m.label, m.start, m.end)):
+                    rows[key].append(value)
+            pairs.extend((e, c) for e in in_chunk)
+        self.pairs.append(np.array(pairs, dtype=np.int64).reshape(-1, 2))
+        chunk_table = _chunks_table(chunks)
+        self.chunk_ids.append(chunk_table.column("chunk_id").combine_chunks())
+        self.chunk_doc.append(np.array([self.doc_row[c.doc_id] for c in chunks], dtype=np.int64))
+        self.n_chunks += len(chunks)
+        types = {"entity_id": pa.int32(), "start": pa.int32(), "end": pa.int32()}
+        return chunk_table, pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in rows.items()})
+
+    def _add_documents(self, docs: Sequence[Document], chunks: Sequence[Chunk]) -> None:
+        per_doc = Counter(c.doc_id for c in chunks)
+        for d in docs:
+            if d.doc_id in self.doc_row:
+                first = self._sources[self.doc_row[d.doc_id]]
+                raise JudgeAgentError(f"duplicate doc_id {d.doc_id!r} at {d.source} (first at {first})")
+            self.doc_row[d.doc_id] = len(self.doc_row)
+            self._sources.append(d.source)
+            for key, value in zip(self.docs, (d.doc_id, d.title, json.dumps(d.meta, ensure_ascii=False, sort_keys=True),
+                                              per_doc[d.doc_id], len(d.text))):
+                self.docs[key].append(value)
+
+    def _entity(self, m: Mention) -> int:
         e = self.rows.setdefault(m.name, len(self.rows))
         if e == len(self.labels):
             self.labels.append(Counter())
             self.surfaces.append({})
         self.labels[e][m.label] += 1
         self.surfaces[e][m.surface] = None
-        self.pairs.add((e, chunk_row))
-        for key, value in zip(_MENTION_COLUMNS, (chunk.chunk_id, e, m.surface, m.label, m.start, m.end)):
-            self.mentions[key].append(value)
+        return e
 
-    def incidence(self, n_chunks: int) -> sparse.csr_matrix:
+    def finish(self) -> dict[str, pa.Table]:
+        """The documents, entities and edges tables, from everything added."""
+        in_chunks = self._incidence()
+        chunk_doc = np.concatenate(self.chunk_doc) if self.chunk_doc else np.zeros(0, np.int64)
+        to_doc = sparse.csr_matrix((np.ones(self.n_chunks, np.int32), (np.arange(self.n_chunks), chunk_doc)),
+                                   shape=(self.n_chunks, len(self.doc_row)))
+        in_docs = (in_chunks @ to_doc).tocsr()
+        in_docs.data[:] = 1  # membership, not mention counts
+        in_docs.sort_indices()
+        chunk_ids = pa.concat_arrays(self.chunk_ids) if self.chunk_ids else pa.array([], pa.string())
+        documents = pa.table({
+            "doc_id": pa.array(self.docs["doc_id"], pa.string()),
+            "title": pa.array(self.docs["title"], pa.string()),
+            "meta": pa.array(self.docs["meta"], pa.string()),
+            "n_chunks": pa.array(self.docs["n_chunks"], pa.int32()),
+            "n_chars": pa.array(self.docs["n_chars"], pa.int32()),
+        })
+        entities = pa.table({
+            "entity_id": pa.array(np.arange(len(self.rows), dtype=np.int32)),
+            "name": pa.array(list(self.rows), pa.string()),
+            "label": pa.array([lab.most_common(1)[0][0] for lab in self.labels], pa.string()),
+            "surface_forms": pa.array([list(s) for s in self.surfaces], pa.list_(pa.string())),
+            "chunk_ids": _ids(in_chunks, chunk_ids),
+            "doc_ids": _ids(in_docs, documents.column("doc_id").combine_chunks()),
+            "n_chunks": pa.array(np.diff(in_chunks.indptr).astype(np.int32)),
+            "n_docs": pa.array(np.diff(in_docs.indptr).astype(np.int32)),
+        })
+        return {"documents": documents, "entities": entities, "edges": _edges_table(in_chunks)}
+
+    def _incidence(self) -> sparse.csr_matrix:
         """Entity x chunk membership: row e holds C of node e."""
-        pairs = np.array(sorted(self.pairs), dtype=np.int64).reshape(-1, 2)
+        pairs = np.concatenate(self.pairs) if self.pairs else np.zeros((0, 2), np.int64)
         ones = np.ones(len(pairs), np.int32)
-        return sparse.csr_matrix((ones, (pairs[:, 0], pairs[:, 1])), shape=(len(self.rows), n_chunks))
+        m = sparse.csr_matrix((ones, (pairs[:, 0], pairs[:, 1])), shape=(len(self.rows), self.n_chunks))
+        m.sort_indices()
+        return m
 
 
 def link(docs: Sequence[Document], chunks: Sequence[Chunk], mentions: Sequence[list[Mention]]) -> dict[str, pa.Table]:
-    """Nodes N = (e, C, D) and chunk co-occurrence links, as the graph's tables."""
-    nodes = _Nodes()
-    for c, (chunk, found) in enumerate(zip(chunks, mentions)):
-        for m in found:
-            nodes.add(c, chunk, m)
-    in_chunks = nodes.incidence(len(chunks))
-    doc_row = {d.doc_id: i for i, d in enumerate(docs)}
-    chunk_doc = sparse.csr_matrix(
-        (np.ones(len(chunks), np.int32), (np.arange(len(chunks)), [doc_row[c.doc_id] for c in chunks])),
-        shape=(len(chunks), len(docs)))
-    in_docs = (in_chunks @ chunk_doc).tocsr()
-    in_docs.data[:] = 1  # membership, not mention counts
-    return {
-        "documents": _documents_table(docs, chunks),
-        "chunks": _chunks_table(chunks),
-        "entities": _entities_table(nodes, in_chunks, in_docs, [c.chunk_id for c in chunks],
-                                    [d.doc_id for d in docs]),
-        "mentions": _mentions_table(nodes),
-        "edges": _edges_table(in_chunks),
-    }
+    """Nodes N = (e, C, D) and chunk co-occurrence links, as the graph's tables (one block: everything)."""
+    linker = Linker()
+    chunk_table, mention_table = linker.add(docs, chunks, mentions)
+    rest = linker.finish()
+    return {"documents": rest["documents"], "chunks": chunk_table, "entities": rest["entities"],
+            "mentions": mention_table, "edges": rest["edges"]}
 
 
-def _ids(m: sparse.csr_matrix, names: list[str]) -> list[list[str]]:
-    return [[names[j] for j in sorted(m.indices[m.indptr[i]:m.indptr[i + 1]].tolist())] for i in range(m.shape[0])]
-
-
-def _entities_table(nodes: _Nodes, in_chunks: sparse.csr_matrix, in_docs: sparse.csr_matrix,
-                    chunk_ids: list[str], doc_ids: list[str]) -> pa.Table:
-    return pa.table({
-        "entity_id": pa.array(np.arange(len(nodes.rows), dtype=np.int32)),
-        "name": pa.array(list(nodes.rows), pa.string()),
-        "label": pa.array([lab.most_common(1)[0][0] for lab in nodes.labels], pa.string()),
-        "surface_forms": pa.array([list(s) for s in nodes.surfaces], pa.list_(pa.string())),
-        "chunk_ids": pa.array(_ids(in_chunks, chunk_ids), pa.list_(pa.string())),
-        "doc_ids": pa.array(_ids(in_docs, doc_ids), pa.list_(pa.string())),
-        "n_chunks": pa.array(np.diff(in_chunks.indptr).astype(np.int32)),
-        "n_docs": pa.array(np.diff(in_docs.indptr).astype(np.int32)),
-    })
-
-
-def _mentions_table(nodes: _Nodes) -> pa.Table:
-    types = {"entity_id": pa.int32(), "start": pa.int32(), "end": pa.int32()}
-    return pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in nodes.mentions.items()})
+def _ids(m: sparse.csr_matrix, names: pa.Array) -> pa.Array:
+    """Row i's column names, in column order (indices sorted), as a list column."""
+    values = names.take(pa.array(m.indices.astype(np.int64)))
+    return pa.ListArray.from_arrays(pa.array(m.indptr.astype(np.int32)), values)
 
 
 def _edges_table(in_chunks: sparse.csr_matrix) -> pa.Table:
@@ -99,17 +142,6 @@ def _edges_table(in_chunks: sparse.csr_matrix) -> pa.Table:
         "target": pa.array(shared.col[order].astype(np.int32)),
         "kind": pa.array(["chunk"] * len(order), pa.string()),
         "weight": pa.array(shared.data[order].astype(np.int32)),
-    })
-
-
-def _documents_table(docs: Sequence[Document], chunks: Sequence[Chunk]) -> pa.Table:
-    per_doc = Counter(c.doc_id for c in chunks)
-    return pa.table({
-        "doc_id": pa.array([d.doc_id for d in docs], pa.string()),
-        "title": pa.array([d.title for d in docs], pa.string()),
-        "meta": pa.array([json.dumps(d.meta, ensure_ascii=False, sort_keys=True) for d in docs], pa.string()),
-        "n_chunks": pa.array([per_doc[d.doc_id] for d in docs], pa.int32()),
-        "n_chars": pa.array([len(d.text) for d in docs], pa.int32()),
     })
 
 

@@ -179,13 +179,10 @@ class ContextGraph:
 
     # --- summary -------------------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        return {
-            "documents": self.tables["documents"].num_rows,
-            "chunks": self.tables["chunks"].num_rows,
-            "entities": self.n_entities,
-            "mentions": self.tables["mentions"].num_rows,
-            "chunk_links": self.tables["edges"].num_rows,
-        }
+        # Tables read lazily (a streamed build's) count from their files' footers, unread.
+        rows = getattr(self.tables, "num_rows", lambda name: self.tables[name].num_rows)
+        return {"documents": rows("documents"), "chunks": rows("chunks"), "entities": rows("entities"),
+                "mentions": rows("mentions"), "chunk_links": rows("edges")}
 
 
 def document_texts(graph: ContextGraph) -> dict[str, str]:

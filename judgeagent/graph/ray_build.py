@@ -3,7 +3,9 @@
 Work is planned as blocks of documents (byte ranges of a .jsonl file, or one whole file of another
 kind); each block flows through a task stage (read + chunk) and two actor pools (spaCy, the encoder),
 each actor loading its model once. The coordinator sorts the finished blocks back into corpus order,
-so that linking sees exactly the chunks and mentions the local engine sees: the same graph.
+so that linking sees exactly the chunks and mentions the local engine sees: the same graph. Blocks
+are linked and written out as they arrive (graph/build.py): the coordinator never gathers the chunk
+texts or vectors.
 """
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import contextlib
 import logging
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -28,15 +30,7 @@ from ..progress import Progress, Timings
 Row = dict[str, Any]
 
 
-class StageOutput(NamedTuple):
-    """What the per-document stages hand to linking, in corpus order."""
-
-    documents: list[Document]
-    chunks: list[Chunk]
-    mentions: list[list[Mention]]
-    chunk_vectors: np.ndarray
-    extractor: dict[str, Any]
-    dim: int
+Consume = Callable[[list[Document], list[Chunk], list[list[Mention]], np.ndarray], None]
 
 
 # --- the cluster -----------------------------------------------------------------------------------
@@ -166,9 +160,11 @@ class _Embed:
 
 
 # --- the coordinator -------------------------------------------------------------------------------
-def run_document_stages(root: Path, config: GraphConfig, engine: RayConfig, timings: Timings,
-                        progress: Progress | None) -> StageOutput:
-    """Reading, chunking, extraction and chunk embedding on Ray; blocks back in corpus order."""
+def run_document_stages(root: Path, config: GraphConfig, engine: RayConfig, consume: Consume,
+                        timings: Timings, progress: Progress | None) -> tuple[dict[str, Any], int]:
+    """Reading, chunking, extraction and chunk embedding on Ray. Each finished block is handed to
+    `consume` in corpus order as soon as the blocks before it are: a block that arrives early waits,
+    the rest is never gathered. Returns the extractor's description and the embedding dimension."""
     import ray.data
 
     _quiet_ray_data()
@@ -180,37 +176,19 @@ def run_document_stages(root: Path, config: GraphConfig, engine: RayConfig, timi
                 concurrency=engine.workers, num_cpus=1)
     ds = ds.map(_Embed, fn_constructor_kwargs=_embed_args(config, engine), concurrency=engine.workers,
                 num_cpus=1, num_gpus=engine.gpus_per_worker or None)
-    done: dict[int, bytes] = {}
+    early: dict[int, bytes] = {}
+    extractor, dim, next_block = {}, 0, 0
     with timings.timed(progress, "document stages (ray)", len(blocks), "block") as advance:
         for row in ds.iter_rows():
             if row["error"]:
-                raise JudgeAgentError(row["error"])  # leaves the cluster; nothing has been written
-            done[int(row["block"])] = row["data"]
+                raise JudgeAgentError(row["error"])  # leaves the cluster; nothing has been published
+            early[int(row["block"])] = row["data"]
+            while next_block in early:
+                docs, chunks, mentions, extractor, vectors, dim = pickle.loads(early.pop(next_block))
+                consume(docs, chunks, mentions, vectors)
+                next_block += 1
             advance(1)
-    return _assemble([pickle.loads(done[i]) for i in sorted(done)])
-
-
-def _assemble(parts: list[tuple]) -> StageOutput:
-    docs: list[Document] = []
-    seen: dict[str, Document] = {}
-    chunks: list[Chunk] = []
-    mentions: list[list[Mention]] = []
-    vectors = []
-    extractor, dim = {}, 0
-    for block_docs, block_chunks, block_mentions, extractor, block_vectors, dim in parts:
-        for doc in block_docs:
-            if doc.doc_id in seen:
-                raise JudgeAgentError(
-                    f"duplicate doc_id {doc.doc_id!r} at {doc.source} (first at {seen[doc.doc_id].source})")
-            seen[doc.doc_id] = doc
-        docs.extend(block_docs)
-        chunks.extend(block_chunks)
-        mentions.extend(block_mentions)
-        vectors.append(block_vectors)
-    if not docs:
-        raise JudgeAgentError("corpus has no documents")
-    matrix = np.ascontiguousarray(np.concatenate(vectors)) if chunks else np.zeros((0, dim), np.float32)
-    return StageOutput(docs, chunks, mentions, matrix, extractor, dim)
+    return extractor, dim
 
 
 def embed_names(names: list[str], config: GraphConfig, engine: RayConfig, dim: int,

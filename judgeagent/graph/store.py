@@ -1,15 +1,18 @@
 """A graph on disk: manifest.json, parquet tables, .npy vectors, FAISS indexes; written atomically."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
@@ -56,38 +59,114 @@ def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False)
     """Write to a hidden sibling folder, then rename into place: a crash never leaves half a graph."""
     out = Path(out)
     check_writable(out, overwrite)
+    with staging(out) as tmp:
+        for name in TABLES:
+            pq.write_table(graph.tables[name], tmp / f"{name}.parquet")
+        for attr, file in VECTORS.items():
+            np.save(tmp / file, getattr(graph, attr), allow_pickle=False)
+        write_indexes(graph.entity_index, graph.chunk_index, tmp)
+        seal(tmp, graph.manifest)
+        publish(tmp, out)
+    return out  # the caller's graph keeps its path: a copy saved elsewhere does not move it
+
+
+@contextlib.contextmanager
+def staging(out: Path | None) -> Iterator[Path]:
+    """The folder a graph is written into before it is published: hidden beside `out` (so the final
+    rename stays on one file system), or a temporary folder without `out`. Removed on the way out,
+    whatever happened: a failed or killed build leaves nothing half-written."""
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="judgeagent-graph-") as tmp:
+            yield Path(tmp)
+        return
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        _write_files(graph, tmp)
-        _replace(tmp, out)
+        yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return out  # the caller's graph keeps its path: a copy saved elsewhere does not move it
 
 
-def _write_files(graph: ContextGraph, folder: Path) -> None:
-    for name in TABLES:
-        pq.write_table(graph.tables[name], folder / f"{name}.parquet")
-    for attr, file in VECTORS.items():
-        np.save(folder / file, getattr(graph, attr), allow_pickle=False)
-    for attr, file in INDEXES.items():
-        write_index(getattr(graph, attr), folder / file)
+def write_indexes(entity_index: Any, chunk_index: Any, folder: Path) -> None:
+    for index, file in zip((entity_index, chunk_index), INDEXES.values()):
+        write_index(index, folder / file)
+
+
+def seal(folder: Path, manifest: dict[str, Any]) -> None:
+    """Record every file's checksum and the graph id in `manifest`, and write it last."""
     files = {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size} for p in sorted(folder.iterdir())}
-    graph.manifest["files"] = files
-    graph.manifest["graph_id"] = hashlib.sha256(
+    manifest["files"] = files
+    manifest["graph_id"] = hashlib.sha256(
         json.dumps({k: v["sha256"] for k, v in files.items()}, sort_keys=True).encode()
     ).hexdigest()[:16]
     with open(folder / MANIFEST, "w", encoding="utf-8") as f:
-        json.dump(graph.manifest, f, indent=2, ensure_ascii=False)
+        json.dump(manifest, f, indent=2, ensure_ascii=False)
         f.write("\n")
         f.flush()
         os.fsync(f.fileno())
 
 
-def _replace(tmp: Path, out: Path) -> None:
+class ChunkWriter:
+    """The chunk side of a graph written as it is produced, block by block in corpus order: the
+    chunks and mentions tables in row groups, the chunk vectors appended to a raw file that becomes
+    `chunk_vectors.npy` at the end. What it holds at a time is one row group's rows."""
+
+    ROWS_PER_GROUP = 16_384
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pending: dict[str, list[pa.Table]] = {"chunks": [], "mentions": []}
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.rows = {"chunks": 0, "mentions": 0}
+        self.raw = folder / "chunk_vectors.f32.part"
+        self.vectors = open(self.raw, "wb")  # noqa: SIM115  (open across blocks; closed by close())
+        self.n_vectors = 0
+
+    def add(self, chunks: pa.Table, mentions: pa.Table, vectors: np.ndarray) -> None:
+        if len(vectors) != chunks.num_rows:
+            raise ValueError(f"{chunks.num_rows} chunks but {len(vectors)} vectors")
+        for name, table in (("chunks", chunks), ("mentions", mentions)):
+            self.pending[name].append(table)
+            self.rows[name] += table.num_rows
+            if sum(t.num_rows for t in self.pending[name]) >= self.ROWS_PER_GROUP:
+                self._flush(name)
+        self.vectors.write(np.ascontiguousarray(vectors, np.float32).tobytes())
+        self.n_vectors += len(vectors)
+
+    def _flush(self, name: str) -> None:
+        if not self.pending[name]:
+            return
+        table = pa.concat_tables(self.pending[name])
+        self.pending[name] = []
+        if name not in self.writers:
+            self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema)
+        if table.num_rows or not self.rows[name]:  # an empty corpus still gets its (empty) tables
+            self.writers[name].write_table(table)
+
+    def close(self, dim: int) -> np.ndarray:
+        """Finish the files; the chunk vectors come back memory-mapped, not loaded."""
+        for name in self.pending:
+            self._flush(name)
+            self.writers[name].close()
+        self.vectors.close()
+        path = self.folder / VECTORS["chunk_vectors"]
+        if self.n_vectors == 0:
+            np.save(path, np.zeros((0, dim), np.float32), allow_pickle=False)
+        else:
+            out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(self.n_vectors, dim))
+            raw = np.memmap(self.raw, dtype=np.float32, mode="r", shape=(self.n_vectors, dim))
+            for start in range(0, self.n_vectors, 65_536):  # copied in slices: never all in memory
+                out[start:start + 65_536] = raw[start:start + 65_536]
+            out.flush()
+            del out, raw
+        self.raw.unlink()
+        return np.load(path, mmap_mode="r")
+
+
+def publish(tmp: Path, out: Path) -> None:
+    """Rename a staged graph into place (replacing an older one only once the new one is there)."""
     if not out.exists():
         os.rename(tmp, out)
         return
@@ -99,6 +178,34 @@ def _replace(tmp: Path, out: Path) -> None:
         os.rename(old, out)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+class LazyTables(Mapping[str, pa.Table]):
+    """A graph folder's tables, each read on first use: a streamed build hands back its graph without
+    reading every chunk text into the memory it took care not to fill."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.loaded: dict[str, pa.Table] = {}
+
+    def __getitem__(self, name: str) -> pa.Table:
+        if name not in TABLES:
+            raise KeyError(name)
+        if name not in self.loaded:
+            self.loaded[name] = pq.read_table(self.folder / f"{name}.parquet")
+        return self.loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TABLES)
+
+    def __len__(self) -> int:
+        return len(TABLES)
+
+    def num_rows(self, name: str) -> int:
+        """From the file's footer when the table has not been read."""
+        if name in self.loaded:
+            return self.loaded[name].num_rows
+        return pq.ParquetFile(self.folder / f"{name}.parquet").metadata.num_rows
 
 
 def load_graph(path: str | Path, *, verify: bool = True) -> ContextGraph:
