@@ -1,6 +1,6 @@
 """Write tests/data/judgeagent_reference.json: what JudgeAgent gives on the equality test's configuration.
 
-    PYTHONPATH=. .venv/bin/python tests/make_judgeagent_reference.py [--check]
+    PYTHONPATH=. .venv/bin/python tests/make_judgeagent_reference.py [--check] [--extension GRAPH]
 
 20 MultiHop-RAG questions (batches of 5, no extension), the target right on every third question, the
 scripted loopback servers of tests/scripted.py; then `validate`. The file holds exactly what
@@ -10,6 +10,13 @@ name for a registry at fixed addresses. It was first written by the code before
 JudgeAgent was ported onto the shared runner (protocols/runner.py), so the test keeps proving that the
 port changed no result after the old path is gone. `--check` compares a fresh run with the file instead
 of writing it (the loopback script is deterministic: two captures are equal).
+
+`--extension GRAPH` writes tests/data/judgeagent_reference_extension.json instead: the same 20 questions
+with the extension stage on (3 rounds a batch, paths sampled from GRAPH, a graph of MultiHop-RAG small
+with the default GraphConfig), so the comparison covers tiers, paths, generated questions and their
+verdicts too. It was written by the code before the port (commit 4d3ff80) on a graph built by the
+current code (the graph format did not change; building it again gives the same tables and vectors), and
+holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "tests" / "data" / "judgeagent_reference.json"
+REFERENCE_EXTENSION = ROOT / "tests" / "data" / "judgeagent_reference_extension.json"
 KEEP = ("acc1", "acc2", "cr", "cte", "delta", "mcnemar_p")
 
 
@@ -36,17 +44,24 @@ def outcome(folder: Path, validation: dict[str, Any]) -> dict[str, Any]:
         "validation": {k: validation["overall"][k] for k in KEEP},
         "intervals": validation["intervals"],
     }
+    extension = [r for r in rows if r.get("stage") == "extension"]
+    if extension:  # what the rounds asked, at which difficulty, from which path
+        found["extension"] = sorted([r["record_id"], r["difficulty"], r["question"], r["gold"],
+                                     r["path"]["seed"], r["path"]["chunk_ids"]] for r in extension)
     return json.loads(json.dumps(found))
 
 
-def setup() -> tuple[Any, Any, set[str]]:
+def setup(extension: bool = False) -> tuple[Any, Any, set[str]]:
     """The benchmark (20 questions), the config, and the questions the scripted target knows."""
     from judgeagent.benchmark import load_benchmark
     from judgeagent.config import EvalConfig
     from tests.conftest import DATA
 
     bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=20)
-    return bench, EvalConfig(batch_size=5, extension=False), {i.question for i in bench.items[::3]}
+    known = {i.question for i in bench.items[::3]}
+    if extension:  # the target also knows the scripted questions about some fragments: mixed verdicts
+        known |= {f"fragment {n} " for n in range(0, 97, 3)}
+    return bench, EvalConfig(batch_size=5, extension=extension), known
 
 
 def fixed_registry() -> Any:
@@ -80,18 +95,19 @@ def identity() -> dict[str, str]:
     return {"config_id": found, "folder": _name(bench, "tgt", found)}
 
 
-def capture(folder: Path) -> dict[str, Any]:
-    """Run JudgeAgent through `evaluate` on the loopback servers, validate, and return the outcome."""
+def capture(folder: Path, graph: Any = None) -> dict[str, Any]:
+    """Run JudgeAgent through `evaluate` on the loopback servers, validate, and return the outcome. With a
+    graph, the extension stage runs on it."""
     from judgeagent.interview.evaluate import evaluate
     from judgeagent.interview.validate import validate
     from tests.scripted import Roles, Script
 
-    bench, config, known = setup()
+    bench, config, known = setup(extension=graph is not None)
     with Roles(Script(target_right=known)) as roles:
         for item in bench.items:
             roles.script.golds[item.question] = item.answer
         registry = roles.registry()
-        result = evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=folder,
+        result = evaluate(bench, graph, "tgt", interviewer="int", config=config, run_dir=folder,
                           registry=registry, cache=False)
         return outcome(result.folder, validate(result.folder, registry=registry, cache=False))
 
@@ -99,16 +115,23 @@ def capture(folder: Path) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare with the stored file instead of writing it")
+    parser.add_argument("--extension", type=Path, metavar="GRAPH",
+                        help="the extension configuration, on this graph of MultiHop-RAG small")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        found = {**capture(Path(tmp) / "run"), "identity": identity()}
+        if args.extension:
+            from judgeagent import load_graph
+
+            reference, found = REFERENCE_EXTENSION, capture(Path(tmp) / "run", load_graph(args.extension))
+        else:
+            reference, found = REFERENCE, {**capture(Path(tmp) / "run"), "identity": identity()}
     if args.check:
-        same = found == json.loads(REFERENCE.read_text())
+        same = found == json.loads(reference.read_text())
         print("same as the reference" if same else "DIFFERENT from the reference")
         return 0 if same else 1
-    REFERENCE.parent.mkdir(parents=True, exist_ok=True)
-    REFERENCE.write_text(json.dumps(found, indent=1) + "\n")
-    print(f"wrote {REFERENCE}")
+    reference.parent.mkdir(parents=True, exist_ok=True)
+    reference.write_text(json.dumps(found, indent=1) + "\n")
+    print(f"wrote {reference}")
     return 0
 
 

@@ -245,6 +245,29 @@ def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
         assert {r["protocol"] for r in records(folder)} == {"judgeagent"}
 
 
+def test_judgeagent_extension_rounds_give_the_results_of_the_code_before_the_port(tmp_path, mhr_graph):
+    """The same 20 questions with the extension stage on (3 rounds a batch on MultiHop-RAG small's graph):
+    tiers, sampled paths, generated questions and every verdict, then validation, as the code before the
+    port gave them on this graph (tests/data/judgeagent_reference_extension.json)."""
+    from judgeagent.interview.validate import validate
+    from tests.make_judgeagent_reference import REFERENCE_EXTENSION, outcome, setup
+    from tests.scripted import Roles
+    from tests.scripted import Script as LoopbackScript
+
+    reference = json.loads(REFERENCE_EXTENSION.read_text())
+    bench, config, known = setup(extension=True)
+    with Roles(LoopbackScript(target_right=known)) as roles:
+        for item in bench.items:
+            roles.script.golds[item.question] = item.answer
+        registry = roles.registry()
+        folder = run_protocol("judgeagent", bench, mhr_graph, models={"target": "tgt", "interviewer": "int"},
+                              config=config, run_dir=tmp_path / "ported", registry=registry, cache=False).folder
+        found = outcome(folder, validate(folder, registry=registry, cache=False))
+    assert len(reference["verdicts"]) > 20  # the extension questions are there too
+    for key, value in reference.items():
+        assert found[key] == value, key
+
+
 # --- the CLI: protocols listed, bad input refused in one line -------------------------------------------
 
 def _cli(argv, capsys):
