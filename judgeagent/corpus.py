@@ -44,13 +44,16 @@ def read_corpus(path: str | Path, fields: FieldMap = FieldMap()) -> Corpus:
     for file in files:
         for doc in _read_file(file, root, fields):
             if doc.doc_id in seen:
-                raise JudgeAgentError(
-                    f"duplicate doc_id {doc.doc_id!r} at {doc.source} (first at {seen[doc.doc_id].source})"
-                )
+                raise duplicate_doc(doc, seen[doc.doc_id].source)
             seen[doc.doc_id] = doc
     if not seen:
         raise JudgeAgentError(f"corpus {root} has no documents")
     return Corpus(root, list(seen.values()))
+
+
+def duplicate_doc(doc: Document, first: str) -> JudgeAgentError:
+    """The one wording for a repeated doc_id, whether the corpus is read whole or block by block."""
+    return JudgeAgentError(f"duplicate doc_id {doc.doc_id!r} at {doc.source} (first at {first})")
 
 
 def corpus_files(root: Path) -> list[Path]:

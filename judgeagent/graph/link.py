@@ -10,9 +10,8 @@ import pyarrow as pa
 from scipy import sparse
 
 from ..chunking import Chunk
-from ..corpus import Document
+from ..corpus import Document, duplicate_doc
 from ..entities import Mention
-from ..errors import JudgeAgentError
 
 _MENTION_COLUMNS = ("chunk_id", "entity_id", "surface", "label", "start", "end")
 
@@ -63,8 +62,7 @@ class Linker:
         per_doc = Counter(c.doc_id for c in chunks)
         for d in docs:
             if d.doc_id in self.doc_row:
-                first = self._sources[self.doc_row[d.doc_id]]
-                raise JudgeAgentError(f"duplicate doc_id {d.doc_id!r} at {d.source} (first at {first})")
+                raise duplicate_doc(d, self._sources[self.doc_row[d.doc_id]])
             self.doc_row[d.doc_id] = len(self.doc_row)
             self._sources.append(d.source)
             for key, value in zip(self.docs, (d.doc_id, d.title, json.dumps(d.meta, ensure_ascii=False, sort_keys=True),

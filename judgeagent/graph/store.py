@@ -119,7 +119,8 @@ class ChunkWriter:
         self.folder = folder
         self.pending: dict[str, list[pa.Table]] = {"chunks": [], "mentions": []}
         self.writers: dict[str, pq.ParquetWriter] = {}
-        self.rows = {"chunks": 0, "mentions": 0}
+        self.rows = {"chunks": 0, "mentions": 0}  # written or pending
+        self.pending_rows = {"chunks": 0, "mentions": 0}
         self.raw = folder / "chunk_vectors.f32.part"
         self.vectors = open(self.raw, "wb")  # noqa: SIM115  (open across blocks; closed by close())
         self.n_vectors = 0
@@ -130,7 +131,8 @@ class ChunkWriter:
         for name, table in (("chunks", chunks), ("mentions", mentions)):
             self.pending[name].append(table)
             self.rows[name] += table.num_rows
-            if sum(t.num_rows for t in self.pending[name]) >= self.ROWS_PER_GROUP:
+            self.pending_rows[name] += table.num_rows
+            if self.pending_rows[name] >= self.ROWS_PER_GROUP:
                 self._flush(name)
         self.vectors.write(np.ascontiguousarray(vectors, np.float32).tobytes())
         self.n_vectors += len(vectors)
@@ -139,7 +141,7 @@ class ChunkWriter:
         if not self.pending[name]:
             return
         table = pa.concat_tables(self.pending[name])
-        self.pending[name] = []
+        self.pending[name], self.pending_rows[name] = [], 0
         if name not in self.writers:
             self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema)
         if table.num_rows or not self.rows[name]:  # an empty corpus still gets its (empty) tables

@@ -61,10 +61,9 @@ class JudgeAgentProtocol(Protocol):
         return bool(config.extension)
 
     def check_inputs(self, request: RunRequest) -> None:
-        if not request.benchmark.items:
-            raise JudgeAgentError(f"benchmark {request.benchmark.path} has no items")
-        if request.graph is None and request.config.extension:
+        if request.graph is None and request.config.extension:  # JudgeAgent's own wording, asked first
             raise JudgeAgentError("the extension stage needs a graph (--graph), or use --no-extension")
+        super().check_inputs(request)
         # `validate` reopens the roles by their registry names from the manifest: a Python object has none.
         if not all(isinstance(v, str) for v in request.models.values() if v):
             raise JudgeAgentError("the judgeagent protocol takes model names (registry entries), not model objects")
@@ -72,16 +71,10 @@ class JudgeAgentProtocol(Protocol):
     def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
         """The payload JudgeAgent's runs had before the runner (no `protocol` key, options added later left
         out at their default): a run started by an earlier version keeps its folder name and resumes."""
-        from ..models.roles import model_identity
-
-        return {
-            "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
-                          for i in request.benchmark.items],
-            "graph": request.graph.manifest.get("graph_id") if request.graph else None,
-            # The embedded model's port may change between runs; its file is what identifies it.
-            "models": {role: model_identity(value, registry) for role, value in request.models.items()},
-            "config": _identity_config(request.config),
-        }
+        payload = super().identity_payload(request, registry)
+        del payload["protocol"]
+        payload["config"] = _identity_config(request.config)
+        return payload
 
     def folder_stem(self, request: RunRequest) -> str:
         return f"{Path(request.benchmark.path).stem}-{request.models['target']}"
