@@ -94,7 +94,8 @@ class Encoder:
     def encode(
         self, texts: Sequence[str], batch_size: int = 64, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
-        parts = []
+        # Filled slice by slice: one copy in memory. Sized on the first slice (some models report no dim).
+        out = np.zeros((0, self.dim), dtype=np.float32)
         for start in range(0, len(texts), _SLICE):
             part = list(texts[start:start + _SLICE])
             if self.static:
@@ -105,12 +106,12 @@ class Encoder:
                     part, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-            parts.append(np.asarray(vectors, dtype=np.float32))
+            if start == 0:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[start:start + len(part)] = vectors
             if progress:
                 progress(len(part))
-        if not parts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.ascontiguousarray(np.concatenate(parts))
+        return out
 
 
 def _quiet_transformers() -> None:

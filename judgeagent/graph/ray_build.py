@@ -203,9 +203,13 @@ def embed_names(names: list[str], config: GraphConfig, engine: RayConfig, dim: i
     ds = ds.map(_Embed, fn_constructor_kwargs=_embed_args(config, engine),
                 concurrency=min(engine.workers, len(rows)), num_cpus=1,
                 num_gpus=engine.gpus_per_worker or None)
-    done = {int(r["block"]): np.frombuffer(r["vectors"], np.float32).reshape(-1, int(r["dim"]))
-            for r in ds.iter_rows()}
-    return np.ascontiguousarray(np.concatenate([done[i] for i in sorted(done)]))
+    # Each block is copied into place as it arrives: one copy of the entity vectors, not blocks + a concat.
+    out = np.empty((len(names), dim), np.float32)
+    for r in ds.iter_rows():
+        vectors = np.frombuffer(r["vectors"], np.float32).reshape(-1, dim)
+        start = int(r["block"]) * per_block
+        out[start:start + len(vectors)] = vectors
+    return out
 
 
 def _embed_args(config: GraphConfig, engine: RayConfig) -> dict[str, Any]:
