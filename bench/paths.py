@@ -1,7 +1,7 @@
 """Do knowledge paths stay on topic? Graph paths, random chunks and dense top-k against supporting documents.
 
     .venv/bin/python bench/paths.py [--sets multihop_rag/small hotpotqa/small hotpotqa/medium]
-        [--seeds 0 1 2 3 4] [--hops 3] [--json out.json]
+        [--seeds 0 1 2 3 4] [--hops 3] [--json out.json] [--embedding-models all-MiniLM-L6-v2 static]
 
 For every question of a split (a batch of one question, as the issue measured it) and every seed,
 three ways to pick the H chunks an extension round writes its questions from:
@@ -14,7 +14,8 @@ the share of paths that touch at least one, distinct documents per path, distinc
 and the encoder run on it), "all" every seed (later seeds reuse the question's entities and vectors,
 as the rounds of a run do); "cold cpu" is the process's CPU time for the cold picks, steadier than the
 wall clock on a shared machine. For graph paths, the same figures split by the kind of the seed mention.
-Graphs are built once under .cache/paths and reused.
+Graphs are built once under .cache/paths and reused, one per embedding model (`--embedding-models`:
+the graph's vectors, its question encoder and the dense baseline all use that model).
 """
 from __future__ import annotations
 
@@ -32,15 +33,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 CACHE = ROOT / ".cache" / "paths"
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
-def graph_for(dataset: str, split: str) -> Any:
-    from judgeagent import build_graph, load_graph
+def graph_for(dataset: str, split: str, model: str = DEFAULT_MODEL) -> Any:
+    from judgeagent import GraphConfig, build_graph, load_graph
 
-    folder = CACHE / f"{dataset}_{split}"
+    # The default model's graphs keep their old folder, so caches from earlier runs stay valid.
+    suffix = "" if model == DEFAULT_MODEL else "_" + "".join(c if c.isalnum() else "-" for c in model)
+    folder = CACHE / f"{dataset}_{split}{suffix}"
     if (folder / "manifest.json").exists():
         return load_graph(folder)
-    return build_graph(DATA / dataset / f"{split}.docs.jsonl", folder)
+    return build_graph(DATA / dataset / f"{split}.docs.jsonl", folder, GraphConfig(embedding_model=model))
 
 
 def questions_for(dataset: str, split: str, graph: Any) -> list[tuple[str, set[str]]]:
@@ -127,8 +131,8 @@ def seed_kind(sampler: Any, question: str, surface: str) -> str:
     return "concept" if labels[surface] == CONCEPT else "named"
 
 
-def measure(dataset: str, split: str, seeds: list[int], hops: int) -> dict[str, Any]:
-    graph = graph_for(dataset, split)
+def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = DEFAULT_MODEL) -> dict[str, Any]:
+    graph = graph_for(dataset, split, model)
     questions = questions_for(dataset, split, graph)
     doc_of = dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))
     tallies = {name: Tally() for name in ("graph", "random", "dense")}
@@ -144,16 +148,16 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int) -> dict[str, 
                 tallies[name].add([doc_of[c] for c in dict.fromkeys(chunk_ids)], support, ms, cpu_ms, n == 0, kind)
                 seen.add(tuple(chunk_ids))
             tallies[name].distinct.append(len(seen))
-    return {"set": f"{dataset}/{split}", "questions": len(questions), "documents": len(graph.doc_ids),
+    return {"set": f"{dataset}/{split}", "model": model, "questions": len(questions), "documents": len(graph.doc_ids),
             "chunks": len(graph.chunk_ids), "entities": graph.n_entities,
             "ways": {name: t.figures() for name, t in tallies.items()}}
 
 
 def render(result: dict[str, Any], seeds: int, hops: int) -> str:
-    lines = [f"{result['set']}: {result['questions']} questions x {seeds} seeds, {hops} hops; "
-             f"{result['documents']} documents, {result['chunks']} chunks, {result['entities']} entities",
-             f"  {'way':<7} {'chunks from support':>19} {'paths touching':>14} {'docs/path':>9} "
-             f"{'distinct/q':>10} {'median ms: cold':>15} {'cold cpu':>8} {'all':>6}"]
+    lines = [(f"{result['set']} ({result['model']}): {result['questions']} questions x {seeds} seeds, {hops} hops; "
+              f"{result['documents']} documents, {result['chunks']} chunks, {result['entities']} entities"),
+             (f"  {'way':<7} {'chunks from support':>19} {'paths touching':>14} {'docs/path':>9} "
+              f"{'distinct/q':>10} {'median ms: cold':>15} {'cold cpu':>8} {'all':>6}")]
     for name, f in result["ways"].items():
         lines.append(f"  {name:<7} {f['chunk_share']:>19.3f} {f['touch_share']:>14.3f} {f['docs_per_path']:>9.2f} "
                      f"{f['distinct_paths']:>10.2f} {f['median_cold_ms']:>15.1f} {f['median_cold_cpu_ms']:>8.1f} "
@@ -172,12 +176,15 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--hops", type=int, default=3)
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
+    parser.add_argument("--embedding-models", nargs="+", default=[DEFAULT_MODEL],
+                        help="build each set's graph with each of these (a name, `static` or a folder)")
     args = parser.parse_args()
     results = []
     for spec in args.sets:
         dataset, split = spec.split("/")
-        results.append(measure(dataset, split, args.seeds, args.hops))
-        print(render(results[-1], len(args.seeds), args.hops), flush=True)
+        for model in args.embedding_models:
+            results.append(measure(dataset, split, args.seeds, args.hops, model))
+            print(render(results[-1], len(args.seeds), args.hops), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

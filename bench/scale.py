@@ -3,6 +3,7 @@
 .venv/bin/python bench/scale.py --split medium            # everything (long on 2 shared cores)
 .venv/bin/python bench/scale.py --split small --parts engines static
 .venv/bin/python bench/scale.py --split small --parts spacy        # spaCy in 1 vs 2 processes
+.venv/bin/python bench/scale.py --parts paths --paths-split medium  # path chunks from support: MiniLM vs static
 
 Each figure is a ratio or a peak measured within this one run. Builds run in child processes so that
 each one's peak RSS is its own (the coordinator's: Ray workers are separate processes).
@@ -70,7 +71,7 @@ def memory(split: str, scales: tuple[int, ...] = (1, 2, 4), which: tuple[str, ..
     total = sum(map(len, records))
     with tempfile.TemporaryDirectory() as tmp:
         for scale in scales:
-            size, kept, n_bytes = total * scale // max(scales), [], 0
+            size, kept, n_bytes = total * scale // 4, [], 0  # 4x is the whole concatenation
             for line in records:
                 if n_bytes >= size:
                     break
@@ -115,6 +116,25 @@ def static(corpus: Path, sample: int = 1000, graph_path: Path | None = None) -> 
           f"recall@1 {recalls['static']:.3f} vs {recalls['all-MiniLM-L6-v2']:.3f}")
 
 
+def static_paths(split: str, seeds: tuple[int, ...] = (0, 1, 2, 3, 4), hops: int = 3) -> None:
+    """What the static model costs the online stage: the share of path chunks from a question's supporting
+    documents on MultiHop-RAG `split`, with the graph built (and questions encoded) by each model. The
+    figures are bench/paths.py's; graphs are cached under .cache/paths."""
+    from paths import measure  # bench/paths.py: this script's folder is on sys.path
+
+    shares = {}
+    for model in ("all-MiniLM-L6-v2", "static"):
+        r = measure("multihop_rag", split, list(seeds), hops, model)
+        g, d = r["ways"]["graph"], r["ways"]["dense"]
+        shares[model] = g["chunk_share"]
+        print(f"{model}: multihop_rag/{split}, {r['questions']} questions x {len(seeds)} seeds, {hops} hops: "
+              f"graph paths: chunks from support {g['chunk_share']:.3f}, touching {g['touch_share']:.3f}, "
+              f"median cold {g['median_cold_ms']:.0f} ms; dense top-{hops}: {d['chunk_share']:.3f} / "
+              f"{d['touch_share']:.3f}", flush=True)
+    print(f"RATIO static / MiniLM share of path chunks from supporting documents: "
+          f"{shares['static'] / shares['all-MiniLM-L6-v2']:.3f}")
+
+
 def spacy_processes(corpus: Path) -> None:
     """Local-engine extraction seconds with spaCy in 1 and 2 processes, on the same chunks, in this run."""
     from judgeagent import EntityConfig
@@ -139,17 +159,23 @@ def spacy_processes(corpus: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="medium", help="small, medium or full (full is slow on 2 cores)")
-    parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static", "spacy"])
+    parser.add_argument("--parts", nargs="+", default=["engines", "memory", "static", "paths", "spacy"])
+    parser.add_argument("--paths-split", default="medium",
+                        help="for `paths`: the MultiHop-RAG split whose questions the path share is measured on")
     parser.add_argument("--graph", type=Path, help="for `static`: a graph already built from the same corpus")
     parser.add_argument("--engines", nargs="+", default=["local", "ray"], help="for `memory`: which engines")
+    parser.add_argument("--scales", nargs="+", type=int, default=[1, 2, 4],
+                        help="for `memory`: which sizes (of the largest, 4x = all four corpora)")
     args = parser.parse_args()
     corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
     if "engines" in args.parts:
         engines(corpus)
     if "memory" in args.parts:
-        memory(args.split, which=tuple(args.engines))
+        memory(args.split, tuple(args.scales), tuple(args.engines))
     if "static" in args.parts:
         static(corpus, graph_path=args.graph)
+    if "paths" in args.parts:
+        static_paths(args.paths_split)
     if "spacy" in args.parts:
         spacy_processes(corpus)
 
