@@ -99,7 +99,10 @@ class Encoder:
         for start in range(0, len(texts), _SLICE):
             part = list(texts[start:start + _SLICE])
             if self.static:
-                vectors = self.model.encode(part, batch_size=max(batch_size, 1024), show_progress_bar=False)
+                # model2vec returns float16: in it the 1e-12 floor is 0, and a text with no known token
+                # (its vector is zero) became 0/0 = NaN, which poisons an HNSW graph. float32 first.
+                vectors = np.asarray(self.model.encode(part, batch_size=max(batch_size, 1024),
+                                                       show_progress_bar=False), dtype=np.float32)
                 vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             else:
                 vectors = self.model.encode(
