@@ -123,7 +123,6 @@ class ChunkWriter:
         self.pending_rows = {"chunks": 0, "mentions": 0}
         self.raw = folder / "chunk_vectors.f32.part"
         self.vectors = open(self.raw, "wb")  # noqa: SIM115  (open across blocks; closed by close())
-        self.n_vectors = 0
 
     def add(self, chunks: pa.Table, mentions: pa.Table, vectors: np.ndarray) -> None:
         if len(vectors) != chunks.num_rows:
@@ -134,8 +133,7 @@ class ChunkWriter:
             self.pending_rows[name] += table.num_rows
             if self.pending_rows[name] >= self.ROWS_PER_GROUP:
                 self._flush(name)
-        self.vectors.write(np.ascontiguousarray(vectors, np.float32).tobytes())
-        self.n_vectors += len(vectors)
+        self.vectors.write(np.ascontiguousarray(vectors, np.float32).tobytes())  # a vector per chunk row
 
     def _flush(self, name: str) -> None:
         if not self.pending[name]:
@@ -153,13 +151,13 @@ class ChunkWriter:
             self._flush(name)
             self.writers[name].close()
         self.vectors.close()
-        path = self.folder / VECTORS["chunk_vectors"]
-        if self.n_vectors == 0:
+        path, n_vectors = self.folder / VECTORS["chunk_vectors"], self.rows["chunks"]
+        if n_vectors == 0:
             np.save(path, np.zeros((0, dim), np.float32), allow_pickle=False)
         else:
-            out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(self.n_vectors, dim))
-            raw = np.memmap(self.raw, dtype=np.float32, mode="r", shape=(self.n_vectors, dim))
-            for start in range(0, self.n_vectors, 65_536):  # copied in slices: never all in memory
+            out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n_vectors, dim))
+            raw = np.memmap(self.raw, dtype=np.float32, mode="r", shape=(n_vectors, dim))
+            for start in range(0, n_vectors, 65_536):  # copied in slices: never all in memory
                 out[start:start + 65_536] = raw[start:start + 65_536]
             out.flush()
             del out, raw
