@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from judgeagent.sandbox import SandboxLimits, run_tests
+from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, run_tests
 from tests.conftest import DATA
 
 PROBLEMS = [json.loads(line) for line in (DATA / "humaneval" / "problems.jsonl").read_text().splitlines()]

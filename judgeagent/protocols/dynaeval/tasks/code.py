@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from ....errors import JudgeAgentError
 from ....files import jsonl_records
 from ....grading.verdict import one_line
-from ....sandbox import SandboxLimits, run_tests
+from ..sandbox import SandboxLimits, run_tests
 from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 PROGRAMMER, REVIEWER = "programmer", "reviewer"
