@@ -62,10 +62,10 @@ def main() -> None:
         return
 
     from judgeagent import EvalConfig, build_graph, load_benchmark, load_graph
-    from judgeagent.interview.evaluate import evaluate
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
     from judgeagent.models.testserver import FakeServer
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     with tempfile.TemporaryDirectory() as tmp, FakeServer(latency=args.latency, reply=reply) as server:
         graph = load_graph(args.graph) if args.graph else build_graph(DATA / "small.docs.jsonl", Path(tmp) / "graph")

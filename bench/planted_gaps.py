@@ -4,7 +4,7 @@
         [--shares 0.25 0.5 0.75] [--seeds 0 1 2] [--rounds 3] [--per-round 2]
     .venv/bin/python bench/planted_gaps.py --realistic [--limit 10] [--rounds 2] [--per-round 1]
 
-The target is `judgeagent.validity.ExactTarget`: it knows whole topics of the corpus (MultiHop-RAG
+The target is `judgeagent.protocols.judgeagent.validity.ExactTarget`: it knows whole topics of the corpus (MultiHop-RAG
 categories; HotpotQA titles) up to a share of its documents, and nothing else. The interviewer is
 SCRIPTED (`validity.ScriptedInterviewer`): medium and hard questions are path sentences with a path
 entity asked for, easy ones the library's cloze questions. The figures therefore measure the
@@ -67,8 +67,15 @@ def entity_documents(graph: Any) -> dict[str, list[str]]:
 
 
 def one_run(graph: Any, bench: Any, known: Any, config: Any, folder: Path) -> list[dict[str, Any]]:
-    from judgeagent.interview.evaluate import evaluate
-    from judgeagent.validity import ExactTarget, ScriptedInterviewer, chat_reply, read_records, serve_roles
+    from judgeagent.protocols.judgeagent.validity import (
+        ExactTarget,
+        ScriptedInterviewer,
+        chat_reply,
+        read_records,
+        serve_roles,
+    )
+
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     if (folder / "summary.json").exists():  # finished before: re-measured, not re-run
         return read_records(folder)
@@ -80,9 +87,15 @@ def one_run(graph: Any, bench: Any, known: Any, config: Any, folder: Path) -> li
 
 
 def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
+    from judgeagent.protocols.judgeagent.validity import (
+        recovery,
+        run_ability,
+        select_documents,
+    )
+
     from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import CheckerConfig, EvalConfig
-    from judgeagent.validity import recovery, run_ability, select_documents
+    from judgeagent.config import CheckerConfig
+    from judgeagent.protocols.judgeagent.config import EvalConfig
 
     graph = graph_for(dataset, args.split)
     bench = load_benchmark(DATA / dataset / f"{args.split}.questions.jsonl")
@@ -120,11 +133,7 @@ def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
 def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The smaller confirmation: `validity.RagTarget` on the embedded SmolLM2-135M (top-3 known chunks in
     its prompt), full protocol, MultiHop-RAG, the first `--limit` questions, 25% vs 75% known, seed 0."""
-    from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import CheckerConfig, EvalConfig
-    from judgeagent.interview.evaluate import evaluate
-    from judgeagent.models.local import local_server, local_spec
-    from judgeagent.validity import (
+    from judgeagent.protocols.judgeagent.validity import (
         ScriptedInterviewer,
         chat_reply,
         read_records,
@@ -133,7 +142,13 @@ def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
         select_documents,
         serve_roles,
     )
-    from judgeagent.validity.rag import RagTarget
+    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
+
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.config import CheckerConfig
+    from judgeagent.models.local import local_server, local_spec
+    from judgeagent.protocols.judgeagent.config import EvalConfig
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     graph = graph_for("multihop_rag", args.split)
     bench = load_benchmark(DATA / "multihop_rag" / f"{args.split}.questions.jsonl", limit=args.limit)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
 _LAZY = {
     "build_graph": "judgeagent.graph.build",
@@ -23,8 +23,8 @@ _LAZY = {
     "EntityConfig": "judgeagent.config",
     "IndexConfig": "judgeagent.config",
     "FieldMap": "judgeagent.config",
-    "EvalConfig": "judgeagent.config",
-    "evaluate": "judgeagent.interview.evaluate",
+    "EvalConfig": "judgeagent.protocols.judgeagent.config",
+    "evaluate": "judgeagent.protocols.judgeagent.evaluate",
     "load_benchmark": "judgeagent.benchmark",
     "load_run": "judgeagent.runs",
     "JudgeAgentError": "judgeagent.errors",

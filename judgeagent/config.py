@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .limits import MAX_BATCH_SIZE, MAX_CHUNK_WORDS, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
+from .limits import MAX_CHUNK_WORDS
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 # Labels spaCy gives to numbers and dates: as graph nodes they become hubs ("2023", "monday") that link
@@ -126,49 +126,3 @@ class CheckerConfig(Frozen):
     """... and this false-positive rate (wrong answers accepted) or below."""
     calibration_pairs: int = Field(40, ge=4, le=1000)
     """Calibration pairs built from the benchmark (half must be accepted, half rejected)."""
-
-
-class EvalConfig(Frozen):
-    """Knobs of `evaluate` (Algorithm 1). Everything here is part of the run's identity."""
-
-    batch_size: int = Field(5, ge=1, le=MAX_BATCH_SIZE)
-    """N_B: base questions per batch."""
-    rounds: int = Field(3, ge=0, le=MAX_ROUNDS)
-    """RND_e: extension rounds per batch."""
-    hops: int = Field(3, ge=1, le=MAX_HOPS)
-    """H: entities per knowledge path."""
-    questions_per_round: int = Field(1, ge=1, le=MAX_QUESTIONS_PER_ROUND)
-    seed: int = Field(0, ge=0)
-    """numpy's generators take no negative seed."""
-    graph: bool = True
-    """False: the `--no-graph` ablation, chunks drawn at random from the whole knowledge base."""
-    path: Literal["graph", "dense"] = "graph"
-    """Where extension rounds take their chunks from with `graph=True`: `graph` walks the graph
-    (Algorithm 4); `dense` takes the top chunks for the batch's questions by similarity, no walk (the
-    `--path dense` baseline, to compare the graph's worth on your own data)."""
-    fixed_difficulty: Literal["easy", "medium", "hard"] | None = None
-    """The `--fixed-difficulty` ablation: extension questions at one difficulty whatever the tier."""
-    adaptive: Literal["tiers", "irt"] = "tiers"
-    """How each extension round picks its difficulty: `tiers` (the paper's score thresholds on the
-    batch's running score) or `irt` (the level that tells most about the batch's current ability
-    estimate, `validity.irt.most_informative`). `fixed_difficulty` overrides both."""
-    extension: bool = True
-    """False: the `--no-extension` ablation (feedback from base answers only)."""
-    checker: CheckerConfig = CheckerConfig()
-    """How answers are judged (deterministic rules, judge policy, calibration)."""
-    easy_generator: Literal["cloze", "llm"] = "cloze"
-    """Easy-tier extension questions: `cloze` blanks a path entity in a path sentence (no model call,
-    right by construction); `llm` asks the interviewer (the paper's Prompt 5)."""
-    self_check: tuple[str, ...] = ("medium", "hard")
-    """Tiers whose generated questions the interviewer must answer itself from the path text, and agree
-    with its own gold, before they are asked (one extra call per question)."""
-    hard_wrong_penalty: float = Field(0.0, ge=0)
-    generation_attempts: int = Field(3, ge=1)
-    """Requests for questions per round before the round is skipped."""
-    max_answer_words: int = Field(8, ge=1)
-    duplicate_jaccard: float = Field(0.6, gt=0, le=1)
-    max_passage_words: int | None = Field(None, ge=1)
-    """Truncate reference passages put into prompts (None: whole)."""
-    holdout: float = Field(0.0, ge=0, le=0.5)
-    """Share of each batch's base questions kept out of the interviewer's feedback prompt (and out of
-    path seeding), so that validation can tell feedback that generalises from feedback that recites."""

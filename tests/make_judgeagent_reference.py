@@ -54,7 +54,7 @@ def outcome(folder: Path, validation: dict[str, Any]) -> dict[str, Any]:
 def setup(extension: bool = False) -> tuple[Any, Any, set[str]]:
     """The benchmark (20 questions), the config, and the questions the scripted target knows."""
     from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import EvalConfig
+    from judgeagent.protocols.judgeagent.config import EvalConfig
     from tests.conftest import DATA
 
     bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=20)
@@ -79,7 +79,7 @@ def identity() -> dict[str, str]:
     bench, config, _ = setup()
     registry = fixed_registry()
     try:  # the code before the port
-        from judgeagent.interview.evaluate import _identity, _name  # type: ignore[attr-defined]
+        from judgeagent.protocols.judgeagent.evaluate import _identity, _name  # type: ignore[attr-defined]
     except ImportError:
         from judgeagent.protocols import PROTOCOLS, RunRequest
         from judgeagent.protocols.runner import default_folder
@@ -98,8 +98,8 @@ def identity() -> dict[str, str]:
 def capture(folder: Path, graph: Any = None) -> dict[str, Any]:
     """Run JudgeAgent through `evaluate` on the loopback servers, validate, and return the outcome. With a
     graph, the extension stage runs on it."""
-    from judgeagent.interview.evaluate import evaluate
-    from judgeagent.interview.validate import validate
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
+    from judgeagent.protocols.judgeagent.validate import validate
     from tests.scripted import Roles, Script
 
     bench, config, known = setup(extension=graph is not None)

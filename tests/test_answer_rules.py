@@ -10,8 +10,8 @@ import pytest
 from judgeagent.benchmark import load_benchmark
 from judgeagent.config import CheckerConfig
 from judgeagent.grading.answers import AnswerChecker, check_free_text, is_refusal, numbers, question_type
-from judgeagent.interview.checks import answer_in_question, copied_sentence, rejection
-from judgeagent.interview.prompts import GeneratedQuestion
+from judgeagent.protocols.judgeagent.checks import answer_in_question, copied_sentence, rejection
+from judgeagent.protocols.judgeagent.prompts import GeneratedQuestion
 
 
 def decide(reply, gold, question="", others=()):

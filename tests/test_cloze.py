@@ -9,9 +9,9 @@ import pytest
 
 from judgeagent import build_graph
 from judgeagent.grading.answers import normalise_answer
-from judgeagent.grading.cloze import BLANK, MIN_WORDS, Cloze, cloze_questions, split_sentences
 from judgeagent.graph.sample import PathSampler
-from judgeagent.interview.checks import answer_in_question, copied_sentence
+from judgeagent.protocols.judgeagent.checks import answer_in_question, copied_sentence
+from judgeagent.protocols.judgeagent.cloze import BLANK, MIN_WORDS, Cloze, cloze_questions, split_sentences
 
 from .conftest import DATA, DEMO
 

@@ -3,10 +3,11 @@ through the real client) fall within the estimated range, which is exact where t
 import pytest
 
 from judgeagent.benchmark import load_benchmark
-from judgeagent.config import CheckerConfig, EvalConfig
-from judgeagent.interview.estimate import estimate_run, render_estimate
-from judgeagent.interview.evaluate import evaluate
+from judgeagent.config import CheckerConfig
 from judgeagent.models.spec import Prices
+from judgeagent.protocols.judgeagent.config import EvalConfig
+from judgeagent.protocols.judgeagent.estimate import estimate_run, render_estimate
+from judgeagent.protocols.judgeagent.evaluate import evaluate
 from tests.conftest import DATA
 from tests.scripted import Roles, Script
 

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from judgeagent import EvalConfig, JudgeAgentError
-from judgeagent.config import CheckerConfig
 from judgeagent.benchmark import load_benchmark
-from judgeagent.interview.evaluate import evaluate
-from judgeagent.interview.scoring import overall, points, tier_of
+from judgeagent.config import CheckerConfig
+from judgeagent.protocols.judgeagent.evaluate import evaluate
+from judgeagent.protocols.judgeagent.scoring import overall, points, tier_of
 from tests.conftest import DATA
 from tests.scripted import Roles, Script
 
@@ -85,7 +85,7 @@ def test_ablations(tmp_path, mhr_graph):
 
 
 def test_dense_paths_are_a_second_baseline_and_the_report_compares_relevance(tmp_path, mhr_graph):
-    from judgeagent.report.build import build_report
+    from judgeagent.protocols.judgeagent.report.build import build_report
 
     config = EvalConfig(rounds=2, checker=CheckerConfig(judge_policy="off"))
     with Roles(Script(target_right=False)) as roles:
@@ -193,7 +193,11 @@ def test_tier_moves_down_when_extension_answers_fail(tmp_path, mhr_graph):
 
 
 def test_adaptive_irt_asks_each_round_at_the_most_informative_level(tmp_path, mhr_graph):
-    from judgeagent.validity.irt import estimate, most_informative, responses
+    from judgeagent.protocols.judgeagent.validity.irt import (
+        estimate,
+        most_informative,
+        responses,
+    )
 
     runs = {}
     for name, right in (("strong", True), ("weak", False), ("mixed", {"Federal", "Google"})):

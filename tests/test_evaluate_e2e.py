@@ -10,7 +10,7 @@ import pytest
 from judgeagent import build_graph
 from judgeagent.cli import main
 from judgeagent.grading.verdict import METHODS
-from judgeagent.interview.summary import summarise
+from judgeagent.protocols.judgeagent.summary import summarise
 from tests.conftest import DATA
 
 

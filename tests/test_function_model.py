@@ -6,10 +6,10 @@ import json
 
 from pydantic import BaseModel, Field
 
-from judgeagent.grading.rubric import TurnEvaluation
 from judgeagent.models.cache import CachedModel, ResponseCache
 from judgeagent.models.testing import FunctionModel
 from judgeagent.models.testserver import example
+from judgeagent.protocols.kieval.rubric import TurnEvaluation
 
 
 class Pick(BaseModel):

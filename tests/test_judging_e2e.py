@@ -11,8 +11,8 @@ from judgeagent.benchmark import load_benchmark
 from judgeagent.cli import main
 from judgeagent.config import CheckerConfig
 from judgeagent.grading.calibration import pairs_from_items, vetted_checker
-from judgeagent.interview.validate import run_checker
 from judgeagent.models import open_models
+from judgeagent.protocols.judgeagent.validate import run_checker
 from judgeagent.runs import load_run
 from tests.conftest import DEMO
 

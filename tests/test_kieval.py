@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from judgeagent.benchmark import Benchmark, Item
-from judgeagent.grading.rubric import ASPECTS, decay_weights
 from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols import PROTOCOLS, run_protocol
 from judgeagent.protocols.kieval.report import conversation_scores, numbers
 from judgeagent.protocols.kieval.rescore import rescore
+from judgeagent.protocols.kieval.rubric import ASPECTS, decay_weights
 from tests.scripted import kill_then_resume
 
 # --- the score arithmetic -------------------------------------------------------------------------------

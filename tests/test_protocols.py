@@ -202,8 +202,8 @@ def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
     code before the port gave (tests/data/judgeagent_reference.json, from tests/make_judgeagent_reference.py),
     by every way in: Python `evaluate` and `run_protocol`, the CLI's `evaluate` with and without --protocol."""
     from judgeagent.cli import main
-    from judgeagent.interview.evaluate import evaluate
-    from judgeagent.interview.validate import validate
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
+    from judgeagent.protocols.judgeagent.validate import validate
     from tests.conftest import DATA
     from tests.make_judgeagent_reference import REFERENCE, identity, outcome, setup
     from tests.scripted import Roles
@@ -249,7 +249,7 @@ def test_judgeagent_extension_rounds_give_the_results_of_the_code_before_the_por
     """The same 20 questions with the extension stage on (3 rounds a batch on MultiHop-RAG small's graph):
     tiers, sampled paths, generated questions and every verdict, then validation, as the code before the
     port gave them on this graph (tests/data/judgeagent_reference_extension.json)."""
-    from judgeagent.interview.validate import validate
+    from judgeagent.protocols.judgeagent.validate import validate
     from tests.make_judgeagent_reference import REFERENCE_EXTENSION, outcome, setup
     from tests.scripted import Roles
     from tests.scripted import Script as LoopbackScript
@@ -293,7 +293,10 @@ def test_protocols_are_listed_with_roles_and_options(capsys):
     (["--protocol", "interviewer", "-o", "followup_kinds=gossip"], "option followup_kinds"),
     (["--protocol", "interviewer", "-o", "revisions"], "-o expects KEY=VALUE"),
     (["--protocol", "interviewer", "--dry-run"], "--dry-run is JudgeAgent's; protocol interviewer has no"),
-    (["-o", "self_check=easy"], "has no -o form"),
+    (["--rounds", "2", "-o", "rounds=3"], "option rounds of protocol judgeagent is given twice"),
+    (["--protocol", "interviewer", "--batch-size", "3"], "--batch-size is not an option of protocol interviewer"),
+    (["--fixed-difficulty", "extreme"], "option fixed_difficulty of protocol judgeagent: Input should be 'easy'"),
+    (["--judge-policy", "sometimes"], "option checker.judge_policy of protocol judgeagent: Input should be"),
     (["-o", "batch_size=0"], "option batch_size of protocol judgeagent"),
     ([], "the extension stage needs a graph (--graph)"),
     (["--role", "students=local"], "protocol judgeagent has no role students"),

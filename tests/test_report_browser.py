@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from judgeagent.cli import main
-from judgeagent.interview.summary import summarise
-from judgeagent.interview.validate import validate
+from judgeagent.protocols.judgeagent.summary import summarise
+from judgeagent.protocols.judgeagent.validate import validate
 from tests.test_validate import make_run
 
 

@@ -5,8 +5,8 @@ import math
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judgeagent.grading.agreement import agreement, cohen_kappa
-from judgeagent.grading.rubric import ASPECTS, decay_weights, dialogue_score, parse_evaluation
+from judgeagent.protocols.kieval.agreement import agreement, cohen_kappa
+from judgeagent.protocols.kieval.rubric import ASPECTS, decay_weights, dialogue_score, parse_evaluation
 
 
 def evaluation(score=3, overall=3, stop=False, reason="none"):

@@ -2,7 +2,14 @@
 students already right, and intervals that contain the value."""
 import pytest
 
-from judgeagent.grading.teaching import Lesson, abilities, comprehensive, guidance, judgment, reflection
+from judgeagent.protocols.teach2eval.teaching import (
+    Lesson,
+    abilities,
+    comprehensive,
+    guidance,
+    judgment,
+    reflection,
+)
 
 
 def lesson(item, correct, judged=None, student="s1"):

@@ -7,9 +7,9 @@ import pytest
 from judgeagent import EvalConfig, JudgeAgentError
 from judgeagent.benchmark import load_benchmark
 from judgeagent.cli import main
-from judgeagent.interview.evaluate import evaluate
-from judgeagent.interview.validate import validate
 from judgeagent.metrics import rates
+from judgeagent.protocols.judgeagent.evaluate import evaluate
+from judgeagent.protocols.judgeagent.validate import validate
 from tests.conftest import DATA
 from tests.scripted import Roles, Script
 
@@ -121,7 +121,7 @@ def test_bad_run_folders(tmp_path, capsys):
     assert main(["validate", str(folder)]) == 1
     assert "format version 9" in capsys.readouterr().err
     with pytest.raises(JudgeAgentError, match="no validation"):
-        from judgeagent.report import compare_runs
+        from judgeagent.protocols.judgeagent.report import compare_runs
 
         (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 1,
                                                           "status": "finished"}))

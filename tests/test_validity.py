@@ -1,4 +1,4 @@
-"""judgeagent.validity: gap metrics on hand-built runs, the exact target on a real graph, the IRT estimate
+"""judgeagent.protocols.judgeagent.validity: gap metrics on hand-built runs, the exact target on a real graph, the IRT estimate
 against simulated examinees of known ability, and one planted-gap run end to end."""
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import json
 
 import numpy as np
 import pytest
-
-from judgeagent.validity import (
+from judgeagent.protocols.judgeagent.validity import (
     DEFAULT_ITEMS,
     ExactTarget,
     Item,
@@ -23,8 +22,8 @@ from judgeagent.validity import (
     weak_documents,
     weak_entities,
 )
-from judgeagent.validity.gaps import auc, questions_to_precision
-from judgeagent.validity.irt import probability
+from judgeagent.protocols.judgeagent.validity.gaps import auc, questions_to_precision
+from judgeagent.protocols.judgeagent.validity.irt import probability
 
 
 def _record(i: int, chunks: list[str], correct: bool, entities: list[str] | None = None,
@@ -76,7 +75,7 @@ def test_recovery_metrics_against_planted_truth():
 
 
 def test_auc_counts_ties_half_and_needs_both_kinds():
-    from judgeagent.validity.gaps import Weak
+    from judgeagent.protocols.judgeagent.validity.gaps import Weak
 
     ranked = [Weak("u", 2, 1), Weak("k", 2, 1), Weak("k2", 1, 0)]
     assert auc(ranked, {"u"}) == pytest.approx((0.5 + 1) / 2)
@@ -157,8 +156,8 @@ def test_select_documents_takes_whole_topics_to_the_share(mhr_graph):
 
 
 def test_exact_target_answers_exactly_its_documents(mhr_graph):
-    from judgeagent.grading.cloze import cloze_questions
-    from judgeagent.interview.prompts import answer_messages
+    from judgeagent.protocols.judgeagent.cloze import cloze_questions
+    from judgeagent.protocols.judgeagent.prompts import answer_messages
 
     known = select_documents(mhr_graph, 0.5, seed=0)
     target = ExactTarget(mhr_graph, known)
@@ -176,7 +175,7 @@ def test_exact_target_answers_exactly_its_documents(mhr_graph):
 
 
 def test_exact_target_answers_other_questions_from_known_chunks_only(mhr_graph):
-    from judgeagent.interview.prompts import answer_messages
+    from judgeagent.protocols.judgeagent.prompts import answer_messages
 
     chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
     row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)
@@ -194,8 +193,9 @@ def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
     interviewer: extension questions on known documents are right, on unknown ones wrong, and the
     weak documents the run names are mostly unknown ones."""
     from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import CheckerConfig, EvalConfig
-    from judgeagent.interview.evaluate import evaluate
+    from judgeagent.config import CheckerConfig
+    from judgeagent.protocols.judgeagent.config import EvalConfig
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     from .conftest import DATA
 
@@ -222,7 +222,7 @@ def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
     assert rate[True] > rate[False]
     assert recovery(records, unknown, k=5).documents_seen == len(weak_documents(records))
     # The report ranks the same documents, with their counts, and shows the ability with its interval.
-    from judgeagent.report.build import build_report
+    from judgeagent.protocols.judgeagent.report.build import build_report
 
     md, html = build_report(tmp_path / "run")
     text, page = md.read_text(), html.read_text()
@@ -234,7 +234,7 @@ def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
 
 
 def test_most_informative_level_follows_the_ability():
-    from judgeagent.validity.irt import Ability, most_informative
+    from judgeagent.protocols.judgeagent.validity.irt import Ability, most_informative
 
     assert most_informative(Ability(-2.0, 0.5, 10)) == "easy"
     assert most_informative(Ability(0.1, 0.5, 10)) == "medium"
@@ -243,9 +243,10 @@ def test_most_informative_level_follows_the_ability():
 
 def test_rag_target_prompts_with_known_chunks_only(mhr_graph):
     """The realistic target puts the known chunks nearest the question before it, and nothing else."""
-    from judgeagent.interview.prompts import answer_messages
+    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
+
     from judgeagent.models.testserver import FakeServer
-    from judgeagent.validity.rag import RagTarget
+    from judgeagent.protocols.judgeagent.prompts import answer_messages
 
     chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
     row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)

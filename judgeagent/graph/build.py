@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from .. import __version__
 from ..chunking import iter_chunks
 from ..config import GraphConfig, RayConfig
 from ..corpus import Corpus, read_corpus
@@ -18,6 +17,7 @@ from ..entities import EntityExtractor, SpacyExtractor
 from ..errors import JudgeAgentError
 from ..llm_entities import open_llm_extractor
 from ..progress import Progress, Timings
+from ..version import __version__
 from .link import Linker, link
 from .model import ContextGraph
 from .store import (

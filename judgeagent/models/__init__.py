@@ -3,41 +3,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .base import ChatModel, Completion, Message, ModelError, Usage
 from .cache import ResponseCache
 from .client import OpenAIChatModel
-from .spec import ROLES, ModelSpec, Registry, load_registry
+from .roles import Models
+from .spec import ModelSpec, Registry, load_registry
 from .usage import RoleModel, UsageLedger
 
 __all__ = ["ChatModel", "Completion", "Message", "ModelError", "ModelSpec", "Models", "OpenAIChatModel",
            "Registry", "ResponseCache", "RoleModel", "Usage", "UsageLedger", "load_registry", "open_models"]
-
-
-@dataclass
-class Models:
-    """The three roles of a job, sharing one usage ledger (and one local server when they use it)."""
-
-    target: RoleModel
-    interviewer: RoleModel
-    judge: RoleModel
-    ledger: UsageLedger
-    specs: dict[str, ModelSpec]
-
-    def describe(self) -> dict[str, dict[str, Any]]:
-        """Model names and endpoints for run manifests: never a key, only the variable's name."""
-        return {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env}
-                for role, s in self.specs.items()}
-
-    async def aclose(self) -> None:
-        for role in ROLES:
-            inner = getattr(self, role).model
-            close = getattr(inner, "aclose", None)
-            if close:
-                await close()
 
 
 @contextlib.contextmanager

@@ -8,17 +8,38 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from .base import ChatModel
 from .cache import CachedModel, ResponseCache
 from .client import OpenAIChatModel
-from .spec import ModelSpec, Prices, Registry, load_registry
+from .spec import ROLES, ModelSpec, Prices, Registry, load_registry
 from .usage import RoleModel, UsageLedger
 
-if TYPE_CHECKING:
-    from . import Models
+
+@dataclass
+class Models:
+    """The three roles of a job, sharing one usage ledger (and one local server when they use it)."""
+
+    target: RoleModel
+    interviewer: RoleModel
+    judge: RoleModel
+    ledger: UsageLedger
+    specs: dict[str, ModelSpec]
+
+    def describe(self) -> dict[str, dict[str, Any]]:
+        """Model names and endpoints for run manifests: never a key, only the variable's name."""
+        return {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env}
+                for role, s in self.specs.items()}
+
+    async def aclose(self) -> None:
+        for role in ROLES:
+            inner = getattr(self, role).model
+            close = getattr(inner, "aclose", None)
+            if close:
+                await close()
 
 
 class Roles(Mapping[str, RoleModel]):
@@ -50,7 +71,6 @@ class Roles(Mapping[str, RoleModel]):
     def trio(self) -> Models:
         """The target / interviewer / judge view of these roles, as `open_models` gives it (what JudgeAgent's
         batches use); the models and the ledger are these, not copies, and the roles stay the ones to close."""
-        from . import Models
 
         return Models(self.models["target"], self.models["interviewer"], self.models["judge"], self.ledger,
                       self.specs)  # type: ignore[arg-type]  # a ChatModel given from Python has no spec

@@ -1,20 +1,23 @@
 """Interview protocols on one engine: the `PROTOCOLS` catalogue, and running one by name."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
 from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
 from .dynaeval import DynaEvalProtocol
 from .interviewer import InterviewerProtocol
-from .judgeagent import JudgeAgentProtocol
+from .judgeagent.protocol import JudgeAgentProtocol
 from .kieval import KIEvalProtocol
 from .options import parse_options
 from .record import Record, Score
+from .runner import run_episodes
 from .teach2eval import Teach2EvalProtocol
 
 __all__ = ["PROTOCOLS", "Episode", "EpisodeContext", "InterviewerProtocol", "JudgeAgentProtocol", "Protocol",
-           "Record", "RoleSpec", "RunRequest", "Score", "Section", "get_protocol", "parse_options", "run_protocol"]
+           "Record", "RoleSpec", "RunRequest", "Score", "Section", "compare_runs", "get_protocol", "parse_options",
+           "protocol_of_run", "run_protocol"]
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), KIEvalProtocol(),
                                                       Teach2EvalProtocol(), DynaEvalProtocol())}
@@ -36,8 +39,6 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
     `config` is the protocol's `Config`, a dict of its fields, or None for the defaults; the other
     keyword arguments are `RunRequest`'s (run_dir, runs_root, registry, cache_dir, cache, max_cost, ...).
     """
-    from pathlib import Path
-
     chosen = get_protocol(protocol) if isinstance(protocol, str) else protocol
     if config is None or isinstance(config, dict):
         config = parse_options(chosen, config or {})
@@ -45,4 +46,33 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
         if kwargs.get(key) is not None:
             kwargs[key] = Path(kwargs[key])
     request = RunRequest(benchmark, graph, dict(models), config, **kwargs)
-    return chosen.run(request)
+    return run_episodes(chosen, request)
+
+
+def protocol_of_run(folder: str | Path) -> Protocol:
+    """The protocol a run folder was written by; a missing folder or one that is no run fails in one line."""
+    from ..runs import load_manifest
+
+    folder = Path(folder)
+    if not folder.exists():
+        raise JudgeAgentError(f"run not found: {folder}; give a folder judgeagent evaluate wrote (its --run-dir)")
+    if folder.is_dir() and not (folder / "manifest.json").is_file():
+        raise JudgeAgentError(f"{folder} is not a run folder (no manifest.json); give a folder judgeagent evaluate "
+                              "wrote (its --run-dir)")
+    # Runs from before protocols existed are JudgeAgent runs.
+    return get_protocol(str(load_manifest(folder).get("protocol", "judgeagent")))
+
+
+def compare_runs(folders: list[str | Path]) -> str:
+    """One table over runs of one protocol (`reports.compare`); runs of several protocols are refused."""
+    from .reports import compare
+
+    if not folders:
+        raise JudgeAgentError("compare needs one or more run folders")
+    protocols = {str(f): protocol_of_run(f).name for f in folders}
+    names = list(dict.fromkeys(protocols.values()))
+    if len(names) > 1:
+        listed = "; ".join(f"{name}: " + ", ".join(f for f, p in protocols.items() if p == name) for name in names)
+        raise JudgeAgentError(f"compare puts runs of one protocol side by side; these are runs of {len(names)} "
+                              f"({listed}): compare each protocol's runs separately")
+    return compare(get_protocol(names[0]), [Path(f) for f in folders])

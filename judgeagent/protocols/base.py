@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -103,8 +104,9 @@ class EpisodeContext:
     run: Run
     benchmark: Benchmark
     graph: ContextGraph | None = None
-    state: dict[str, Any] = field(default_factory=dict)
-    """What `prepare` sets up for every episode (the answer checker, for one)."""
+    state: Any = None
+    """What `prepare` set up for every episode (`Prepared.state`): the protocol's own typed object (KIEval's
+    answer checker and path sampler, DynaEval's task and items), never a dict of string keys."""
     request: RunRequest | None = None
     """The request the run was started with (its `notify`, `progress` and `on_stage` callbacks)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -116,6 +118,20 @@ class EpisodeContext:
                      scores or {}, meta)
         self.run.add_record(rec.to_dict())
         return rec
+
+    async def recorded(self, episode: Episode, step: str, make: Callable[[], Awaitable[Record]]) -> dict[str, Any]:
+        """The step's record: read back when this step was done before (a resumed episode), else `make()`, which
+        makes the step's call and records it with `record`. A finished step is never asked again."""
+        done = self.run.get(f"{episode.id}/{step}")
+        return done if done is not None else (await make()).to_dict()
+
+
+class Prepared(NamedTuple):
+    """What `Protocol.prepare` gives the run: the state every episode reads (`ctx.state`, a protocol's own typed
+    object), and what the manifest records (e.g. the judge's calibration)."""
+
+    state: Any = None
+    manifest: dict[str, Any] | None = None
 
 
 class Protocol(ABC):
@@ -136,6 +152,9 @@ class Protocol(ABC):
     only sometimes, an optional one); None lists `needs`."""
     options_note: ClassVar[str | None] = None
     """Shown by `judgeagent protocols` instead of the `-o` list, for a protocol set by flags (JudgeAgent)."""
+    writes_report: ClassVar[bool] = True
+    """The runner writes report.md from `report_sections` when the run finishes; False for a protocol whose
+    report needs a later step (JudgeAgent's needs its validation: `judgeagent report` writes it)."""
 
     def needs_graph(self, config: Any) -> bool:
         return "graph" in self.needs
@@ -178,12 +197,6 @@ class Protocol(ABC):
                 out[role.name] = value
         return out
 
-    def run(self, request: RunRequest) -> Any:
-        """The whole run: the shared runner (protocols/runner.py), for every protocol."""
-        from .runner import run_episodes
-
-        return run_episodes(self, request)
-
     # --- hooks the runner calls; the defaults suit a protocol written for the runner --------------------
 
     def check_inputs(self, request: RunRequest) -> None:
@@ -224,13 +237,8 @@ class Protocol(ABC):
         return request.progress
 
     async def close(self, ctx: EpisodeContext) -> None:
-        """After the episodes and the summary, or on a failure (the roles are closed by the runner)."""
-
-    def write_report(self, run: Run, summary: dict[str, Any]) -> Path | None:
-        """The report written when the run finishes: report.md from `report_sections`."""
-        from .runner import write_report
-
-        return write_report(self, run, summary)
+        """After the episodes and the summary, or on a failure: release what `prepare` opened (the roles are
+        closed by the runner)."""
 
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
@@ -244,9 +252,10 @@ class Protocol(ABC):
         """
         return []
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
-        """Before the episodes (e.g. the judge's calibration); returns what the manifest should record."""
-        return {}
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
+        """Before the episodes (e.g. the judge's calibration): the state every episode reads and what the manifest
+        should record. What it opens (a thread, a server) `close` releases."""
+        return Prepared()
 
     @abstractmethod
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
@@ -269,11 +278,10 @@ class Protocol(ABC):
         """The few numbers `judgeagent compare` puts side by side, in column order; a name carries its scale."""
         return {}
 
-    def compare(self, folders: list[Path]) -> str:
-        """One table over finished runs of this protocol: a row per run with its models and `headline`."""
-        from .reports import compare_table
-
-        return compare_table(self, folders)
+    def own_comparison(self, folders: list[Path]) -> str | None:
+        """A table of the protocol's own over its finished runs, for `judgeagent compare`; None (the default)
+        takes the shared one (`reports.compare_table`: a row per run with its models and `headline`)."""
+        return None
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         """A few lines for the terminal."""

@@ -14,27 +14,37 @@ if TYPE_CHECKING:
 
 
 def parse_options(protocol: Protocol, options: Mapping[str, Any] | Iterable[str]) -> BaseModel:
-    """The protocol's `Config` from `{key: value}` or `["key=value", ...]`; sequences as `a,b,c`."""
-    pairs = dict(options) if isinstance(options, Mapping) else _split(options)
+    """The protocol's `Config` from `{key: value}` or `["key=value", ...]`; sequences as `a,b,c`; a field of a
+    nested config as `outer.inner` (JudgeAgent's `checker.judge_policy`)."""
+    pairs = dict(options) if isinstance(options, Mapping) else split_options(options)
     fields = protocol.Config.model_fields
     valid = ", ".join(k for k in fields if _settable(fields[k].annotation))
     values: dict[str, Any] = {}
     for key, value in pairs.items():
-        if key not in fields or not _settable(fields[key].annotation):
+        outer, _, inner = key.partition(".")
+        nested = _nested(fields[outer].annotation) if inner and outer in fields else None
+        target = nested.model_fields if nested else fields
+        name = inner if nested else key
+        if name not in target or not _settable(target[name].annotation):
             raise JudgeAgentError(f"protocol {protocol.name} has no option {key!r}; valid options: {valid}")
-        if isinstance(value, str) and _is_sequence(fields[key].annotation):
+        if isinstance(value, str) and _is_sequence(target[name].annotation):
             value = tuple(v.strip() for v in value.split(",") if v.strip())
-        values[key] = value
+        if nested:
+            values.setdefault(outer, {})[name] = value
+        else:
+            values[key] = value
     try:
         return protocol.Config.model_validate(values)
     except ValidationError as e:
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"][:1])
+        key = key if key in pairs else ".".join(str(p) for p in first["loc"][:2])
         raise JudgeAgentError(f"option {key} of protocol {protocol.name}: {first['msg']} "
                               f"(got {pairs.get(key)!r})") from None
 
 
-def _split(items: Iterable[str]) -> dict[str, str]:
+def split_options(items: Iterable[str]) -> dict[str, str]:
+    """`["key=value", ...]` as `{key: value}`; a pair without `=` fails in one line."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -50,6 +60,14 @@ def _settable(annotation: Any) -> bool:
         if isinstance(arg, type) and issubclass(arg, BaseModel):
             return False
     return True
+
+
+def _nested(annotation: Any) -> type[BaseModel] | None:
+    """The config class of a nested-config field, or None."""
+    for arg in [annotation, *typing.get_args(annotation)]:
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return None
 
 
 def _is_sequence(annotation: Any) -> bool:

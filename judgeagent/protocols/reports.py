@@ -1,9 +1,11 @@
-"""`judgeagent report` and `judgeagent compare` for the runs of every protocol.
+"""A run's report.md (written by the runner when a run finishes), and `judgeagent report` and `judgeagent
+compare` for the runs of every protocol; each function takes the protocol (the catalogue,
+`judgeagent.protocols`, finds a run's protocol by name).
 
 A finished run's report.md is re-rendered from its summary.json with the protocol's sections (and any
 sections from files written into the folder since, such as KIEval's rescores), and report.html shows the
-same sections in the HTML page JudgeAgent's reports use. JudgeAgent's own report (judgeagent.report) is
-built from its records and validation instead; `report_of` tells the CLI which one a run takes.
+same sections in the shared HTML page (`report/page.py`). JudgeAgent's own report
+(`protocols/judgeagent/report/`) is built from its records and validation instead.
 """
 from __future__ import annotations
 
@@ -14,26 +16,12 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
-from ..runs import Run, load_manifest, load_run
-from . import get_protocol
-from .base import Protocol
+from ..runs import Run, load_run
+from .base import Protocol, Section
 
 
-def protocol_of_run(folder: str | Path) -> Protocol:
-    """The protocol a run folder was written by; a missing folder or one that is no run fails in one line."""
-    folder = Path(folder)
-    if not folder.exists():
-        raise JudgeAgentError(f"run not found: {folder}; give a folder judgeagent evaluate wrote (its --run-dir)")
-    if folder.is_dir() and not (folder / "manifest.json").is_file():
-        raise JudgeAgentError(f"{folder} is not a run folder (no manifest.json); give a folder judgeagent evaluate "
-                              "wrote (its --run-dir)")
-    # Runs from before protocols existed are JudgeAgent runs.
-    return get_protocol(str(load_manifest(folder).get("protocol", "judgeagent")))
-
-
-def finished_run(folder: str | Path) -> tuple[Protocol, Run, dict[str, Any]]:
-    """A finished run of any protocol, read-only: its protocol, the run and its summary."""
-    protocol = protocol_of_run(folder)
+def finished_run(protocol: Protocol, folder: str | Path) -> tuple[Run, dict[str, Any]]:
+    """A finished run of `protocol`, read-only: the run and its summary."""
     run = load_run(folder)
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
@@ -43,16 +31,12 @@ def finished_run(folder: str | Path) -> tuple[Protocol, Run, dict[str, Any]]:
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise JudgeAgentError(f"run {folder} has no readable summary.json ({e}); resume it to write it again: "
                               f"judgeagent evaluate --resume {folder}") from None
-    return protocol, run, summary
+    return run, summary
 
 
-def write_reports(folder: str | Path) -> tuple[Path, Path]:
-    """report.md and report.html of a finished run of a protocol other than JudgeAgent; their paths."""
-    from .runner import write_report
-
-    protocol, run, summary = finished_run(folder)
-    if protocol.name == "judgeagent":
-        raise JudgeAgentError("JudgeAgent runs have their own report: judgeagent.report.build_report")
+def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
+    """report.md and report.html of a finished run of `protocol`, from its summary; their paths."""
+    run, summary = finished_run(protocol, folder)
     md = write_report(protocol, run, summary)
     html = run.folder / "report.html"
     write_text_atomic(html, report_html(protocol, run, summary))
@@ -61,8 +45,7 @@ def write_reports(folder: str | Path) -> tuple[Path, Path]:
 
 def report_html(protocol: Protocol, run: Run, summary: dict[str, Any]) -> str:
     """report.md's content as one self-contained page (JudgeAgent's page shell and styles)."""
-    from ..report.build import md_block, page
-    from .runner import report_parts
+    from ..report.page import md_block, page
 
     header, sections = report_parts(protocol, run, summary)
     body = [f"<h1>{escape(protocol.title)} run: {escape(run.folder.name)}</h1>", md_block(header)]
@@ -70,17 +53,9 @@ def report_html(protocol: Protocol, run: Run, summary: dict[str, Any]) -> str:
     return page(f"judgeagent: {protocol.title} run {run.folder.name}", "".join(body))
 
 
-def compare(folders: list[str | Path]) -> str:
-    """One table over runs of one protocol, by that protocol's `compare`; runs of several are refused."""
-    if not folders:
-        raise JudgeAgentError("compare needs one or more run folders")
-    protocols = {str(f): protocol_of_run(f).name for f in folders}
-    names = list(dict.fromkeys(protocols.values()))
-    if len(names) > 1:
-        listed = "; ".join(f"{name}: " + ", ".join(f for f, p in protocols.items() if p == name) for name in names)
-        raise JudgeAgentError(f"compare puts runs of one protocol side by side; these are runs of {len(names)} "
-                              f"({listed}): compare each protocol's runs separately")
-    return get_protocol(names[0]).compare([Path(f) for f in folders])
+def compare(protocol: Protocol, folders: list[Path]) -> str:
+    """One table over finished runs of `protocol`: its own (`Protocol.own_comparison`), else `compare_table`."""
+    return protocol.own_comparison(folders) or compare_table(protocol, folders)
 
 
 def compare_table(protocol: Protocol, folders: list[Path]) -> str:
@@ -91,7 +66,7 @@ def compare_table(protocol: Protocol, folders: list[Path]) -> str:
     """
     rows = []
     for folder in folders:
-        _, run, summary = finished_run(folder)
+        run, summary = finished_run(protocol, folder)
         models = ", ".join(f"{role}={d['name']}" for role, d in run.manifest["models"].items())
         rows.append((run.folder.name, models, protocol.headline(summary)))
     columns = list(dict.fromkeys(k for _, _, numbers in rows for k in numbers))
@@ -103,3 +78,32 @@ def compare_table(protocol: Protocol, folders: list[Path]) -> str:
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
+    """report.md: the protocol's sections under a common header."""
+    header, sections = report_parts(protocol, run, summary)
+    lines = [f"# {protocol.title} run", "", *header]
+    for section in sections:
+        lines += ["", f"## {section.title}", "", section.body.rstrip()]
+    path = run.folder / "report.md"
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple[list[str], list[Section]]:
+    """The report's header bullets and its sections: the protocol's, those from files later commands wrote
+    into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
+    m = run.manifest
+    lines = [f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
+    if m["benchmark"]["items"]:
+        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
+    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
+    sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
+    usage = summary.get("usage") or {}
+    if usage:
+        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
+                f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
+        sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
+                                                    "|---|---|---|---|---|---|---|", *rows])))
+    return lines, sections

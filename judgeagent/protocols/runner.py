@@ -10,11 +10,21 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..files import write_text_atomic
 from ..runs import Run, RunResult, open_run, read_rows
-from .base import Episode, EpisodeContext, Protocol, RunRequest, Section
+from .base import Episode, EpisodeContext, Protocol, RunRequest
+from .reports import write_report
 
 EPISODES_FILE = "episodes.jsonl"
+
+
+async def gather_all(*aws: Any) -> list[Any]:
+    """Like asyncio.gather, but a failure lets the other calls finish (and be journaled) before it is
+    raised: on resume, only calls that never completed are made again."""
+    results = await asyncio.gather(*aws, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
 
 
 class EpisodeLog:
@@ -87,7 +97,8 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
         summary["usage"] = usage
         log.sync()
         run.finish(summary)
-        protocol.write_report(run, summary)
+        if protocol.writes_report:
+            write_report(protocol, run, summary)
     return RunResult(run.folder, summary, usage, resumed)
 
 
@@ -101,11 +112,11 @@ async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dic
 
 async def _episodes(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
     from ..files import write_json_atomic
-    from ..interview.engine import gather_all
 
     prepared = await ctx.protocol.prepare(ctx)
-    if prepared:
-        ctx.run.manifest.update(prepared)
+    ctx.state = prepared.state
+    if prepared.manifest:
+        ctx.run.manifest.update(prepared.manifest)
         write_json_atomic(ctx.run.folder / "manifest.json", ctx.run.manifest)
     episodes = ctx.protocol.episodes(ctx.benchmark, ctx.config)
     listed: set[str] = set()
@@ -130,32 +141,3 @@ async def _episodes(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -
         if not episodes:
             break
     return await ctx.protocol.summarise(ctx, ctx.run.records, rows)
-
-
-def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
-    """report.md: the protocol's sections under a common header."""
-    header, sections = report_parts(protocol, run, summary)
-    lines = [f"# {protocol.title} run", "", *header]
-    for section in sections:
-        lines += ["", f"## {section.title}", "", section.body.rstrip()]
-    path = run.folder / "report.md"
-    write_text_atomic(path, "\n".join(lines) + "\n")
-    return path
-
-
-def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple[list[str], list[Section]]:
-    """The report's header bullets and its sections: the protocol's, those from files later commands wrote
-    into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
-    m = run.manifest
-    lines = [f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
-    if m["benchmark"]["items"]:
-        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
-    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
-    sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
-    usage = summary.get("usage") or {}
-    if usage:
-        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
-                f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
-        sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
-                                                    "|---|---|---|---|---|---|---|", *rows])))
-    return lines, sections

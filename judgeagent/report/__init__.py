@@ -1,4 +1,1 @@
-"""Reports of a run for model trainers: Markdown and one self-contained HTML page."""
-from .build import build_report, compare_runs
-
-__all__ = ["build_report", "compare_runs"]
+"""What every protocol's report is made of: the HTML page and its helpers (`page`), and plots (`plots`)."""

@@ -8,14 +8,23 @@ from typing import Any
 
 from ...benchmark import Benchmark
 from ...errors import JudgeAgentError
-from ..base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from ..record import Score
 from . import stability
 from .config import DynaEvalConfig
 from .referee import play, transcript
 from .report import numbers, sections
 from .tasks import TASKS
-from .tasks.base import Move
+from .tasks.base import Move, Task
+
+
+@dataclass(frozen=True)
+class DynaEvalState:
+    """What every game of a run plays with: the task, its items (problems, sources), the players in seat order."""
+
+    task: Task
+    items: list[Any]
+    players: list[str]
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ class DynaEvalProtocol(Protocol):
     needs = frozenset()
     needs_note = "no benchmark: the task reads its own items (code: -o problems=FILE; translation: -o sources=FILE)"
 
-    def run(self, request: RunRequest) -> Any:
+    def check_inputs(self, request: RunRequest) -> None:
         # Bad input fails before the run folder exists: the task, the players, the task's items.
         task = TASKS[request.config.task]
         roles = self.resolve_roles(request.models)
@@ -57,12 +66,12 @@ class DynaEvalProtocol(Protocol):
         if request.benchmark.items:
             raise JudgeAgentError("protocol dynaeval takes no --benchmark: a task reads its own items "
                                   "(code: -o problems=FILE; translation: -o sources=FILE)")
-        return super().run(request)
+        super().check_inputs(request)
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
         task = TASKS[ctx.config.task]
         items, stamp = task.load_stamped(ctx.config)
         # The run's identity holds the file's path, not its content: a file edited between a run and its
@@ -73,14 +82,14 @@ class DynaEvalProtocol(Protocol):
             raise JudgeAgentError(f"the {stamp.option} file {stamp.path} changed since this run began (sha256 "
                                   f"{before['sha256'][:12]}… → {stamp.sha256[:12]}…): start a new run (--run-dir "
                                   "elsewhere) or restore the file")
-        ctx.state.update(task=task, items=items, players=_players(ctx))
-        out: dict[str, Any] = {"task": task.name, "items": len(items), "players": ctx.state["players"]}
+        state = DynaEvalState(task, items, _players(ctx))
+        out: dict[str, Any] = {"task": task.name, "items": len(items), "players": state.players}
         if stamp is not None:
             out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
-        return {"dynaeval": out}
+        return Prepared(state, {"dynaeval": out})
 
     def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
-        cfg, task, players = ctx.config, ctx.state["task"], ctx.state["players"]
+        cfg, task, players = ctx.config, ctx.state.task, ctx.state.players
         wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
                                    max_runs=cfg.max_runs, wave=cfg.wave)
         out: list[Episode] = []
@@ -95,8 +104,8 @@ class DynaEvalProtocol(Protocol):
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         assert isinstance(episode, GameEpisode)
-        cfg, task = ctx.config, ctx.state["task"]
-        item = task.item(ctx.state["items"], episode.repetition)
+        cfg, task = ctx.config, ctx.state.task
+        item = task.item(ctx.state.items, episode.repetition)
         cast = dict(episode.cast)
         game = task.game(cfg, tuple(cast), item, random.Random(f"{cfg.seed}:{episode.id}"))
 
@@ -119,7 +128,7 @@ class DynaEvalProtocol(Protocol):
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
-        return numbers(ctx.state["task"], ctx.config, episodes, names)
+        return numbers(ctx.state.task, ctx.config, episodes, names)
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from ...grading.leakage import leaked_strings, redact
 from ...grading.verdict import Verdict, one_line
-from ...interview.checks import leaked_strings, redact
 from ...models.dialogue import Dialogue
 from ..record import Score
 from . import prompts
@@ -38,7 +38,7 @@ def answer_of(reply: str) -> str:
 
 
 async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
-    return await ctx.state["checker"].check(version.question, list(version.golds), answer_of(reply),
+    return await ctx.state.checker.check(version.question, list(version.golds), answer_of(reply),
                                             options=version.options, gold_letter=version.letter)
 
 

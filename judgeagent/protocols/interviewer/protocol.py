@@ -1,15 +1,24 @@
 """`InterviewerProtocol`: LLM-as-an-Interviewer (Kim et al., 2024) on the shared engine."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...benchmark import Benchmark
 from ...grading.verdict import one_line
-from ..base import Episode, EpisodeContext, Protocol, RoleSpec, Section
+from ...grading.answers import AnswerChecker
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
 from .report import numbers, sections
+
+
+@dataclass(frozen=True)
+class InterviewerState:
+    """What every interview of a run uses: the answer checker, its judge vetted by calibration."""
+
+    checker: AnswerChecker
 
 
 class InterviewerProtocol(Protocol):
@@ -26,15 +35,15 @@ class InterviewerProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
                                                     ctx.config.seed)
-        ctx.state["checker"] = checker
-        return {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()}
+        return Prepared(InterviewerState(checker),
+                        {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()})
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         return await interview(ctx, episode)

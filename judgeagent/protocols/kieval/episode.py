@@ -11,12 +11,12 @@ import asyncio
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from ...grading.rubric import ASPECTS, normalise
 from ...grading.verdict import one_line
 from ...models.dialogue import Dialogue
-from ..record import Score
+from ..record import Record, Score
 from . import prompts
 from .evaluator import evaluate_turn
+from .rubric import ASPECTS, normalise
 
 if TYPE_CHECKING:
     from ...benchmark import Item
@@ -51,37 +51,35 @@ async def dialogue(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
 async def _ask(ctx: EpisodeContext, episode: Episode, step: str, role: str, messages: list[dict[str, str]],
                turn: int, **meta: Any) -> str:
     """A plain-text call, read back from the records when this step was done before."""
-    done = ctx.run.get(f"{episode.id}/{step}")
-    if done is not None:
-        return str(done["reply"])
-    result = await ctx.roles[role].complete(messages, **_limit(ctx))
-    reply = result.text if result.ok else ""
-    ctx.record(episode, step, turn, role, messages[-1]["content"], reply, error=result.error, **meta)
-    return reply
+    async def call() -> Record:
+        result = await ctx.roles[role].complete(messages, **_limit(ctx))
+        reply = result.text if result.ok else ""
+        return ctx.record(episode, step, turn, role, messages[-1]["content"], reply, error=result.error, **meta)
+
+    return str((await ctx.recorded(episode, step, call))["reply"])
 
 
 async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any]:
     """The interactor and the evaluator answer the item themselves; each answer is checked against the gold."""
     out = {}
     for role in ("interactor", "evaluator"):
-        step = f"verify/{role}"
-        done = ctx.run.get(f"{episode.id}/{step}")
-        if done is None:
+        async def call(role: str = role) -> Record:
             messages = prompts.verify_messages(item.question, item.options)
             result = await ctx.roles[role].complete(messages, **_limit(ctx))
             reply = result.text if result.ok else ""
             verdict = await _check(ctx, item, reply)
-            done = ctx.record(episode, step, 0, role, messages[-1]["content"], reply, {"correct": Score.of(verdict)},
-                              stage="verify", error=result.error).to_dict()
-            correct, method = verdict.correct, verdict.method
-        else:
-            correct, method = done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
-        out[role] = {"answer": one_line(done["reply"], 120), "correct": correct, "method": method}
+            return ctx.record(episode, f"verify/{role}", 0, role, messages[-1]["content"], reply,
+                              {"correct": Score.of(verdict)}, stage="verify", error=result.error)
+
+        done = await ctx.recorded(episode, f"verify/{role}", call)
+        correct = done["scores"]["correct"]
+        out[role] = {"answer": one_line(done["reply"], 120), "correct": correct["value"] == 1.0,
+                     "method": correct["method"]}
     return out
 
 
 async def _check(ctx: EpisodeContext, item: Item, reply: str) -> Any:
-    return await ctx.state["checker"].check(item.question, list(item.golds), answer_of(reply), options=item.options,
+    return await ctx.state.checker.check(item.question, list(item.golds), answer_of(reply), options=item.options,
                                             gold_letter=item.answer_letter)
 
 
@@ -93,27 +91,28 @@ def answer_of(reply: str) -> str:
 
 async def _path(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any] | None:
     """With a graph: a knowledge path seeded by the question, to ground the interactor (recorded in the row)."""
-    sampler = ctx.state.get("sampler")
+    sampler = ctx.state.sampler
     if sampler is None:
         return None
     seed = int(hashlib.sha256(f"{ctx.config.seed}:{episode.id}".encode()).hexdigest(), 16) % 2**32
     # spaCy and the encoder are not thread-safe: every path is sampled on the one sampler thread.
     path = await asyncio.get_running_loop().run_in_executor(
-        ctx.state["sampler_thread"], lambda: sampler.sample(item.question, hops=ctx.config.hops, seed=seed))
+        ctx.state.sampler_thread, lambda: sampler.sample(item.question, hops=ctx.config.hops, seed=seed))
     return {"seed": path.seed, "entities": path.entities, "chunk_ids": path.chunk_ids, "text": path.text[:1500]}
 
 
 async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialogue) -> tuple[bool, str]:
     """The candidate answers the benchmark question (round 0): benchmark accuracy on the same items."""
     talk.say("interactor", prompts.benchmark_prompt(item.question, item.options), round=0)
-    step = "answer"
-    done = ctx.run.get(f"{episode.id}/{step}")
-    if done is None:
+
+    async def call() -> Record:
         result = await ctx.roles["candidate"].complete(talk.view("candidate"), **_limit(ctx))
         reply = result.text if result.ok else ""
         verdict = await _check(ctx, item, reply)
-        done = ctx.record(episode, step, 1, "candidate", talk.turns[-1].content, reply, {"correct": Score.of(verdict)},
-                          stage="answer", error=result.error).to_dict()
+        return ctx.record(episode, "answer", 1, "candidate", talk.turns[-1].content, reply,
+                          {"correct": Score.of(verdict)}, stage="answer", error=result.error)
+
+    done = await ctx.recorded(episode, "answer", call)
     talk.say("candidate", done["reply"], round=0)
     return done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
 
@@ -142,8 +141,8 @@ async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
 async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previous: list[dict[str, Any] | None],
                     r: int) -> tuple[dict[str, Any] | None, str, str]:
     step = f"round/{r}/evaluation"
-    done = ctx.run.get(f"{episode.id}/{step}")
-    if done is None:
+
+    async def call() -> Record:
         out = await evaluate_turn(ctx.roles["evaluator"], _turns(talk), previous, r)
         scores = {} if out.evaluation is None else {
             a: Score(normalise(out.evaluation[a]["score"]), "kieval_evaluator", one_line(out.evaluation[a]["comment"]))
@@ -151,10 +150,11 @@ async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previ
         if out.evaluation is not None:
             scores["overall"] = Score(normalise(out.evaluation["overall_score"]), "kieval_evaluator",
                                       one_line(out.evaluation["overall_comment"]))
-        done = ctx.record(episode, step, len(talk.turns), "evaluator", out.prompt, out.reply, scores,
+        return ctx.record(episode, step, len(talk.turns), "evaluator", out.prompt, out.reply, scores,
                           stage="evaluation", round=r, evaluation=out.evaluation, failure=out.failure,
-                          repaired=out.repaired, stop_reason=out.stop_reason).to_dict()
-    meta = done["meta"]
+                          repaired=out.repaired, stop_reason=out.stop_reason)
+
+    meta = (await ctx.recorded(episode, step, call))["meta"]
     return meta["evaluation"], meta["failure"], meta["stop_reason"]
 
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...grading.rubric import TurnEvaluation, parse_evaluation
 from ...grading.verdict import one_line
 from . import prompts
+from .rubric import TurnEvaluation, parse_evaluation
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...grading.rubric import ASPECTS
 from ...models.base import Message
+from .rubric import ASPECTS
 
 CANDIDATE_SYSTEM = ("You are a helpful assistant that follows the instructions of the user. You must output in "
                     "less than 200 words and your responses should be concise and accurate.")

@@ -2,14 +2,26 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...benchmark import Benchmark
-from ..base import Episode, EpisodeContext, Protocol, RoleSpec, Section
+from ...grading.answers import AnswerChecker
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
+
+
+@dataclass
+class KIEvalState:
+    """What every dialogue of a run uses: the vetted answer checker, and with a graph the path sampler and the one
+    thread it runs on (spaCy and the encoder are not thread-safe); `close` shuts the thread."""
+
+    checker: AnswerChecker
+    sampler: Any = None
+    sampler_thread: ThreadPoolExecutor | None = None
 
 
 class KIEvalProtocol(Protocol):
@@ -29,33 +41,36 @@ class KIEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
                                                     ctx.config.seed)
-        ctx.state["checker"] = checker
+        state = KIEvalState(checker)
         if ctx.graph is not None:
             from ...graph.sample import PathSampler
 
-            ctx.state["sampler"] = PathSampler(ctx.graph)
-            ctx.state["sampler_thread"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kieval-paths")
-        return {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()}
+            state.sampler = PathSampler(ctx.graph)
+            state.sampler_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kieval-paths")
+        return Prepared(state, {"checker": settings.model_dump(mode="json"),
+                                "judge_calibration": calibration.to_dict()})
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         return await dialogue(ctx, episode)
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        thread = ctx.state.pop("sampler_thread", None)
-        if thread is not None:
-            thread.shutdown()
         summary = numbers(episodes, ctx.config.rounds)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
         return summary
+
+    async def close(self, ctx: EpisodeContext) -> None:
+        # Here, not in summarise: a run that fails in an episode releases the thread too.
+        if ctx.state is not None and ctx.state.sampler_thread is not None:
+            ctx.state.sampler_thread.shutdown()
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
-from ...grading.rubric import ASPECTS, dialogue_score
 from ..base import Section
+from .rubric import ASPECTS, dialogue_score
 
 SCORED = (*ASPECTS, "overall")
 """What the evaluator scores per turn: the five aspects and its overall score."""

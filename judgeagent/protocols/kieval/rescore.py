@@ -18,9 +18,9 @@ from typing import Any
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
-from ...grading.agreement import agreement
 from ...runs import load_manifest, read_rows
 from ..base import Section
+from .agreement import agreement
 from .evaluator import evaluate_turn
 from .report import SCORED, numbers
 
@@ -71,7 +71,7 @@ def _first_summary(folder: Path) -> dict[str, Any]:
 
 async def _all(roles: Any, rows: list[dict[str, Any]], progress: Callable[[int, int], None] | None
                ) -> list[dict[str, Any]]:
-    from ...interview.engine import gather_all
+    from ..runner import gather_all
 
     done = [0]
     kept = [r for r in rows if r["verified"]]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...grading.choice import check_choice
-from ...interview.checks import leaked_strings, redact
-from ...interview.engine import gather_all
+from ...grading.leakage import leaked_strings, redact
 from ...models.dialogue import Dialogue
 from ..record import Score
+from ..runner import gather_all
 from . import prompts
 
 if TYPE_CHECKING:

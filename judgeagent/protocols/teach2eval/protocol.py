@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...benchmark import Benchmark
-from ..base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
@@ -23,18 +23,18 @@ class Teach2EvalProtocol(Protocol):
                       "target"),
              RoleSpec("students", "weak models taught over T turns", many=True, model="local"))
 
-    def run(self, request: RunRequest) -> Any:
+    def check_inputs(self, request: RunRequest) -> None:
         # Items are made multiple choice (and checked) before the run folder exists: bad input writes nothing,
         # and the run's identity covers the options actually asked.
         if not isinstance(request.benchmark, McqBenchmark):
             request.benchmark = as_choice(request.benchmark, request.graph, request.config)
-        return super().run(request)
+        super().check_inputs(request)
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
-        return {"mcq": getattr(ctx.benchmark, "conversion", {})}
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
+        return Prepared(manifest={"mcq": getattr(ctx.benchmark, "conversion", {})})
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         return await teach(ctx, episode)

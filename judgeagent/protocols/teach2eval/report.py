@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ...grading.teaching import Lesson, abilities
 from ..base import Section
+from .teaching import Lesson, abilities
 
 ABILITIES = (("CA", "Comprehensive"), ("AA", "Application"), ("JA", "Judgment"), ("GA", "Guidance"),
              ("RA", "Reflection"))

@@ -4,7 +4,7 @@ The programmer writes a function for a HumanEval problem; the reviewer fixes and
 with the complete revised code, or `over` when it has nothing to change; the programmer answers the
 review with a revision or `over`. Consensus (an `over`) or the reviewer's last allowed turn ends the
 game; the latest code given is the final code. The score is whether the final code passes the
-problem's unit tests, run in the sandbox (`judgeagent.sandbox`: time, memory and file limits, no
+problem's unit tests, run in the sandbox (`protocols/dynaeval/sandbox.py`: time, memory and file limits, no
 network, no processes, no writes outside its folder); both seats share it (they cooperate), and the
 model x role matrix tells writers and editors apart. The programmer's first draft is tested too, and
 a referee model, when given, rates the final code's style 1-10.

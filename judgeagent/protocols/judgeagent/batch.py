@@ -8,14 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from ..benchmark import Item
-from ..config import EvalConfig
-from ..grading.answers import AnswerChecker, Verdict
-from ..graph.model import ContextGraph
-from ..graph.sample import KnowledgePath, PathSampler
-from ..models import Models
-from ..runs import Run
-from .checks import leaked_strings, redact, rejection
+from ...benchmark import Item
+from ...grading.answers import AnswerChecker, Verdict
+from ...grading.leakage import leaked_strings, redact
+from ...graph.model import ContextGraph
+from ...graph.sample import KnowledgePath, PathSampler
+from ...models import Models
+from ...runs import Run
+from ..runner import gather_all
+from .checks import rejection
+from .config import EvalConfig
 from .prompts import (
     Feedback,
     GeneratedQuestion,
@@ -90,16 +92,6 @@ class BatchState:
         self.records.extend(records)
         self.total += sum(r["points"] for r in records)
         self.asked += len(records)
-
-
-async def gather_all(*aws: Any) -> list[Any]:
-    """Like asyncio.gather, but a failure lets the other calls finish (and be journaled) before it is
-    raised: on resume, only calls that never completed are made again."""
-    results = await asyncio.gather(*aws, return_exceptions=True)
-    for r in results:
-        if isinstance(r, BaseException):
-            raise r
-    return results
 
 
 async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
@@ -207,14 +199,14 @@ async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], stat
 
 def _most_informative(state: BatchState) -> str:
     """`--adaptive irt`: the level at which the batch's answers so far are least predictable."""
-    from ..validity.irt import estimate, most_informative, responses
+    from .validity.irt import estimate, most_informative, responses
 
     return most_informative(estimate(responses(state.records)))
 
 
 def _cloze(ctx: Context, path: KnowledgePath | list[str], b: int, r: int, asked: list[str]) -> list[Candidate]:
     """Easy-tier questions with no model call: a path entity blanked in a path sentence."""
-    from ..grading.cloze import cloze_questions
+    from .cloze import cloze_questions
 
     assert ctx.graph is not None
     chunk_ids, entity_ids = (path, []) if isinstance(path, list) else (path.chunk_ids, path.entity_ids)

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ..grading.cloze import BLANK, INSTRUCTION
-from ..graph.model import ContextGraph
-from ..models.base import Completion, Message
+from ....graph.model import ContextGraph
+from ....models.base import Completion, Message
+from ..cloze import BLANK, INSTRUCTION
 
 UNKNOWN = "I don't know."
 MIN_SIMILARITY = 0.45
@@ -90,7 +90,7 @@ class ExactTarget:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from ..embedding import Encoder
+            from ....embedding import Encoder
 
             self._encoder = Encoder(self.graph.manifest["embedding"]["model"])
         return self._encoder
@@ -147,7 +147,7 @@ class ExactTarget:
     def _phrase(self, row: int, question: str) -> str | None:
         """In the chunk's sentence sharing most words with the question, the first mention the question
         does not name (a reader who found the right sentence reads off the missing name)."""
-        from ..grading.cloze import split_sentences
+        from ..cloze import split_sentences
 
         text, asked = self.graph.chunk_texts[row], _tokens(question)
         mentions = self._mentions.get(row, [])

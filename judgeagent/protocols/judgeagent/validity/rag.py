@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.model import ContextGraph
-from ..models.base import Message
+from ....graph.model import ContextGraph
+from ....models.base import Message
 from .target import ExactTarget, KnownDocuments
 
 NOTES = "Notes you remember (use them if they help):\n{notes}\n\n"

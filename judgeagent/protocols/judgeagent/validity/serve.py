@@ -5,8 +5,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..models.spec import ModelSpec, Registry
-from ..models.testserver import FakeServer
+from ....models.spec import ModelSpec, Registry
+from ....models.testserver import FakeServer
 
 
 @contextlib.contextmanager

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..models.base import Message
+from ...models.base import Message
 
 ANSWER_SYSTEM = "Answer the question. Be brief: give the answer first, then at most one sentence of reasoning."
 CHOICE_SYSTEM = ("Answer the multiple-choice question. Reply with the letter of the correct option first, "

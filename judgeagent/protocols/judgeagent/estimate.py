@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..benchmark import Item
-from ..config import EvalConfig
-from ..models.spec import Prices
+from ...benchmark import Item
+from ...models.spec import Prices
+from .config import EvalConfig
 from .prompts import answer_messages
 
 CHARS_PER_TOKEN = 4

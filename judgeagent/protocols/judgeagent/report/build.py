@@ -8,12 +8,13 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..errors import JudgeAgentError
-from ..files import write_text_atomic
-from ..runs import Run
+from ....errors import JudgeAgentError
+from ....files import write_text_atomic
+from ....report.page import md_block, page, table
+from ....report.plots import bars, trajectories
+from ....runs import Run
 from .gaps import ability_markdown, gap_sections, weak_markdown
 from .judging import judging, judging_markdown
-from .plots import bars, trajectories
 
 
 def _pct(x: float | None) -> str:
@@ -43,7 +44,7 @@ def sections(run: Run) -> dict[str, Any]:
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
-    from ..interview.validate import open_finished
+    from ..validate import open_finished
 
     run = open_finished(folder)
     data = sections(run)
@@ -148,13 +149,7 @@ def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
-# --- HTML -----------------------------------------------------------------------------------------
-CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}td,th{border:1px solid #ccc;padding:.3em .5em;
-vertical-align:top;text-align:left}th{background:#f3f3f3}.plots{display:flex;flex-wrap:wrap;gap:1em}
-.bad{color:#b00}.good{color:#070}details{margin:.5em 0}
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto}blockquote{border-left:3px solid #ccc;margin:.5em 0;
-padding:0 .8em;color:#444}"""
+# --- HTML -------------------------------------------------------------------------------------------------
 
 
 def html_page(d: dict[str, Any]) -> str:
@@ -171,82 +166,28 @@ def html_page(d: dict[str, Any]) -> str:
             f"<div class='plots'>{''.join(charts)}</div>",
             md_block(ability_markdown(d)),
             md_block(paths_markdown(run)),
-            "<h2>Accuracy</h2>", _table(["group", "n", "correct", "accuracy"],
+            "<h2>Accuracy</h2>", table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
             md_block(judging_markdown(d["judging"])),
             md_block(validation_markdown(v)),
-            "<h2>Knowledge gaps</h2>", _table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
+            "<h2>Knowledge gaps</h2>", table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
         body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
-    body.append(_table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
+    body.append(table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
                        [[r, u["calls"], u["cache_hits"], u["input_tokens"], u["output_tokens"], f"{u['cost']:.4f}"]
                         for r, u in (s.get("usage") or {}).items()], "usage"))
     return page(f"judgeagent: {run.folder.name}", "".join(body))
 
 
-def page(title: str, body: str) -> str:
-    """The self-contained HTML page every report is (inline CSS, no scripts): `body` is HTML already."""
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
-            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
-
-
-def _table(head: list[str], rows: list[list[Any]], ident: str) -> str:
-    cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table id='{ident}'><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def md_block(lines: list[str]) -> str:
-    """The few Markdown shapes the sections use (headings, bullets, pipe tables, quotes, fenced code) as HTML."""
-    html: list[str] = []
-    table: list[list[str]] = []
-    quote: list[str] = []
-    code: list[str] | None = None
-    for line in [*lines, ""]:
-        if code is not None:  # inside a fence: verbatim until the closing one
-            if line.startswith("```"):
-                html.append(f"<pre>{escape(chr(10).join(code))}</pre>")
-                code = None
-            else:
-                code.append(line)
-            continue
-        if line.startswith("|"):
-            table.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
-            continue
-        if table:
-            rows = [r for r in table if not set("".join(r)) <= set("-|")]
-            html.append(_table(rows[0], rows[1:], "t"))
-            table = []
-        if line.startswith(">"):
-            quote.append(line[1:].removeprefix(" "))
-            continue
-        if quote:
-            html.append(f"<blockquote>{'<br>'.join(escape(q) for q in quote)}</blockquote>")
-            quote = []
-        if line.startswith("```"):
-            code = []
-        elif line.startswith("### "):
-            html.append(f"<h3>{escape(line[4:])}</h3>")
-        elif line.startswith("## "):
-            html.append(f"<h2>{escape(line[3:])}</h2>")
-        elif line.startswith("# "):
-            html.append(f"<h1>{escape(line[2:])}</h1>")
-        elif line.startswith("- "):
-            html.append(f"<p>• {escape(line[2:]).replace('**', '')}</p>")
-        elif line.strip():
-            html.append(f"<p>{escape(line).replace('**', '').replace('`', '')}</p>")
-    if code is not None:  # an unclosed fence still shows its text
-        html.append(f"<pre>{escape(chr(10).join(code))}</pre>")
-    return "".join(html)
 
 
 def compare_runs(folders: list[str | Path]) -> str:
     """One Markdown table over several validated runs (targets, or ablations as in the paper's Table 3)."""
-    from ..runs import load_run
+    from ....runs import load_run
 
     rows = ["| run | target | extension | graph | difficulty | n | ACC1 | ACC2 | CR | CtE | Δ = CR - CtE |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]

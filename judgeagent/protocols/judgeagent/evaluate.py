@@ -1,7 +1,7 @@
 """`evaluate`: the JudgeAgent interview over a benchmark, recorded in a resumable run folder.
 
 The public Python entry point (the CLI's `evaluate` and bench/ call it): a `RunRequest` for the JudgeAgent
-protocol (protocols/judgeagent.py), which the shared runner (protocols/runner.py) runs.
+protocol (protocols/judgeagent/protocol.py), which the shared runner (protocols/runner.py) runs.
 """
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..benchmark import Benchmark
-from ..config import EvalConfig
-from ..graph.model import ContextGraph
-from ..runs import RunResult
+from ...benchmark import Benchmark
+from ...graph.model import ContextGraph
+from ...runs import RunResult
+from .config import EvalConfig
 
 
 def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, interviewer: str | None = None,
@@ -30,12 +30,13 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     stops the run with `BudgetExceeded` once spent; the run resumes like any stopped run. `on_stage`
     hears the stages that have no per-question progress (the judge's calibration), one line each.
     """
-    from ..protocols import PROTOCOLS
-    from ..protocols.base import RunRequest
+    from ..base import RunRequest
+    from ..runner import run_episodes
+    from .protocol import JudgeAgentProtocol
 
     models = {role: name for role, name in (("target", target), ("interviewer", interviewer), ("judge", judge))
               if name}
-    return PROTOCOLS["judgeagent"].run(RunRequest(
+    return run_episodes(JudgeAgentProtocol(), RunRequest(
         benchmark, graph, models, config, run_dir=Path(run_dir) if run_dir else None, runs_root=Path(runs_root),
         registry=registry, cache_dir=Path(cache_dir) if cache_dir else None, cache=cache, max_cost=max_cost,
         request=request or {}, notify=notify, progress=progress, on_stage=on_stage))

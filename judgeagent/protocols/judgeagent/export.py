@@ -8,8 +8,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .files import write_atomic, write_text_atomic
-from .runs import Run
+from ...files import write_atomic, write_text_atomic
+from ...runs import Run
+
 
 def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[dict[str, Any]]:
     suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in run.feedback}

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..grading.verdict import METHODS
+from ....grading.verdict import METHODS
 
 SPOT_CHECKS = 10
 

@@ -1,4 +1,4 @@
-"""Report sections from `judgeagent.validity`: weak documents and entities ranked by failure rate, and
+"""Report sections from `judgeagent.protocols.judgeagent.validity`: weak documents and entities ranked by failure rate, and
 the ability estimate with its interval per batch."""
 from __future__ import annotations
 

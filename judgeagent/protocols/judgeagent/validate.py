@@ -7,14 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..config import CheckerConfig
-from ..grading.answers import AnswerChecker, other_golds
-from ..errors import JudgeAgentError
-from ..metrics import bootstrap, breakdown, rates
-from ..models.base import Message
-from ..files import write_json_atomic, write_text_atomic
-from ..runs import Run, load_manifest, load_run, lock_run
-from .engine import gather_all
+from ...config import CheckerConfig
+from ...errors import JudgeAgentError
+from ...files import write_json_atomic, write_text_atomic
+from ...grading.answers import AnswerChecker, other_golds
+from ...metrics import bootstrap, breakdown, rates
+from ...models.base import Message
+from ...runs import Run, load_manifest, load_run, lock_run
+from ..runner import gather_all
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
                    "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
@@ -44,8 +44,8 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
     """Validate a finished run; writes validation.jsonl and validation.json into its folder.
 
     `progress(done, total)` is called as each base question is answered both ways."""
-    from ..models import open_models
-    from ..models.spec import load_registry
+    from ...models import open_models
+    from ...models.spec import load_registry
 
     protocol = load_manifest(Path(folder)).get("protocol", "judgeagent")
     if protocol != "judgeagent":

@@ -3,8 +3,8 @@ gaps, and an ability estimate with its standard error."""
 from __future__ import annotations
 
 from .gaps import Recovery, Weak, read_records, recovery, weak_documents, weak_entities
-from .interviewer import ScriptedInterviewer
 from .irt import DEFAULT_ITEMS, Ability, Item, calibrate, estimate, run_ability
+from .scripted import ScriptedInterviewer
 from .serve import chat_reply, serve_roles
 from .target import ExactTarget, KnownDocuments, document_topics, select_documents
 

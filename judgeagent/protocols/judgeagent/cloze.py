@@ -10,8 +10,8 @@ from functools import lru_cache
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..graph.model import ContextGraph
-from .text import normalise_answer
+from ...grading.text import normalise_answer
+from ...graph.model import ContextGraph
 
 BLANK = "____"
 INSTRUCTION = "Fill in the blank with the missing name or phrase"
@@ -27,7 +27,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# A superset of interview.checks' stop words, so that an answer passing here passes its leak checks too.
+# A superset of checks.py's stop words, so that an answer passing here passes its leak checks too.
 _STOP = _words("""a an the of in on to and or is was for by with what which who whom whose when where why how
     did does do that this it its as at be been being are were has have had not no nor from into onto about
     over under than then there their they them he she his her we our you your i me my us these those such

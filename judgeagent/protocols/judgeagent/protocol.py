@@ -3,10 +3,10 @@
 - `prepare`: the judge's calibration (`grading/calibration.py::vetted_checker`, with wrong answers from
   the graph's near misses), recorded in the manifest as `judge_calibration`; a judge that fails it is
   reported through the request's `notify`.
-- `run_episode`: one batch (`interview/engine.py::run_batch`: grading, extension rounds, feedback); the
+- `run_episode`: one batch (`batch.py::run_batch`: grading, extension rounds, feedback); the
   batch's full feedback goes to feedback.jsonl, and a summary of it (score, tiers, rounds) is its row
   in episodes.jsonl.
-- `summarise`: `interview/summary.py::summarise` of the records and feedback, with the calibration.
+- `summarise`: `summary.py::summarise` of the records and feedback, with the calibration.
 - `close`: the sampler's worker thread is shut down (the runner closes the models).
 
 Its records keep JudgeAgent's own flat schema (validate, report, export and the report browser read
@@ -23,24 +23,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..benchmark import Benchmark
-from ..config import EvalConfig
-from ..errors import JudgeAgentError
-from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
-
-OPTION_FLAGS = ("batch_size", "rounds", "hops", "questions_per_round", "seed", "fixed_difficulty", "adaptive",
-                "max_passage_words", "holdout", "easy_generator")
-"""The EvalConfig fields `-o KEY=VALUE` sets for judgeagent (each the flag of the same name); the rest are flags."""
+from ...benchmark import Benchmark
+from ...errors import JudgeAgentError
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from .config import EvalConfig
 
 if TYPE_CHECKING:
-    from ..graph.model import ContextGraph
-    from ..interview.engine import Context
+    from ...graph.model import ContextGraph
+    from .batch import Context
 
 # Options added after runs were first written: left out of a run's identity while at their default,
 # so a run started by an earlier version keeps its identity and still resumes.
 _ADDED_LATER = {"adaptive": "tiers", "path": "graph"}
-_STATE = "judgeagent"
-"""The key of the batches' shared `Context` in `EpisodeContext.state`."""
 
 
 class JudgeAgentProtocol(Protocol):
@@ -55,7 +49,9 @@ class JudgeAgentProtocol(Protocol):
              RoleSpec("judge", "judges free-text answers no rule decides", "interviewer"))
     needs = frozenset({"benchmark", "graph"})
     needs_note = "a benchmark, and a graph unless --no-extension"
-    options_note = "the flags of evaluate; -o KEY=VALUE sets " + ", ".join(OPTION_FLAGS)
+    options_note = ("evaluate's flags set them too (--batch-size is batch_size, --no-graph is graph=false, "
+                    "--judge-policy is checker.judge_policy)")
+    writes_report = False  # its report needs its validation: `judgeagent report` writes report.md and .html
 
     def needs_graph(self, config: Any) -> bool:
         return bool(config.extension)
@@ -93,16 +89,16 @@ class JudgeAgentProtocol(Protocol):
         return [Episode(f"batch-{b}", tuple(benchmark.items[i:i + size]), b)
                 for b, i in enumerate(range(0, len(benchmark.items), size))]
 
-    async def prepare(self, ctx: EpisodeContext) -> dict[str, Any]:
+    async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
-        from ..grading.calibration import vetted_checker
-        from ..interview.engine import Context
+        from ...grading.calibration import vetted_checker
+        from .batch import Context
 
         config: EvalConfig = ctx.config
         request = ctx.request
         on_stage = request.on_stage if request else None
         notify = request.notify if request else None
-        shared = ctx.state[_STATE] = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
+        shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
                                              on_record=request.progress if request else None)
         if on_stage and config.checker.judge_policy != "off":
             on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
@@ -110,16 +106,16 @@ class JudgeAgentProtocol(Protocol):
                                                            config.seed, _near_miss(shared))
         if notify and config.checker.judge_policy != "off" and not calibration.passed:
             notify(f"warning: {calibration.note}")
-        return {"judge_calibration": calibration.to_dict()}
+        return Prepared(shared, {"judge_calibration": calibration.to_dict()})
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
-        from ..interview.engine import run_batch
+        from .batch import run_batch
 
-        return batch_row(await run_batch(ctx.state[_STATE], episode.index, list(episode.items)))
+        return batch_row(await run_batch(ctx.state, episode.index, list(episode.items)))
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        from ..interview.summary import summarise
+        from .summary import summarise
 
         # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
         # rows of the batches it finished before it was resumed.
@@ -128,12 +124,8 @@ class JudgeAgentProtocol(Protocol):
         return summary
 
     async def close(self, ctx: EpisodeContext) -> None:
-        shared = ctx.state.get(_STATE)
-        if shared is not None:
-            shared.worker.shutdown(wait=True)
-
-    def write_report(self, run: Any, summary: dict[str, Any]) -> None:
-        return None  # JudgeAgent's report needs its validation: `judgeagent report` writes report.md and .html
+        if ctx.state is not None:  # the batches' Context: its worker thread
+            ctx.state.worker.shutdown(wait=True)
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         rows = "\n".join(f"| {k} | {a['accuracy']:.3f} | {a['correct']}/{a['n']} |"
@@ -143,13 +135,13 @@ class JudgeAgentProtocol(Protocol):
                         f"questions.\n\n| group | accuracy | correct |\n|---|---|---|\n{rows}"),
                 Section("Tier trajectories", tiers)]
 
-    def compare(self, folders: list[Path]) -> str:
-        from ..report import compare_runs  # validated runs: ACC1, ACC2, CR, CtE and the ablation columns
+    def own_comparison(self, folders: list[Path]) -> str:
+        from .report import compare_runs  # validated runs: ACC1, ACC2, CR, CtE and the ablation columns
 
         return compare_runs(folders)
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
-        from ..interview.summary import render_summary
+        from .summary import render_summary
 
         return render_summary(summary, folder, summary.get("usage"))
 
@@ -174,14 +166,14 @@ def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
     # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
     if graph is None or not config.extension or graph.n_entities == 0:
         return None
-    from ..graph.sample import PathSampler
+    from ...graph.sample import PathSampler
 
     return PathSampler(graph)
 
 
 def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:
     """Wrong answers for calibration: the graph entity most like the gold that is not the gold."""
-    from ..grading.text import token_f1
+    from ...grading.text import token_f1
 
     sampler, graph = ctx.sampler, ctx.graph
     if sampler is None or graph is None:

@@ -12,7 +12,7 @@ import re
 import threading
 from typing import Any
 
-from ..grading.cloze import split_sentences
+from ..cloze import split_sentences
 
 HARD_WORDS = 6
 """Words kept either side of the gap in a hard question (a medium one keeps the whole sentence)."""

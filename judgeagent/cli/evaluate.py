@@ -1,0 +1,344 @@
+"""`judgeagent evaluate`: one route for every protocol, JudgeAgent's included, and `judgeagent protocols`.
+
+The flags and `-o KEY=VALUE` options become one options mapping that `parse_options` checks against the
+chosen protocol's `Config` (its `Literal` types decide which values are allowed): a flag sets the option
+of its name (`--batch-size` is `batch_size`, `--no-graph` is `graph=false`) when the protocol has one, and
+is refused when it has none. Only flags given on the command line count, so a protocol's own defaults
+hold. A run's manifest keeps the options given; `--resume RUN` takes them back.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ..errors import Interrupted, JudgeAgentError
+from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
+from .app import app
+from .fields import ConfigOption, parse_fields, parse_roles
+
+RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
+            "limit", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
+            "fixed_difficulty", "adaptive", "no_extension", "passages", "max_passage_words", "holdout",
+            "judge_policy", "easy_generator", "no_self_check")
+"""The options that define a run: the manifest keeps those given, and `--resume` takes them back."""
+
+CONFIG_FLAGS = {"batch_size": None, "rounds": None, "hops": None, "questions_per_round": None, "seed": None,
+                "path": None, "fixed_difficulty": None, "adaptive": None, "max_passage_words": None, "holdout": None,
+                "easy_generator": None, "judge_policy": None, "no_graph": ("graph", False),
+                "no_extension": ("extension", False), "no_self_check": ("self_check", ())}
+"""Flags that set a protocol option: of the same name, or (option, value) for the negative flags."""
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    ctx: typer.Context,
+    protocol: Annotated[str, typer.Option(help="The interview protocol (judgeagent protocols lists them).")] = "judgeagent",
+    option: Annotated[list[str], typer.Option("--option", "-o", help="A protocol option KEY=VALUE (repeat; "
+                                              "judgeagent protocols lists them).")] = [],
+    target: Annotated[Optional[str], typer.Option(help="The model under evaluation (name, local, provider:model).")] = None,
+    role: Annotated[list[str], typer.Option("--role", help="A protocol's role NAME=MODEL (repeat; MODEL,MODEL for "
+                                            "a role of several, e.g. students; judgeagent protocols lists them).")] = [],
+    benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet).")] = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Context graph folder made by build-graph.")] = None,
+    interviewer: Annotated[Optional[str], typer.Option(help="Writes questions and feedback (default: the target).")] = None,
+    judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint for an ad-hoc target.")] = None,
+    config: ConfigOption = None,
+    field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
+    sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="N_B: questions per batch.")] = 5,
+    rounds: Annotated[int, typer.Option(min=0, max=MAX_ROUNDS, help="RND_e: extension rounds a batch.")] = 3,
+    hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="H: entities per knowledge path.")] = 3,
+    questions_per_round: Annotated[int, typer.Option(min=1, max=MAX_QUESTIONS_PER_ROUND,
+                                                     help="Extension questions asked per round.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for sampling items and paths.")] = 0,
+    no_graph: Annotated[bool, typer.Option("--no-graph", help="Ablation: random chunks instead of graph paths.")] = False,
+    path: Annotated[str, typer.Option(help="graph: walk the graph (Algorithm 4); dense: the top chunks for the "
+                                      "questions, no walk (a baseline).")] = "graph",
+    fixed_difficulty: Annotated[Optional[str], typer.Option(help="Ablation: easy, medium or hard throughout.")] = None,
+    adaptive: Annotated[str, typer.Option(help="How rounds pick difficulty: tiers (score thresholds) or irt "
+                                          "(the most informative level).")] = "tiers",
+    no_extension: Annotated[bool, typer.Option("--no-extension", help="Ablation: grading and feedback only.")] = False,
+    passages: Annotated[bool, typer.Option("--passages", help="Put each item's supporting documents (from the "
+                                           "graph) into its prompt, as QuALITY needs.")] = False,
+    max_passage_words: Annotated[Optional[int], typer.Option(min=1, help="Cut each passage to its first N "
+                                                             "words (with --passages).")] = None,
+    run_dir: Annotated[Optional[Path], typer.Option(help="Run folder (default: runs/<benchmark>-<target>-<id>).")] = None,
+    resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this folder.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
+    cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
+    holdout: Annotated[float, typer.Option(min=0, max=0.5, help="Share of each batch kept out of the feedback "
+                                           "prompt, validated separately.")] = 0.0,
+    judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
+                                              "passes; trust: use it anyway; off: rules only.")] = "calibrated",
+    easy_generator: Annotated[str, typer.Option(help="Easy-tier questions: cloze (no model, exact) or llm.")] = "cloze",
+    no_self_check: Annotated[bool, typer.Option("--no-self-check", help="Skip the interviewer answering its own "
+                                                "medium and hard questions before they are asked.")] = False,
+    validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the calls, tokens and cost the run would take "
+                                          "(from the configured prices), and exit.")] = False,
+    max_cost: Annotated[Optional[float], typer.Option(min=0, help="Stop (resumably) once this many dollars are "
+                                                      "spent, by the configured prices.")] = None,
+) -> None:
+    """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
+    # Compared by name: typer may carry its own copy of click, whose ParameterSource is another enum.
+    given = {name for name in ctx.params
+             if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")}
+    try:
+        run_evaluate(dict(ctx.params), given)
+    except KeyboardInterrupt:  # what is recorded stays; the journal answers the finished calls again
+        raise Interrupted("resume with the same command") from None
+
+
+def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
+    """The one route: the protocol, its config from flags and options, the inputs, the roles; run; render."""
+    from ..models.spec import load_registry
+    from ..protocols import get_protocol, run_protocol
+
+    protocol = get_protocol(_protocol_name(args, given))
+    if args["resume"]:
+        stored = _from_run(Path(args["resume"]))
+        args, given = {**args, **stored, "run_dir": Path(args["resume"])}, given | set(stored)
+    _check_required(protocol, args)
+    for flag in ("dry_run", "validate"):
+        if args[flag] and protocol.name != "judgeagent":
+            raise JudgeAgentError(f"--{flag.replace('_', '-')} is JudgeAgent's; protocol {protocol.name} has no "
+                                  "such step yet")
+    config = protocol_config(protocol, args, given)
+    models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
+    resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
+    graph = _graph(args["graph"])
+    benchmark = _benchmark(args, graph)
+    registry = load_registry(args["config"])
+    if args["base_url"]:
+        if not args["target"]:
+            raise JudgeAgentError("--base-url gives the endpoint of --target; give --target NAME with it")
+        registry = registry.with_endpoint(args["target"], args["base_url"])
+    request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in RUN_KEYS and k in given}
+    request["protocol"] = protocol.name
+    warn = _echo_err
+    if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
+        typer.echo(_estimate(config, benchmark, registry, resolved, graph),
+                   err=not args["dry_run"])
+    if args["dry_run"]:
+        return
+    with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
+        result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args["run_dir"],
+                              registry=registry, cache_dir=args["cache_dir"], cache=not args["no_cache"],
+                              max_cost=args["max_cost"], request=request, notify=warn, progress=progress,
+                              on_stage=getattr(progress, "stage", None))
+    if result.resumed and not result.usage:
+        typer.echo("this run had finished: nothing to do")
+    typer.echo(protocol.render_summary({**result.summary, "usage": result.usage}, str(result.folder)))
+    if args["validate"]:
+        from ..protocols.judgeagent.validate import render_validation, validate
+        from .results import validation_progress
+
+        typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
+                                              cache=not args["no_cache"],
+                                              progress=validation_progress(args["quiet"]))))
+
+
+def protocol_config(protocol: Any, args: dict[str, Any], given: set[str]) -> Any:
+    """The protocol's `Config` from the flags given and the `-o` options (one line for any conflict)."""
+    from ..protocols.options import parse_options, split_options
+
+    fields = protocol.Config.model_fields
+    options: dict[str, Any] = {}
+    for flag, mapped in CONFIG_FLAGS.items():
+        if flag not in given:
+            continue
+        if mapped and not args[flag]:
+            continue  # a negative flag off (a resumed run's manifest keeps it as false)
+        key, value = mapped or (flag, args[flag])
+        if key not in fields and key == "judge_policy" and "checker" in fields:
+            key = "checker.judge_policy"  # JudgeAgent's answer checker holds it
+        elif key not in fields:
+            if flag == "seed":
+                continue  # it also draws --sample's items, whether the protocol has a seed or not
+            raise JudgeAgentError(f"--{flag.replace('_', '-')} is not an option of protocol {protocol.name} "
+                                  "(judgeagent protocols lists its options)")
+        options[key] = value
+    for key, value in split_options(args["option"] or []).items():
+        if key in options:
+            raise JudgeAgentError(f"option {key} of protocol {protocol.name} is given twice, as a flag and as "
+                                  f"-o {key}={value}: give it once")
+        options[key] = value
+    return parse_options(protocol, options)
+
+
+def _protocol_name(args: dict[str, Any], given: set[str]) -> str:
+    """The protocol named, or the one of the run `--resume` continues (JudgeAgent by default)."""
+    if args["resume"] and ("protocol" not in given or args["protocol"] == "judgeagent"):
+        from ..runs import load_manifest
+
+        return str(load_manifest(Path(args["resume"])).get("protocol", "judgeagent"))
+    return str(args["protocol"])
+
+
+def _check_required(protocol: Any, args: dict[str, Any]) -> None:
+    """A usage error (exit 2) for a missing --target or --benchmark the protocol cannot run without."""
+    target = next((r for r in protocol.roles if r.name == "target"), None)
+    needs = {"--target": target is not None and not target.defaults and not target.model,
+             "--benchmark": "benchmark" in protocol.needs}
+    given = {"--target": bool(args["target"]) or "target" in parse_roles(args["role"]),
+             "--benchmark": bool(args["benchmark"])}
+    if any(needs[f] and not given[f] for f in needs):
+        import click
+
+        raise click.UsageError(f"evaluate needs {' and '.join(f for f in needs if needs[f])} (or --resume RUN)")
+
+
+def _from_run(folder: Path) -> dict[str, Any]:
+    """How a run was started (its manifest's `request`): what `--resume` runs again."""
+    from ..runs import load_manifest
+
+    request = dict(load_manifest(folder).get("request") or {})
+    if not request:
+        raise JudgeAgentError(f"run {folder} does not record how it was started; rerun the evaluate command")
+    request.pop("protocol", None)  # the manifest's own `protocol` names it
+    return request
+
+
+def _graph(path: Any) -> Any:
+    if not path:
+        return None
+    from ..graph.store import load_graph
+
+    return load_graph(path)
+
+
+def _benchmark(args: dict[str, Any], graph: Any) -> Any:
+    from ..benchmark import Benchmark, ItemFields, attach_passages, load_benchmark
+
+    if not args["benchmark"]:
+        return Benchmark(Path("no-benchmark"), [])
+    benchmark = load_benchmark(args["benchmark"], parse_fields(args["field"] or [], ItemFields), limit=args["limit"],
+                               sample=args["sample"], seed=args["seed"] or 0)
+    if args["passages"]:
+        if graph is None:
+            raise JudgeAgentError("--passages takes the documents from the graph: give --graph")
+        from ..graph.model import document_texts
+
+        benchmark = attach_passages(benchmark, document_texts(graph))
+    return benchmark
+
+
+def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any], graph: Any) -> str:
+    """JudgeAgent's calls, tokens and cost for this run, as ranges (a run that resumes pays less)."""
+    from ..protocols.judgeagent.estimate import estimate_run, render_estimate
+
+    prices = {role: registry.resolve(names[role]).prices for role in ("target", "interviewer", "judge")}
+    words = (graph.manifest.get("config", {}).get("chunking", {}) or {}).get("max_words", 150) if graph else 150
+    table = render_estimate(estimate_run(config, benchmark.items, prices, chunk_words=words))
+    return f"estimate for {len(benchmark.items)} items (calls, tokens and cost, low-high):\n{table}"
+
+
+def _echo_err(line: str) -> None:
+    typer.echo(line, err=True)
+
+
+def _progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any:
+    """JudgeAgent's bar over every question asked; a line every tenth of the episodes for the others."""
+    import contextlib
+
+    if quiet:
+        return contextlib.nullcontext(None)
+    if protocol != "judgeagent":
+        return contextlib.nullcontext(_episode_lines)
+    batches = -(-len(benchmark.items) // config.batch_size)
+    rounds = config.rounds * config.questions_per_round if config.extension else 0
+    return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
+
+
+def _episode_lines(done: int, total: int) -> None:
+    if done == total or done % max(1, total // 10) == 0:
+        typer.echo(f"episodes: {done}/{total} done", err=True)
+
+
+class _QuestionBar:
+    """A tqdm bar over every question asked (base and extension), named by the stage it is in, with
+    batches done, tokens and cost so far; a non-terminal gets one line per stage instead."""
+
+    def __init__(self, total: int, batches: int = 0) -> None:
+        self.total, self.n_batches = total, batches
+        self.bar: Any = None
+        self.asked = self.batches = 0
+        self.stage_name = ""
+
+    def __enter__(self) -> _QuestionBar:
+        import sys
+
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, desc="starting", unit="q", disable=not sys.stderr.isatty())
+        return self
+
+    def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
+        if record is None:
+            self.batches += 1
+            self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")
+        else:
+            self.asked += 1
+            self.bar.update(1)
+            round_ = record.get("round")
+            self.stage("base questions" if record["stage"] == "grading" else f"extension round {round_}")
+        lines = ledger.roles.values()
+        self.bar.set_postfix(batches=f"{self.batches}/{self.n_batches}",
+                             tokens=sum(u.input_tokens + u.output_tokens for u in lines),
+                             cost=f"${sum(u.cost for u in lines):.4f}")
+
+    def stage(self, name: str) -> None:
+        """A new stage: the bar's name on a terminal, one line elsewhere."""
+        if self.bar is None or name == self.stage_name:
+            return
+        self.stage_name = name
+        if self.bar.disable:
+            typer.echo(f"{name} ({self.asked} questions asked, {self.bar.format_interval(self.bar.format_dict['elapsed'])})",
+                       err=True)
+        else:
+            self.bar.set_description(name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+@app.command("protocols")
+def protocols_cmd() -> None:
+    """List the interview protocols with their roles (and defaults), inputs and options."""
+    typer.echo(render_protocols())
+
+
+def render_protocols() -> str:
+    """Every protocol: what it measures, its roles (with defaults), inputs and options; 80 columns."""
+    from ..protocols import PROTOCOLS
+    from ..protocols.options import describe_options
+
+    blocks = []
+    for p in PROTOCOLS.values():
+        lines = [f"{p.name}: {p.title}", _wrap(f"measures: {p.measures}", 2), _wrap(f"follows: {p.paper}", 2),
+                 _wrap("needs: " + (p.needs_note or ", ".join(sorted(p.needs)) or "no input file"), 2), "  roles:"]
+        lines += [_wrap(f"{r.name}: {r.help}" + (" (one or more models, comma-separated)" if r.many else "")
+                        + (f" (default: the {', else the '.join(r.defaults)}'s model)" if r.defaults else "")
+                        + (f" (default: {r.model})" if r.model and not r.defaults else "")
+                        + (" (optional)" if r.optional else ""), 4)
+                  for r in p.roles]
+        if p.options_note:
+            lines.append(_wrap(f"options: {p.options_note}", 2))
+        lines.append("  options (-o KEY=VALUE, default shown):")
+        lines += [f"    {key}={default}" + (f"\n{_wrap(help_, 8)}" if help_ else "")
+                  for key, default, help_ in describe_options(p)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _wrap(text: str, indent: int) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 80, initial_indent=" " * indent, subsequent_indent=" " * (indent + 2),
+                         break_on_hyphens=False)

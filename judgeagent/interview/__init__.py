@@ -1,1 +1,0 @@
-"""The online stage: grading, graph-driven extension and feedback (Algorithm 1)."""

@@ -1,0 +1,107 @@
+"""The tree tells the truth (docs/architecture.md): each protocol owns one folder, shared code knows no
+protocol, the library imports neither typer nor the CLI, and the package has no import circle.
+
+Read from the source with `ast`, so every import counts: at the top, deferred inside a function, and under
+`if TYPE_CHECKING:`.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import judgeagent
+
+PACKAGE = Path(judgeagent.__file__).parent
+PROTOCOLS = sorted(p.name for p in (PACKAGE / "protocols").iterdir() if (p / "__init__.py").exists())
+
+
+def _module(path: Path) -> tuple[str, bool]:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), True
+    return ".".join(parts), False
+
+
+MODULES = {_module(p)[0]: p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(path: Path) -> set[str]:
+    """The judgeagent modules `path` imports (`from X import name` counts X.name when that is a module)."""
+    name, is_package = _module(path)
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            subs = {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES}
+            found |= subs or {target}
+            if len(subs) < len(node.names):
+                found.add(target)
+    return found
+
+
+GRAPH = {name: _imports(path) for name, path in MODULES.items()}
+
+
+def _protocol_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "protocols" and parts[2] in PROTOCOLS else None
+
+
+def test_the_five_protocols_each_have_their_folder():
+    assert PROTOCOLS == ["dynaeval", "interviewer", "judgeagent", "kieval", "teach2eval"]
+
+
+def test_no_protocol_imports_another():
+    crossing = [f"{m} -> {t}" for m, ts in GRAPH.items() for t in ts
+                if _protocol_of(m) and _protocol_of(t) and _protocol_of(m) != _protocol_of(t)]
+    assert crossing == []
+
+
+def test_shared_code_imports_no_protocol():
+    """Only the catalogue (`judgeagent.protocols`, which lists them) and the CLI name a protocol; the shared
+    packages (grading, models, report, runs, graph, ...) and the protocol engine (base, runner, record,
+    options, reports) import none, nor the catalogue."""
+    allowed = {"judgeagent.protocols"}
+    offenders = []
+    for m, ts in GRAPH.items():
+        if _protocol_of(m) or m in allowed or m.startswith("judgeagent.cli") or m == "judgeagent.__main__":
+            continue
+        offenders += [f"{m} -> {t}" for t in ts if _protocol_of(t) or t == "judgeagent.protocols"]
+    assert offenders == []
+
+
+def test_the_library_imports_neither_typer_nor_the_cli():
+    offenders = [f"{m} -> {t}" for m, ts in GRAPH.items()
+                 if not m.startswith("judgeagent.cli") and m != "judgeagent.__main__"
+                 for t in ts if t.split(".")[0] in ("typer", "click") or t.startswith("judgeagent.cli")]
+    assert offenders == []
+
+
+def test_no_import_circle():
+    edges = {m: {t for t in ts if t in GRAPH} for m, ts in GRAPH.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(edges[m]):
+            if state.get(t) == 1:
+                circles.append(stack[stack.index(t):] + [t])
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+    assert circles == []
