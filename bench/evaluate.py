@@ -107,8 +107,8 @@ class InterviewScript:
     """Replies to the Interviewer protocol's prompts, as a function of the request alone."""
 
     def __init__(self, items: list[Any]) -> None:
-        self.gold = {i.question: i.answer for i in items}
-        self.gold.update({self.paraphrase(i.question): i.answer for i in items})
+        self.gold = {i.question: i.gold for i in items}
+        self.gold.update({self.paraphrase(i.question): i.gold for i in items})
 
     @staticmethod
     def paraphrase(question: str) -> str:  # half the words: far enough from the original for the copy check

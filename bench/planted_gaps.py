@@ -57,7 +57,7 @@ def base_entities(graph: Any, items: list[Any]) -> dict[str, list[str]]:
     every configuration: the graph entities the question and its gold name."""
     from judgeagent.entities import SpacyExtractor
 
-    found = SpacyExtractor().extract([f"{i.question}\n{i.answer}" for i in items])
+    found = SpacyExtractor().extract([f"{i.question}\n{i.gold}" for i in items])
     return {i.qid: sorted({m.name for m in ms if m.name in graph.entity_row}) for i, ms in zip(items, found)}
 
 

@@ -56,7 +56,7 @@ def rates(pairs: list[tuple[bool, bool]]) -> dict[str, float]:
 
 async def verdicts(checker: AnswerChecker, triples: list[tuple[dict[str, Any], Item]]) -> list[Any]:
     return await asyncio.gather(*(checker.check(item.question, item.golds, row["answer"], options=item.options,
-                                                gold_letter=item.answer_letter) for row, item in triples))
+                                                gold_letter=item.gold_letter) for row, item in triples))
 
 
 def report(name: str, triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
@@ -81,7 +81,7 @@ def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: 
     wrong = [(row, item, v) for (row, item), v in zip(triples, found) if v.correct != row["correct"]
              and v.method not in UNDECIDED]
     for row, item, v in wrong[:limit]:
-        print(f"    [{v.method}] gold {item.answer!r} answer {row['answer'][:90]!r} label {row['correct']} "
+        print(f"    [{v.method}] gold {item.gold!r} answer {row['answer'][:90]!r} label {row['correct']} "
               f"({row['id']})")
 
 

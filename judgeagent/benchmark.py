@@ -29,10 +29,12 @@ class Item:
 
     qid: str
     question: str
-    answer: str
-    """The gold answer text; for multiple choice the gold option's text when the file gives only a letter."""
+    gold: str
+    """The gold answer text; for multiple choice the gold option's text when the file gives only a letter (the
+    file's `answer` column: `ItemFields` names the file's columns, `Item` the things they hold)."""
     options: dict[str, str] | None = None
-    answer_letter: str | None = None
+    gold_letter: str | None = None
+    """The gold option's letter (the file's `answer_letter`); None for free text."""
     aliases: tuple[str, ...] = ()
     """Other acceptable gold answers (free text): a reply matching any of them is correct."""
     difficulty: Difficulty | None = None
@@ -47,7 +49,7 @@ class Item:
     @property
     def golds(self) -> tuple[str, ...]:
         """The gold answer and its aliases."""
-        return (self.answer, *self.aliases)
+        return (self.gold, *self.aliases)
 
     @property
     def is_choice(self) -> bool:
@@ -215,7 +217,7 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     if options and answer and not letter:
         letter = option_letter(answer, options)
     return Item(
-        qid=qid, question=question, answer=answer or "", options=options, answer_letter=letter,
+        qid=qid, question=question, gold=answer or "", options=options, gold_letter=letter,
         aliases=tuple(a for a in dict.fromkeys(answers[1:]) if a != answer),
         difficulty=normalise_difficulty(field_value(record, fields.difficulty)),
         question_type=_text(field_value(record, fields.question_type)) or None,

@@ -105,7 +105,7 @@ def capture(folder: Path, graph: Any = None) -> dict[str, Any]:
     bench, config, known = setup(extension=graph is not None)
     with Roles(Script(target_right=known)) as roles:
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         registry = roles.registry()
         result = evaluate(bench, graph, "tgt", interviewer="int", config=config, run_dir=folder,
                           registry=registry, cache=False)

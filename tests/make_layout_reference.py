@@ -30,7 +30,7 @@ def run_judgeagent(folder: Path) -> Path:
     bench, config, known = setup()
     with Roles(Script(target_right=known)) as roles:
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         return run_protocol("judgeagent", bench, models={"target": "tgt", "interviewer": "int"}, config=config,
                             run_dir=folder, registry=roles.registry(), cache=False).folder
 

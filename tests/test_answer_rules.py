@@ -93,7 +93,7 @@ def test_the_five_demo_misjudgments_are_not_correct():
     others = {g for i in items.values() for g in i.golds}
     checker = AnswerChecker(CheckerConfig(), judge=None, others=frozenset(o.lower() for o in others))
     for gold, reply in cases:
-        question = next((q for q, i in items.items() if i.answer == gold), "Q?")
+        question = next((q for q, i in items.items() if i.gold == gold), "Q?")
         v = asyncio.run(checker.check(question, gold, reply))
         assert not v.correct, (gold, reply, v)
     # the fifth: an extension question that holds its own answer is refused before it is asked

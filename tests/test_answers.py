@@ -123,7 +123,7 @@ def test_f1_threshold_is_configurable():
 
 def test_check_choice_on_real_medqa_items():
     item = load_benchmark(DATA / "medqa" / "small.questions.jsonl", limit=1).items[0]
-    assert item.answer_letter == "C"
+    assert item.gold_letter == "C"
     assert check_choice("The answer is C.", item) == Verdict(True, "letter", "C", None, "chose C, gold C")
     assert check_choice("B) Pneumocystis pneumonia", item).correct is False
     by_text = check_choice("Histoplasma capsulatum infection", item)
@@ -136,7 +136,7 @@ def test_check_choice_on_real_medqa_items():
 def test_check_choice_without_a_gold_letter_compares_texts():
     item = Item("x", "Q?", "Paris (France)", options=CITIES)
     assert check_choice("B", item) == Verdict(False, "letter", "B", None, "chose B (differs from gold text)")
-    item = Item("y", "Q?", "paris", options={"A": "London", "B": "Paris."}, answer_letter=None)
+    item = Item("y", "Q?", "paris", options={"A": "London", "B": "Paris."}, gold_letter=None)
     assert check_choice("B", item).correct
 
 
@@ -160,7 +160,7 @@ def test_judge_decides_through_a_real_endpoint():
 def test_judge_is_not_asked_when_the_answer_is_decided():
     with FakeServer() as server:
         verdict = asyncio.run(check_answer("Q?", "Google", "Google.", judge=_judge(server)))
-        choice = asyncio.run(check_answer("Q?", "Paris", "B", options=CITIES, answer_letter="B",
+        choice = asyncio.run(check_answer("Q?", "Paris", "B", options=CITIES, gold_letter="B",
                                           judge=_judge(server)))
         assert server.counts["requests"] == 0
     assert verdict.method == "exact" and (choice.correct, choice.method) == (True, "letter")

@@ -25,12 +25,12 @@ def test_loads_every_shared_small_split(name):
     assert len(bench) == len(rows) > 0
     assert [i.qid for i in bench.items] == [r["qid"] for r in rows]
     for item, row in zip(bench.items, rows):
-        assert item.question == row["question"].strip() and item.answer
+        assert item.question == row["question"].strip() and item.gold
         assert item.supporting_doc_ids == tuple(row["supporting_doc_ids"])
         assert item.meta["dataset"] == name  # unmapped columns are kept
         assert item.source == f"{path}:{rows.index(row) + 1}"
         if item.is_choice:
-            assert item.answer_letter in item.options and item.options[item.answer_letter] == item.answer
+            assert item.gold_letter in item.options and item.options[item.gold_letter] == item.gold
     assert all(i.is_choice for i in bench.items) == (name in ("medqa", "pubmedqa", "quality"))
 
 
@@ -70,12 +70,12 @@ def test_csv_with_letter_columns_and_a_field_map(tmp_path):
     fields = ItemFields(qid="id", question="prompt", answer_letter="gold", answer="answer_text",
                         difficulty="level", supporting_doc_ids="docs")
     q1, q2, q3 = load_benchmark(path, fields).items
-    assert q1.options == {"A": "London", "B": "Paris", "C": "Rome"} and q1.answer == "Paris"
+    assert q1.options == {"A": "London", "B": "Paris", "C": "Rome"} and q1.gold == "Paris"
     assert (q1.difficulty, q1.supporting_doc_ids, q1.meta) == ("easy", ("d1", "d2"), {"site": "x"})
-    assert q2.options == {"A": "Mars", "B": "Jupiter"} and (q2.answer_letter, q2.answer) == ("B", "Jupiter")
+    assert q2.options == {"A": "Mars", "B": "Jupiter"} and (q2.gold_letter, q2.gold) == ("B", "Jupiter")
     assert q2.question == "Largest planet?\n(two lines)" and q2.difficulty == "hard"
     assert q3.source == f"{path}:5"  # q2's quoted cell spans lines 3-4
-    assert (q3.options, q3.answer, q3.difficulty, q3.supporting_doc_ids) == (None, "Ganymede", None, ("d3",))
+    assert (q3.options, q3.gold, q3.difficulty, q3.supporting_doc_ids) == (None, "Ganymede", None, ("d3",))
 
 
 def test_csv_rows_report_the_line_they_start_on(tmp_path):
@@ -94,8 +94,8 @@ def test_csv_with_json_options_and_text_gold(tmp_path):
         writer.writerow(["m1", "Which is a mammal?", "whale.", options, "Medium"])
         writer.writerow(["m2", "Free?", "Jupiter", "", ""])
     m1, m2 = load_benchmark(path).items
-    assert (m1.answer_letter, m1.answer, m1.difficulty) == ("B", "whale.", "medium")
-    assert not m2.is_choice and m2.answer_letter is None and m2.difficulty is None
+    assert (m1.gold_letter, m1.gold, m1.difficulty) == ("B", "whale.", "medium")
+    assert not m2.is_choice and m2.gold_letter is None and m2.difficulty is None
 
 
 def test_parquet_with_a_field_map(tmp_path):
@@ -108,9 +108,9 @@ def test_parquet_with_a_field_map(tmp_path):
     fields = ItemFields(qid="id", question="q", answer="gold", answer_letter="letter", options="choices",
                         difficulty="hardness", supporting_doc_ids="docs")
     p1, p2 = load_benchmark(path, fields).items
-    assert p1.options == {"A": "red", "B": "blue"} and (p1.answer_letter, p1.answer) == ("B", "blue")
+    assert p1.options == {"A": "red", "B": "blue"} and (p1.gold_letter, p1.gold) == ("B", "blue")
     assert p1.difficulty == "hard" and p1.supporting_doc_ids == ("d1",) and p1.source.endswith("[row 0]")
-    assert p2.answer == "1993" and p2.options is None and p2.supporting_doc_ids == ()
+    assert p2.gold == "1993" and p2.options is None and p2.supporting_doc_ids == ()
 
 
 def test_json_list_and_struct_options(tmp_path):
@@ -118,7 +118,7 @@ def test_json_list_and_struct_options(tmp_path):
     path.write_text(json.dumps([{"question": "Q?", "answer_letter": "A", "options": {"a": "one", "b": "two"}},
                                 {"question": "R?", "answer": "x"}]), encoding="utf-8")
     first, second = load_benchmark(path).items
-    assert (first.qid, first.answer, first.answer_letter) == ("b-1", "one", "A")  # generated qids
+    assert (first.qid, first.gold, first.gold_letter) == ("b-1", "one", "A")  # generated qids
     assert second.qid == "b-2" and first.source == f"{path}[0]"
 
 
@@ -195,8 +195,8 @@ def test_nested_fields_are_mapped_by_dotted_paths(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     fields = ItemFields(qid="id", question="body", answer="meta.exact_answer", supporting_doc_ids="docs.pmid")
     b1, b2 = load_benchmark(path, fields).items
-    assert b1.answer == "CFTR" and b1.aliases == ("cystic fibrosis transmembrane conductance regulator",)
-    assert b2.answer == "lactase" and b2.supporting_doc_ids == ("p9",)  # a list inside the path: its first
+    assert b1.gold == "CFTR" and b1.aliases == ("cystic fibrosis transmembrane conductance regulator",)
+    assert b2.gold == "lactase" and b2.supporting_doc_ids == ("p9",)  # a list inside the path: its first
     missing = ItemFields(qid="id", question="body", answer="meta.ideal")
     with pytest.raises(JudgeAgentError, match="no gold answer|meta.ideal"):
         load_benchmark(path, missing)

@@ -105,5 +105,5 @@ def _knows_federal():
     bench = DATA / "multihop_rag" / "small.questions.jsonl"
     script = Script(target_right={"Federal"})
     for item in load_benchmark(bench).items:
-        script.golds[item.question] = item.answer
+        script.golds[item.question] = item.gold
     return bench, script

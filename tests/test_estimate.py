@@ -18,7 +18,7 @@ def real_calls(tmp_path, graph, config, right, limit=10):
     bench = load_benchmark(MHR, limit=limit)
     with Roles(Script(target_right=right)) as roles:
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         evaluate(bench, graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                  registry=roles.registry("tgt"), cache=False)
         return bench.items, roles.target.counts["requests"], roles.interviewer.counts["requests"]

@@ -26,7 +26,7 @@ def test_points_and_tiers():
 def run(roles, tmp_path, graph, config, target="tgt", name="run", limit=10, **kw):
     bench = load_benchmark(MHR, limit=limit)
     for item in bench.items:
-        roles.script.golds[item.question] = item.answer
+        roles.script.golds[item.question] = item.gold
     return evaluate(bench, graph, target, interviewer="int", config=config, run_dir=tmp_path / name,
                     registry=roles.registry(target), cache=False, **kw)
 
@@ -127,7 +127,7 @@ def test_second_target_reuses_generated_questions(tmp_path, mhr_graph):
     with Roles(Script(target_right=False)) as roles:
         bench = load_benchmark(MHR, limit=5)
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         # easy rounds would be cloze questions (no model): ask the interviewer for them
         common = dict(interviewer="int", config=EvalConfig(rounds=2, easy_generator="llm"), cache_dir=tmp_path / "cache")
         evaluate(bench, mhr_graph, "tgt", run_dir=tmp_path / "a", registry=roles.registry("tgt"), **common)
@@ -141,7 +141,7 @@ def test_leaky_feedback_is_caught_and_counted(tmp_path, mhr_graph):
         result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), limit=5)
     (fb,) = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
     assert fb["leakage"]["detected"] and fb["leakage"]["regenerated"] and not fb["leakage"]["redacted"]
-    golds = [i.answer for i in load_benchmark(MHR, limit=5).items]
+    golds = [i.gold for i in load_benchmark(MHR, limit=5).items]
     assert not any(g in fb["feedback"]["suggestions"] for g in golds)
     assert result.summary["leakage"]["batches_with_leaks"] == 1
 

@@ -25,7 +25,7 @@ IN_FLIGHT = 4 + 4  # target endpoint + interviewer/judge endpoint
 def roles():
     script = Script(target_right={"Rosetta", "Voyager", "Apollo"})
     for item in load_benchmark(DEMO / "questions.jsonl").items:
-        script.golds[item.question] = item.answer
+        script.golds[item.question] = item.gold
     with Roles(script) as r:
         r.target.latency = r.interviewer.latency = 0.05
         yield r

@@ -48,14 +48,14 @@ def test_real_items_a_rounded_medqa_gold_and_a_factual_hotpotqa_gold():
     gives it, so the change is refused."""
     medqa = {i.qid: i for i in load_benchmark(DATA / "medqa" / "full.questions.jsonl").items}["medqa-us-test-0046"]
     assert eligibility(medqa) == "a multiple-choice item"
-    nnt = replace(medqa, options=None, answer_letter=None)
-    assert eligibility(nnt) == "" and nnt.answer == "20"
+    nnt = replace(medqa, options=None, gold_letter=None)
+    assert eligibility(nnt) == "" and nnt.gold == "20"
     changed = nnt.question.replace("cardiac causes 134", "cardiac causes 150")
     got = recompute(nnt, changed, "1500 / (210 - 134)", "25")  # 1500/76 = 19.7 -> 20; 1500/60 = 25
     assert got.gold == "25" and got.formula == "1500 / (210 - 150)"
     hotpot = {i.qid: i for i in load_benchmark(DATA / "hotpotqa" / "full.questions.jsonl").items}[
         "hotpot-5ac3983a554299657fa290f5"]
-    assert eligibility(hotpot) == "" and hotpot.answer == "6,960"
+    assert eligibility(hotpot) == "" and hotpot.gold == "6,960"
     with pytest.raises(Rejected, match="does not state"):
         recompute(hotpot, hotpot.question.replace("2011", "2016"), "6960", "7,100")
 
@@ -106,7 +106,7 @@ def test_changed_quantities_accepted_rejected_and_not_allowed(tmp_path):
     result, rows, recs, models = run(tmp_path, modification="quantities")
     apples = rows["apples"]["versions"]
     assert apples["method"] == "quantities" and apples["gold_source"] == "recomputed: 20 - 5"
-    assert apples["modified"] == {"question": APPLES.question.replace("12", "20"), "options": None, "letter": None,
+    assert apples["modified"] == {"question": APPLES.question.replace("12", "20"), "options": None, "gold_letter": None,
                                   "golds": ["15"]}
     assert apples["original"]["golds"] == ["7"] and apples["note"] == "quantities changed"
     # the interviewee is graded against the recomputed gold, the probe against the original one

@@ -36,13 +36,13 @@ def test_every_converted_item_has_one_gold_and_distinct_options(name, hotpot_gra
     assert len(built) >= 0.7 * len(items), [r.reason for r in results if r.item is None]
     for item, r in built:
         options = r.item.options
-        assert check_options(options, r.item.answer_letter, item.golds) == ""
-        assert options[r.item.answer_letter] == item.answer.strip()
+        assert check_options(options, r.item.gold_letter, item.golds) == ""
+        assert options[r.item.gold_letter] == item.gold.strip()
         assert len(options) == (2 if r.source == "yes_no" else 4)
         if r.source == "graph":  # distractors are the corpus's own entities
-            wrong = [v for k, v in options.items() if k != r.item.answer_letter]
+            wrong = [v for k, v in options.items() if k != r.item.gold_letter]
             assert all(w in known or w[0].lower() + w[1:] in known for w in wrong), wrong
-            assert not any(normalise_answer(w) in normalise_answer(item.answer) for w in wrong)
+            assert not any(normalise_answer(w) in normalise_answer(item.gold) for w in wrong)
     skipped = [r.reason for r in results if r.item is None]
     assert all(skipped), skipped  # every skip says why
 
@@ -57,10 +57,10 @@ def test_options_are_seeded_and_reproducible(hotpot_graph):
 
 def test_numbers_years_and_binary_golds(hotpot_graph):
     builder = DistractorBuilder(hotpot_graph, seed=0)
-    items = [Item(qid="y", question="In which year did it open?", answer="1993"),
-             Item(qid="c", question="In which century was the breed developed?", answer="19th century"),
-             Item(qid="b", question="Is it true?", answer="Yes"),
-             Item(qid="n", question="Which source says so?", answer="Insufficient information.")]
+    items = [Item(qid="y", question="In which year did it open?", gold="1993"),
+             Item(qid="c", question="In which century was the breed developed?", gold="19th century"),
+             Item(qid="b", question="Is it true?", gold="Yes"),
+             Item(qid="n", question="Which source says so?", gold="Insufficient information.")]
     year, century, binary, missing = builder.convert(items)
     assert year.source == "numeric" and all(v.isdigit() and 1983 <= int(v) <= 2003 for v in year.item.options.values())
     assert century.source == "numeric" and all(v.endswith(("st century", "nd century", "rd century", "th century"))
@@ -76,7 +76,7 @@ def test_a_converted_item_round_trips_as_a_benchmark_file(hotpot_graph, tmp_path
     path.write_text("".join(json.dumps(to_record(r.item)) + "\n" for r in results if r.item))
     loaded = load_benchmark(path).items
     made = [r.item for r in results if r.item]
-    assert [(i.qid, i.options, i.answer_letter) for i in loaded] == [(i.qid, i.options, i.answer_letter) for i in made]
+    assert [(i.qid, i.options, i.gold_letter) for i in loaded] == [(i.qid, i.options, i.gold_letter) for i in made]
 
 
 def test_check_options_catches_duplicates_and_a_missing_gold():
@@ -93,6 +93,6 @@ def test_make_mcq_writes_a_benchmark_and_never_overwrites_by_accident(hotpot_gra
     assert main(args) == 0
     said = capsys.readouterr().out
     items = load_benchmark(out).items
-    assert f"wrote {len(items)} of 25 items" in said and all(i.options and i.answer_letter for i in items)
+    assert f"wrote {len(items)} of 25 items" in said and all(i.options and i.gold_letter for i in items)
     before = out.read_text()
     assert main(args) == 1 and "already exists" in capsys.readouterr().err and out.read_text() == before

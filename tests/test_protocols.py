@@ -30,7 +30,7 @@ def paraphrase(thing):
 def items():
     out = [Item(qid, question(thing), gold) for qid, (thing, gold) in THINGS.items()]
     out.append(Item("q-choice", "Which planet is known as the red planet of the solar system?", "Mars",
-                    options={"A": "Venus", "B": "Mars", "C": "Jupiter", "D": "Saturn"}, answer_letter="B"))
+                    options={"A": "Venus", "B": "Mars", "C": "Jupiter", "D": "Saturn"}, gold_letter="B"))
     return Benchmark(Path("scripted.jsonl"), out)
 
 
@@ -123,7 +123,7 @@ def test_interviewer_protocol_end_to_end(tmp_path):
     assert rows["q-strong"]["versions"]["modified"]["question"] == paraphrase("jazz")
     assert rows["q-strong"]["versions"]["original"]["question"] == question("jazz")
     choice = rows["q-choice"]["versions"]["modified"]
-    assert choice["options"][choice["letter"]] == "Mars" and list(choice["options"].values()) != ["Venus", "Mars",
+    assert choice["options"][choice["gold_letter"]] == "Mars" and list(choice["options"].values()) != ["Venus", "Mars",
                                                                                                   "Jupiter", "Saturn"]
     # follow-ups, two per item, recorded with their type and judged
     follow = [r for r in records(result.folder) if r["meta"].get("stage") == "followup"]
@@ -214,7 +214,7 @@ def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
     bench, config, known = setup()
     with Roles(LoopbackScript(target_right=known)) as roles:
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         registry = roles.registry()
         runs = [evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=tmp_path / "python",
                          registry=registry, cache=False).folder,
@@ -258,7 +258,7 @@ def test_judgeagent_extension_rounds_give_the_results_of_the_code_before_the_por
     bench, config, known = setup(extension=True)
     with Roles(LoopbackScript(target_right=known)) as roles:
         for item in bench.items:
-            roles.script.golds[item.question] = item.answer
+            roles.script.golds[item.question] = item.gold
         registry = roles.registry()
         folder = run_protocol("judgeagent", bench, mhr_graph, models={"target": "tgt", "interviewer": "int"},
                               config=config, run_dir=tmp_path / "ported", registry=registry, cache=False).folder
@@ -366,7 +366,7 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
             script.interviewer(messages)
 
     bench = tmp_path / "b.jsonl"
-    bench.write_text("".join(json.dumps({"qid": i.qid, "question": i.question, "answer": i.answer}) + "\n"
+    bench.write_text("".join(json.dumps({"qid": i.qid, "question": i.question, "answer": i.gold}) + "\n"
                              for i in items().items[:4]))
     with FakeServer(reply=lambda r: script.target(r["messages"])) as tgt, FakeServer(reply=interviewer) as itv:
         toml = tmp_path / "judgeagent.toml"

@@ -223,6 +223,6 @@ def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
     assert "needs: a benchmark; free-text items also need --graph (their distractors come from it)" in flat
     assert "needs: a benchmark, and a graph unless --no-extension" in flat
-    assert "options: the flags of evaluate; -o KEY=VALUE sets batch_size, rounds," in flat
+    assert "options: evaluate's flags set them too (--batch-size is batch_size," in flat and "    holdout=0.0" in out
     assert "needs: no benchmark: the task reads its own items" in flat
     assert "needs: a benchmark; --graph optional" in flat

@@ -24,7 +24,7 @@ MHR = DATA / "multihop_rag" / "small.questions.jsonl"
 def roles():
     script = Script(target_right={"Federal", "Google"})
     for item in load_benchmark(MHR).items:
-        script.golds[item.question] = item.answer
+        script.golds[item.question] = item.gold
     with Roles(script) as r:
         yield r
 

@@ -27,7 +27,7 @@ GOLD_TEXT = {k: opts["ABCD".index(g)] for k, (_, opts, g, _) in ITEMS.items()}
 
 def bench(keys=ITEMS):
     return Benchmark(Path("scripted.jsonl"), [
-        Item(k, q, opts["ABCD".index(g)], options=dict(zip("ABCD", opts)), answer_letter=g)
+        Item(k, q, opts["ABCD".index(g)], options=dict(zip("ABCD", opts)), gold_letter=g)
         for k, (q, opts, g, _) in ITEMS.items() if k in keys])
 
 
@@ -186,7 +186,7 @@ def test_items_whose_gold_is_not_among_the_options_are_refused(tmp_path):
     lost = Item("lost", "Which city?", "Lyon", options={"A": "Paris", "B": "Nice"})
     with pytest.raises(JudgeAgentError, match="item 'lost': its gold 'Lyon' is not among its options \\(A, B\\)"):
         run_protocol("teach2eval", Benchmark(Path("b.jsonl"), [lost]), models=models(), run_dir=tmp_path / "run")
-    twice = Item("twice", "Which city?", "Paris", options={"A": "Paris", "B": "paris"}, answer_letter="A")
+    twice = Item("twice", "Which city?", "Paris", options={"A": "Paris", "B": "paris"}, gold_letter="A")
     with pytest.raises(JudgeAgentError, match="two of its options read the same"):
         run_protocol("teach2eval", Benchmark(Path("b.jsonl"), [twice]), models=models(), run_dir=tmp_path / "run")
     assert not (tmp_path / "run").exists()
@@ -259,8 +259,8 @@ def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph,
     assert sum(conversion["skipped"].values()) == 6 - conversion["taught"]
     by_qid = {i.qid: i for i in free.items}
     for row in rows(result.folder).values():
-        options, letter = row["options"], row["answer_letter"]
-        assert options[letter] == by_qid[row["qid"]].answer.strip() and len(set(options.values())) == len(options)
+        options, letter = row["options"], row["gold_letter"]
+        assert options[letter] == by_qid[row["qid"]].gold.strip() and len(set(options.values())) == len(options)
         assert len(options) == (2 if row["options_from"] == "yes_no" else 4)
     # seeded: the same seed builds the same options (the run is found finished, not run again), another does not
     from judgeagent.protocols.teach2eval.config import Teach2EvalConfig
@@ -297,7 +297,7 @@ def test_a_make_mcq_file_is_taught_as_it_is_and_keeps_where_its_options_came_fro
     from judgeagent.benchmark import load_benchmark
     from judgeagent.grading.mcq import to_record
 
-    made = [Item(i.qid, i.question, i.answer, options=i.options, answer_letter=i.answer_letter,
+    made = [Item(i.qid, i.question, i.gold, options=i.options, gold_letter=i.gold_letter,
                  meta={"options_from": "graph"}) for i in bench().items]
     path = tmp_path / "mcq.jsonl"
     path.write_text("".join(json.dumps(to_record(i)) + "\n" for i in made))

@@ -34,7 +34,7 @@ def make_run(tmp_path, graph, name="run", config=EvalConfig(rounds=1), target="t
     roles = Roles(script).__enter__()
     bench = load_benchmark(MHR, limit=limit)
     for item in bench.items:
-        script.golds[item.question] = item.answer
+        script.golds[item.question] = item.gold
     result = evaluate(bench, graph, target, interviewer="int", config=config, run_dir=tmp_path / name,
                       registry=roles.registry(target), cache=False)
     return roles, result
@@ -143,7 +143,7 @@ def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
     script = Scrambler()
     bench = load_benchmark(MHR, limit=5)
     for item in bench.items:
-        script.golds[item.question] = item.answer
+        script.golds[item.question] = item.gold
     config = EvalConfig(rounds=0, checker=CheckerConfig(f1_threshold=0.6, judge_policy="off"))
     with Roles(script) as roles:
         result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",

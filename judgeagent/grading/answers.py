@@ -36,29 +36,29 @@ class AnswerChecker:
     """Normalised golds of the benchmark's items: a reply that is only another item's gold is wrong."""
     judge_note: str = "no judge"
 
-    async def check(self, question: str, gold: str | Sequence[str], answer: str, *,
+    async def check(self, question: str, gold: str | Sequence[str], reply: str, *,
                     options: Mapping[str, str] | None = None, gold_letter: str | None = None) -> Verdict:
         golds = [gold] if isinstance(gold, str) else list(gold)
         others = self.others
         if options:
-            verdict = check_options(answer, options, gold_letter, golds[0])
+            verdict = check_options(reply, options, gold_letter, golds[0])
             if verdict.method != "no_letter":
                 return verdict
-            # No letter is not a wrong answer: "Pulsus paradoxus." may be the gold option in words.
+            # No letter is not a wrong reply: "Pulsus paradoxus." may be the gold option in words.
             # The reply is checked as free text against the gold option; the other options are wrong.
             gold_text = options.get(gold_letter, golds[0]) if gold_letter else golds[0]
             golds = [gold_text]
             others = frozenset(normalise_answer(t) for k, t in options.items() if k != gold_letter
                                and normalise_answer(t) != normalise_answer(gold_text))
         threshold = self.settings.f1_threshold
-        verdict = check_free_text(answer, golds, threshold, question=question, others=others)
+        verdict = check_free_text(reply, golds, threshold, question=question, others=others)
         if verdict is not None:
             return verdict
         if self.judge is None:
-            score = best_f1(answer, golds)
-            return Verdict(score >= threshold, "undecided", normalise_answer(answer), score,
+            score = best_f1(reply, golds)
+            return Verdict(score >= threshold, "undecided", normalise_answer(reply), score,
                            f"no rule decided and {self.judge_note}: token F1 {score:.2f} vs {threshold:g}")
-        return await judge_answer(self.judge, question, golds, answer)
+        return await judge_answer(self.judge, question, golds, reply)
 
 
 def other_golds(golds: Collection[str]) -> frozenset[str]:
@@ -66,10 +66,10 @@ def other_golds(golds: Collection[str]) -> frozenset[str]:
     return frozenset(n for n in map(normalise_answer, golds) if n and n not in ("yes", "no", "maybe"))
 
 
-async def check_answer(question: str, gold: str | Sequence[str], answer_text: str, *,
-                       options: Mapping[str, str] | None = None, answer_letter: str | None = None,
+async def check_answer(question: str, gold: str | Sequence[str], reply: str, *,
+                       options: Mapping[str, str] | None = None, gold_letter: str | None = None,
                        judge: ChatModel | None = None, f1_threshold: float = 0.8,
                        others: Collection[str] = ()) -> Verdict:
     """One answer checked as an `AnswerChecker` with these settings would check it."""
     checker = AnswerChecker(CheckerConfig(f1_threshold=f1_threshold), judge, frozenset(others))
-    return await checker.check(question, gold, answer_text, options=options, gold_letter=answer_letter)
+    return await checker.check(question, gold, reply, options=options, gold_letter=gold_letter)

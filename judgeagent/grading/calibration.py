@@ -71,10 +71,10 @@ def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
     entity (from the graph) to use as a wrong answer.
     """
     rng = random.Random(seed)
-    pool = [i for i in items if _usable(i.answer)]
+    pool = [i for i in items if _usable(i.gold)]
     if len(pool) < 2:
         return []
-    golds = list(dict.fromkeys(i.answer for i in pool))
+    golds = list(dict.fromkeys(i.gold for i in pool))
     accept, reject = [], []
     for k in range(n):
         item = rng.choice(pool)
@@ -84,7 +84,7 @@ def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
         else:
             wrong = _negative(item, golds, rng, near_miss)
             if wrong is not None:
-                reject.append(Pair(item.question, item.answer, saying.format(wrong[0]), False, wrong[1]))
+                reject.append(Pair(item.question, item.gold, saying.format(wrong[0]), False, wrong[1]))
     return [p for pair in zip(accept, reject) for p in pair]
 
 
@@ -95,21 +95,21 @@ def _usable(gold: str) -> bool:
 
 def _positive(item: Item, saying: str, rng: random.Random) -> Pair:
     if item.aliases and rng.random() < 0.5:
-        return Pair(item.question, item.answer, saying.format(rng.choice(item.aliases)), True, "alias")
-    return Pair(item.question, item.answer, saying.format(item.answer), True, "restated")
+        return Pair(item.question, item.gold, saying.format(rng.choice(item.aliases)), True, "alias")
+    return Pair(item.question, item.gold, saying.format(item.gold), True, "restated")
 
 
 def _negative(item: Item, golds: list[str], rng: random.Random,
               near_miss: Callable[[str], str | None] | None) -> tuple[str, str] | None:
     """A wrong answer for `item` and its kind, trying the most telling kinds first."""
-    if numbers(item.answer) and rng.random() < 0.7:
-        return _changed_number(item.answer, rng), "changed_number"
+    if numbers(item.gold) and rng.random() < 0.7:
+        return _changed_number(item.gold, rng), "changed_number"
     if item.options:
-        others = [t for k, t in item.options.items() if k != item.answer_letter and _distinct(t, item.golds)]
+        others = [t for k, t in item.options.items() if k != item.gold_letter and _distinct(t, item.golds)]
         if others:
             return rng.choice(others), "other_option"
     if near_miss is not None and rng.random() < 0.5:
-        similar = near_miss(item.answer)
+        similar = near_miss(item.gold)
         if similar and _distinct(similar, item.golds):
             return similar, "near_miss"
     others = [g for g in golds if _distinct(g, item.golds)]

@@ -168,7 +168,7 @@ def _option_by_text(text: str, options: Mapping[str, str], *, whole: bool) -> st
 
 def check_choice(answer_text: str, item: Item) -> Verdict:
     """Compare the option a reply commits to with the item's gold letter."""
-    return check_options(answer_text, item.options or {}, item.answer_letter, item.answer)
+    return check_options(answer_text, item.options or {}, item.gold_letter, item.gold)
 
 
 def check_options(answer_text: str, options: Mapping[str, str], answer_letter: str | None,

@@ -66,7 +66,7 @@ class DistractorBuilder:
     def _one(self, item: Item, question_rows: list[int]) -> Mcq:
         if item.is_choice:
             return Mcq(item, "choice")
-        gold = item.answer.strip()
+        gold = item.gold.strip()
         norm = normalise_answer(gold)
         if norm in _OPPOSITE:  # a binary question has two options
             other = _OPPOSITE[norm]
@@ -83,8 +83,8 @@ class DistractorBuilder:
 
     def _graph_distractors(self, item: Item, question_rows: list[int]) -> list[str]:
         graph = self.graph
-        gold_vec = self.encoder.encode([item.answer])[0]
-        label = self._gold_label(item.answer)
+        gold_vec = self.encoder.encode([item.gold])[0]
+        label = self._gold_label(item.gold)
         near = set()
         for row in question_rows:
             near.update(graph.neighbours(int(row), kinds=("chunk",)).tolist())
@@ -98,7 +98,7 @@ class DistractorBuilder:
             row = pool[i]
             if not _same_kind(label, self.labels[row]):
                 continue
-            text = self._display(row, item.answer)
+            text = self._display(row, item.gold)
             if self._acceptable(text, item, chosen):
                 chosen.append(text)
             if len(chosen) == self.count:
@@ -139,15 +139,15 @@ class DistractorBuilder:
         return text[0].upper() + text[1:] if gold[:1].isupper() and text[:1].islower() else text
 
     def _finish(self, item: Item, wrong: list[str], source: str) -> Mcq:
-        options = [item.answer.strip(), *wrong]
+        options = [item.gold.strip(), *wrong]
         self._rng(item).shuffle(options)
         lettered = dict(zip(LETTERS, options))
-        letter = next(k for k, v in lettered.items() if v == item.answer.strip())
+        letter = next(k for k, v in lettered.items() if v == item.gold.strip())
         problem = check_options(lettered, letter, item.golds)
         if problem:
             return Mcq(None, "skipped", problem)
         meta = {**item.meta, "options_from": source}
-        return Mcq(replace(item, options=lettered, answer_letter=letter, meta=meta), source)
+        return Mcq(replace(item, options=lettered, gold_letter=letter, meta=meta), source)
 
     def _rng(self, item: Item) -> random.Random:
         return random.Random(f"{self.seed}:{item.qid}")  # per item: the same options whatever the batch
@@ -218,8 +218,8 @@ def _ordinal(n: int) -> str:
 
 def to_record(item: Item) -> dict[str, Any]:
     """The benchmark-file form of a converted item (what `make-mcq` writes)."""
-    record: dict[str, Any] = {"qid": item.qid, "question": item.question, "answer": item.answer,
-                              "options": item.options, "answer_letter": item.answer_letter}
+    record: dict[str, Any] = {"qid": item.qid, "question": item.question, "answer": item.gold,
+                              "options": item.options, "answer_letter": item.gold_letter}
     if item.aliases:
         record["aliases"] = list(item.aliases)
     if item.supporting_doc_ids:

@@ -216,7 +216,7 @@ class Protocol(ABC):
 
         return {
             "protocol": self.name,
-            "benchmark": [(i.qid, i.question, i.answer, i.options, i.difficulty, bool(i.passage))
+            "benchmark": [(i.qid, i.question, i.gold, i.options, i.difficulty, bool(i.passage))
                           for i in request.benchmark.items],
             "graph": request.graph.manifest.get("graph_id") if request.graph else None,
             "models": {role: model_identity(value, registry) for role, value in request.models.items()},

@@ -29,7 +29,7 @@ def table(head: list[str], rows: list[list[Any]], ident: str) -> str:
 def md_block(lines: list[str]) -> str:
     """The few Markdown shapes the sections use (headings, bullets, pipe tables, quotes, fenced code) as HTML."""
     html: list[str] = []
-    table: list[list[str]] = []
+    piped: list[list[str]] = []
     quote: list[str] = []
     code: list[str] | None = None
     for line in [*lines, ""]:
@@ -41,12 +41,12 @@ def md_block(lines: list[str]) -> str:
                 code.append(line)
             continue
         if line.startswith("|"):
-            table.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
+            piped.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
             continue
-        if table:
-            rows = [r for r in table if not set("".join(r)) <= set("-|")]
+        if piped:
+            rows = [r for r in piped if not set("".join(r)) <= set("-|")]
             html.append(table(rows[0], rows[1:], "t"))
-            table = []
+            piped = []
         if line.startswith(">"):
             quote.append(line[1:].removeprefix(" "))
             continue

@@ -39,7 +39,7 @@ def answer_of(reply: str) -> str:
 
 async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
     return await ctx.state.checker.check(version.question, list(version.golds), answer_of(reply),
-                                            options=version.options, gold_letter=version.letter)
+                                            options=version.options, gold_letter=version.gold_letter)
 
 
 async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:

@@ -22,7 +22,7 @@ class Version:
 
     question: str
     options: dict[str, str] | None
-    letter: str | None
+    gold_letter: str | None
     golds: tuple[str, ...]
     changed: bool = False
     note: str = ""
@@ -33,18 +33,18 @@ class Version:
 
     @property
     def gold(self) -> str:
-        return self.options[self.letter] if self.options and self.letter in self.options else self.golds[0]
+        return self.options[self.gold_letter] if self.options and self.gold_letter in self.options else self.golds[0]
 
     def guard_golds(self) -> list[tuple[str, dict[str, str] | None, str | None]]:
         """What the leakage guard searches for: every gold, the gold option's text and letter."""
-        return [(g, self.options, self.letter) for g in self.golds]
+        return [(g, self.options, self.gold_letter) for g in self.golds]
 
     def text(self) -> str:
         return prompts.question_text(self.question, self.options)
 
 
 def original(item: Item) -> Version:
-    return Version(item.question, item.options, item.answer_letter, item.golds)
+    return Version(item.question, item.options, item.gold_letter, item.golds)
 
 
 def shuffled(item: Item, seed: int) -> tuple[dict[str, str] | None, str | None]:
@@ -57,7 +57,7 @@ def shuffled(item: Item, seed: int) -> tuple[dict[str, str] | None, str | None]:
     if order == sorted(order) and len(order) > 1:
         order = order[1:] + order[:1]
     options = {letters[i]: item.options[letters[j]] for i, j in enumerate(order)}
-    gold_index = letters.index(item.answer_letter) if item.answer_letter in letters else None
+    gold_index = letters.index(item.gold_letter) if item.gold_letter in letters else None
     letter = letters[order.index(gold_index)] if gold_index is not None else None
     return options, letter
 
@@ -93,7 +93,7 @@ async def modify(ctx: EpisodeContext, episode: Episode, item: Item) -> Version:
     options, letter = shuffled(item, cfg.seed)
     why = ""
     for attempt in range(2):
-        messages = prompts.paraphrase_messages(item.question, item.answer, why)
+        messages = prompts.paraphrase_messages(item.question, item.gold, why)
         result = await ctx.roles["interviewer"].complete(messages, schema=prompts.Paraphrase)
         candidate = result.parsed.question.strip() if isinstance(result.parsed, prompts.Paraphrase) else ""
         why = problem(candidate, item, cfg.max_copy_f1) if result.ok else f"no usable reply ({result.error})"
@@ -115,7 +115,7 @@ async def _quantities(ctx: EpisodeContext, episode: Episode, item: Item) -> tupl
     if why:
         return None, why
     for attempt in range(2):
-        messages = prompts.quantities_messages(item.question, item.answer, why)
+        messages = prompts.quantities_messages(item.question, item.gold, why)
         result = await ctx.roles["interviewer"].complete(messages, schema=prompts.QuantityChange)
         proposal = result.parsed if isinstance(result.parsed, prompts.QuantityChange) else None
         recomputed = None
@@ -131,7 +131,7 @@ async def _quantities(ctx: EpisodeContext, episode: Episode, item: Item) -> tupl
             why = await _self_check(ctx, recomputed.question, (recomputed.gold,))
         ctx.record(episode, f"modify/quantities/{attempt}", 0, "interviewer", messages[-1]["content"], result.text,
                    stage="modify", method="quantities", original=item.question,
-                   modified=proposal.question if proposal else "", original_gold=item.answer,
+                   modified=proposal.question if proposal else "", original_gold=item.gold,
                    gold=recomputed.gold if recomputed else None,
                    formula=proposal.formula if proposal else None, rejected=why or None)
         if recomputed is not None and not why:
@@ -150,9 +150,9 @@ async def _self_check(ctx: EpisodeContext, question: str, golds: tuple[str, ...]
 
 def describe(version: Version, item: Item) -> dict[str, Any]:
     """Both versions, for the episode row and the report."""
-    return {"original": {"question": item.question, "options": item.options, "letter": item.answer_letter,
+    return {"original": {"question": item.question, "options": item.options, "gold_letter": item.gold_letter,
                          "golds": list(item.golds)},
-            "modified": {"question": version.question, "options": version.options, "letter": version.letter,
+            "modified": {"question": version.question, "options": version.options, "gold_letter": version.gold_letter,
                          "golds": list(version.golds)},
             "changed": version.changed, "note": version.note, "method": version.method,
             "gold_source": version.gold_source}

@@ -67,7 +67,7 @@ def eligibility(item: Item) -> str:
     """'' when the item allows a quantity change, else why not."""
     if item.is_choice:
         return "a multiple-choice item"
-    if gold_format(item.answer) is None:
+    if gold_format(item.gold) is None:
         return "the gold is not a number"
     if not values(item.question):
         return "the question states no number"
@@ -127,7 +127,7 @@ class Recomputed:
 
 def recompute(item: Item, question: str, formula: str, proposed_gold: str) -> Recomputed:
     """The checked change and its recomputed gold, or `Rejected` saying which check failed."""
-    fmt = gold_format(item.answer)
+    fmt = gold_format(item.gold)
     if fmt is None:
         raise Rejected("the gold is not a number")
     question = question.strip()
@@ -152,7 +152,7 @@ def recompute(item: Item, question: str, formula: str, proposed_gold: str) -> Re
     if ambiguous:
         raise Rejected(f"{ambiguous[0]:g} appears more than once and changed to different values")
     if not _same(original, fmt.value, fmt.decimals):
-        raise Rejected(f"the formula gives {original:g} on the original numbers, not the gold {item.answer}")
+        raise Rejected(f"the formula gives {original:g} on the original numbers, not the gold {item.gold}")
     substituted = _substitute(formula, changed)
     new = evaluate(substituted)
     # An item whose gold is the formula's exact value (a count, a sum) must not need rounding after the change;

@@ -125,8 +125,8 @@ def _base_question(ctx: Context, b: int, item: Item, held: bool = False,
     passage = item.passage
     if passage and ctx.config.max_passage_words:
         passage = " ".join(passage.split()[: ctx.config.max_passage_words])
-    return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.answer, item.difficulty,
-                 item.options, item.answer_letter, passage, item.qid, question_type=item.question_type,
+    return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.gold, item.difficulty,
+                 item.options, item.gold_letter, passage, item.qid, question_type=item.question_type,
                  held_out=held, aliases=item.aliases, entities=entities)
 
 
@@ -140,7 +140,7 @@ def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]
     """Per base question, the graph entities its question and gold name (spaCy, as for path seeds)."""
     if ctx.sampler is None or ctx.graph is None:
         return {}
-    texts = [f"{i.question}\n{i.answer}" for i in items]
+    texts = [f"{i.question}\n{i.gold}" for i in items]
     known = ctx.graph.entity_row
     found = ctx.sampler.extractor.extract(texts)
     return {i.qid: sorted({m.name for m in mentions if m.name in known}) for i, mentions in zip(items, found)}
@@ -333,7 +333,7 @@ def transcript(records: list[dict[str, Any]]) -> str:
 
 async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> dict[str, Any]:
     """Stage 3 with the leakage guard: detect, regenerate once with the strings named, then redact."""
-    golds = [(i.answer, i.options, i.answer_letter) for i in items]
+    golds = [(i.gold, i.options, i.gold_letter) for i in items]
     text = transcript([r for r in state.records if not r.get("held_out")])
     reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
     leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}

@@ -28,8 +28,8 @@ FALLBACK_QUESTION = "Why is that so? Explain the reasoning behind your last answ
 
 async def dialogue(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     item = episode.items[0]
-    row: dict[str, Any] = {"qid": item.qid, "question": item.question, "options": item.options, "gold": item.answer,
-                           "letter": item.answer_letter}
+    row: dict[str, Any] = {"qid": item.qid, "question": item.question, "options": item.options, "gold": item.gold,
+                           "gold_letter": item.gold_letter}
     if ctx.config.verify:
         verification = await _verify(ctx, episode, item)
         row["verification"] = verification
@@ -80,7 +80,7 @@ async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str
 
 async def _check(ctx: EpisodeContext, item: Item, reply: str) -> Any:
     return await ctx.state.checker.check(item.question, list(item.golds), answer_of(reply), options=item.options,
-                                            gold_letter=item.answer_letter)
+                                            gold_letter=item.gold_letter)
 
 
 def answer_of(reply: str) -> str:
@@ -123,7 +123,7 @@ async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
     for r in range(1, ctx.config.rounds + 1):
         turns = _turns(talk)
         question = await _ask(ctx, episode, f"round/{r}/question", "interactor",
-                              prompts.interactor_messages(item.question, item.options, item.answer, turns, background),
+                              prompts.interactor_messages(item.question, item.options, item.gold, turns, background),
                               len(talk.turns), stage="question", round=r)
         fallback = not question.strip()
         talk.say("interactor", FALLBACK_QUESTION if fallback else question.strip(), round=r)

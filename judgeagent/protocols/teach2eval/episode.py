@@ -28,7 +28,7 @@ async def teach(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     # The teacher's own test and the lessons are independent: they run together.
     teacher_correct, *lessons = await gather_all(_application(ctx, episode, item),
                                                  *(_lesson(ctx, episode, item, s) for s in ctx.roles.group("students")))
-    return {"qid": item.qid, "question": item.question, "options": item.options, "answer_letter": item.answer_letter,
+    return {"qid": item.qid, "question": item.question, "options": item.options, "gold_letter": item.gold_letter,
             "options_from": item.meta.get("options_from", "choice"), "teacher_correct": teacher_correct,
             "lessons": lessons}
 
@@ -59,7 +59,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
 
 async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel) -> dict[str, Any]:
     options = item.options or {}
-    guard = [(g, options, item.answer_letter) for g in item.golds]
+    guard = [(g, options, item.gold_letter) for g in item.golds]
     dialogue = Dialogue(("teacher", "student"), {"teacher": prompts.TEACHER_SYSTEM})
     reply, verdict = await _answer(ctx, episode, item, student, 0, prompts.answer_messages(item.question, options))
     steps = [_step(0, reply, verdict)]
@@ -84,9 +84,9 @@ async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
             "judgments": [s["judged_right"] for s in steps[:-1]],
             "leaks": [{"turn": s["turn"] + 1, "strings": s["leaked"], "student_right": s["correct"]}
                       for s in steps if s.get("leaked")],
-            "no_letter": sum(s["letter"] is None for s in steps), "steps": steps}
+            "no_letter": sum(s["reply_letter"] is None for s in steps), "steps": steps}
 
 
 def _step(turn: int, reply: str, verdict: Any) -> dict[str, Any]:
     """One student answer and (once the teacher has spoken) the judgment and guidance that followed it."""
-    return {"turn": turn, "reply": reply, "letter": verdict.extracted, "correct": verdict.correct}
+    return {"turn": turn, "reply": reply, "reply_letter": verdict.extracted, "correct": verdict.correct}

@@ -64,7 +64,7 @@ def _counts(lesson_rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def pick_lessons(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """Lessons to show in full: a repaired one first (wrong, then right), then one that stayed wrong, then any."""
-    every = [{"qid": r["qid"], "question": r["question"], "options": r["options"], "answer_letter": r["answer_letter"],
+    every = [{"qid": r["qid"], "question": r["question"], "options": r["options"], "gold_letter": gold_letter(r),
               **le} for r in rows for le in r["lessons"]]
 
     def rank(le: dict[str, Any]) -> int:
@@ -160,10 +160,10 @@ def _lesson_text(le: dict[str, Any]) -> str:
     path = " -> ".join("right" if c else "wrong" for c in le["correct"])
     lines = [f"**{le['qid']}**, {le['student']} ({le['model']}): {path}", ""]
     lines += [_quote(f"{le['question']}\n" + "\n".join(f"{k}. {v}" for k, v in le["options"].items())),
-              "", f"Gold: {le['answer_letter']}. The teacher saw the question without the options.", ""]
+              "", f"Gold: {gold_letter(le)}. The teacher saw the question without the options.", ""]
     for step in le["steps"]:
         mark = "right" if step["correct"] else "wrong"
-        lines += [f"*Student, turn {step['turn']}* (chose {step['letter'] or 'nothing'}, {mark}):", "",
+        lines += [f"*Student, turn {step['turn']}* (chose {reply_letter(step) or 'nothing'}, {mark}):", "",
                   _quote(step["reply"]), ""]
         if "teacher" in step:
             judged = {True: "right", False: "wrong", None: "no judgment"}[step["judged_right"]]
@@ -175,3 +175,13 @@ def _lesson_text(le: dict[str, Any]) -> str:
 
 def _quote(text: str) -> str:
     return "\n".join(f"> {line}" for line in (text.strip() or "(empty)").splitlines())
+
+
+def gold_letter(row: dict[str, Any]) -> str | None:
+    """A lesson's gold letter; runs written before judgeagent 0.2 named it `answer_letter`."""
+    return row["gold_letter"] if "gold_letter" in row else row.get("answer_letter")
+
+
+def reply_letter(step: dict[str, Any]) -> str | None:
+    """The letter a student's reply chose; runs written before judgeagent 0.2 named it `letter`."""
+    return step["reply_letter"] if "reply_letter" in step else step.get("letter")
