@@ -18,11 +18,17 @@ def solve(problem, body):
     return problem["prompt"] + body
 
 
+def run(problem, code, limits=FAST, **options):
+    """`run_tests` as the code task calls it: the problem's preamble (helpers the test uses) on the harness's side."""
+    cut = problem["prompt"].find(f"def {problem['entry_point']}")
+    return run_tests(code, problem["test"], problem["entry_point"], limits, context=problem["prompt"][:cut], **options)
+
+
 @pytest.mark.parametrize("index", [0, 1, 2, 53, 163])
 def test_canonical_solutions_pass_and_broken_ones_fail(index):
     p = PROBLEMS[index]
-    assert run_tests(solve(p, p["canonical_solution"]), p["test"], p["entry_point"], FAST).status == "passed"
-    wrong = run_tests(solve(p, "    return None\n"), p["test"], p["entry_point"], FAST)
+    assert run(p, solve(p, p["canonical_solution"])).status == "passed"
+    wrong = run(p, solve(p, "    return None\n"))
     assert not wrong.passed and wrong.status in ("failed", "error"), wrong
 
 

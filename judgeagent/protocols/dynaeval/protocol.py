@@ -75,6 +75,9 @@ class DynaEvalProtocol(Protocol):
                                   "elsewhere) or restore the file")
         ctx.state.update(task=task, items=items, players=_players(ctx))
         out: dict[str, Any] = {"task": task.name, "items": len(items), "players": ctx.state["players"]}
+        isolation = task.isolation(ctx.config)
+        if isolation is not None:
+            out["isolation"] = isolation  # which sandbox ran the models' code, e.g. bubblewrap 0.8.0
         if stamp is not None:
             out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
         return {"dynaeval": out}

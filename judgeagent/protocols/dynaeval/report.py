@@ -26,6 +26,9 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         "parsed_by": dict(Counter(m.get("parsed_by", "rule") for r in rows for m in r.get("moves", []))),
         "transcript": rows[0]["transcript"] if rows else "",
     }
+    isolation = task.isolation(config)
+    if isolation is not None:
+        summary["isolation"] = isolation
     if not symmetric:
         matrix: dict[str, dict[str, Any]] = {}
         for key, stats in stability.estimates(rows, False).items():
@@ -81,6 +84,8 @@ def _scores(s: dict[str, Any]) -> str:
         interval = f"[{p['interval'][0]:.3f}, {p['interval'][1]:.3f}]" if p["interval"] else "-"
         mean = f"{p['mean']:.3f}" if p["mean"] is not None else "-"
         lines.append(f"| {player} | {p['model']} | {mean} | {interval} | {p['n']} |")
+    if s.get("isolation"):
+        lines += ["", f"Model-written code ran under isolation: {s['isolation']} (docs/security.md)."]
     return "\n".join(lines)
 
 
