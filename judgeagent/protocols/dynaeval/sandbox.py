@@ -299,7 +299,7 @@ def interpreter() -> str:
 
 
 def bwrap_prefix(limits: SandboxLimits) -> list[str]:
-    args = [BWRAP, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+    args = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
             "--setenv", "HOME", WORK, "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
             "--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs_mb * MB), "--tmpfs", "/tmp",
@@ -327,7 +327,7 @@ def _probe(binary: str) -> tuple[str | None, str]:
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
         ran = subprocess.run([*bwrap_prefix(SandboxLimits()), interpreter(), "-I", "-S", "-c", "print('ok')"],
-                             capture_output=True, text=True, timeout=20)
+                             capture_output=True, text=True, timeout=20, env={})
     except (OSError, subprocess.SubprocessError) as e:
         return None, f"bubblewrap does not run here ({e})"
     if ran.returncode != 0 or ran.stdout.strip() != "ok":
@@ -384,8 +384,9 @@ class _Run:
     def _start(self, script: str, fds: tuple[int, int], merge_stderr: bool) -> _Side:
         cgroup = _make_cgroup(self.limits.processes)
         argv = [*(self.prefix or []), interpreter(), "-I", "-S", "-B", "-c", script, *map(str, fds)]
-        env = None if self.prefix else {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd,
-                                        "PYTHONHASHSEED": "0"}
+        # bwrap itself gets no more than the code: its init in the sandbox keeps the environment it was started
+        # with, readable there at /proc/1/environ (the evaluator's API keys, were it inherited).
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "PYTHONHASHSEED": "0"}
         process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, pass_fds=fds,
                                    start_new_session=True, preexec_fn=_limiter(self.limits, cgroup))
