@@ -301,7 +301,7 @@ def interpreter() -> str:
 def bwrap_prefix(limits: SandboxLimits) -> list[str]:
     args = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
-            "--setenv", "HOME", WORK, "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
+            "--setenv", "HOME", WORK, "--setenv", "TMPDIR", WORK, "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
             "--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs_mb * MB), "--tmpfs", "/tmp",
             "--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -386,7 +386,7 @@ class _Run:
         argv = [*(self.prefix or []), interpreter(), "-I", "-S", "-B", "-c", script, *map(str, fds)]
         # bwrap itself gets no more than the code: its init in the sandbox keeps the environment it was started
         # with, readable there at /proc/1/environ (the evaluator's API keys, were it inherited).
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "PYTHONHASHSEED": "0"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "TMPDIR": self.cwd, "PYTHONHASHSEED": "0"}
         process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, pass_fds=fds,
                                    start_new_session=True, preexec_fn=_limiter(self.limits, cgroup))
