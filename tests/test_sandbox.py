@@ -265,7 +265,7 @@ def test_a_code_run_records_bubblewrap_as_its_isolation(tmp_path):
     path = problems_file(tmp_path, ["f_ok"])
     result = play({"players.1": coder("a"), "players.2": coder("b")}, tmp_path, task="code", problems=str(path),
                   items=1, max_runs=2, min_runs=2)
-    version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert manifest["dynaeval"]["isolation"] == result.summary["isolation"] == version
     assert f"ran under isolation: {version}" in (result.folder / "report.md").read_text()

@@ -9,10 +9,7 @@ import os
 import secrets
 import signal
 import socket
-import subprocess
-import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -237,7 +234,7 @@ def assert_contained(result, key):
 
 @pytest.mark.parametrize("name", FORGERIES)
 def test_a_forged_pass_fails(world, name):
-    env, key = world
+    _, key = world
     result = attack(FORGERIES[name])
     assert_contained(result, key)
 
@@ -266,7 +263,7 @@ def test_floods_and_hangs_end_at_their_limits(world, name):
 def test_the_attacks_bite_without_isolation(world, tmp_path):
     """The suite can fail: without the walls the same submissions (the audit hook disabled as above) read the
     evaluator's environment and files and write outside their folder."""
-    env, key = world
+    env, _ = world
     leaked = attack(side_submission(SIDE["parent /proc environ"], env), isolation="none")
     read = attack(side_submission(SIDE["canary file read"], env), isolation="none")
     assert HOST_ENV in leaked.detail and "canary-file" in read.detail

@@ -122,7 +122,12 @@ class DynaEvalProtocol(Protocol):
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
-        return numbers(ctx.state["task"], ctx.config, episodes, names)
+        summary = numbers(ctx.state["task"], ctx.config, episodes, names)
+        # As recorded when the run began: a report made later, elsewhere, says what ran, not what is here now.
+        isolation = (ctx.run.manifest.get("dynaeval") or {}).get("isolation")
+        if isolation is not None:
+            summary["isolation"] = isolation
+        return summary
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)

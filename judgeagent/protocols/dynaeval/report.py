@@ -26,9 +26,6 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         "parsed_by": dict(Counter(m.get("parsed_by", "rule") for r in rows for m in r.get("moves", []))),
         "transcript": rows[0]["transcript"] if rows else "",
     }
-    isolation = task.isolation(config)
-    if isolation is not None:
-        summary["isolation"] = isolation
     if not symmetric:
         matrix: dict[str, dict[str, Any]] = {}
         for key, stats in stability.estimates(rows, False).items():

@@ -325,9 +325,10 @@ def _probe(binary: str) -> tuple[str | None, str]:
         return None, f"bubblewrap ({binary}) is not installed"
     _remove_stale_cgroups()
     try:
-        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
+                                 check=False).stdout.strip()
         ran = subprocess.run([*bwrap_prefix(SandboxLimits()), interpreter(), "-I", "-S", "-c", "print('ok')"],
-                             capture_output=True, text=True, timeout=20, env={})
+                             capture_output=True, text=True, timeout=20, env={}, check=False)
     except (OSError, subprocess.SubprocessError) as e:
         return None, f"bubblewrap does not run here ({e})"
     if ran.returncode != 0 or ran.stdout.strip() != "ok":
@@ -387,9 +388,16 @@ class _Run:
         # bwrap itself gets no more than the code: its init in the sandbox keeps the environment it was started
         # with, readable there at /proc/1/environ (the evaluator's API keys, were it inherited).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "TMPDIR": self.cwd, "PYTHONHASHSEED": "0"}
-        process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, pass_fds=fds,
-                                   start_new_session=True, preexec_fn=_limiter(self.limits, cgroup))
+        try:
+            process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, pass_fds=fds,
+                                       start_new_session=True,
+                                       # Safe with threads here: the function takes no lock and imports nothing.
+                                       preexec_fn=_limiter(self.limits, cgroup))  # noqa: PLW1509
+        except (OSError, subprocess.SubprocessError) as e:
+            if cgroup is not None:
+                _drop_cgroup(cgroup)
+            raise JudgeAgentError(f"the sandbox could not start: {e}") from None
         side = _Side(process, cgroup)
         self.sides.append(side)
         return side
@@ -520,16 +528,16 @@ def _limiter(limits: SandboxLimits, cgroup: Path | None):  # type: ignore[no-unt
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)
-        for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
-                            (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
-                            (resource.RLIMIT_CORE, 0)):
-            resource.setrlimit(kind, (value, value))
-        if procs is not None:
+        if procs is not None:  # before RLIMIT_NOFILE: the evaluator's descriptors are not closed yet
             fd = os.open(procs, os.O_WRONLY)
             os.write(fd, b"0")
             os.close(fd)
         elif nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
+                            (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
+                            (resource.RLIMIT_CORE, 0)):
+            resource.setrlimit(kind, (value, value))
 
     return apply
 

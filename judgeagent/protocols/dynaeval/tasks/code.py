@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
