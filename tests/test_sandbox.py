@@ -269,3 +269,19 @@ def test_a_code_run_records_bubblewrap_as_its_isolation(tmp_path):
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert manifest["dynaeval"]["isolation"] == result.summary["isolation"] == version
     assert f"ran under isolation: {version}" in (result.folder / "report.md").read_text()
+
+
+def test_without_isolation_a_killed_evaluators_folder_goes_at_the_next_start(tmp_path, monkeypatch):
+    """The unsafe path needs a host folder: removed when the run ends, or by the next process if killed."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    stale, live = tmp_path / f"judgeagent-sandbox-{dead}-x", tmp_path / f"judgeagent-sandbox-{os.getpid()}-y"
+    for folder in (stale, live):
+        (folder / "sub").mkdir(parents=True)
+    sandbox._remove_stale_folders.cache_clear()
+    p = PROBLEMS[0]
+    assert run(p, solve(p, p["canonical_solution"]), isolation="none").passed
+    assert sorted(tmp_path.iterdir()) == [live]

@@ -404,12 +404,13 @@ class _Run:
 
     @staticmethod
     def _feed(side: _Side, task: dict[str, str]) -> None:
-        assert side.process.stdin is not None
+        stdin = side.process.stdin
+        assert stdin is not None
         try:
-            side.process.stdin.write(json.dumps(task).encode())
-            side.process.stdin.close()
+            stdin.write(json.dumps(task).encode())
+            stdin.close()
         except BrokenPipeError:
-            pass  # it died before reading: the watch sees it end
+            pass  # it died before reading: the watch sees it end, and _kill closes what is left
 
     def _watch(self, candidate: _Side, harness: _Side, deadline: float,
                cancel: threading.Event | None) -> tuple[Status, str] | None:
@@ -489,19 +490,26 @@ def _kill(side: _Side) -> None:
             os.killpg(side.process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    for stream in (side.process.stdout, side.process.stderr):
-        if stream is not None:
-            stream.close()
+    for stream in (side.process.stdin, side.process.stdout, side.process.stderr):
+        if stream is not None and not stream.closed:
+            try:
+                stream.close()
+            except BrokenPipeError:
+                pass
     side.process.wait()
     if side.cgroup is not None:
         _drop_cgroup(side.cgroup)
 
 
 class _folder:
-    """bubblewrap needs no host folder (the code's folder is a tmpfs inside); without it, a temporary one."""
+    """bubblewrap needs no host folder (the code's folder is a tmpfs inside); without it, a temporary one,
+    named with this process's pid so that the next start removes it if this process is killed first."""
 
     def __init__(self, isolation: Isolation) -> None:
-        self.temp = tempfile.TemporaryDirectory(prefix="judgeagent-sandbox-") if isolation == "none" else None
+        self.temp = None
+        if isolation == "none":
+            _remove_stale_folders()
+            self.temp = tempfile.TemporaryDirectory(prefix=f"judgeagent-sandbox-{os.getpid()}-")
 
     def __enter__(self) -> str:
         return self.temp.name if self.temp else "/"
@@ -509,6 +517,14 @@ class _folder:
     def __exit__(self, *exc: object) -> None:
         if self.temp:
             self.temp.cleanup()
+
+
+@functools.cache
+def _remove_stale_folders() -> None:
+    for path in Path(tempfile.gettempdir()).glob("judgeagent-sandbox-*-*"):
+        pid = path.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 # --- limits set on bwrap before it runs: inherited by everything in the sandbox --------------------------
