@@ -162,6 +162,30 @@ def test_a_cancelled_run_stops_at_once():
     assert sandbox_children() == []
 
 
+def test_a_cancelled_game_stops_its_sandbox_at_once():
+    """Ctrl-C in the CLI cancels the run's tasks: the game's sandbox thread must not run on to its limit
+    (asyncio.run waits for that thread before it returns)."""
+    import asyncio
+    import random
+
+    from judgeagent.protocols.dynaeval.config import DynaEvalConfig
+    from judgeagent.protocols.dynaeval.tasks.code import CodeGame
+
+    game = CodeGame(DynaEvalConfig(task="code", problems="x"), ("programmer", "reviewer"), PROBLEMS[0],
+                    random.Random(0))
+
+    async def cancel_soon():
+        running = asyncio.create_task(game._test(HANG, SandboxLimits(timeout_s=60)))
+        await asyncio.sleep(0.5)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+
+    start = time.monotonic()
+    asyncio.run(cancel_soon())
+    assert time.monotonic() - start < 3 and sandbox_children() == []
+
+
 KILLED = r'''
 import json, os, sys, threading, time
 sys.path.insert(0, sys.argv[1])
