@@ -240,14 +240,17 @@ def candidate(*args, **kwargs):
     if not line.endswith("\n"):
         stop("error", "the code's process ended" if not line else "the code's reply is too long")
     try:
-        kind, value = json.loads(line)
+        message = json.loads(line)
+        kind, value = message if type(message) is list and len(message) == 2 else (None, None)
         if kind == "ok":
             return decode(value)
     except (ValueError, TypeError, RecursionError):
-        stop("error", "the code's process sent a malformed reply")
+        kind = None
     if kind == "raise":
         raise CandidateRaised(value)
-    stop(kind if kind in ("forbidden", "memory") else "error", value)
+    if kind in ("forbidden", "memory", "error"):
+        stop(kind, value)
+    stop("error", "the code's process sent a malformed reply")
 
 try:
     scope = {"__name__": "__check__"}
