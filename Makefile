@@ -11,7 +11,7 @@ DEMO_QUESTION ?= Which rocket carried the Rosetta spacecraft, and from where did
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: demo test install local browser clean
+.PHONY: demo test install local browser sandbox clean
 
 install: $(VENV)/.installed
 
@@ -45,12 +45,18 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver || \
 		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
 
+# bubblewrap, the OS isolation DynaEval's code task runs model-written code under (docs/security.md).
+sandbox:
+	command -v bwrap >/dev/null || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap)
+
 # The tests also cover the optional engines: Ray (build-graph --engine ray) and the static embedding model.
 $(VENV)/.extras: $(VENV)/.installed
 	$(BIN)/pip install -q -e ".[dev,ray,static]"
 	touch $@
 
-test: install local browser $(VENV)/.extras
+test: install local browser sandbox $(VENV)/.extras
 	$(BIN)/python -m pytest -q
 
 clean:

@@ -47,6 +47,9 @@ class DynaEvalConfig(BaseModel):
     """code: wall-clock limit of one test run in the sandbox."""
     memory_mb: int = Field(512, ge=64, le=8192)
     """code: address-space limit of one test run in the sandbox."""
+    sandbox: Literal["bubblewrap", "unsafe-no-isolation"] = "bubblewrap"
+    """code: how model-written code runs: under bubblewrap (OS isolation; the task refuses where it does not work),
+    or unsafe-no-isolation, plain child processes that can read and write what the evaluator can (docs/security.md)."""
     sources: str | None = None
     """translation: JSON lines with `text` (or `source`) and an optional `reference` (e.g. a corpus docs.jsonl)."""
     source_language: str = "English"

@@ -84,6 +84,9 @@ class DynaEvalProtocol(Protocol):
                                   "elsewhere) or restore the file")
         state = DynaEvalState(task, items, _players(ctx))
         out: dict[str, Any] = {"task": task.name, "items": len(items), "players": state.players}
+        isolation = task.isolation(ctx.config)
+        if isolation is not None:
+            out["isolation"] = isolation  # which sandbox ran the models' code, e.g. bubblewrap 0.8.0
         if stamp is not None:
             out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
         return Prepared(state, {"dynaeval": out})
@@ -128,7 +131,12 @@ class DynaEvalProtocol(Protocol):
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
-        return numbers(ctx.state.task, ctx.config, episodes, names)
+        summary = numbers(ctx.state.task, ctx.config, episodes, names)
+        # As recorded when the run began: a report made later, elsewhere, says what ran, not what is here now.
+        isolation = (ctx.run.manifest.get("dynaeval") or {}).get("isolation")
+        if isolation is not None:
+            summary["isolation"] = isolation
+        return summary
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)

@@ -81,6 +81,8 @@ def _scores(s: dict[str, Any]) -> str:
         interval = f"[{p['interval'][0]:.3f}, {p['interval'][1]:.3f}]" if p["interval"] else "-"
         mean = f"{p['mean']:.3f}" if p["mean"] is not None else "-"
         lines.append(f"| {player} | {p['model']} | {mean} | {interval} | {p['n']} |")
+    if s.get("isolation"):
+        lines += ["", f"Model-written code ran under isolation: {s['isolation']} (docs/security.md)."]
     return "\n".join(lines)
 
 

@@ -91,6 +91,10 @@ class Task(ABC):
     def check(self, config: DynaEvalConfig, players: int, referee: bool) -> None:
         """Refuse a configuration the task cannot play (raise `JudgeAgentError`)."""
 
+    def isolation(self, config: DynaEvalConfig) -> str | None:
+        """How the task runs untrusted code, for the manifest and report (e.g. `bubblewrap 0.8.0`); None: it runs none."""
+        return None
+
     def load(self, config: DynaEvalConfig) -> list[Any]:
         """The task's items (problems, start idioms), or [] when it needs none; read once before the games."""
         return []

@@ -4,8 +4,9 @@ The programmer writes a function for a HumanEval problem; the reviewer fixes and
 with the complete revised code, or `over` when it has nothing to change; the programmer answers the
 review with a revision or `over`. Consensus (an `over`) or the reviewer's last allowed turn ends the
 game; the latest code given is the final code. The score is whether the final code passes the
-problem's unit tests, run in the sandbox (`protocols/dynaeval/sandbox.py`: time, memory and file limits, no
-network, no processes, no writes outside its folder); both seats share it (they cooperate), and the
+problem's unit tests, run in the sandbox (`protocols/dynaeval/sandbox.py`: bubblewrap's OS isolation,
+limits set from outside, a verdict from a harness the code cannot reach; the task refuses where bubblewrap
+does not work, unless `-o sandbox=unsafe-no-isolation`); both seats share it (they cooperate), and the
 model x role matrix tells writers and editors apart. The programmer's first draft is tested too, and
 a referee model, when given, rates the final code's style 1-10.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from pydantic import BaseModel, Field
 from ....errors import JudgeAgentError
 from ....files import jsonl_records
 from ....grading.verdict import one_line
-from ..sandbox import SandboxLimits, run_tests
+from ..sandbox import Isolation, SandboxLimits, require_bubblewrap, run_tests
 from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 PROGRAMMER, REVIEWER = "programmer", "reviewer"
@@ -46,6 +48,11 @@ class CodeReview(Task):
         if not config.problems:
             raise JudgeAgentError("task code needs its problems: give -o problems=FILE (HumanEval's problems.jsonl "
                                   "format: task_id, prompt, entry_point, test)")
+        if config.sandbox == "bubblewrap":
+            require_bubblewrap()
+
+    def isolation(self, config: Any) -> str:
+        return require_bubblewrap() if config.sandbox == "bubblewrap" else "none (unsafe-no-isolation)"
 
     def load(self, config: Any) -> list[Any]:
         return self.load_stamped(config)[0]
@@ -86,11 +93,16 @@ def agrees(reply: str) -> bool:
     return reply.strip().strip(".!'\"`").lower() == "over"
 
 
-def runnable(code: str, prompt: str, entry_point: str) -> str:
-    """The code with the problem's text before its function above it: the imports its signature uses and
-    any helper the prompt defines (HumanEval/10's is_palindrome); the code may redefine them."""
+def preamble(prompt: str, entry_point: str) -> str:
+    """The problem's text before its function: the imports its signature uses and any helper the prompt
+    defines (HumanEval/10's is_palindrome, HumanEval/32's poly, which the test calls too)."""
     cut = prompt.find(f"def {entry_point}")
-    return f"{prompt[:cut] if cut >= 0 else ''}\n{code}"
+    return prompt[:cut] if cut >= 0 else ""
+
+
+def runnable(code: str, prompt: str, entry_point: str) -> str:
+    """The code with the problem's preamble above it; the code may redefine what the preamble defines."""
+    return f"{preamble(prompt, entry_point)}\n{code}"
 
 
 class CodeGame(Game):
@@ -159,7 +171,15 @@ class CodeGame(Game):
         if not code:
             return {"status": "no code", "detail": "", "seconds": 0.0}
         p = self.item
-        result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"], p["entry_point"]), p["test"], p["entry_point"], limits)
+        isolation: Isolation = "bubblewrap" if self.config.sandbox == "bubblewrap" else "none"
+        cancel = threading.Event()
+        try:
+            result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"], p["entry_point"]), p["test"],
+                                             p["entry_point"], limits, context=preamble(p["prompt"], p["entry_point"]),
+                                             isolation=isolation, cancel=cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # Ctrl-C or a stopped run: the thread kills its sandboxes now, not at the time limit
+            raise
         return {"status": result.status, "detail": one_line(result.detail, 160), "seconds": round(result.seconds, 3)}
 
     async def _style(self, referee: Any, code: str) -> int | None:
