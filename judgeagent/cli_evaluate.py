@@ -97,15 +97,21 @@ def _config(args: dict[str, Any], cls: Any) -> Any:
     for name, allowed in choices.items():
         if args[name] not in allowed:
             raise JudgeAgentError(f"--{name.replace('_', '-')} must be {', '.join(allowed)}; got {args[name]!r}")
-    from .config import CheckerConfig
+    from pydantic import ValidationError
 
-    return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
-               questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
-               path=args["path"],
-               fixed_difficulty=level, adaptive=args["adaptive"], extension=not args["no_extension"],
-               max_passage_words=args["max_passage_words"], holdout=args["holdout"],
-               checker=CheckerConfig(judge_policy=args["judge_policy"]), easy_generator=args["easy_generator"],
-               self_check=() if args["no_self_check"] else ("medium", "hard"))
+    from .config import CheckerConfig
+    from .protocols.options import cross_field_problem
+
+    try:
+        return cls(batch_size=args["batch_size"], rounds=args["rounds"], hops=args["hops"],
+                   questions_per_round=args["questions_per_round"], seed=args["seed"], graph=not args["no_graph"],
+                   path=args["path"],
+                   fixed_difficulty=level, adaptive=args["adaptive"], extension=not args["no_extension"],
+                   max_passage_words=args["max_passage_words"], holdout=args["holdout"],
+                   checker=CheckerConfig(judge_policy=args["judge_policy"]), easy_generator=args["easy_generator"],
+                   self_check=() if args["no_self_check"] else ("medium", "hard"))
+    except ValidationError as e:  # flags that contradict each other (EvalConfig's checks across fields)
+        raise JudgeAgentError(f"options contradict: {cross_field_problem(e)}") from None
 
 
 def _graph(args: dict[str, Any]) -> Any:
