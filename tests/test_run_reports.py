@@ -226,3 +226,100 @@ def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
     assert "options: the flags of evaluate; -o KEY=VALUE sets batch_size, rounds," in flat
     assert "needs: no benchmark: the task reads its own items" in flat
     assert "needs: a benchmark; --graph optional" in flat
+
+
+# --- what cannot be written, or read, is one line --------------------------------------------------------------
+
+def judgeagent_cli_run(tmp_path, roles, capsys, name="ja", limit=5):
+    """A JudgeAgent run through the CLI (no extension stage, so no graph), with the loopback roles' registry."""
+    from tests.conftest import DATA
+
+    toml = roles.write_config(tmp_path / "judgeagent.toml")
+    run = tmp_path / name
+    code, _, err = cli(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark",
+                        DATA / "multihop_rag" / "small.questions.jsonl", "--limit", limit, "--no-extension",
+                        "--run-dir", run, "--config", toml, "--no-cache", "-q"], capsys)
+    return code, err, run, toml
+
+
+def test_commands_on_a_finished_run_in_a_read_only_folder_are_one_line(tmp_path, capsys, read_only):
+    from judgeagent.models.testserver import FakeServer
+    from tests.scripted import Roles, Script
+
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+        kv = kieval_run(tmp_path)
+        before = {folder: sorted(p.name for p in folder.iterdir()) for folder in (run, kv)}
+        read_only(run), read_only(kv)
+        code, _, err = cli(["report", run], capsys)
+        one_line_error(code, err, f"cannot write {run / 'report.md'}: ")
+        assert f"{run} does not take new files: make it writable or choose another place" in err
+        for command in (["validate", run, "--config", toml, "--no-cache"],
+                        ["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"]):
+            code, _, err = cli(command, capsys)
+            one_line_error(code, err, f"run {run} cannot be written (")
+            assert "make the folder writable, or copy it somewhere writable and give that folder" in err
+        calls = roles.calls()
+    code, _, err = cli(["report", kv], capsys)
+    one_line_error(code, err, f"cannot write {kv / 'report.md'}: ")
+    with FakeServer() as server:
+        (tmp_path / "other.toml").write_text(f'[models.other]\nbase_url = "{server.base_url}"\nmodel = "o"\n')
+        code, _, err = cli(["rescore", kv, "--evaluator", "other", "--config", tmp_path / "other.toml", "--no-cache",
+                            "-q"], capsys)
+        one_line_error(code, err, f"cannot use the response store {kv / 'rescore' / 'other' / 'responses.sqlite'}: ")
+        assert server.counts["requests"] == 0
+    assert roles.calls() == calls  # refused before asking anything
+    assert {folder: sorted(p.name for p in folder.iterdir()) for folder in (run, kv)} == before
+
+
+def test_report_on_a_finished_run_without_its_summary_is_one_line_and_a_resume_writes_it_again(tmp_path, capsys):
+    from tests.scripted import Roles, Script
+
+    iv = interviewer_run(tmp_path)
+    (iv / "summary.json").unlink()
+    code, _, err = cli(["report", iv], capsys)
+    one_line_error(code, err, f"run {iv} has no summary.json; judgeagent evaluate --resume {iv} writes it again "
+                              "from the run's records (no model calls)")
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+        written = json.loads((run / "summary.json").read_text())
+        (run / "summary.json").write_text("[1, 2]")
+        code, _, err = cli(["report", run], capsys)
+        one_line_error(code, err, f"run {run} has a summary.json holding an array, not a JSON object; judgeagent "
+                                  f"evaluate --resume {run} writes it again")
+        calls = roles.calls()
+        for damage in ("[1, 2]", None):
+            if damage is None:
+                (run / "summary.json").unlink()
+                code, _, err = cli(["report", run], capsys)
+                one_line_error(code, err, f"run {run} has no summary.json; judgeagent evaluate --resume {run} writes")
+            else:
+                (run / "summary.json").write_text(damage)
+            code, _, err = cli(["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"], capsys)
+            assert code == 0, err
+            again = json.loads((run / "summary.json").read_text())
+            assert {k: v for k, v in again.items() if k != "usage"} == {k: v for k, v in written.items() if k != "usage"}
+        assert roles.calls() == calls  # from the records and the journal
+    assert cli(["report", run], capsys)[0] == 0
+
+
+def test_a_full_disk_during_evaluate_is_one_line_and_the_run_resumes(tmp_path, capsys, small_disk):
+    import os
+
+    from tests.scripted import Roles, Script
+
+    filler = small_disk / "filler"
+    stats = os.statvfs(small_disk)
+    filler.write_bytes(b"x" * (stats.f_bavail * stats.f_frsize - 128 * 1024))  # room for the start, not the run
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(small_disk, roles, capsys)
+        one_line_error(code, err, "the disk is full: free some space there, then ")
+        assert "resume" in err and not (run / "summary.json").exists()
+        filler.unlink()
+        code, _, err = cli(["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"], capsys)
+        assert code == 0, err
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["questions"] == 5
+

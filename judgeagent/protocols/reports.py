@@ -7,7 +7,6 @@ built from its records and validation instead; `report_of` tells the CLI which o
 """
 from __future__ import annotations
 
-import json
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -38,12 +37,7 @@ def finished_run(folder: str | Path) -> tuple[Protocol, Run, dict[str, Any]]:
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
                               f"{folder}")
-    try:
-        summary = json.loads((run.folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise JudgeAgentError(f"run {folder} has no readable summary.json ({e}); resume it to write it again: "
-                              f"judgeagent evaluate --resume {folder}") from None
-    return protocol, run, summary
+    return protocol, run, run.summary()
 
 
 def write_reports(folder: str | Path) -> tuple[Path, Path]:

@@ -32,7 +32,7 @@ def knowledge_gaps(run: Run, top: int = 15) -> list[tuple[str, int]]:
 
 def sections(run: Run) -> dict[str, Any]:
     """Everything the report shows, as data: both renderings read only this."""
-    summary = json.loads((run.folder / "summary.json").read_text())
+    summary = run.summary()
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
