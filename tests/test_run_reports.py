@@ -323,3 +323,47 @@ def test_a_full_disk_during_evaluate_is_one_line_and_the_run_resumes(tmp_path, c
     summary = json.loads((run / "summary.json").read_text())
     assert summary["questions"] == 5
 
+
+# --- model and corpus text in report.md is text, never HTML ------------------------------------------------------
+
+PAYLOAD = "<script>alert(1)</script> <img src=x onerror=alert(2)> a | b & c"
+SHOWN = "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;"
+
+
+def assert_text_not_html(run):
+    md, html = (run / "report.md").read_text(), (run / "report.html").read_text()
+    for page in (md, html):
+        assert "<script" not in page and "<img" not in page
+        assert SHOWN in page and "&amp;lt;" not in page  # escaped once: the page shows the text as written
+    return md
+
+
+def test_judgeagent_report_md_escapes_what_the_models_wrote(tmp_path, capsys):
+    from tests.scripted import Roles, Script
+
+    class Hostile(Script):
+        def target(self, request):
+            return f"{super().target(request)} {PAYLOAD}"
+
+        def _feedback(self, prompt):
+            return json.dumps({**json.loads(super()._feedback(prompt)), "flaws_knowledge": f"line one\n{PAYLOAD}"})
+
+    with Roles(Hostile()) as roles:
+        code, err, run, _ = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+    assert cli(["report", run], capsys)[0] == 0
+    md = assert_text_not_html(run)
+    assert f"- **flaws knowledge**: line one {SHOWN} a | b &amp; c" in md  # a bullet stays one line
+    rows = [line for line in md.splitlines() if line.startswith("| grading | - |")]
+    assert len(rows) == 5 and all(f"{SHOWN} a \\| b &amp; c" in row for row in rows)  # a pipe ends no cell
+
+
+def test_kieval_report_md_escapes_what_the_models_wrote(tmp_path, capsys):
+    models = test_kieval.models()
+    models["candidate"] = FunctionModel(lambda messages: f"{test_kieval.candidate(messages)}\n{PAYLOAD}", "cand")
+    run = run_protocol("kieval", test_kieval.bench(), models=models, config=test_kieval.OPTS, run_dir=tmp_path / "kv",
+                       cache=False).folder
+    written = (run / "report.md").read_text()  # as the run wrote it
+    assert cli(["report", run], capsys)[0] == 0
+    md = assert_text_not_html(run)
+    assert md == written and f"> {SHOWN} a | b &amp; c" in md  # a quoted reply keeps its lines, each escaped

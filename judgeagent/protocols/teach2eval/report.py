@@ -5,6 +5,7 @@ from collections import Counter
 from typing import Any
 
 from ...grading.teaching import Lesson, abilities
+from ...mdtext import md_quote, md_text
 from ..base import Section
 
 ABILITIES = (("CA", "Comprehensive"), ("AA", "Application"), ("JA", "Judgment"), ("GA", "Guidance"),
@@ -158,7 +159,7 @@ def _items_text(s: dict[str, Any]) -> str:
 
 def _lesson_text(le: dict[str, Any]) -> str:
     path = " -> ".join("right" if c else "wrong" for c in le["correct"])
-    lines = [f"**{le['qid']}**, {le['student']} ({le['model']}): {path}", ""]
+    lines = [f"**{md_text(le['qid'])}**, {le['student']} ({md_text(le['model'])}): {path}", ""]
     lines += [_quote(f"{le['question']}\n" + "\n".join(f"{k}. {v}" for k, v in le["options"].items())),
               "", f"Gold: {le['answer_letter']}. The teacher saw the question without the options.", ""]
     for step in le["steps"]:
@@ -174,4 +175,4 @@ def _lesson_text(le: dict[str, Any]) -> str:
 
 
 def _quote(text: str) -> str:
-    return "\n".join(f"> {line}" for line in (text.strip() or "(empty)").splitlines())
+    return md_quote(text)
