@@ -44,13 +44,55 @@ def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """`write(tmp)` into a hidden sibling, then rename over `path`: readers see old or new, never half."""
+    """`write(tmp)` into a hidden sibling, then rename over `path`: readers see old or new, never half.
+
+    A file that cannot be written (a read-only or missing folder, a full disk) is a one-line error naming
+    it, with nothing left behind: the old file, if any, is as it was."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         write(tmp)
         os.replace(tmp, path)
+    except OSError as e:
+        raise JudgeAgentError(cannot_write(path, e)) from None
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a folder we may not write to holds no temporary file of ours either
+            pass
+
+
+def cannot_write(path: Path, error: OSError, then: str = "run the command again") -> str:
+    """`cannot write PATH: REASON; FIX` for an OSError met while writing `path`."""
+    import errno
+
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        fix = f"the disk is full: free some space there, then {then}"
+    elif error.errno == errno.ENOTDIR or (path.parent.exists() and not path.parent.is_dir()):
+        fix = f"part of {path.parent} is a file, not a folder: choose another place"
+    elif not path.parent.exists():
+        fix = f"its folder {path.parent} does not exist: create it or choose another place"
+    else:
+        fix = f"{path.parent} does not take new files: make it writable or choose another place"
+    return f"cannot write {path}: {reason}; {fix}"
+
+
+def check_writable(path: Path) -> None:
+    """Fail now, in one line, where `path` could not be written later: before the work that makes its content.
+
+    The real test, not the permission bits (root writes through those, a read-only mount stops everyone):
+    an empty hidden sibling is created and removed."""
+    if path.is_dir():
+        raise JudgeAgentError(f"cannot write {path}: it is a folder; give a file name")
+    probe = path.with_name(f".{path.name}.probe-{os.getpid()}")
+    try:
+        probe.touch()
+    except OSError as e:
+        raise JudgeAgentError(cannot_write(path, e)) from None
+    try:
+        probe.unlink()
+    except OSError:
+        pass
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -63,11 +105,22 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def check_format(manifest: dict[str, Any], folder: Path, fmt: str, version: int, what: str, fix: str) -> None:
     """A manifest of the expected kind and format version, or a one-line error saying what to do."""
+    if not isinstance(manifest, dict):
+        raise JudgeAgentError(f"{folder} is not a judgeagent {what}: its manifest.json holds {json_kind(manifest)}, "
+                              f"not a JSON object{fix}")
     if manifest.get("format") != fmt:
         raise JudgeAgentError(f"{folder} is not a judgeagent {what}")
     if manifest.get("format_version") != version:
         raise JudgeAgentError(f"{what} {folder} has format version {manifest.get('format_version')}; "
                               f"this judgeagent reads version {version}{fix}")
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words ("an array", "a string"), for one-line errors."""
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    return kinds.get(type(value), "null")
 
 
 def field_value(record: dict[str, Any], path: str) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 from .errors import JudgeAgentError
-from .files import write_json_atomic
+from .files import cannot_write, json_kind, write_json_atomic
 
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 2
@@ -94,7 +94,11 @@ def lock_run(folder: Path) -> IO[str]:
     the pid inside only names the holder in the refusal.
     """
     # Held open for the run's lifetime, hence no `with`; "a+" so that opening never erases the holder's pid.
-    handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
+    try:
+        handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
+    except OSError as e:
+        raise JudgeAgentError(f"run {folder} cannot be written ({e.strerror or e}): make the folder writable, "
+                              "or copy it somewhere writable and give that folder") from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -172,14 +176,39 @@ class Run:
             raise RuntimeError(f"run {self.folder} is open read-only: open it with open_run to write")
         # Flushed, not fsynced: a killed process loses nothing the OS has; an fsync per record cost
         # ~1.5 s per 500 records on the event loop (bench/evaluate.py). `finish` syncs the files.
-        with open(self.folder / name, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        try:
+            with open(self.folder / name, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        except OSError as e:  # a full disk: a torn last line is trimmed when the run resumes
+            raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
+
+    def resume_hint(self) -> str:
+        return f"resume the run where it stopped: judgeagent evaluate --resume {self.folder}"
+
+    def summary(self) -> dict[str, Any]:
+        """The finished run's summary.json; missing or damaged, a one-line error saying how to write it again."""
+        path = self.folder / "summary.json"
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            problem = "no summary.json"
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+            problem = f"an unreadable summary.json ({getattr(e, 'strerror', None) or e})"
+        else:
+            if isinstance(summary, dict):
+                return summary
+            problem = f"a summary.json holding {json_kind(summary)}, not a JSON object"
+        raise JudgeAgentError(f"run {self.folder} has {problem}; judgeagent evaluate --resume {self.folder} writes "
+                              "it again from the run's records (no model calls)")
 
     def finish(self, summary: dict[str, Any]) -> None:
-        for name in ("records.jsonl", "feedback.jsonl"):
-            if (self.folder / name).exists():
-                with open(self.folder / name, "rb+") as f:
-                    os.fsync(f.fileno())
+        try:
+            for name in ("records.jsonl", "feedback.jsonl"):
+                if (self.folder / name).exists():
+                    with open(self.folder / name, "rb+") as f:
+                        os.fsync(f.fileno())
+        except OSError as e:
+            raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
         write_json_atomic(self.folder / "summary.json", summary)
         self.manifest["status"] = "finished"
         self.manifest["finished_at"] = _now()
@@ -250,6 +279,9 @@ def load_manifest(folder: Path) -> dict[str, Any]:
 
 def check_run_format(manifest: dict[str, Any], folder: Path) -> None:
     """A run manifest of a format version this judgeagent reads, or a one-line error saying what to do."""
+    if not isinstance(manifest, dict):
+        raise JudgeAgentError(f"{folder} is not a judgeagent run: its manifest.json holds {json_kind(manifest)}, "
+                              "not a JSON object")
     if manifest.get("format") != RUN_FORMAT:
         raise JudgeAgentError(f"{folder} is not a judgeagent run")
     version = manifest.get("format_version")

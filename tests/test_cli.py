@@ -129,6 +129,47 @@ def test_unwritable_output_is_refused_before_any_work(where, tmp_path, capsys):
     assert where != "under a file" or (tmp_path / "notes.txt").read_text() == "mine\n"
 
 
+@pytest.mark.parametrize("where", ["read-only folder", "in /proc", "under a missing folder", "under a file"])
+def test_make_mcq_refuses_an_unwritable_out_before_any_work(where, tmp_path, capsys, read_only):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    out, fix = {
+        "read-only folder": (folder / "mcq.jsonl", f"{folder} does not take new files: make it writable"),
+        "in /proc": (Path("/proc/judgeagent-mcq.jsonl"), "/proc does not take new files: make it writable"),
+        "under a missing folder": (tmp_path / "missing" / "mcq.jsonl",
+                                   f"its folder {tmp_path / 'missing'} does not exist: create it or choose another place"),
+        "under a file": (tmp_path / "notes.txt" / "mcq.jsonl",
+                         f"part of {tmp_path / 'notes.txt'} is a file, not a folder: choose another place"),
+    }[where]
+    if where == "read-only folder":
+        read_only(folder)
+    bench = tmp_path / "bad.jsonl"
+    bench.write_text("{oops\n")  # reading it would fail: it is never read, nor the graph loaded
+    code, stdout, stderr = run(["make-mcq", bench, "--graph", tmp_path / "no-graph", "--out", out], capsys)
+    assert code == 1 and stdout == "" and "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: cannot write {out}: ") and fix in lines[0], stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "mine", "notes.txt"]
+    assert list(folder.iterdir()) == [] and (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+def test_a_manifest_that_is_no_json_object_is_one_line(tmp_path, capsys):
+    graph, run_folder = tmp_path / "graph", tmp_path / "run"
+    for folder in (graph, run_folder):
+        folder.mkdir()
+        (folder / "manifest.json").write_text("[]\n")
+    code, _, stderr = run(["sample-path", graph, "--question", "Which rocket?"], capsys)
+    assert code == 1 and stderr.strip() == (f"error: {graph} is not a judgeagent graph: its manifest.json holds an "
+                                            "array, not a JSON object: rebuild it with build-graph")
+    (graph / "manifest.json").write_text('"graph"\n')
+    code, _, stderr = run(["graph-info", graph], capsys)
+    assert code == 1 and "its manifest.json holds a string, not a JSON object" in stderr
+    code, _, stderr = run(["report", run_folder], capsys)
+    assert code == 1 and stderr.strip() == (f"error: {run_folder} is not a judgeagent run: its manifest.json holds "
+                                            "an array, not a JSON object")
+
+
 def test_an_empty_question_is_refused(built, capsys):
     code, stdout, stderr = run(["sample-path", built, "--question", "Which rocket?", "--question", " "], capsys)
     assert code == 1 and stdout == ""

@@ -461,6 +461,8 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
     (["-o", "task=code"], "task code needs its problems: give -o problems=FILE"),
     (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
     (["-o", "max_runs=0"], "option max_runs of protocol dynaeval"),
+    (["-o", "min_runs=5", "-o", "max_runs=2"],
+     "options of protocol dynaeval contradict: min_runs (5) is more than max_runs (2): raise max_runs or lower min_runs"),
     (["--role", "judge=local"], "protocol dynaeval has no role judge"),
 ])
 def test_bad_dynaeval_input_is_one_line(tmp_path, capsys, extra, message):
@@ -469,6 +471,14 @@ def test_bad_dynaeval_input_is_one_line(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err
     assert code == 1 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
+
+
+def test_max_runs_alone_below_the_default_min_runs_is_a_short_run():
+    from judgeagent.protocols import get_protocol
+    from judgeagent.protocols.options import parse_options
+
+    config = parse_options(get_protocol("dynaeval"), ["max_runs=2"])
+    assert (config.min_runs, config.max_runs) == (3, 2)  # only both given, and crossed, contradict
 
 
 def test_public_goods_with_the_embedded_model(tmp_path, capsys):

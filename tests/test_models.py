@@ -95,6 +95,25 @@ def test_retry_after_is_honoured_and_retries_are_capped():
         assert server.counts["requests"] == 3
 
 
+def test_a_reply_without_choices_is_retried_and_never_cached(tmp_path, monkeypatch):
+    import judgeagent.models.client as client
+
+    monkeypatch.setattr(client, "backoff", lambda attempt, error: 0.0)  # the waits, not the retries, skipped
+    with FakeServer(first=["nochoices"] * 3) as server:
+        cache = ResponseCache(tmp_path)
+        answered = ask(CachedModel(OpenAIChatModel(spec(server, max_retries=3)), cache), "hello")
+        assert server.counts["requests"] == 4
+    assert answered.ok and answered.text == "echo: hello" and answered.attempts == 4
+    assert [json.loads(v)["text"] for (v,) in cache._db().execute("SELECT value FROM responses")] == ["echo: hello"]
+    with FakeServer(faults={"nochoices": 1.0}) as server:
+        cache = ResponseCache(tmp_path / "never")
+        with pytest.raises(ModelError) as info:
+            ask(CachedModel(OpenAIChatModel(spec(server, max_retries=2)), cache), "hello")
+        assert server.counts["requests"] == 3
+    assert "no answer after 3 attempts" in str(info.value) and "\n" not in str(info.value)
+    assert len(cache) == 0
+
+
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_errors_that_cannot_succeed_fail_at_once_without_the_key(status, monkeypatch, caplog):
     monkeypatch.setenv("FAKE_KEY", SECRET)

@@ -298,6 +298,13 @@ def test_protocols_are_listed_with_roles_and_options(capsys):
     (["--fixed-difficulty", "extreme"], "option fixed_difficulty of protocol judgeagent: Input should be 'easy'"),
     (["--judge-policy", "sometimes"], "option checker.judge_policy of protocol judgeagent: Input should be"),
     (["-o", "batch_size=0"], "option batch_size of protocol judgeagent"),
+    (["--protocol", "interviewer", "-o", "modify=false", "-o", "modification=quantities"],
+     "options of protocol interviewer contradict: modification=quantities changes each item, but modify=false"),
+    (["--no-graph", "--path", "dense"], "options of protocol judgeagent contradict: path=dense (--path dense) takes "
+     "extension chunks by similarity over the graph, but graph=false (--no-graph) draws them at random: drop one of the two"),
+    (["--no-extension", "--fixed-difficulty", "hard"], "options of protocol judgeagent contradict: fixed_difficulty "
+     "(--fixed-difficulty hard) sets the difficulty of extension questions, but extension=false (--no-extension) asks none"),
+    (["--rounds", "0", "--fixed-difficulty", "easy"], "but rounds=0 (--rounds 0) asks none"),
     ([], "the extension stage needs a graph (--graph)"),
     (["--role", "students=local"], "protocol judgeagent has no role students"),
     (["--protocol", "interviewer", "--role", "referee=local"], "protocol interviewer has no role referee"),

@@ -226,3 +226,144 @@ def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
     assert "options: evaluate's flags set them too (--batch-size is batch_size," in flat and "    holdout=0.0" in out
     assert "needs: no benchmark: the task reads its own items" in flat
     assert "needs: a benchmark; --graph optional" in flat
+
+
+# --- what cannot be written, or read, is one line --------------------------------------------------------------
+
+def judgeagent_cli_run(tmp_path, roles, capsys, name="ja", limit=5):
+    """A JudgeAgent run through the CLI (no extension stage, so no graph), with the loopback roles' registry."""
+    from tests.conftest import DATA
+
+    toml = roles.write_config(tmp_path / "judgeagent.toml")
+    run = tmp_path / name
+    code, _, err = cli(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark",
+                        DATA / "multihop_rag" / "small.questions.jsonl", "--limit", limit, "--no-extension",
+                        "--run-dir", run, "--config", toml, "--no-cache", "-q"], capsys)
+    return code, err, run, toml
+
+
+def test_commands_on_a_finished_run_in_a_read_only_folder_are_one_line(tmp_path, capsys, read_only):
+    from judgeagent.models.testserver import FakeServer
+    from tests.scripted import Roles, Script
+
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+        kv = kieval_run(tmp_path)
+        before = {folder: sorted(p.name for p in folder.iterdir()) for folder in (run, kv)}
+        read_only(run), read_only(kv)
+        code, _, err = cli(["report", run], capsys)
+        one_line_error(code, err, f"cannot write {run / 'report.md'}: ")
+        assert f"{run} does not take new files: make it writable or choose another place" in err
+        for command in (["validate", run, "--config", toml, "--no-cache"],
+                        ["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"]):
+            code, _, err = cli(command, capsys)
+            one_line_error(code, err, f"run {run} cannot be written (")
+            assert "make the folder writable, or copy it somewhere writable and give that folder" in err
+        calls = roles.calls()
+    code, _, err = cli(["report", kv], capsys)
+    one_line_error(code, err, f"cannot write {kv / 'report.md'}: ")
+    with FakeServer() as server:
+        (tmp_path / "other.toml").write_text(f'[models.other]\nbase_url = "{server.base_url}"\nmodel = "o"\n')
+        code, _, err = cli(["rescore", kv, "--evaluator", "other", "--config", tmp_path / "other.toml", "--no-cache",
+                            "-q"], capsys)
+        one_line_error(code, err, f"cannot use the response store {kv / 'rescore' / 'other' / 'responses.sqlite'}: ")
+        assert server.counts["requests"] == 0
+    assert roles.calls() == calls  # refused before asking anything
+    assert {folder: sorted(p.name for p in folder.iterdir()) for folder in (run, kv)} == before
+
+
+def test_report_on_a_finished_run_without_its_summary_is_one_line_and_a_resume_writes_it_again(tmp_path, capsys):
+    from tests.scripted import Roles, Script
+
+    iv = interviewer_run(tmp_path)
+    (iv / "summary.json").unlink()
+    code, _, err = cli(["report", iv], capsys)
+    one_line_error(code, err, f"run {iv} has no summary.json; judgeagent evaluate --resume {iv} writes it again "
+                              "from the run's records (no model calls)")
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+        written = json.loads((run / "summary.json").read_text())
+        (run / "summary.json").write_text("[1, 2]")
+        code, _, err = cli(["report", run], capsys)
+        one_line_error(code, err, f"run {run} has a summary.json holding an array, not a JSON object; judgeagent "
+                                  f"evaluate --resume {run} writes it again")
+        calls = roles.calls()
+        for damage in ("[1, 2]", None):
+            if damage is None:
+                (run / "summary.json").unlink()
+                code, _, err = cli(["report", run], capsys)
+                one_line_error(code, err, f"run {run} has no summary.json; judgeagent evaluate --resume {run} writes")
+            else:
+                (run / "summary.json").write_text(damage)
+            code, _, err = cli(["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"], capsys)
+            assert code == 0, err
+            again = json.loads((run / "summary.json").read_text())
+            assert {k: v for k, v in again.items() if k != "usage"} == {k: v for k, v in written.items() if k != "usage"}
+        assert roles.calls() == calls  # from the records and the journal
+    assert cli(["report", run], capsys)[0] == 0
+
+
+def test_a_full_disk_during_evaluate_is_one_line_and_the_run_resumes(tmp_path, capsys, small_disk):
+    import os
+
+    from tests.scripted import Roles, Script
+
+    filler = small_disk / "filler"
+    stats = os.statvfs(small_disk)
+    filler.write_bytes(b"x" * (stats.f_bavail * stats.f_frsize - 128 * 1024))  # room for the start, not the run
+    with Roles(Script()) as roles:
+        code, err, run, toml = judgeagent_cli_run(small_disk, roles, capsys)
+        one_line_error(code, err, "the disk is full: free some space there, then ")
+        assert "resume" in err and not (run / "summary.json").exists()
+        filler.unlink()
+        code, _, err = cli(["evaluate", "--resume", run, "--config", toml, "--no-cache", "-q"], capsys)
+        assert code == 0, err
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["questions"] == 5
+
+
+# --- model and corpus text in report.md is text, never HTML ------------------------------------------------------
+
+PAYLOAD = "<script>alert(1)</script> <img src=x onerror=alert(2)> a | b & c"
+SHOWN = "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;"
+
+
+def assert_text_not_html(run):
+    md, html = (run / "report.md").read_text(), (run / "report.html").read_text()
+    for page in (md, html):
+        assert "<script" not in page and "<img" not in page
+        assert SHOWN in page and "&amp;lt;" not in page  # escaped once: the page shows the text as written
+    return md
+
+
+def test_judgeagent_report_md_escapes_what_the_models_wrote(tmp_path, capsys):
+    from tests.scripted import Roles, Script
+
+    class Hostile(Script):
+        def target(self, request):
+            return f"{super().target(request)} {PAYLOAD}"
+
+        def _feedback(self, prompt):
+            return json.dumps({**json.loads(super()._feedback(prompt)), "flaws_knowledge": f"line one\n{PAYLOAD}"})
+
+    with Roles(Hostile()) as roles:
+        code, err, run, _ = judgeagent_cli_run(tmp_path, roles, capsys)
+        assert code == 0, err
+    assert cli(["report", run], capsys)[0] == 0
+    md = assert_text_not_html(run)
+    assert f"- **flaws knowledge**: line one {SHOWN} a | b &amp; c" in md  # a bullet stays one line
+    rows = [line for line in md.splitlines() if line.startswith("| grading | - |")]
+    assert len(rows) == 5 and all(f"{SHOWN} a \\| b &amp; c" in row for row in rows)  # a pipe ends no cell
+
+
+def test_kieval_report_md_escapes_what_the_models_wrote(tmp_path, capsys):
+    models = test_kieval.models()
+    models["candidate"] = FunctionModel(lambda messages: f"{test_kieval.candidate(messages)}\n{PAYLOAD}", "cand")
+    run = run_protocol("kieval", test_kieval.bench(), models=models, config=test_kieval.OPTS, run_dir=tmp_path / "kv",
+                       cache=False).folder
+    written = (run / "report.md").read_text()  # as the run wrote it
+    assert cli(["report", run], capsys)[0] == 0
+    md = assert_text_not_html(run)
+    assert md == written and f"> {SHOWN} a | b &amp; c" in md  # a quoted reply keeps its lines, each escaped

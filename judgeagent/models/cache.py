@@ -2,18 +2,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from ..errors import JudgeAgentError
 from .base import Completion, Message, Usage
 from .client import json_schema_of, parse_structured
 
@@ -30,14 +35,34 @@ class ResponseCache:
 
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder else default_cache_dir()
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "responses.sqlite"
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
-        with self._db() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
-                       " created REAL NOT NULL)")
+        try:
+            with self._failing():
+                self.folder.mkdir(parents=True, exist_ok=True)
+                with self._db() as db:
+                    db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
+                               " created REAL NOT NULL)")
+        except JudgeAgentError:
+            self.close()  # nobody else will: the caller never got this cache
+            raise
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """SQLite's and the file system's errors (a full disk, a read-only folder) as one line naming the file
+        and what to do: a run stopped by one resumes where it stopped, with every stored answer kept."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as e:
+            reason = str(e) if isinstance(e, sqlite3.Error) else (e.strerror or str(e))
+            if "full" in reason or getattr(e, "errno", None) == errno.ENOSPC or _nearly_full(self.folder):
+                fix = ("the disk is full: free some space there, then run the same command again (a run resumes "
+                       "where it stopped)")
+            else:
+                fix = f"make {self.folder} writable, then run the same command again (a run resumes where it stopped)"
+            raise JudgeAgentError(f"cannot use the response store {self.path}: {reason}; {fix}") from None
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -64,15 +89,26 @@ class ResponseCache:
         self._local = threading.local()
 
     def get(self, key: str) -> dict[str, Any] | None:
-        row = self._db().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        with self._failing():
+            row = self._db().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        self._db().execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
-                           (key, json.dumps(value, ensure_ascii=False), time.time()))
+        with self._failing():
+            self._db().execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
+                               (key, json.dumps(value, ensure_ascii=False), time.time()))
 
     def __len__(self) -> int:
         return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+
+def _nearly_full(folder: Path) -> bool:
+    """Less than a megabyte free where `folder` is: SQLite reports a full disk as a "disk I/O error" when
+    its shared-memory file cannot grow."""
+    try:
+        return shutil.disk_usage(folder).free < 1 << 20
+    except OSError:
+        return False
 
 
 def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None,

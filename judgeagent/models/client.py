@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import JudgeAgentError
 from .base import Completion, Message, ModelError, Usage
-from .retry import FATAL_STATUS, backoff, is_transient, scrub, status_of
+from .retry import FATAL_STATUS, EmptyReply, backoff, is_transient, scrub, status_of
 from .spec import ModelSpec
 
 _REPAIR = ("Your previous reply was not valid: {problem}. Reply again with only a JSON object that "
@@ -135,6 +135,8 @@ class OpenAIChatModel:
 
         status = status_of(error)
         what = f"HTTP {status}" if status else type(error).__name__
+        if isinstance(error, EmptyReply):
+            what = "no answer"
         if isinstance(error, openai.APITimeoutError):
             what = f"no answer within {self.spec.timeout:g} s"
         elif isinstance(error, openai.APIConnectionError):
@@ -191,8 +193,8 @@ def _with_schema_hint(messages: list[Message], schema: type[BaseModel]) -> list[
 
 def _text(response: Any) -> str:
     choices = getattr(response, "choices", None)
-    if not choices:
-        return ""
+    if not choices:  # no answer at all, not an empty one: retried, and never cached as an answer
+        raise EmptyReply()
     return choices[0].message.content or ""
 
 

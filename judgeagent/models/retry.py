@@ -13,17 +13,26 @@ FATAL_STATUS = {400, 401, 403, 404, 422}
 _KEYLIKE = re.compile(r"\b(sk|key|tok)-[A-Za-z0-9_\-*.]{4,}", re.IGNORECASE)
 
 
+class EmptyReply(Exception):
+    """A 200 whose body has no `choices`: no answer at all (an overloaded or misbehaving endpoint), not an
+    empty one. Retried like a transient failure, and never cached or journaled as an answer."""
+
+    def __init__(self) -> None:
+        super().__init__("a 200 reply whose `choices` was empty (the endpoint gave no answer)")
+
+
 def status_of(error: BaseException) -> int | None:
     return getattr(error, "status_code", None)
 
 
 def is_transient(error: BaseException) -> bool:
-    """Timeouts, connection errors, 408/409/429 and 5xx may succeed later; nothing else will."""
+    """Timeouts, connection errors, 408/409/429, 5xx and replies without choices may succeed later; nothing
+    else will."""
     import openai
 
     if isinstance(error, (openai.APITimeoutError, openai.APIConnectionError)):
         return True
-    if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
+    if isinstance(error, (EmptyReply, openai.APIResponseValidationError, json.JSONDecodeError)):
         return True  # a garbled body (a proxy hiccup) may come back whole; retries are capped
     status = status_of(error)
     if status is None:

@@ -6,7 +6,9 @@
 Replies are deterministic: plain requests get an echo of the last user message; requests with a
 JSON schema get the smallest object that satisfies it (or `reply` decides). Faults are drawn from a
 seeded generator: "429" (with Retry-After), "500", "timeout" (answers after `hang` seconds),
-"garbage" (a 200 whose content is not JSON), "badbody" (a 200 whose body is not JSON at all).
+"garbage" (a 200 whose content is not JSON), "badbody" (a 200 whose body is not JSON at all),
+"nochoices" (a 200 whose `choices` is empty). `first` lists faults served, in order, before any drawn:
+`FakeServer(first=["nochoices"] * 2)` answers the first two requests without choices, then normally.
 """
 from __future__ import annotations
 
@@ -23,13 +25,14 @@ from typing import Any
 class FakeServer:
     def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, seed: int = 0,
                  hang: float = 5.0, reply: Callable[[dict[str, Any]], str] | None = None,
-                 fail_after: int | None = None) -> None:
+                 fail_after: int | None = None, first: list[str] | None = None) -> None:
         self.latency = latency
         self.faults = faults or {}
         self.hang = hang
         self.reply = reply
         self.fail_after = fail_after
         """Answer 400 to every chat request after this many: a crash, seen from the client."""
+        self.first = list(first or [])
         self.random = random.Random(seed)
         self.counts: Counter[str] = Counter()
         """Requests received ("requests") and faults served, by kind."""
@@ -106,9 +109,16 @@ class FakeServer:
         if fault == "badbody":
             return 200, json_type, b"<html>bad gateway</html>"
         content = "this is { not json" if fault == "garbage" else self._content(request)
-        return 200, json_type, json.dumps(_completion(request, content)).encode()
+        completion = _completion(request, content)
+        if fault == "nochoices":
+            completion["choices"] = []
+        return 200, json_type, json.dumps(completion).encode()
 
     def _draw(self) -> str | None:
+        if self.first:
+            kind = self.first.pop(0)
+            self.counts[kind] += 1
+            return kind
         roll, edge = self.random.random(), 0.0
         for kind, rate in self.faults.items():
             edge += rate

@@ -38,9 +38,16 @@ def parse_options(protocol: Protocol, options: Mapping[str, Any] | Iterable[str]
     except ValidationError as e:
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"][:1])
+        if not key:  # a check across options (min_runs and max_runs): its message names both
+            raise JudgeAgentError(f"options of protocol {protocol.name} contradict: {cross_field_problem(e)}") from None
         key = key if key in pairs else ".".join(str(p) for p in first["loc"][:2])
         raise JudgeAgentError(f"option {key} of protocol {protocol.name}: {first['msg']} "
                               f"(got {pairs.get(key)!r})") from None
+
+
+def cross_field_problem(e: ValidationError) -> str:
+    """The message of a config's check across fields (a `model_validator`), without pydantic's prefix."""
+    return str(e.errors()[0]["msg"]).removeprefix("Value error, ")
 
 
 def split_options(items: Iterable[str]) -> dict[str, str]:

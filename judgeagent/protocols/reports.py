@@ -9,7 +9,6 @@ same sections in the shared HTML page (`report/page.py`). JudgeAgent's own repor
 """
 from __future__ import annotations
 
-import json
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -26,12 +25,7 @@ def finished_run(protocol: Protocol, folder: str | Path) -> tuple[Run, dict[str,
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
                               f"{folder}")
-    try:
-        summary = json.loads((run.folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise JudgeAgentError(f"run {folder} has no readable summary.json ({e}); resume it to write it again: "
-                              f"judgeagent evaluate --resume {folder}") from None
-    return run, summary
+    return run, run.summary()
 
 
 def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:

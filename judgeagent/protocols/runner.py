@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..errors import JudgeAgentError
+from ..files import cannot_write
 from ..runs import Run, RunResult, open_run, read_rows
 from .base import Episode, EpisodeContext, Protocol, RunRequest
 from .reports import write_report
@@ -32,6 +34,7 @@ class EpisodeLog:
 
     def __init__(self, run: Run) -> None:
         self.path = run.folder / EPISODES_FILE
+        self.run = run
         rows = read_rows(self.path, "episode", writer=run._writer is not None, finished=run.finished)
         self.rows = {r["episode"]: r for r in reversed(rows)}  # the first copy wins
         self._lock = threading.Lock()
@@ -43,8 +46,11 @@ class EpisodeLog:
         with self._lock:
             if row["episode"] in self.rows:
                 return
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            try:
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            except OSError as e:  # a full disk: a torn last line is trimmed when the run resumes
+                raise JudgeAgentError(cannot_write(self.path, e, self.run.resume_hint())) from None
             self.rows[row["episode"]] = row
 
     def sync(self) -> None:
@@ -85,7 +91,10 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
                 **protocol.manifest_fields(request)}
     with open_run(Path(folder), manifest) as run:
         if run.finished:
-            return RunResult(run.folder, json.loads((run.folder / "summary.json").read_text()), {}, True)
+            try:
+                return RunResult(run.folder, run.summary(), {}, True)
+            except JudgeAgentError:  # summary.json lost or damaged: replayed below, from the records (every
+                pass  # episode is there, so nothing is asked again), and finishing writes it (and the report) anew
         resumed = len(run.records) > 0
         log = EpisodeLog(run)
         with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,

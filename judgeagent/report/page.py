@@ -2,7 +2,7 @@
 and the few Markdown shapes report sections use rendered as HTML."""
 from __future__ import annotations
 
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -41,12 +41,13 @@ def md_block(lines: list[str]) -> str:
                 code.append(line)
             continue
         if line.startswith("|"):
-            piped.append([c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")])
+            piped.append([unescape(c.strip().replace("\\|", "|")) for c in line.strip("|").split(" | ")])
             continue
         if piped:
             rows = [r for r in piped if not set("".join(r)) <= set("-|")]
             html.append(table(rows[0], rows[1:], "t"))
             piped = []
+        line = line if line.startswith("|") else unescape(line)  # md_text's entities: escaped once below
         if line.startswith(">"):
             quote.append(line[1:].removeprefix(" "))
             continue

@@ -1,9 +1,9 @@
 """The DynaEval protocol's options (`-o key=value`)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TaskName = Literal["public_goods", "code", "translation", "idiom"]
 
@@ -63,3 +63,11 @@ class DynaEvalConfig(BaseModel):
     """translation: a source without a reference is cut to its first paragraph of this many words at most."""
     idiom_moves: int = Field(30, ge=2, le=500)
     """idiom: moves at most; a game that reaches it is a draw."""
+
+    @model_validator(mode="after")
+    def _runs_in_order(self) -> Self:
+        # Both given and contradicting: a max_runs alone below the default min_runs is a short run, as before.
+        if {"min_runs", "max_runs"} <= self.model_fields_set and self.min_runs > self.max_runs:
+            raise ValueError(f"min_runs ({self.min_runs}) is more than max_runs ({self.max_runs}): "
+                             "raise max_runs or lower min_runs")
+        return self

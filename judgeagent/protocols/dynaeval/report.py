@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from ...metrics import converged
+from ...report.mdtext import md_fence
 from ..base import Section
 from . import stability
 
@@ -67,7 +68,7 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     if any(s["measures"].values()):
         out.append(Section("Other measures", _other(s)))
     body = s["transcript"][:TRANSCRIPT_CHARS] + ("\n..." if len(s["transcript"]) > TRANSCRIPT_CHARS else "")
-    out.append(Section("A game (repetition 1)", f"```text\n{body}\n```"))
+    out.append(Section("A game (repetition 1)", md_fence(body)))
     return out
 
 

@@ -1,9 +1,9 @@
 """The Interviewer protocol's options (`-o key=value`)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 FollowUpKind = Literal["rationale", "elaboration", "clarification", "additional_information"]
 FOLLOWUP_KINDS: tuple[FollowUpKind, ...] = ("rationale", "elaboration", "clarification", "additional_information")
@@ -47,6 +47,13 @@ class InterviewerConfig(BaseModel):
     """Seed of option shuffles, follow-up kinds and the bootstrap."""
     resamples: int = Field(2000, ge=100, le=100000)
     """Bootstrap resamples for the contamination probe's interval."""
+
+    @model_validator(mode="after")
+    def _modification_needs_modify(self) -> Self:
+        if self.modification == "quantities" and not self.modify:
+            raise ValueError("modification=quantities changes each item, but modify=false asks for items as they are: "
+                             "drop one of the two")
+        return self
 
     def limit(self) -> dict[str, int]:
         """`reply_tokens` as a call setting; none when unset, so that the call (and its journal key) is unchanged."""

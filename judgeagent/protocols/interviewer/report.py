@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ...metrics import bootstrap, mcnemar_exact
+from ...report.mdtext import md_lines, md_text
 from ..base import Section
 
 
@@ -76,7 +77,7 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     return [Section("Performance scores", _scores(summary)), Section("Error types and examples", _error_text(summary)),
             Section("Contamination probe", _probe_text(summary["probe"])),
             Section("Query modification", _modification_text(summary)),
-            Section("Summary by the interviewer", summary.get("interviewer_summary") or "(not written)")]
+            Section("Summary by the interviewer", "\n".join(md_lines(summary.get("interviewer_summary") or "(not written)")))]
 
 
 def _modification_text(s: dict[str, Any]) -> str:
@@ -85,7 +86,7 @@ def _modification_text(s: dict[str, Any]) -> str:
     return (f"{s['modified']} of {s['items']} items asked in a modified form" + (f" (by method: {how})" if how else "")
             + (". Changed quantities carry a gold recomputed from the interviewer's checked formula"
                if methods.get("quantities") else "") + ".\n\n"
-            + "\n".join(f"- {k or 'unchanged'}: {v}" for k, v in s["modification_notes"].items()))
+            + "\n".join(f"- {md_text(k or 'unchanged')}: {v}" for k, v in s["modification_notes"].items()))
 
 
 def _pct(value: float | None) -> str:
@@ -115,7 +116,8 @@ def _error_text(s: dict[str, Any]) -> str:
     lines += [f"| {k} | {e['rates'][k]:.2f} | {v} |" for k, v in e["counts"].items()]
     for kind, examples in e["examples"].items():
         lines += ["", f"**{kind}**"]
-        lines += [f"- `{x['qid']}` attempt {x['attempt']}: answered \"{x['answer']}\"; feedback: {x['feedback']}"
+        lines += [f"- `{md_text(x['qid'])}` attempt {x['attempt']}: answered \"{md_text(x['answer'])}\"; feedback: "
+                  f"{md_text(x['feedback'])}"
                   for x in examples]
     return "\n".join(lines)
 

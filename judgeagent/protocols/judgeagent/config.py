@@ -1,9 +1,9 @@
 """JudgeAgent's typed, frozen `EvalConfig`: the knobs of Algorithm 1. Defaults are the spec notes' defaults."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from ...config import CheckerConfig, Frozen
 from ...limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
@@ -55,3 +55,14 @@ class EvalConfig(Frozen):
     holdout: float = Field(0.0, ge=0, le=0.5)
     """Share of each batch's base questions kept out of the interviewer's feedback prompt (and out of
     path seeding), so that validation can tell feedback that generalises from feedback that recites."""
+
+    @model_validator(mode="after")
+    def _options_agree(self) -> Self:
+        if self.path == "dense" and not self.graph:
+            raise ValueError("path=dense (--path dense) takes extension chunks by similarity over the graph, but "
+                             "graph=false (--no-graph) draws them at random: drop one of the two")
+        if self.fixed_difficulty is not None and (not self.extension or self.rounds == 0):
+            without = "extension=false (--no-extension)" if not self.extension else "rounds=0 (--rounds 0)"
+            raise ValueError(f"fixed_difficulty (--fixed-difficulty {self.fixed_difficulty}) sets the difficulty of "
+                             f"extension questions, but {without} asks none: drop one of the two")
+        return self

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
+from ...report.mdtext import md_quote, md_text
 from ..base import Section
 from .rubric import ASPECTS, dialogue_score
 
@@ -93,7 +94,7 @@ def bar(value: float | None, width: int = 30) -> str:
 def sections(summary: dict[str, Any]) -> list[Section]:
     out = [Section("KIEval scores", _scores(summary)), Section("Verification and early stops", _stops(summary))]
     for name, conv in summary["examples"].items():
-        out.append(Section(f"The {name} conversation ({conv['qid']})", _conversation(conv)))
+        out.append(Section(f"The {name} conversation ({md_text(conv['qid'])})", _conversation(conv)))
     return out
 
 
@@ -129,21 +130,18 @@ def _conversation(c: dict[str, Any]) -> str:
     lines = [(f"KIEval: {scores}; benchmark answer {'correct' if c['correct'] else 'wrong'}; "
              f"early stop: {c['stop_reason']}.")]
     if c.get("path"):
-        lines.append(f"Knowledge path: {' -> '.join(c['path']['entities'])}")
+        lines.append(f"Knowledge path: {md_text(' -> '.join(c['path']['entities']))}")
     evaluations = {x["round"]: x for x in c["rounds"]}
     for turn in c["turns"]:
-        lines += ["", f"**{turn['speaker']}** (round {turn['round']}):", "", _quote(turn["content"])]
+        lines += ["", f"**{turn['speaker']}** (round {turn['round']}):", "", md_quote(turn["content"])]
         x = evaluations.get(turn["round"])
         if turn["speaker"] == "candidate" and x is not None:
             e = x["evaluation"]
             if e is None:
-                lines += ["", f"*evaluation failed: {x['failure']}*"]
+                lines += ["", f"*evaluation failed: {md_text(x['failure'])}*"]
             else:
                 marks = ", ".join(f"{a} {e[a]['score']}" for a in ASPECTS)
                 lines += ["", (f"*evaluator: {marks}, overall {e['overall_score']}; stop: {x['stop_reason']}. "
-                          f"{e['overall_comment']}*")]
+                          f"{md_text(e['overall_comment'])}*")]
     return "\n".join(lines)
 
-
-def _quote(text: str) -> str:
-    return "\n".join(f"> {line}" if line else ">" for line in (text.strip() or "(empty)").splitlines())

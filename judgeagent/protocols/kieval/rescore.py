@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
-from ...runs import load_manifest, read_rows
+from ...runs import load_manifest, load_run, read_rows
 from ..base import Section
 from .agreement import agreement
 from .evaluator import evaluate_turn
@@ -66,7 +66,7 @@ def _kieval_manifest(folder: Path) -> dict[str, Any]:
 
 
 def _first_summary(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    return load_run(folder).summary()
 
 
 async def _all(roles: Any, rows: list[dict[str, Any]], progress: Callable[[int, int], None] | None

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ...report.mdtext import md_quote, md_text
 from ..base import Section
 from .teaching import Lesson, abilities
 
@@ -158,7 +159,7 @@ def _items_text(s: dict[str, Any]) -> str:
 
 def _lesson_text(le: dict[str, Any]) -> str:
     path = " -> ".join("right" if c else "wrong" for c in le["correct"])
-    lines = [f"**{le['qid']}**, {le['student']} ({le['model']}): {path}", ""]
+    lines = [f"**{md_text(le['qid'])}**, {le['student']} ({md_text(le['model'])}): {path}", ""]
     lines += [_quote(f"{le['question']}\n" + "\n".join(f"{k}. {v}" for k, v in le["options"].items())),
               "", f"Gold: {gold_letter(le)}. The teacher saw the question without the options.", ""]
     for step in le["steps"]:
@@ -174,7 +175,7 @@ def _lesson_text(le: dict[str, Any]) -> str:
 
 
 def _quote(text: str) -> str:
-    return "\n".join(f"> {line}" for line in (text.strip() or "(empty)").splitlines())
+    return md_quote(text)
 
 
 def gold_letter(row: dict[str, Any]) -> str | None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
 from ....errors import JudgeAgentError
 from ....files import write_text_atomic
+from ....report.mdtext import md_cell, md_text
 from ....report.page import md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
@@ -33,7 +34,7 @@ def knowledge_gaps(run: Run, top: int = 15) -> list[tuple[str, int]]:
 
 def sections(run: Run) -> dict[str, Any]:
     """Everything the report shows, as data: both renderings read only this."""
-    summary = json.loads((run.folder / "summary.json").read_text())
+    summary = run.summary()
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
@@ -58,8 +59,9 @@ def build_report(folder: str | Path) -> tuple[Path, Path]:
 def markdown(d: dict[str, Any]) -> str:
     s, run = d["summary"], d["run"]
     out = [f"# judgeagent report: {run.folder.name}", "",
-           f"Target **{d['models']['target']['name']}** ({d['models']['target']['model']}), interviewer "
-           f"{d['models']['interviewer']['name']}, judge {d['models']['judge']['name']}.", "",
+           f"Target **{md_text(d['models']['target']['name'])}** ({md_text(d['models']['target']['model'])}), "
+           f"interviewer {md_text(d['models']['interviewer']['name'])}, judge {md_text(d['models']['judge']['name'])}.",
+           "",
            f"**Overall score** {s['overall_score']:.3f} over {s['questions']} questions in {s['batches']} batches.",
            "", "## Accuracy", "", "| group | n | correct | accuracy |", "|---|---|---|---|"]
     out += [f"| {k} | {a['n']} | {a['correct']} | {_pct(a['accuracy'])} |" for k, a in s["accuracy"].items()]
@@ -71,7 +73,7 @@ def markdown(d: dict[str, Any]) -> str:
     out += ["", *validation_markdown(d["validation"])]
     out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
             "or named by a failed base question and its gold):", ""]
-    out += [f"- {name} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
+    out += [f"- {md_text(name)} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
     out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
     for f in sorted(run.feedback, key=lambda f: f["batch"]):
@@ -139,13 +141,13 @@ def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
     out = [f"### Batch {f['batch']} (score {f['score']:.1f} over {f['asked']} questions; tiers "
            f"{' -> '.join(f['trajectory'])})", ""]
     for key in ("flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"):
-        out.append(f"- **{key.replace('_', ' ')}**: {fb.get(key, f.get('feedback_error') or '-')}")
+        out.append(f"- **{key.replace('_', ' ')}**: {md_text(fb.get(key, f.get('feedback_error') or '-'))}")
     out += ["", "| stage | difficulty | question | gold | answer | correct | path |", "|---|---|---|---|---|---|---|"]
     for r in (r for r in run.records if r["batch"] == f["batch"]):
         path = " → ".join((r.get("path") or {}).get("entities") or [])
         cells = [r["stage"], r["difficulty"] or "-", r["question"], r["gold"], (r["answer"] or "").strip(),
                  "yes" if r["correct"] else "no", path or "-"]
-        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")[:200] for c in cells) + " |")
+        out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out + [""]
 
 

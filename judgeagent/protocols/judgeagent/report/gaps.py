@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ....report.mdtext import md_cell
+
 TOP = 15
 
 
@@ -35,6 +37,6 @@ def weak_markdown(d: dict[str, Any]) -> list[str]:
             out += [f"- (no {title} was on a question's path)", ""]
             continue
         out += [f"| {title} | questions | failed | failure rate |", "|---|---|---|---|"]
-        out += [f"| {w.name.replace('|', '/')} | {w.asked:.1f} | {w.failed:.1f} | {100 * w.rate:.0f}% |" for w in rows]
+        out += [f"| {md_cell(w.name)} | {w.asked:.1f} | {w.failed:.1f} | {100 * w.rate:.0f}% |" for w in rows]
         out.append("")
     return out

@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from ....grading.verdict import METHODS
+from ....report.mdtext import md_cell
 
 SPOT_CHECKS = 10
 
@@ -39,7 +40,7 @@ def judging_markdown(j: dict[str, Any]) -> list[str]:
     for r in j["sample"]:
         cells = [r["question"], r["gold"], (r["answer"] or "").strip(), "correct" if r["correct"] else "wrong",
                  r["verdict"]["reason"]]
-        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")[:200] for c in cells) + " |")
+        out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out
 
 
