@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from html import escape, unescape
+from html import escape
 from pathlib import Path
 from typing import Any
 
