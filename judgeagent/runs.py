@@ -1,4 +1,4 @@
-"""A run folder: manifest, append-only records and feedback, summary; resumable by replay.
+"""A run folder: manifest, append-only records (and the logs a protocol keeps beside them), summary; resumable by replay.
 
 One process writes a run (it holds the folder's lock); any number may read it, even while it is written.
 """
@@ -125,12 +125,8 @@ class Run:
         self._writer = lock
         mode = {"writer": lock is not None, "finished": self.finished}
         # Runs written twice over before runs had a lock hold each record twice: the first one counts.
-        self.records = _first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
-        # Batches finish in any order and are appended as they do; readers see them in batch order.
-        self.feedback = sorted(_first_per_key(read_rows(folder / "feedback.jsonl", "batch", **mode), "batch"),
-                               key=lambda f: f["batch"])
+        self.records = first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
         self._by_id = {r["record_id"]: r for r in self.records}
-        self._batches = {f["batch"] for f in self.feedback}
         self._lock = threading.Lock()
 
     def __enter__(self) -> Self:
@@ -152,26 +148,22 @@ class Run:
     def get(self, record_id: str) -> dict[str, Any] | None:
         return self._by_id.get(record_id)
 
-    def batch_feedback(self, batch: int) -> dict[str, Any] | None:
-        return next((f for f in self.feedback if f["batch"] == batch), None)
-
     def add_record(self, record: dict[str, Any]) -> None:
         with self._lock:
             if record["record_id"] in self._by_id:
                 return
-            self._append("records.jsonl", record)
+            self.append("records.jsonl", record)
             self.records.append(record)
             self._by_id[record["record_id"]] = record
 
-    def add_feedback(self, entry: dict[str, Any]) -> None:
-        with self._lock:
-            if entry["batch"] in self._batches:
-                return
-            self._append("feedback.jsonl", entry)
-            self.feedback.append(entry)
-            self._batches.add(entry["batch"])
+    @property
+    def writable(self) -> bool:
+        """Opened by `open_run`, holding the writer lock (a protocol's own logs read their rows in this mode)."""
+        return self._writer is not None
 
-    def _append(self, name: str, row: dict[str, Any]) -> None:
+    def append(self, name: str, row: dict[str, Any]) -> None:
+        """One row appended to the run's JSON-lines file `name` (records.jsonl, or a protocol's own log such as
+        JudgeAgent's feedback.jsonl): the writer lock covers it, a full disk is one line, `finish` syncs it."""
         if self._writer is None:
             raise RuntimeError(f"run {self.folder} is open read-only: open it with open_run to write")
         # Flushed, not fsynced: a killed process loses nothing the OS has; an fsync per record cost
@@ -203,10 +195,10 @@ class Run:
 
     def finish(self, summary: dict[str, Any]) -> None:
         try:
-            for name in ("records.jsonl", "feedback.jsonl"):
-                if (self.folder / name).exists():
-                    with open(self.folder / name, "rb+") as f:
-                        os.fsync(f.fileno())
+            for path in sorted(self.folder.glob("*.jsonl")):  # records and every protocol's own log
+                name = path.name
+                with open(path, "rb+") as f:
+                    os.fsync(f.fileno())
         except OSError as e:
             raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
         write_json_atomic(self.folder / "summary.json", summary)
@@ -215,7 +207,7 @@ class Run:
         write_json_atomic(self.folder / "manifest.json", self.manifest)
 
 
-def _first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+def first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     seen: dict[Any, dict[str, Any]] = {}
     for row in rows:
         seen.setdefault(row[key], row)

@@ -13,6 +13,7 @@ import pytest
 
 from judgeagent.benchmark import load_benchmark
 from judgeagent.cli import main
+from judgeagent.protocols.judgeagent.feedback import read_feedback
 from judgeagent.runs import load_run
 from tests.conftest import DATA
 from tests.scripted import Roles, Script
@@ -168,7 +169,7 @@ def test_feedback_appended_out_of_order_is_read_in_batch_order(roles, tmp_path, 
     lines = (run / "feedback.jsonl").read_text().splitlines()
     assert len(lines) == 3
     (run / "feedback.jsonl").write_text("\n".join(reversed(lines)) + "\n")  # as batches may finish
-    assert [f["batch"] for f in load_run(run).feedback] == [0, 1, 2]
+    assert [f["batch"] for f in read_feedback(load_run(run))] == [0, 1, 2]
 
 
 def as_format_1(run):

@@ -18,6 +18,7 @@ from ...runs import Run
 from ..runner import gather_all
 from .checks import rejection
 from .config import EvalConfig
+from .feedback import FeedbackLog
 from .prompts import (
     Feedback,
     GeneratedQuestion,
@@ -31,7 +32,7 @@ from .scoring import points, tier_of
 
 @dataclass
 class Context:
-    """What every batch shares: models, graph, sampler, run and knobs."""
+    """What every batch shares: models, graph, sampler, run, its feedback log and knobs."""
 
     config: EvalConfig
     models: Models
@@ -41,7 +42,13 @@ class Context:
     checker: AnswerChecker = field(default_factory=AnswerChecker)
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
     on_record: Any = None
+    feedback: FeedbackLog | None = None
+    """feedback.jsonl (set from `run` when not given)."""
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
+
+    def __post_init__(self) -> None:
+        if self.feedback is None:
+            self.feedback = FeedbackLog(self.run)
 
 
 @dataclass
@@ -95,7 +102,7 @@ class BatchState:
 
 
 async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
-    finished = ctx.run.batch_feedback(b)
+    finished = ctx.feedback.get(b)
     if finished is not None:  # a resumed run: this batch is done
         return finished
     state = BatchState()
@@ -356,7 +363,7 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
         "leakage": leak, "score": state.total, "asked": state.asked, "trajectory": state.trajectory,
         "rounds": state.rounds,
     }
-    ctx.run.add_feedback(entry)
+    ctx.feedback.add(entry)
     if ctx.on_record:
         ctx.on_record(None, ctx.models.ledger)  # None: a batch is done
     return entry

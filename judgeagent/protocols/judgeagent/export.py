@@ -10,10 +10,11 @@ import pyarrow.parquet as pq
 
 from ...files import write_atomic, write_text_atomic
 from ...runs import Run
+from .feedback import read_feedback
 
 
 def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in run.feedback}
+    suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in read_feedback(run)}
     rows = []
     for r in run.records:
         if r["correct"]:

@@ -119,7 +119,7 @@ class JudgeAgentProtocol(Protocol):
 
         # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
         # rows of the batches it finished before it was resumed.
-        summary = summarise(records, ctx.run.feedback)
+        summary = summarise(records, ctx.state.feedback.entries)
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
         return summary
 

@@ -15,6 +15,7 @@ from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
 from ...runs import Run, load_manifest, load_run, lock_run
 from ..runner import gather_all
+from .feedback import read_feedback
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
                    "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
@@ -61,7 +62,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
                          journal=run.folder) as models:
             rows = asyncio.run(_answer_all(run, models, run_checker(run, models.judge), progress))
             usage = models.ledger.totals()
-        result = summarise_validation(rows, run.feedback, resamples, run.manifest["config"]["seed"])
+        result = summarise_validation(rows, read_feedback(run), resamples, run.manifest["config"]["seed"])
         result["usage"] = usage
         write_text_atomic(run.folder / "validation.jsonl",
                           "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -91,7 +92,7 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
                       progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     try:
         jobs = []
-        for entry in sorted(run.feedback, key=lambda f: f["batch"]):
+        for entry in sorted(read_feedback(run), key=lambda f: f["batch"]):
             if not entry.get("feedback"):
                 continue  # a batch whose feedback failed has nothing to validate
             suggestions = entry["feedback"]["suggestions"]

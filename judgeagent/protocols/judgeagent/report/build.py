@@ -14,6 +14,7 @@ from ....report.mdtext import md_cell, md_text
 from ....report.page import md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
+from ..feedback import read_feedback
 from .gaps import ability_markdown, gap_sections, weak_markdown
 from .judging import judging, judging_markdown
 
@@ -76,7 +77,7 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"- {md_text(name)} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
     out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
-    for f in sorted(run.feedback, key=lambda f: f["batch"]):
+    for f in sorted(read_feedback(run), key=lambda f: f["batch"]):
         out += batch_markdown(run, f)
     out += ["", "## Tokens and cost", "", "| role | calls | cached | input tokens | output tokens | cost $ |",
             "|---|---|---|---|---|---|"]
@@ -176,7 +177,7 @@ def html_page(d: dict[str, Any]) -> str:
             "<h2>Knowledge gaps</h2>", table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
-    for f in sorted(run.feedback, key=lambda f: f["batch"]):
+    for f in sorted(read_feedback(run), key=lambda f: f["batch"]):
         body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
     body.append(table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
