@@ -22,33 +22,33 @@ def ev(score=3, stop=False, reason="none", overall=None):
             "overall_score": score if overall is None else overall, "stop_conversation": stop, "stop_reason": reason}
 
 
-def test_all_strong_is_one_and_all_poor_is_zero():
-    assert conversation_scores([ev(4)] * 5, 5) == {k: pytest.approx(1.0) for k in (*ASPECTS, "overall")}
-    assert conversation_scores([ev(1)] * 5, 5) == {k: pytest.approx(0.0) for k in (*ASPECTS, "overall")}
+def test_linear_all_strong_is_one_and_all_poor_is_zero():
+    assert conversation_scores([ev(4)] * 5, 5, "linear") == {k: pytest.approx(1.0) for k in (*ASPECTS, "overall")}
+    assert conversation_scores([ev(1)] * 5, 5, "linear") == {k: pytest.approx(0.0) for k in (*ASPECTS, "overall")}
 
 
-def test_weights_and_normalisation_by_hand():
+def test_linear_weights_and_normalisation_by_hand():
     # three rounds scored 4, 3, 2: normalised 1, 2/3, 1/3 under weights e^-1/3, e^-2/3, e^-1
     w = [math.exp(-1 / 3), math.exp(-2 / 3), math.exp(-1)]
     assert decay_weights(3) == pytest.approx(w)
     expected = (w[0] * 1 + w[1] * 2 / 3 + w[2] * 1 / 3) / sum(w)
-    assert conversation_scores([ev(4), ev(3), ev(2)], 3)["accuracy"] == pytest.approx(expected)
+    assert conversation_scores([ev(4), ev(3), ev(2)], 3, "linear")["accuracy"] == pytest.approx(expected)
     assert expected == pytest.approx(0.7394, abs=1e-4)
 
 
-def test_an_early_stop_after_turn_one_counts_the_rest_as_poorest():
+def test_linear_an_early_stop_after_turn_one_counts_the_rest_as_poorest():
     w = decay_weights(5)
-    scores = conversation_scores([ev(4, stop=True, reason="off_topic"), ev(4)], 5)  # a turn after a stop never counts
+    scores = conversation_scores([ev(4, stop=True, reason="off_topic"), ev(4)], 5, "linear")  # a turn after a stop never counts
     assert scores["logic"] == pytest.approx(w[0] / sum(w)) and scores["logic"] == pytest.approx(0.2868, abs=1e-4)
 
 
-def test_failed_turns_count_as_poorest_and_an_unevaluated_conversation_has_no_score():
-    assert conversation_scores([ev(4), None], 2)["overall"] == pytest.approx(math.exp(-0.5) / (math.exp(-0.5) +
+def test_linear_failed_turns_count_as_poorest_and_an_unevaluated_conversation_has_no_score():
+    assert conversation_scores([ev(4), None], 2, "linear")["overall"] == pytest.approx(math.exp(-0.5) / (math.exp(-0.5) +
                                                                                                    math.exp(-1)))
-    assert conversation_scores([None, None], 2) is None
+    assert conversation_scores([None, None], 2, "linear") is None
 
 
-def test_run_numbers_by_hand():
+def test_linear_run_numbers_by_hand():
     def row(qid, evaluations, correct, stop="none"):
         rounds = [{"round": i, "evaluation": e, "stop_reason": "none"} for i, e in enumerate(evaluations, 1)]
         return {"qid": qid, "verified": True, "correct": correct, "rounds": rounds, "turns": [], "stop_reason": stop,
@@ -56,7 +56,7 @@ def test_run_numbers_by_hand():
 
     rows = [row("a", [ev(4), ev(4)], True), row("b", [ev(1, stop=True, reason="empty_response")], False, "empty_response"),
             row("c", [ev(3), None], True), {"qid": "d", "verified": False, "dropped": "interactor_wrong"}]
-    s = numbers(rows, 2)
+    s = numbers(rows, 2, "linear")
     w1, w2 = math.exp(-0.5), math.exp(-1)
     assert s["kieval"]["accuracy"] == pytest.approx((1.0 + 0.0 + (w1 * 2 / 3) / (w1 + w2)) / 3)
     assert s["valid_rounds"] == pytest.approx((2 + 0 + 2) / 3) and s["benchmark_accuracy"] == pytest.approx(2 / 3)
@@ -64,6 +64,42 @@ def test_run_numbers_by_hand():
     assert s["failed_evaluations"] == 1 and s["evaluations"] == 5
     assert s["turn_means"]["accuracy"] == pytest.approx((4 + 4 + 1 + 3) / 4)
     assert [s["examples"][k]["qid"] for k in ("best", "median", "worst")] == ["a", "c", "b"]
+
+
+# --- the paper's scoring: the authors' numbers ------------------------------------------------------------
+# Source: zhuohaoyu/KIEval@0543f69, get_scores.py (`score_mapper` 1/2/3/4 -> 1/3/7/10, `weighted_mean` with
+# weights exp(-0.2 j) over the turns present, x10); figures as issue #27 computed them with that code.
+
+@pytest.mark.parametrize("turns, authors", [
+    ([4], 100.0),  # four, then the evaluator stops: a perfect conversation so far
+    ([4, 4, 3, 3, 2], 80.5),
+    ([1, 1, 1, 1, 1], 10.0),
+])
+def test_paper_scoring_gives_the_authors_numbers(turns, authors):
+    evaluations = [ev(s) for s in turns[:-1]] + [ev(turns[-1], stop=len(turns) == 1, reason="off_topic")]
+    scores = conversation_scores(evaluations, 5)
+    assert 100 * scores["overall"] == pytest.approx(authors, abs=0.05)
+
+
+def test_paper_scoring_leaves_failed_turns_out_and_counts_the_stopping_turn_as_a_round():
+    assert conversation_scores([ev(4), None, ev(4)], 5)["accuracy"] == pytest.approx(1.0)
+    def row(qid, evaluations, stop="none"):
+        rounds = [{"round": i, "evaluation": e, "stop_reason": "none"} for i, e in enumerate(evaluations, 1)]
+        return {"qid": qid, "verified": True, "correct": True, "rounds": rounds, "turns": [], "stop_reason": stop,
+                "valid_rounds": len(rounds) - (stop != "none")}
+
+    rows = [row("a", [ev(4), ev(2, stop=True, reason="off_topic")], "off_topic"), row("b", [ev(3)] * 3)]
+    paper, linear = numbers(rows, 3), numbers(rows, 3, "linear")
+    assert paper["valid_rounds"] == pytest.approx((2 + 3) / 2) and linear["valid_rounds"] == pytest.approx((1 + 3) / 2)
+    assert paper["scoring"] == {"scoring": "paper", "decay": True, "early_stop": True}
+
+
+def test_the_ablations_switch_off_the_decay_and_the_early_stop():
+    turns = [ev(4), ev(2, stop=True, reason="off_topic"), ev(2)]
+    assert conversation_scores(turns, 3, decay=False)["overall"] == pytest.approx((1.0 + 0.3) / 2)
+    assert conversation_scores(turns, 3, decay=False, early_stop=False)["overall"] == pytest.approx((1.0 + 0.3 + 0.3) / 3)
+    w = decay_weights(3)
+    assert conversation_scores(turns, 3)["overall"] == pytest.approx((w[0] + 0.3 * w[1]) / (w[0] + w[1]))
 
 
 # --- the protocol with scripted models ------------------------------------------------------------------
@@ -130,7 +166,7 @@ def models(judge=None):
             "evaluator": FunctionModel(judge or evaluator(), "eval")}
 
 
-OPTS = {"rounds": 3, "judge_policy": "off"}
+OPTS = {"rounds": 3, "judge_policy": "off", "scoring": "linear"}  # the hand-computed figures below are linear
 
 
 def rows_of(folder):

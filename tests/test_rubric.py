@@ -20,24 +20,24 @@ def test_decay_weights_by_hand():
 
 
 def test_all_strong_is_one_and_all_poor_is_zero():
-    assert dialogue_score([4, 4, 4, 4, 4], 5) == pytest.approx(1.0)
-    assert dialogue_score([1, 1, 1, 1, 1], 5) == pytest.approx(0.0)
+    assert dialogue_score([4, 4, 4, 4, 4], 5, "linear") == pytest.approx(1.0)
+    assert dialogue_score([1, 1, 1, 1, 1], 5, "linear") == pytest.approx(0.0)
 
 
 def test_a_hand_computed_dialogue():
     # two rounds, scores 4 then 2: weights e^-0.5, e^-1; normalised 1.0 and 1/3
     w1, w2 = math.exp(-0.5), math.exp(-1)
-    assert dialogue_score([4, 2], 2) == pytest.approx((w1 * 1.0 + w2 / 3) / (w1 + w2))
+    assert dialogue_score([4, 2], 2, "linear") == pytest.approx((w1 * 1.0 + w2 / 3) / (w1 + w2))
 
 
 def test_an_early_stop_after_turn_one_scores_the_missing_rounds_as_poorest():
     w = decay_weights(5)
-    assert dialogue_score([4], 5) == pytest.approx(w[0] / sum(w))
-    assert dialogue_score([4], 5) < dialogue_score([4, 4], 5) < 1.0
+    assert dialogue_score([4], 5, "linear") == pytest.approx(w[0] / sum(w))
+    assert dialogue_score([4], 5, "linear") < dialogue_score([4, 4], 5, "linear") < 1.0
 
 
 def test_a_failed_evaluation_counts_as_poorest_not_as_a_score():
-    assert dialogue_score([4, None], 2) == dialogue_score([4, 1], 2)
+    assert dialogue_score([4, None], 2, "linear") == dialogue_score([4, 1], 2, "linear")
 
 
 def test_parse_evaluation_refuses_out_of_range_and_missing_scores():

@@ -152,6 +152,9 @@ class Protocol(ABC):
     only sometimes, an optional one); None lists `needs`."""
     options_note: ClassVar[str | None] = None
     """Shown by `judgeagent protocols` instead of the `-o` list, for a protocol set by flags (JudgeAgent)."""
+    added_later: ClassVar[dict[str, Any]] = {}
+    """Options added after runs were first written, with the default that reproduces those runs: left out of a
+    run's identity at that value, so that a run begun by an earlier version keeps its identity and resumes."""
     writes_report: ClassVar[bool] = True
     """The runner writes report.md from `report_sections` when the run finishes; False for a protocol whose
     report needs a later step (JudgeAgent's needs its validation: `judgeagent report` writes it)."""
@@ -220,7 +223,8 @@ class Protocol(ABC):
                           for i in request.benchmark.items],
             "graph": request.graph.manifest.get("graph_id") if request.graph else None,
             "models": {role: model_identity(value, registry) for role, value in request.models.items()},
-            "config": request.config.model_dump(mode="json"),
+            "config": {k: v for k, v in request.config.model_dump(mode="json").items()
+                       if not (k in self.added_later and v == self.added_later[k])},
         }
 
     def folder_stem(self, request: RunRequest) -> str:

@@ -23,3 +23,11 @@ class KIEvalConfig(BaseModel):
     """With --graph: entities on the knowledge path that grounds the interactor's questions."""
     seed: int = Field(0, ge=0)
     """Seed of the knowledge paths (items are sampled with evaluate's --sample and --seed)."""
+    scoring: Literal["paper", "linear"] = "paper"
+    """paper: as the paper's tables (the authors' get_scores.py): turn scores 1/2/3/4 count 1/3/7/10 (of 10), the
+    decay-weighted mean runs over the turns the conversation had, failed evaluations left out; linear: 1..4 onto
+    0..1 evenly, unreached turns and failed evaluations counted as the poorest (judgeagent's earlier scoring)."""
+    decay: bool = True
+    """Decaying turn weights w_i = exp(-i/n); false: every turn weighs the same (the paper's DW ablation)."""
+    early_stop: bool = True
+    """The evaluator may end a conversation; false: it always runs all rounds (the paper's ES ablation)."""

@@ -133,7 +133,7 @@ async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
         evaluation, failure, stop = await _evaluate(ctx, episode, talk, [x["evaluation"] for x in rounds], r)
         rounds.append({"round": r, "question": talk.turns[-2].content, "fallback_question": fallback, "reply": reply,
                        "evaluation": evaluation, "failure": failure, "stop_reason": stop})
-        if stop != "none":
+        if stop != "none" and ctx.config.early_stop:
             break
     return rounds
 

@@ -38,6 +38,9 @@ class KIEvalProtocol(Protocol):
              RoleSpec("evaluator", "scores each candidate turn and may stop the dialogue; grades free-text answers",
                       ("judge", "interactor")))
 
+    # Scoring and decay change only the summary; early_stop=True is how every earlier run talked.
+    added_later = {"scoring": "paper", "decay": True, "early_stop": True}
+
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
@@ -62,7 +65,8 @@ class KIEvalProtocol(Protocol):
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        summary = numbers(episodes, ctx.config.rounds)
+        cfg = ctx.config
+        summary = numbers(episodes, cfg.rounds, cfg.scoring, cfg.decay, cfg.early_stop)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
         return summary

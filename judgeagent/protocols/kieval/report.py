@@ -14,34 +14,41 @@ SCORED = (*ASPECTS, "overall")
 """What the evaluator scores per turn: the five aspects and its overall score."""
 
 
-def scored_rounds(evaluations: Sequence[dict[str, Any] | None]) -> list[dict[str, Any] | None]:
-    """The evaluations that count: up to and including the first that stops the conversation."""
+def scored_rounds(evaluations: Sequence[dict[str, Any] | None], early_stop: bool = True) -> list[dict[str, Any] | None]:
+    """The evaluations that count: up to and including the first that stops the conversation (all of them when
+    the early stop is off)."""
     out = []
     for e in evaluations:
         out.append(e)
-        if e is not None and e["stop_conversation"]:
+        if early_stop and e is not None and e["stop_conversation"]:
             break
     return out
 
 
-def conversation_scores(evaluations: Sequence[dict[str, Any] | None], rounds: int) -> dict[str, float] | None:
-    """Per aspect and overall, the decay-weighted KIEval score of one conversation (0..1), or None when no
-    turn of it was evaluated (an evaluator that never answered says nothing about the candidate)."""
-    counted = scored_rounds(evaluations)
+def conversation_scores(evaluations: Sequence[dict[str, Any] | None], rounds: int, scoring: str = "paper",
+                        decay: bool = True, early_stop: bool = True) -> dict[str, float] | None:
+    """Per aspect and overall, the decay-weighted KIEval score of one conversation (0..1, `rubric.dialogue_score`),
+    or None when no turn of it was evaluated (an evaluator that never answered says nothing about the candidate)."""
+    counted = scored_rounds(evaluations, early_stop)
     if all(e is None for e in counted):
         return None
     out = {}
     for key in SCORED:
         turn = [None if e is None else (e["overall_score"] if key == "overall" else e[key]["score"]) for e in counted]
-        out[key] = dialogue_score(turn, rounds)
+        out[key] = dialogue_score(turn, rounds, scoring, decay)
     return out
 
 
-def numbers(rows: list[dict[str, Any]], rounds: int) -> dict[str, Any]:
-    """The run's figures over its conversations (verified items), with the dropped items counted."""
+def numbers(rows: list[dict[str, Any]], rounds: int, scoring: str = "paper", decay: bool = True,
+            early_stop: bool = True) -> dict[str, Any]:
+    """The run's figures over its conversations (verified items), with the dropped items counted.
+
+    Valid rounds: with `paper` scoring, a conversation's length (the authors' `conversation_completeness`, the
+    stopping turn included); with `linear`, the turns before the stop (judgeagent's earlier count)."""
     kept = [r for r in rows if r.get("verified", True)]
     dropped = Counter(r["dropped"] for r in rows if not r.get("verified", True))
-    scored = [(r, conversation_scores([x["evaluation"] for x in r["rounds"]], rounds)) for r in kept]
+    scored = [(r, conversation_scores([x["evaluation"] for x in r["rounds"]], rounds, scoring, decay, early_stop))
+              for r in kept]
     with_scores = [(r, s) for r, s in scored if s is not None]
     evaluations = [x for r in kept for x in r["rounds"]]
     turn_scores = {key: [(x["evaluation"]["overall_score"] if key == "overall" else x["evaluation"][key]["score"])
@@ -52,7 +59,8 @@ def numbers(rows: list[dict[str, Any]], rounds: int) -> dict[str, Any]:
         "dropped": sum(dropped.values()), "dropped_by_reason": dict(dropped.most_common()),
         "kieval": {k: _avg([s[k] for _, s in with_scores]) for k in SCORED},
         "turn_means": {k: _avg(v) for k, v in turn_scores.items()},
-        "valid_rounds": _avg([r["valid_rounds"] for r in kept]), "rounds": rounds,
+        "valid_rounds": _avg([len(r["rounds"]) if scoring == "paper" else r["valid_rounds"] for r in kept]),
+        "rounds": rounds, "scoring": {"scoring": scoring, "decay": decay, "early_stop": early_stop},
         "early_stops": sum(stops.values()), "early_stops_by_reason": dict(stops.most_common()),
         "evaluations": len(evaluations), "failed_evaluations": sum(1 for x in evaluations if x["evaluation"] is None),
         "benchmark_accuracy": _avg([1.0 if r["correct"] else 0.0 for r in kept]),
@@ -101,9 +109,7 @@ def sections(summary: dict[str, Any]) -> list[Section]:
 def _scores(s: dict[str, Any]) -> str:
     k, t = s["kieval"], s["turn_means"]
     lines = [(f"{s['scored_conversations']} conversations scored (of {s['conversations']} verified items; "
-             f"{s['items']} items in all), at most {s['rounds']} rounds each. KIEval score = sum(s_i w_i) / "
-             "sum(w_i), w_i = exp(-i/n), turn scores 1..4 mapped onto 0..100; rounds after an early stop and "
-             "failed evaluations count as the poorest score."), "",
+             f"{s['items']} items in all), at most {s['rounds']} rounds each. {scoring_note(s)}"), "",
              "| aspect | KIEval score | mean turn score (1-4) | |", "|---|---|---|---|"]
     lines += [f"| {key} | {_pct(k[key])} | {'-' if t[key] is None else f'{t[key]:.2f}'} | `{bar(k[key])}` |"
               for key in SCORED]
@@ -113,6 +119,22 @@ def _scores(s: dict[str, Any]) -> str:
               (f"- evaluations: {s['evaluations']}, failed (no valid scores after one repair): "
               f"{s['failed_evaluations']}")]
     return "\n".join(lines)
+
+
+def scoring_note(s: dict[str, Any]) -> str:
+    """Which scoring produced the numbers, in one sentence (runs summarised before 0.2 were scored `linear`)."""
+    how = s.get("scoring") or {"scoring": "linear", "decay": True, "early_stop": True}
+    weights = "w_i = exp(-i/n)" if how["decay"] else "w_i = 1 (no decaying weights: the paper's DW ablation)"
+    if how["scoring"] == "paper":
+        text = (f"Scoring `paper`, as the paper's tables (the authors' get_scores.py): KIEval score = "
+                f"sum(s_i w_i) / sum(w_i) over the turns the conversation had, {weights}, turn scores 1/2/3/4 "
+                "counted 10/30/70/100; failed evaluations left out; valid rounds count the stopping turn.")
+    else:
+        text = (f"Scoring `linear`: KIEval score = sum(s_i w_i) / sum(w_i) over the n planned rounds, {weights}, "
+                "turn scores 1..4 mapped evenly onto 0..100; rounds after an early stop and failed evaluations "
+                "count as the poorest score.")
+    return text + ("" if how["early_stop"] else " Early stop off (the paper's ES ablation): every conversation "
+                   "ran all its rounds.")
 
 
 def _stops(s: dict[str, Any]) -> str:

@@ -42,7 +42,11 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
                     journal=folder / "rescore" / label) as roles:
         rescored = asyncio.run(_all(roles, rows, progress))
         usage = roles.ledger.totals()
-    summary = numbers(rescored, rounds)
+    # Scored as the first evaluator's summary was: the run's own scoring options (runs begun before they existed
+    # were scored `linear`), so that the two evaluators' numbers stand side by side.
+    config = manifest["config"]
+    summary = numbers(rescored, rounds, config.get("scoring", "linear"), config.get("decay", True),
+                      config.get("early_stop", True))
     result = {"run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
                                             "kieval": _first_summary(folder)["kieval"]},
               "second": {"evaluator": described["name"], "model": described, **summary},

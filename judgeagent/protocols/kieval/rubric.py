@@ -2,7 +2,8 @@
 
 An evaluator model rates each candidate turn on five aspects, 1 (poor) to 4 (strong), with a comment
 written before each score, and may stop the conversation for a named reason. A conversation's score
-weights early turns more: w_i = exp(-i / n) over the n planned rounds.
+weights early turns more: w_i = exp(-i / n) over the n planned rounds. Two scorings: `paper` (what the
+paper's tables report) and `linear` (judgeagent's earlier one); `dialogue_score` says how they differ.
 """
 from __future__ import annotations
 
@@ -78,16 +79,30 @@ def normalise(score: float) -> float:
     return (score - LOWEST) / (HIGHEST - LOWEST)
 
 
-def dialogue_score(scores: Sequence[float | None], rounds: int) -> float:
-    """The KIEval score of one conversation planned for `rounds` rounds, in 0..1.
+PAPER_POINTS = {1: 0.1, 2: 0.3, 3: 0.7, 4: 1.0}
+"""A turn score as the paper's tables count it, on 0..1: the authors' get_scores.py maps 1/2/3/4 to 1/3/7/10 of
+10 (zhuohaoyu/KIEval@0543f69, `score_mapper`); shown x100, a perfect turn is 100 and the poorest 10."""
 
-    `scores` are the turn scores (1..4) in order; None marks a turn whose evaluation failed. Rounds
-    never reached (after an early stop) and failed turns count as the poorest score: the paper's early
-    stop exists to reward candidates that sustain a meaningful conversation, and a conversation
-    stopped after one good turn must not score as a perfect one.
+
+def dialogue_score(scores: Sequence[float | None], rounds: int, scoring: str = "paper", decay: bool = True) -> float:
+    """The KIEval score of one conversation planned for `rounds` rounds, in 0..1 (reports show it x100).
+
+    `scores` are the turn scores (1..4) in order; None marks a turn whose evaluation failed.
+    - `paper`, as the paper's tables (the authors' `weighted_mean`): each turn counts `PAPER_POINTS`, and the
+      weighted mean runs over the turns the conversation had, failed evaluations left out, so a conversation
+      stopped after one strong turn scores 1.0 (the early stop shows in the valid rounds instead). The authors'
+      weights exp(-0.2 j), j = 0.., are exp(-i/n) for n = 5 up to a constant factor, which the mean cancels.
+    - `linear`: 1..4 evenly onto 0..1, and rounds never reached (after an early stop) and failed turns count as
+      the poorest score, so that a conversation stopped after one good turn does not score as a perfect one.
+    `decay=False` weighs every turn the same (the paper's ablation without decaying weights).
     """
     if len(scores) > rounds:
         raise ValueError(f"{len(scores)} turn scores for a dialogue of {rounds} rounds")
-    weights = decay_weights(rounds)
+    weights = decay_weights(rounds) if decay else [1.0] * rounds
+    if scoring == "paper":
+        points = [PAPER_POINTS[int(s)] for s in scores if s is not None]
+        if not points:
+            raise ValueError("a paper-scored dialogue needs one evaluated turn")
+        return sum(w * p for w, p in zip(weights, points)) / sum(weights[:len(points)])
     filled = [normalise(s) if s is not None else 0.0 for s in scores] + [0.0] * (rounds - len(scores))
     return sum(w * s for w, s in zip(weights, filled)) / sum(weights)
