@@ -8,8 +8,8 @@ runs of the same code. summary.json must be byte-identical as a whole.
 One change is deliberate and applied to the references before comparing: the row key `letter` meant the gold
 letter in the Interviewer's and KIEval's rows and the reply's letter in Teach2Eval's steps; it is now
 `gold_letter` or `reply_letter` (and Teach2Eval's `answer_letter` is `gold_letter`). Readers take both names.
-And KIEval's summary now says which scoring produced its numbers (`scoring`, issue 27); the reference run asks
-for the `linear` scoring it had, and that one key is left out of the comparison.
+And KIEval's and Teach2Eval's summaries now say which scoring produced their numbers (`scoring`, issue 27); the
+reference runs ask for the scoring they had (`linear`, `geometric`), and that one key is left out of the comparison.
 """
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from tests.make_layout_reference import RUNS, capture, stored
 RENAMED = {"interviewer": [(b'"letter": ', b'"gold_letter": ')], "kieval": [(b'"letter": ', b'"gold_letter": ')],
            "teach2eval": [(b'"answer_letter": ', b'"gold_letter": '), (b'"letter": ', b'"reply_letter": ')]}
 """One name per thing: the keys renamed after the references were captured (the quote keeps `no_letter`)."""
+
+
+SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric"}
+"""The summary key added after the references were captured, and its value in the reference runs."""
 
 
 def renamed(name: str, data: bytes) -> bytes:
@@ -34,11 +38,11 @@ def test_a_scripted_run_writes_what_the_code_before_the_move_wrote(name, tmp_pat
     reference = {f: renamed(name, data) for f, data in stored(name).items()}
     for f in ("records.jsonl", "episodes.jsonl"):
         assert sorted(found[f].splitlines()) == sorted(reference[f].splitlines()), f
-    if name == "kieval":  # everything but the new key still byte for byte: the rest of the file as json.dumps wrote it
+    if name in SCORING:  # everything but the new key as json.dumps wrote it
         import json
 
         summary = json.loads(found["summary.json"])
-        assert summary.pop("scoring") == {"scoring": "linear", "decay": True, "early_stop": True}
+        assert summary.pop("scoring") == SCORING[name]
         assert json.dumps(summary, indent=2, ensure_ascii=False) == json.dumps(json.loads(reference["summary.json"]),
                                                                               indent=2, ensure_ascii=False)
         return

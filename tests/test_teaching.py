@@ -18,7 +18,8 @@ def lesson(item, correct, judged=None, student="s1"):
 
 def test_a_teacher_who_never_helps():
     lessons = [lesson("a", [False, False, False, False], judged=False), lesson("b", [True, True, True, True], True)]
-    assert guidance(lessons) == 0.0 and comprehensive(lessons) == 0.0 and reflection(lessons) == 1.0
+    assert guidance(lessons) == 0.0 and comprehensive(lessons) == 0.0 and reflection(lessons, "geometric") == 1.0
+    assert reflection(lessons) == 0.0  # the paper's scoring: no change is 0 (%)
     assert judgment(lessons) == 1.0
 
 
@@ -26,20 +27,21 @@ def test_a_teacher_who_always_fixes_on_the_first_turn():
     lessons = [lesson(i, [False, True, True, True], judged=False) for i in "abc"] + [lesson("d", [True] * 4, True)]
     assert guidance(lessons) == 1.0
     assert comprehensive(lessons) == pytest.approx(3 / 4)  # accuracy 1/4 -> 4/4
-    assert reflection(lessons) == 1.0  # nothing left to improve after turn 1
+    assert reflection(lessons, "geometric") == 1.0 and reflection(lessons) == 0.0  # nothing left after turn 1
 
 
 def test_gradual_repair_is_reflection_above_one():
     lessons = [lesson("a", [False, True, True, True]), lesson("b", [False, False, True, True]),
                lesson("c", [False, False, False, True]), lesson("d", [False, False, False, False])]
-    # accuracy by turn 0, 1/4, 2/4, 3/4: ratios 2 and 1.5, geometric mean sqrt(3)
-    assert reflection(lessons) == pytest.approx(3 ** 0.5)
+    # accuracy by turn 0, 1/4, 2/4, 3/4: ratios 2 and 1.5, geometric mean sqrt(3); the paper's product - 1 is 2
+    assert reflection(lessons, "geometric") == pytest.approx(3 ** 0.5)
+    assert reflection(lessons) == pytest.approx(2 * 1.5 - 1)
     assert guidance(lessons) == pytest.approx(1 / 4)
 
 
 def test_students_already_right_leave_guidance_undefined_and_judgment_counts_silence_as_wrong():
     lessons = [lesson("a", [True, True], judged=True), lesson("b", [True, True], judged=None)]
-    assert guidance(lessons) is None and judgment(lessons) == 0.5
+    assert guidance(lessons) is None and judgment(lessons, "geometric") == 0.5 and judgment(lessons) == 0.5
     assert reflection(lessons) is None  # one guidance turn: no turn-to-turn ratio
 
 
@@ -69,3 +71,29 @@ def test_several_students_average_their_abilities_rather_than_pool_them():
     assert out["JA"]["value"] == pytest.approx((3 / 4 + 3 / 4) / 2)
     assert out["CA"]["value"] == pytest.approx((1 / 4 + 1 / 4) / 2)
     assert out["student_accuracy_by_turn"] == {"s1": [0.75, 1.0], "s2": [0.25, 0.5]}
+
+
+# --- the paper's scoring: the authors' numbers --------------------------------------------------------------
+# Source: zhiqix/Teach2Eval@dcdc43f, Teach2Eval/results/result_statistics.py: `judge_guide` reads a reply without
+# a judgment as 0 ("wrong"); `reflect_ability` multiplies 1 + (wrong->right - right->wrong) / right(t-1) over
+# turns 2..T, and the paper's tables show it as (product - 1) x 100.
+
+def test_paper_reflection_is_the_authors_product_of_per_turn_ratios():
+    # 100 lessons, right at turns 0..3: 40, 40, 44, 45 (turn 2: 5 repaired, 1 broken; turn 3: 2 repaired, 1 broken)
+    pattern = ([[True] * 4] * 38 + [[True, True, False, False]] + [[True, True, True, False]]
+               + [[False, False, True, True]] * 5 + [[False, False, False, True]] * 2 + [[False] * 4] * 53)
+    lessons = [lesson(f"q{i}", p) for i, p in enumerate(pattern)]
+    right = [sum(p[t] for p in pattern) for t in range(4)]
+    assert right == [40, 40, 44, 45]
+    authors = (1 + (5 - 1) / 40) * (1 + (2 - 1) / 44)
+    assert reflection(lessons) == pytest.approx(authors - 1) and 100 * reflection(lessons) == pytest.approx(12.5)
+    assert reflection(lessons, "geometric") == pytest.approx(authors ** 0.5)  # the same ratios, another summary
+    # the paper's GPT-4o RA 10.14 and the geometric mean it corresponds to (issue #27): (1.0495^2 - 1) x 100
+    assert (1.0495 ** 2 - 1) * 100 == pytest.approx(10.14, abs=0.01)
+
+
+def test_paper_judgment_reads_a_missing_judgment_as_wrong():
+    lessons = [lesson("a", [False, False], judged=None), lesson("b", [True, True], judged=None),
+               lesson("c", [True, True], judged=True)]
+    assert judgment(lessons) == pytest.approx(2 / 3)  # silence on a wrong answer matches, as judge_guide's 0 does
+    assert judgment(lessons, "geometric") == pytest.approx(1 / 3)

@@ -1,6 +1,8 @@
 """The Teach2Eval protocol's options (`-o key=value`)."""
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -18,3 +20,7 @@ class Teach2EvalConfig(BaseModel):
     seed: int = Field(0, ge=0, description="Seed of the distractors and their order, and of the bootstrap.")
     resamples: int = Field(1000, ge=100, le=100000, description="Bootstrap resamples (over items) of each "
                            "ability's interval.")
+    scoring: Literal["paper", "geometric"] = Field(
+        "paper", description="paper: as the paper's tables (the authors' result_statistics.py): RA is the product of "
+        "the per-turn ratios minus 1 (x100 in the report), and a reply without a judgment is read as 'wrong'; "
+        "geometric: RA is their geometric mean (1: no change), and a missing judgment is a wrong one.")

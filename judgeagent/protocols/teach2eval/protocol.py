@@ -8,7 +8,7 @@ from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunReq
 from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
-from .report import ABILITIES, numbers, sections
+from .report import ABILITIES, numbers, scoring_of, sections, shown
 
 
 class Teach2EvalProtocol(Protocol):
@@ -30,6 +30,8 @@ class Teach2EvalProtocol(Protocol):
             request.benchmark = as_choice(request.benchmark, request.graph, request.config)
         super().check_inputs(request)
 
+    added_later = {"scoring": "paper"}  # it changes only the summary
+
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
@@ -42,7 +44,7 @@ class Teach2EvalProtocol(Protocol):
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         cfg = ctx.config
-        summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown)
+        summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
         summary["conversion"] = ctx.run.manifest.get("mcq") or {}
         return summary
 
@@ -55,16 +57,13 @@ class Teach2EvalProtocol(Protocol):
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         a = summary["abilities"]
 
-        def shown(key: str) -> str:
-            value = a[key]["value"]
-            if value is None:
-                return "-"
-            return f"{value:.3f}" if key == "RA" else f"{100 * value:+.1f}" if key == "CA" else f"{100 * value:.1f}"
+        def shown_(key: str) -> str:
+            return shown(key, a[key]["value"], scoring_of(summary))
 
         base = summary["baseline"]
         lines = [f"run {folder}", f"  items {summary['items']}, students {summary['students']}, turns {summary['turns']}"
                  + ("" if base is None else f", students' baseline accuracy {100 * base:.1f}%"),
-                 "  " + "  ".join(f"{key} {shown(key)}" for key, _ in ABILITIES),
+                 "  " + "  ".join(f"{key} {shown_(key)}" for key, _ in ABILITIES),
                  (f"  leaks redacted {summary['leaks']}, teacher replies without a judgment "
                  f"{summary['unparsed_judgments']}/{summary['teacher_turns']}"),
                  f"  report: {folder}/report.md"]

@@ -18,23 +18,23 @@ def lessons_of(rows: list[dict[str, Any]]) -> list[Lesson]:
 
 
 def numbers(rows: list[dict[str, Any]], turns: int, resamples: int = 1000, seed: int = 0,
-            shown: int = 2) -> dict[str, Any]:
+            shown: int = 2, scoring: str = "paper") -> dict[str, Any]:
     lessons = lessons_of(rows)
     teacher = {r["qid"]: bool(r["teacher_correct"]) for r in rows}
     seats = {le["student"]: le["model"] for r in rows for le in r["lessons"]}
     per_student = {}
     for seat, model in seats.items():
         mine = [le for le in lessons if le.student == seat]
-        numbers_ = abilities(mine, teacher, resamples, seed)
+        numbers_ = abilities(mine, teacher, resamples, seed, scoring)
         lesson_rows = [le for r in rows for le in r["lessons"] if le["student"] == seat]
         per_student[seat] = {"model": model, "lessons": len(mine),
                              "abilities": {k: numbers_[k] for k, _ in ABILITIES},
                              "accuracy_by_turn": numbers_["student_accuracy_by_turn"][seat],
                              "baseline": numbers_["student_accuracy_by_turn"][seat][0],
                              "judgments": confusion(lesson_rows), **_counts(lesson_rows)}
-    overall = abilities(lessons, teacher, resamples, seed)
+    overall = abilities(lessons, teacher, resamples, seed, scoring)
     every = [le for r in rows for le in r["lessons"]]
-    return {"items": len(rows), "turns": turns, "students": len(seats),
+    return {"items": len(rows), "turns": turns, "students": len(seats), "scoring": scoring,
             "abilities": {k: overall[k] for k, _ in ABILITIES},
             "baseline": _mean([s["baseline"] for s in per_student.values()]),
             "per_student": per_student, "judgments": confusion(every), **_counts(every),
@@ -88,14 +88,20 @@ def _pct(value: float | None, signed: bool = False) -> str:
     return "-" if value is None else f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
-def _shown(key: str, value: float | None) -> str:
-    if key == "RA":
+def scoring_of(s: dict[str, Any]) -> str:
+    """The scoring a summary was made with; summaries written before 0.2 were `geometric`."""
+    return str(s.get("scoring", "geometric"))
+
+
+def shown(key: str, value: float | None, scoring: str = "paper") -> str:
+    """An ability as the report and the terminal show it: RA as the paper's % change or the geometric ratio."""
+    if key == "RA" and scoring != "paper":
         return "-" if value is None else f"{value:.3f}"
-    return _pct(value, signed=key == "CA")
+    return _pct(value, signed=key in ("CA", "RA"))
 
 
-def _interval(key: str, interval: list[float] | None) -> str:
-    return "-" if not interval else f"[{_shown(key, interval[0])}, {_shown(key, interval[1])}]"
+def _interval(key: str, interval: list[float] | None, scoring: str = "paper") -> str:
+    return "-" if not interval else f"[{shown(key, interval[0], scoring)}, {shown(key, interval[1], scoring)}]"
 
 
 def sections(s: dict[str, Any]) -> list[Section]:
@@ -106,19 +112,24 @@ def sections(s: dict[str, Any]) -> list[Section]:
 
 
 def _abilities_text(s: dict[str, Any]) -> str:
-    a = s["abilities"]
+    a, how = s["abilities"], scoring_of(s)
+    ra = ("RA the product of accuracy(t)/accuracy(t-1) over turns 2..T minus 1, in % (0: later turns neither help "
+          "nor harm); a teacher reply without a judgment read as 'wrong' (scoring `paper`, as the paper's tables: "
+          "the authors' result_statistics.py)" if how == "paper" else
+          "RA the geometric mean of accuracy(t)/accuracy(t-1) over turns 2..T (1: later turns neither help nor "
+          "harm); a reply without a judgment counted as a wrong judgment (scoring `geometric`)")
     lines = [(f"{s['items']} items, {s['students']} student(s), {s['turns']} guidance turns. AA, JA, GA in %, CA in "
-             "points of student accuracy, RA the geometric mean of accuracy(t)/accuracy(t-1) over turns 2..T "
-             "(1: later turns neither help nor harm); 95% bootstrap intervals over items."), "",
+             f"points of student accuracy, {ra}; 95% bootstrap intervals over items."), "",
              "| ability | value | 95% interval |", "|---|---|---|"]
-    lines += [f"| {name} ({key}) | {_shown(key, a[key]['value'])} | {_interval(key, a[key]['interval'])} |"
+    lines += [f"| {name} ({key}) | {shown(key, a[key]['value'], how)} | {_interval(key, a[key]['interval'], how)} |"
               for key, name in ABILITIES]
     lines += ["", "| student | model | baseline acc | CA | JA | GA | RA | no letter | leaks (after a wrong answer) |",
               "|---|---|---|---|---|---|---|---|---|"]
     for seat, p in s["per_student"].items():
         b = p["abilities"]
         lines.append(f"| {seat} | {p['model']} | {_pct(p['baseline'])} | " + " | ".join(
-            f"{_shown(k, b[k]['value'])} {_interval(k, b[k]['interval'])}" if b[k]["value"] is not None else "-"
+            f"{shown(k, b[k]['value'], how)} {_interval(k, b[k]['interval'], how)}" if b[k]["value"] is not None
+            else "-"
             for k in ("CA", "JA", "GA", "RA"))
             + f" | {p['no_letter']}/{p['answers']} | {p['leaks']} ({p['leaks_after_wrong']}) |")
     lines += ["", (f"Students' baseline accuracy (alone, turn 0): {_pct(s['baseline'])}%. Teacher replies with no "

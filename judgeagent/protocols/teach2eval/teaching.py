@@ -40,10 +40,14 @@ def application(teacher_correct: Sequence[bool]) -> float | None:
     return _share(sum(teacher_correct), len(teacher_correct))
 
 
-def judgment(lessons: Sequence[Lesson]) -> float | None:
-    """A missing judgment counts as a wrong one: the teacher was asked and did not judge."""
-    return _share(sum(1 for le in lessons if le.judged_right is not None and le.judged_right == le.correct[0]),
-                  len(lessons))
+def judgment(lessons: Sequence[Lesson], scoring: str = "paper") -> float | None:
+    """The share of first judgments that match the truth. A missing judgment: `paper` reads it as "wrong" (the
+    authors' `judge_guide` returns 0), so it matches a wrong answer; `geometric` counts it as a wrong judgment
+    whatever the truth (the teacher was asked and did not judge)."""
+    def said(le: Lesson) -> bool | None:
+        return bool(le.judged_right) if scoring == "paper" else le.judged_right
+
+    return _share(sum(1 for le in lessons if said(le) is not None and said(le) == le.correct[0]), len(lessons))
 
 
 def guidance(lessons: Sequence[Lesson]) -> float | None:
@@ -51,9 +55,11 @@ def guidance(lessons: Sequence[Lesson]) -> float | None:
     return _share(sum(le.correct[1] for le in wrong), len(wrong))
 
 
-def reflection(lessons: Sequence[Lesson]) -> float | None:
-    """Geometric mean over turns t >= 2 of accuracy(t) / accuracy(t-1); None with fewer than 2 turns or
-    when a turn's previous accuracy is 0 (no ratio)."""
+def reflection(lessons: Sequence[Lesson], scoring: str = "paper") -> float | None:
+    """From the ratios accuracy(t) / accuracy(t-1) over turns t >= 2: `paper`, their product minus 1 (the
+    authors' `reflect_ability`, whose tables show it x100: 0 means later turns neither help nor harm); `geometric`,
+    their geometric mean (1 means the same). None with fewer than 2 turns or when a turn's previous accuracy is 0
+    (no ratio)."""
     turns = min((len(le.correct) for le in lessons), default=0) - 1
     if turns < 2:
         return None
@@ -64,6 +70,8 @@ def reflection(lessons: Sequence[Lesson]) -> float | None:
         if before == 0:
             return None
         ratios.append(after / before)
+    if scoring == "paper":
+        return math.prod(ratios) - 1
     if any(r == 0 for r in ratios):
         return 0.0
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
@@ -80,7 +88,7 @@ def comprehensive(lessons: Sequence[Lesson]) -> float | None:
 
 
 def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resamples: int = 1000,
-              seed: int = 0) -> dict[str, Any]:
+              seed: int = 0, scoring: str = "paper") -> dict[str, Any]:
     """AA, JA, GA, RA, CA with 95% bootstrap intervals over items (a resample keeps an item's lessons
     with every student together), plus the students' accuracy per turn. With several students, JA, GA
     and RA are each student's value averaged over students, as CA is (and as the paper's code does)."""
@@ -90,9 +98,9 @@ def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resam
         by_item.setdefault(le.item, []).append(le)
     metrics: dict[str, Callable[[list[str]], float | None]] = {
         "AA": lambda keep: application([teacher_correct[i] for i in keep if i in teacher_correct]),
-        "JA": lambda keep: per_student(judgment, _of(by_item, keep)),
+        "JA": lambda keep: per_student(lambda ls: judgment(ls, scoring), _of(by_item, keep)),
         "GA": lambda keep: per_student(guidance, _of(by_item, keep)),
-        "RA": lambda keep: per_student(reflection, _of(by_item, keep)),
+        "RA": lambda keep: per_student(lambda ls: reflection(ls, scoring), _of(by_item, keep)),
         "CA": lambda keep: comprehensive(_of(by_item, keep)),
     }
     rng = random.Random(seed)
