@@ -16,7 +16,7 @@ import typer
 from ..errors import Interrupted, JudgeAgentError
 from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 from .app import app
-from .fields import ConfigOption, parse_fields, parse_roles
+from .fields import ConfigOption, every_tenth, parse_fields, parse_roles
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -249,15 +249,10 @@ def _progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> An
     if quiet:
         return contextlib.nullcontext(None)
     if protocol != "judgeagent":
-        return contextlib.nullcontext(_episode_lines)
+        return contextlib.nullcontext(every_tenth(lambda done, total: f"episodes: {done}/{total} done"))
     batches = -(-len(benchmark.items) // config.batch_size)
     rounds = config.rounds * config.questions_per_round if config.extension else 0
     return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
-
-
-def _episode_lines(done: int, total: int) -> None:
-    if done == total or done % max(1, total // 10) == 0:
-        typer.echo(f"episodes: {done}/{total} done", err=True)
 
 
 class _QuestionBar:

@@ -2,6 +2,7 @@
 pydantic error as one line."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -43,3 +44,13 @@ def first_error(e: ValueError) -> str:
         first = errors()[0]
         return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
     return str(e)
+
+
+def every_tenth(say: Callable[[int, int], str]) -> Callable[[int, int], None]:
+    """A progress callback (done, total) printing `say(done, total)` on stderr every tenth of the way and at
+    the end: what validate, rescore and the episodes of evaluate print."""
+    def said(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 10) == 0:
+            typer.echo(say(done, total), err=True)
+
+    return said

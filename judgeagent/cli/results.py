@@ -7,16 +7,13 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .app import app
-from .fields import ConfigOption
+from .fields import ConfigOption, every_tenth
 
 
 def validation_progress(quiet: bool) -> Any:
     """A line every tenth of the way (and at the end) on stderr, unless quiet."""
-    def said(done: int, total: int) -> None:
-        if not quiet and (done == total or done % max(1, total // 10) == 0):
-            typer.echo(f"validation: {done}/{total} questions answered with and without suggestions", err=True)
-
-    return said
+    return None if quiet else every_tenth(
+        lambda done, total: f"validation: {done}/{total} questions answered with and without suggestions")
 
 
 @app.command("validate")
@@ -70,12 +67,9 @@ def rescore_cmd(
     from ..models.spec import load_registry
     from ..protocols.kieval.rescore import render_rescore, rescore
 
-    def progress(done: int, total: int) -> None:
-        if done == total or done % max(1, total // 10) == 0:
-            typer.echo(f"conversations: {done}/{total} rescored", err=True)
-
+    said = every_tenth(lambda done, total: f"conversations: {done}/{total} rescored")
     result = rescore(run, evaluator, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
-                     progress=None if quiet else progress)
+                     progress=None if quiet else said)
     typer.echo(render_rescore(result))
 
 
