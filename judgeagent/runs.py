@@ -207,6 +207,29 @@ class Run:
         write_json_atomic(self.folder / "manifest.json", self.manifest)
 
 
+class RowLog:
+    """One of a run's append-only JSON-lines logs beside its records, a row per key (episodes.jsonl by
+    episode, JudgeAgent's feedback.jsonl by batch): the first row of a key counts, and a key is appended
+    once, through `Run.append` (the writer lock, one-line disk errors; `Run.finish` syncs it)."""
+
+    def __init__(self, run: Run, name: str, key: str) -> None:
+        self.run, self.name, self.key = run, name, key
+        rows = read_rows(run.folder / name, key, writer=run.writable, finished=run.finished)
+        self.rows = {r[key]: r for r in first_per_key(rows, key)}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> dict[str, Any] | None:
+        return self.rows.get(key)
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Append `row` unless its key is there (a step run again after an interruption writes it again)."""
+        with self._lock:
+            if row[self.key] in self.rows:
+                return
+            self.run.append(self.name, row)
+            self.rows[row[self.key]] = row
+
+
 def first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     seen: dict[Any, dict[str, Any]] = {}
     for row in rows:

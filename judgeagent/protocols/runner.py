@@ -4,19 +4,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
-from ..files import cannot_write
-from ..runs import Run, RunResult, open_run, read_rows
+from ..runs import RowLog, RunResult, open_run
 from .base import Episode, EpisodeContext, Protocol, RunRequest
 from .reports import write_report
 
 EPISODES_FILE = "episodes.jsonl"
+"""One row per finished episode, appended as it finishes: a listed episode is done."""
 
 
 async def gather_all(*aws: Any) -> list[Any]:
@@ -27,36 +25,6 @@ async def gather_all(*aws: Any) -> list[Any]:
         if isinstance(r, BaseException):
             raise r
     return results
-
-
-class EpisodeLog:
-    """episodes.jsonl: one row per finished episode, appended as it finishes; a listed episode is done."""
-
-    def __init__(self, run: Run) -> None:
-        self.path = run.folder / EPISODES_FILE
-        self.run = run
-        rows = read_rows(self.path, "episode", writer=run._writer is not None, finished=run.finished)
-        self.rows = {r["episode"]: r for r in reversed(rows)}  # the first copy wins
-        self._lock = threading.Lock()
-
-    def done(self, episode: str) -> dict[str, Any] | None:
-        return self.rows.get(episode)
-
-    def add(self, row: dict[str, Any]) -> None:
-        with self._lock:
-            if row["episode"] in self.rows:
-                return
-            try:
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            except OSError as e:  # a full disk: a torn last line is trimmed when the run resumes
-                raise JudgeAgentError(cannot_write(self.path, e, self.run.resume_hint())) from None
-            self.rows[row["episode"]] = row
-
-    def sync(self) -> None:
-        if self.path.exists():
-            with open(self.path, "rb+") as f:
-                os.fsync(f.fileno())
 
 
 def identity(protocol: Protocol, request: RunRequest, registry: Any) -> str:
@@ -96,7 +64,7 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
             except JudgeAgentError:  # summary.json lost or damaged: replayed below, from the records (every
                 pass  # episode is there, so nothing is asked again), and finishing writes it (and the report) anew
         resumed = len(run.records) > 0
-        log = EpisodeLog(run)
+        log = RowLog(run, EPISODES_FILE, "episode")
         with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,
                         journal=run.folder, max_cost=request.max_cost) as roles:
             ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,
@@ -104,14 +72,13 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
             summary = asyncio.run(_all(ctx, log, request))
             usage = roles.ledger.totals()
         summary["usage"] = usage
-        log.sync()
         run.finish(summary)
         if protocol.writes_report:
             write_report(protocol, run, summary)
     return RunResult(run.folder, summary, usage, resumed)
 
 
-async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
+async def _all(ctx: EpisodeContext, log: RowLog, request: RunRequest) -> dict[str, Any]:
     async with ctx.roles:
         try:
             return await _episodes(ctx, log, request)
@@ -119,7 +86,7 @@ async def _all(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dic
             await ctx.protocol.close(ctx)
 
 
-async def _episodes(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -> dict[str, Any]:
+async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest) -> dict[str, Any]:
     from ..files import write_json_atomic
 
     prepared = await ctx.protocol.prepare(ctx)
@@ -133,7 +100,7 @@ async def _episodes(ctx: EpisodeContext, log: EpisodeLog, request: RunRequest) -
     progress = ctx.protocol.episode_progress(request)
 
     async def one(episode: Episode) -> None:
-        if log.done(episode.id) is None:
+        if log.get(episode.id) is None:
             row = await ctx.protocol.run_episode(ctx, episode)
             log.add({"episode": episode.id, "index": episode.index, **row})
         done[0] += 1

@@ -14,11 +14,11 @@ from ...grading.leakage import leaked_strings, redact
 from ...graph.model import ContextGraph
 from ...graph.sample import KnowledgePath, PathSampler
 from ...models import Models
-from ...runs import Run
+from ...runs import RowLog, Run
 from ..runner import gather_all
 from .checks import rejection
 from .config import EvalConfig
-from .feedback import FeedbackLog
+from .feedback import feedback_log
 from .prompts import (
     Feedback,
     GeneratedQuestion,
@@ -42,13 +42,13 @@ class Context:
     checker: AnswerChecker = field(default_factory=AnswerChecker)
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
     on_record: Any = None
-    feedback: FeedbackLog | None = None
-    """feedback.jsonl (set from `run` when not given)."""
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
 
+    feedback: RowLog = field(init=False)
+    """The run's feedback.jsonl."""
+
     def __post_init__(self) -> None:
-        if self.feedback is None:
-            self.feedback = FeedbackLog(self.run)
+        self.feedback = feedback_log(self.run)
 
 
 @dataclass

@@ -115,11 +115,12 @@ class JudgeAgentProtocol(Protocol):
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        from .feedback import in_batch_order
         from .summary import summarise
 
         # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
         # rows of the batches it finished before it was resumed.
-        summary = summarise(records, ctx.state.feedback.entries)
+        summary = summarise(records, in_batch_order(ctx.state.feedback))
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
         return summary
 

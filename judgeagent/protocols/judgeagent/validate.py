@@ -92,7 +92,7 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
                       progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     try:
         jobs = []
-        for entry in sorted(read_feedback(run), key=lambda f: f["batch"]):
+        for entry in read_feedback(run):
             if not entry.get("feedback"):
                 continue  # a batch whose feedback failed has nothing to validate
             suggestions = entry["feedback"]["suggestions"]

@@ -41,6 +41,7 @@ def sections(run: Run) -> dict[str, Any]:
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
                      for k, v in summary["accuracy"].items() if "/" in k}
     return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
+            "feedback": read_feedback(run),
             "gaps": knowledge_gaps(run), "models": run.manifest["models"],
             "judging": judging(run.records, run.manifest), **gap_sections(run.records)}
 
@@ -77,7 +78,7 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"- {md_text(name)} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
     out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
-    for f in sorted(read_feedback(run), key=lambda f: f["batch"]):
+    for f in d["feedback"]:
         out += batch_markdown(run, f)
     out += ["", "## Tokens and cost", "", "| role | calls | cached | input tokens | output tokens | cost $ |",
             "|---|---|---|---|---|---|"]
@@ -177,7 +178,7 @@ def html_page(d: dict[str, Any]) -> str:
             "<h2>Knowledge gaps</h2>", table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
-    for f in sorted(read_feedback(run), key=lambda f: f["batch"]):
+    for f in d["feedback"]:
         body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
     body.append(table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
