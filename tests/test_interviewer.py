@@ -192,3 +192,137 @@ def test_the_embedded_model_as_interviewee_interviewer_and_judge(tmp_path, capsy
     for section in ("Performance scores", "Error types and examples", "Contamination probe", "Query modification",
                     "Summary by the interviewer"):
         assert f"## {section}" in report
+
+
+# --- MATH answers (issue 27): the last \boxed{}, LaTeX normalised, equal values ------------------------------
+
+def math_items(*indices: int) -> list[dict]:
+    """MATH test problems (papers/math, one original object a line) by line index."""
+    lines = (DATA / "papers" / "math" / "data" / "math" / "test.jsonl").read_text().splitlines()
+    return [json.loads(lines[i]) for i in indices]
+
+
+def test_the_gold_is_the_last_box_of_a_real_math_solution_nested_braces_matched():
+    from judgeagent.protocols.interviewer.mathanswer import last_boxed
+
+    golds = [last_boxed(d["solution"]) for d in math_items(2, 13, 17, 24, 167, 322, 444)]
+    assert golds == ["\\frac{1}{10}", "10,\\!080", "\\frac1{10}", "-\\$0.50", "\\text{Tuesday}",
+                     "(-\\sqrt{3}, \\sqrt{3})", "45^\\circ"]
+    assert last_boxed("first \\boxed{1}, then \\boxed{\\frac{\\sqrt{2}}{2}} and text") == "\\frac{\\sqrt{2}}{2}"
+    assert last_boxed("unbalanced \\boxed{3} then \\boxed{4") == "3" and last_boxed("\\boxed 7.") == "7."
+    assert last_boxed("no box here") is None
+
+
+@pytest.mark.parametrize("reply,line,right", [
+    ("The probability is $\\boxed{\\dfrac{1}{10}}$.", 2, True),
+    ("Answer: 1/10", 2, True),
+    ("So the answer is \\boxed{0.1}", 17, True),
+    ("\\boxed{\\frac{1}{9}}", 2, False),
+    ("\\boxed{10080}", 13, True),
+    ("\\boxed{10,080 \\text{ ways}}", 13, True),
+    ("$-0.5$", 24, True),
+    ("\\boxed{-\\$0.50}", 24, True),
+    ("\\boxed{0.50}", 24, False),
+    ("\\boxed{\\textbf{Tuesday}}", 167, True),
+    ("\\boxed{\\left(-\\sqrt3, \\sqrt{3}\\right)}", 322, True),
+    ("\\boxed{(-\\sqrt{3}, 3)}", 322, False),
+    ("The angle is \\boxed{45^{\\circ}}.", 444, True),
+    ("\\boxed{45.0}", 444, True),
+    ("\\boxed{x = 45}", 444, True),
+    ("\\boxed{54}", 444, False),
+])
+def test_math_answers_written_another_way_are_equal_and_wrong_ones_are_not(reply, line, right):
+    from judgeagent.protocols.interviewer.grade import answer_of
+    from judgeagent.protocols.interviewer.mathanswer import equal, final_answer, last_boxed
+
+    gold = last_boxed(math_items(line)[0]["solution"])
+    assert equal(final_answer(reply, answer_of(reply)), gold) is right
+
+
+# --- outcome-dependent follow-ups (paper Section 6.2) ----------------------------------------------------------
+
+OLYMPICS = Item("olympics", "Which Australian city hosted the Summer Olympics in the year 2000?", "Sydney")
+
+
+def followup_run(tmp_path, **options):
+    def judge(messages):
+        adequate = "Follow-up question (rationale)" in messages[-1]["content"]
+        return json.dumps({"reasoning": "checked", "adequate": adequate})
+
+    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
+              "judge": FunctionModel(judge, "jdg")}
+    config = {"judge_policy": "off", "followups": 2, "summary": False, "resamples": 200, "revisions": 1,
+              "probe": False, **options}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES, OLYMPICS]), models=models,
+                          config=config, run_dir=tmp_path / "run", cache=False)
+    rows = {r["qid"]: r for r in map(json.loads, (result.folder / "episodes.jsonl").read_text().splitlines())}
+    return result, rows, models
+
+
+def test_follow_ups_ask_for_a_rationale_after_a_solve_and_a_clarification_after_a_failure(tmp_path):
+    result, rows, models = followup_run(tmp_path)
+    assert rows["apples"]["attempts"] == [True] and rows["olympics"]["attempts"] == [False, False]
+    assert [f["kind"] for f in rows["apples"]["followups"]] == ["rationale", "rationale"]
+    assert [f["kind"] for f in rows["olympics"]["followups"]] == ["clarification", "clarification"]
+    asked = [m[-1]["content"] for m in models["interviewer"].calls if "follow-up question of this kind" in m[-1]["content"]]
+    assert sum("solved the problem: ask about the reasoning" in a for a in asked) == 2
+    assert sum("did not solve the problem: ask it to explain how it reads" in a for a in asked) == 2
+    f = result.summary["followup"]  # Table 4's Rationale, Clarification and Acc_follow columns
+    assert (f["seed_solved"], f["seed_failed"], f["all"]) == ({"n": 2, "score": 1.0}, {"n": 2, "score": 0.0},
+                                                             {"n": 4, "score": 0.5})
+    assert result.summary["scoring"]["followups"] == "paper"
+    assert "follow-ups by outcome, as the paper" in (result.folder / "report.md").read_text()
+
+
+def test_rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity(tmp_path):
+    from judgeagent.protocols.interviewer.config import InterviewerConfig
+    from judgeagent.protocols.interviewer.episode import followup_kinds
+
+    result, rows, models = followup_run(tmp_path, followup_policy="rotate")
+    cfg = InterviewerConfig(followups=2, followup_policy="rotate")
+    for i, qid in enumerate(("apples", "olympics")):
+        assert [f["kind"] for f in rows[qid]["followups"]] == followup_kinds(cfg, f"item-{i}-{qid}", i == 0)
+    kinds = {f["kind"] for r in rows.values() for f in r["followups"]}
+    assert len(kinds) >= 2 and kinds <= {"rationale", "elaboration", "clarification", "additional_information"}
+    asked = [m[-1]["content"] for m in models["interviewer"].calls]
+    assert not any("solved the problem: ask about" in a or "did not solve the problem: ask" in a for a in asked)
+    assert "kinds rotated whatever the outcome" in (result.folder / "report.md").read_text()
+    # at the values of the runs written before these options, the options are left out of the run identity
+    from judgeagent.protocols import InterviewerProtocol
+    from judgeagent.protocols.base import RunRequest
+
+    protocol = InterviewerProtocol()
+    old = InterviewerConfig(followup_policy="rotate", answers="text")
+    payload = protocol.identity_payload(RunRequest(Benchmark(Path("q.jsonl"), [APPLES]), None, {}, old), None)
+    assert not {"followup_policy", "answers", "facts", "fact_threshold"} & set(payload["config"])
+    new = protocol.identity_payload(RunRequest(Benchmark(Path("q.jsonl"), [APPLES]), None, {}, InterviewerConfig()),
+                                    None)
+    assert (new["config"]["followup_policy"], new["config"]["answers"]) == ("paper", "auto")
+
+
+def test_a_boxed_math_reply_is_graded_as_math_by_default_and_by_the_checker_with_answers_text(tmp_path):
+    problems = math_items(2, 444)
+    from judgeagent.protocols.interviewer.mathanswer import last_boxed
+
+    items = [Item(f"math-{i}", d["problem"], last_boxed(d["solution"])) for i, d in zip((2, 444), problems)]
+    replies = {items[0].question: "We count the cases.\nSo the probability is $\\boxed{0.1}$.",
+               items[1].question: "The angle is \\boxed{45}."}
+
+    def solver(messages):
+        return next(v for q, v in replies.items() if q in messages[1]["content"])
+
+    def verdicts(answers):
+        models = {"target": FunctionModel(solver, "tgt"), "interviewer": FunctionModel(lambda m: "{}", "int")}
+        result = run_protocol("interviewer", Benchmark(Path("math.jsonl"), items), models=models,
+                              config={"judge_policy": "off", "followups": 0, "summary": False, "modify": False,
+                                      "probe": False, "revisions": 0, "answers": answers},
+                              run_dir=tmp_path / answers, cache=False)
+        recs = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+        return {r["episode"]: r["scores"]["correct"] for r in recs if r["meta"].get("stage") == "attempt"}
+
+    auto = verdicts("auto")
+    assert [(v["value"], v["method"]) for v in auto.values()] == [(1.0, "math_equal")] * 2
+    text = verdicts("text")
+    # the shared checker reads the first line ("We count the cases.") and misses 1/10 written as 0.1; it does find
+    # 45 in "The angle is \\boxed{45}." by its own number rule
+    assert [v["value"] for v in text.values()] == [0.0, 1.0] and "math_equal" not in {v["method"] for v in text.values()}

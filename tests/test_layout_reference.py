@@ -10,6 +10,8 @@ letter in the Interviewer's and KIEval's rows and the reply's letter in Teach2Ev
 `gold_letter` or `reply_letter` (and Teach2Eval's `answer_letter` is `gold_letter`). Readers take both names.
 And KIEval's and Teach2Eval's summaries now say which scoring produced their numbers (`scoring`, issue 27); the
 reference runs ask for the scoring they had (`linear`, `geometric`), and that one key is left out of the comparison.
+The Interviewer's summary names its choices the same way; its reference run asks no follow-ups and has no LaTeX gold,
+so the paper-faithful defaults (outcome-dependent follow-ups, MATH answers where the gold is LaTeX) change no record.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ RENAMED = {"interviewer": [(b'"letter": ', b'"gold_letter": ')], "kieval": [(b'"
 """One name per thing: the keys renamed after the references were captured (the quote keeps `no_letter`)."""
 
 
-SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric"}
+SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric",
+           "interviewer": {"followups": "paper", "answers": "auto", "modification": "quantities", "facts": False}}
 """The summary key added after the references were captured, and its value in the reference runs."""
 
 

@@ -9,6 +9,7 @@ from ...grading.verdict import Verdict, one_line
 from ...models.dialogue import Dialogue
 from ..record import Score
 from . import prompts
+from .grade import check_reply
 from .modify import Version, describe, modify
 
 if TYPE_CHECKING:
@@ -31,15 +32,9 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
             "transcript": dialogue.transcript()}
 
 
-def answer_of(reply: str) -> str:
-    """The final answer: the reply's first non-empty line, without an "Answer:" label."""
-    line = next((x.strip() for x in reply.splitlines() if x.strip()), "")
-    return line.split(":", 1)[1].strip() if line.lower().startswith("answer:") else line
-
-
 async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
-    return await ctx.state.checker.check(version.question, list(version.golds), answer_of(reply),
-                                            options=version.options, gold_letter=version.gold_letter)
+    return await check_reply(ctx, version.question, version.golds, reply, options=version.options,
+                             gold_letter=version.gold_letter)
 
 
 async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
@@ -140,17 +135,25 @@ def _field(reply: Any, parsed: dict[str, str] | None) -> str:
     return ""
 
 
+def followup_kinds(cfg: Any, episode_id: str, solved: bool) -> list[str]:
+    """The kinds of an item's follow-up questions: by outcome (paper Section 6.2: rationale after a solve,
+    clarification after a failure), or `followup_kinds` in turn from a seeded start (followup_policy=rotate)."""
+    if cfg.followup_policy == "paper":
+        return ["rationale" if solved else "clarification"] * cfg.followups
+    kinds = cfg.followup_kinds
+    start = int(hashlib.sha256(f"{cfg.seed}:{episode_id}".encode()).hexdigest(), 16) % len(kinds)
+    return [kinds[(start + k) % len(kinds)] for k in range(cfg.followups)]
+
+
 async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
                      solved: bool) -> list[dict[str, Any]]:
-    kinds = ctx.config.followup_kinds
-    start = int(hashlib.sha256(f"{ctx.config.seed}:{episode.id}".encode()).hexdigest(), 16) % len(kinds)
+    paper = ctx.config.followup_policy == "paper"
     out = []
-    for k in range(ctx.config.followups):
-        kind = kinds[(start + k) % len(kinds)]
+    for k, kind in enumerate(followup_kinds(ctx.config, episode.id, solved)):
         transcript = dialogue.transcript()
         question, leak = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:
-                                        prompts.followup_messages(kind, transcript, version.gold, solved, forbidden),
-                                        prompts.FollowUp)
+                                        prompts.followup_messages(kind, transcript, version.gold, solved, forbidden,
+                                                                  paper), prompts.FollowUp)
         if question == WITHHELD_FEEDBACK:  # no usable question: the paper's example for the kind
             question = prompts.KIND_RULES[kind][1]
         dialogue.say("interviewer", question, stage="followup", kind=kind)

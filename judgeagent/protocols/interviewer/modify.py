@@ -10,6 +10,7 @@ from ...benchmark import Item
 from ...grading.leakage import leaked_strings
 from ...grading.text import normalise_answer, token_f1
 from . import prompts
+from .grade import check_reply
 from .quantities import Rejected, eligibility, recompute
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ async def _self_check(ctx: EpisodeContext, question: str, golds: tuple[str, ...]
     """The interviewer answers the modified question in a separate call: if it cannot reach the gold, the gold
     may no longer hold."""
     result = await ctx.roles["interviewer"].complete(prompts.self_check_messages(question), **ctx.config.limit())
-    verdict = await ctx.state.checker.check(question, list(golds), result.text)
+    verdict = await check_reply(ctx, question, golds, result.text, first_line=False)
     return "" if verdict.correct else f"the interviewer's own answer to it is not the gold ({verdict.method})"
 
 

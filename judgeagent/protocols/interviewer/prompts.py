@@ -107,12 +107,22 @@ def clarify_messages(question: str, gold: str, request: str, forbidden: list[str
             {"role": "user", "content": user}]
 
 
-def followup_messages(kind: str, transcript: str, gold: str, solved: bool, forbidden: list[str]) -> list[Message]:
+OUTCOME_RULES = {  # followup_policy=paper: what the question is for, after a solve or a failure (paper 6.2)
+    True: (" The interviewee solved the problem: ask about the reasoning of its own solution (why a step holds, "
+           "how it found a quantity), so as to tell understanding from a recalled answer."),
+    False: (" The interviewee did not solve the problem: ask it to explain how it reads the question, or what a "
+            "concept the problem needs means, so as to find why it failed."),
+}
+
+
+def followup_messages(kind: str, transcript: str, gold: str, solved: bool, forbidden: list[str],
+                      paper: bool = False) -> list[Message]:
     rule = KIND_RULES[kind][0]
+    purpose = OUTCOME_RULES[solved] if paper else ""
     guard = "" if solved else " The interviewee did not find the answer: do not reveal it."
     avoid = f" Do not write any of these: {'; '.join(forbidden)}." if forbidden else ""
     user = (f"Interview so far:\n{transcript}\n\nReference answer (for you only): {gold}\n\nWrite one follow-up "
-            f"question of this kind: {kind}, {rule}.{guard}{avoid}")
+            f"question of this kind: {kind}, {rule}.{purpose}{guard}{avoid}")
     return [{"role": "system", "content": "You are an interviewer asking follow-up questions."},
             {"role": "user", "content": user}]
 

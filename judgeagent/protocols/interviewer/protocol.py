@@ -5,13 +5,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...benchmark import Benchmark
-from ...grading.verdict import one_line
 from ...grading.answers import AnswerChecker
+from ...grading.verdict import one_line
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
-from .report import numbers, sections
+from .report import describe_scoring, numbers, scoring, sections
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,9 @@ class InterviewerProtocol(Protocol):
     measures = ("Score@1..N with feedback and revision, adaptability, follow-up handling, error types, and "
                 "accuracy on original vs modified items (contamination probe)")
     Config = InterviewerConfig
+    # the values that reproduce runs written before these options: a run at them keeps its identity (and resumes);
+    # the paper-faithful defaults (auto answers, outcome-dependent follow-ups) give a run a new identity
+    added_later = {"answers": "text", "followup_policy": "rotate", "facts": False, "fact_threshold": 0.5}
     roles = (RoleSpec("target", "the interviewee, the model under evaluation"),
              RoleSpec("interviewer", "modifies items, gives feedback, asks follow-ups, writes the summary", "target"),
              RoleSpec("judge", "judges free-text answers and follow-up replies", "interviewer"))
@@ -52,6 +55,7 @@ class InterviewerProtocol(Protocol):
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         cfg = ctx.config
         summary = numbers(episodes, cfg.revisions, cfg.resamples, cfg.seed)
+        summary["scoring"] = scoring(cfg)
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
         if cfg.summary:
             summary["interviewer_summary"] = await self._written(ctx, summary, episodes)
@@ -89,5 +93,7 @@ class InterviewerProtocol(Protocol):
             lines.append(f"  contamination probe: original {p['original_accuracy']:.3f} vs modified "
                          f"{p['modified_accuracy']:.3f}, gap {p['gap']:+.3f} [{p['gap_interval'][0]:+.3f}, "
                          f"{p['gap_interval'][1]:+.3f}], McNemar p {p['mcnemar_p']:.3g}")
+        if "scoring" in s:
+            lines.append("  scoring: " + describe_scoring(s["scoring"]))
         lines.append(f"  report: {folder}/report.md")
         return "\n".join(lines)

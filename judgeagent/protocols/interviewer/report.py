@@ -28,6 +28,21 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
                                                                        else "none") for r in rows))}
 
 
+def scoring(cfg: Any) -> dict[str, Any]:
+    """Which choices produced the numbers (the summary's `scoring`; the report states them)."""
+    return {"followups": cfg.followup_policy, "answers": cfg.answers, "modification": cfg.modification,
+            "facts": cfg.facts}
+
+
+def describe_scoring(s: dict[str, Any]) -> str:
+    follow = ("by outcome, as the paper (rationale after a solve, clarification after a failure)"
+              if s["followups"] == "paper" else "kinds rotated whatever the outcome")
+    answers = {"auto": "MATH-normalised where the gold is LaTeX or the reply boxed", "math": "MATH-normalised",
+               "text": "the shared checker"}[s["answers"]]
+    facts = "; long answers scored by atomic facts" if s.get("facts") else ""
+    return f"follow-ups {follow}; answers {answers}; modification {s['modification']}{facts}"
+
+
 def _mean(values: list[float]) -> dict[str, Any]:
     return {"n": len(values), "score": sum(values) / len(values) if values else None}
 
@@ -99,7 +114,8 @@ def _scores(s: dict[str, Any]) -> str:
     f = s["followup"]
     kinds = "\n".join(f"| {k} | {_pct(v['score'])} | {v['n']} |" for k, v in f["by_kind"].items())
     adapt = "-" if s["adaptability"] is None else f"{100 * s['adaptability']:+.1f}"
-    return (f"Over {s['items']} items (%; Score@n keeps an item's score once it is solved).\n\n| {head} |\n|"
+    how = f"Scoring: {describe_scoring(s['scoring'])}.\n\n" if "scoring" in s else ""
+    return (how + f"Over {s['items']} items (%; Score@n keeps an item's score once it is solved).\n\n| {head} |\n|"
             + "---|" * len(s["score_at"]) + f"\n| {row} |\n\nAdaptability (Score@N - Score@1): {adapt}\n\n"
             f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
             f"{_pct(f['seed_solved']['score'])} (n={f['seed_solved']['n']}), after a failed seed "
