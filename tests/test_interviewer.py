@@ -326,3 +326,117 @@ def test_a_boxed_math_reply_is_graded_as_math_by_default_and_by_the_checker_with
     # the shared checker reads the first line ("We count the cases.") and misses 1/10 written as 0.1; it does find
     # 45 in "The angle is \\boxed{45}." by its own number rule
     assert [v["value"] for v in text.values()] == [0.0, 1.0] and "math_equal" not in {v["method"] for v in text.values()}
+
+
+# --- unclarifying (paper: MATH) and modifying (paper: DepthQA) -----------------------------------------------
+
+CHARGE = Item("charge", "A phone charges 1 percentage point every 3 minutes and is at 60% now. How many minutes "
+                        "until it is fully charged?", "120")
+VAGUE = CHARGE.question.replace("charges 1 percentage point every 3 minutes", "charges at a certain rate")
+RATE = "the phone charges 1 percentage point every 3 minutes"
+PHOTO = Item("photo", "What is photosynthesis?", "Photosynthesis is the process by which green plants use sunlight, "
+             "water and carbon dioxide to make glucose and oxygen. It takes place in the chloroplasts, whose "
+             "chlorophyll absorbs mostly red and blue light.")
+SECTION = "It takes place in the chloroplasts, whose chlorophyll absorbs mostly red and blue light."
+
+
+def rewriter(messages):
+    system, user = messages[0]["content"], messages[-1]["content"]
+    if "so that the interviewee has to ask" in system:
+        if "Australia" in user:
+            return json.dumps({"revised_question": CAPITAL.question.replace("the year 1913", "a certain year"),
+                               "deleted_information": "the year 1913"})
+        if "rejected" not in user:  # first try: a copy, refused in code
+            return json.dumps({"revised_question": CHARGE.question, "deleted_information": RATE})
+        return json.dumps({"revised_question": VAGUE, "deleted_information": RATE})
+    if "new question from a question and its reference answer" in system:
+        if "rejected" not in user:  # first try: an answer that is not in the reference, refused in code
+            return json.dumps({"new_question": "Why are leaves green in autumn and red in spring?",
+                               "new_solution": "Because anthocyanins build up when the nights get cold."})
+        return json.dumps({"new_question": "Where in the plant cell does this process happen, and which light "
+                                           "does its pigment absorb?", "new_solution": SECTION})
+    if "answering a clarifying question" in system:
+        return f"Yes: {RATE} (that is the certain rate)." if "Information removed" in user else "Not needed."
+    return interviewer(messages)
+
+
+def asks(messages):
+    said = " ".join(m["content"] for m in messages if m["role"] == "user")
+    if "certain rate" in said and "percentage point every 3 minutes" not in said:
+        return "CLARIFY: At what rate does the phone charge?"
+    return "120" if "charge" in said else "Canberra" if "Australia" in said else \
+        "Chlorophyll in the chloroplasts; it absorbs red and blue light."
+
+
+def guesses(messages):
+    said = " ".join(m["content"] for m in messages if m["role"] == "user")
+    return "120" if "percentage point every 3 minutes" in said else "40"
+
+
+def rewrite_run(tmp_path, target_fn, items, modification):
+    models = {"target": FunctionModel(target_fn, "tgt"), "interviewer": FunctionModel(rewriter, "int"),
+              "judge": FunctionModel(lambda m: "{}", "jdg")}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), items), models=models,
+                          config={"judge_policy": "off", "followups": 0, "summary": False, "probe": False,
+                                  "verify_modified": False, "modification": modification},
+                          run_dir=tmp_path / "run", cache=False)
+    rows = {r["qid"]: r for r in map(json.loads, (result.folder / "episodes.jsonl").read_text().splitlines())}
+    recs = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    return result, rows, recs, models
+
+
+def test_unclarifying_removes_information_that_the_interviewer_gives_back_when_asked(tmp_path):
+    result, rows, recs, models = rewrite_run(tmp_path, asks, [CHARGE, CAPITAL], "unclarifying")
+    charge = rows["charge"]
+    assert charge["versions"]["method"] == "unclarifying" and charge["versions"]["withheld"] == RATE
+    assert charge["versions"]["modified"]["question"] == VAGUE and charge["versions"]["modified"]["golds"] == ["120"]
+    tries = [r for r in recs if r["meta"].get("method") == "unclarifying" and r["episode"].endswith("charge")]
+    assert [t["meta"]["rejected"] for t in tries] == ["nothing was removed (a copy of the original)", None]
+    assert charge["attempts"] == [True] and charge["unclarified"] == {"asked": True, "given_at": "clarify/1/1"}
+    clarify = next(r for r in recs if r["meta"].get("stage") == "clarification")
+    assert RATE in clarify["reply"]
+    # an interviewee that answers without asking for what was removed is seen (here it recalls the capital)
+    capital = rows["capital"]
+    assert capital["versions"]["withheld"] == "the year 1913" and capital["attempts"] == [True]
+    assert capital["unclarified"] == {"asked": False, "given_at": None}
+    assert result.summary["unclarified"] == {"items": 2, "asked": 1, "given_by_clarification": 1,
+                                             "given_by_feedback": 0}
+    assert "the interviewee asked for it before answering in 1" in (result.folder / "report.md").read_text()
+
+
+def test_an_interviewee_that_answers_without_asking_is_wrong_and_then_told_what_was_removed(tmp_path):
+    _, rows, recs, _ = rewrite_run(tmp_path, guesses, [CHARGE], "unclarifying")
+    charge = rows["charge"]
+    assert charge["attempts"] == [False, True]
+    assert charge["unclarified"] == {"asked": False, "given_at": "feedback/1"}
+    assert charge["errors"][0]["error_type"] == "missing_information" and RATE in charge["errors"][0]["feedback"]
+
+
+@pytest.mark.parametrize("question,withheld,why", [
+    (CHARGE.question, RATE, "nothing was removed"),
+    (VAGUE, "  ", "names no removed information"),
+    (VAGUE.replace("certain rate", "certain rate (1 percentage point every 3 minutes)"),
+     "1 percentage point every 3 minutes", "still in the question"),
+    (VAGUE, "the answer is 120", "states the answer"),
+])
+def test_an_unclarified_question_is_refused_for_the_right_reason(question, withheld, why):
+    from judgeagent.protocols.interviewer.rewrite import unclarified_problem
+
+    assert why in unclarified_problem(CHARGE, question, withheld)
+
+
+def test_modifying_asks_a_new_question_whose_gold_is_a_section_of_the_reference(tmp_path):
+    _, rows, recs, models = rewrite_run(tmp_path, asks, [PHOTO, CAPITAL], "modifying")
+    photo = rows["photo"]["versions"]
+    assert photo["method"] == "modifying" and photo["gold_source"] == "reference section"
+    assert photo["modified"]["golds"] == [SECTION] and photo["original"]["golds"] == [PHOTO.gold]
+    tries = [r for r in recs if r["meta"].get("method") == "modifying"]
+    assert tries[0]["meta"]["rejected"].startswith("its answer is not a section of the reference")
+    # a short gold holds no second question: a paraphrase instead, the reason kept
+    assert rows["capital"]["versions"]["method"] == "paraphrase"
+    assert rows["capital"]["versions"]["note"].startswith("modifying not applied (the reference answer is under 12")
+    # the reply is graded against the section (token F1 0.82), not the whole reference it would not match
+    graded = next(r for r in recs if r["meta"].get("stage") == "attempt" and r["episode"].endswith("photo"))
+    assert rows["photo"]["attempts"] == [True] and graded["scores"]["correct"]["method"] == "f1"
+    from judgeagent.grading.text import token_f1
+    assert token_f1(graded["reply"], PHOTO.gold) < 0.5

@@ -11,10 +11,13 @@ from ..record import Score
 from . import prompts
 from .grade import check_reply
 from .modify import Version, describe, modify
+from .rewrite import section_share
 
 if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
 
+GIVEN_SHARE = 0.6
+"""A clarification holding this share of the removed information's words gives it back (else the feedback will)."""
 WITHHELD_FEEDBACK = "Your answer is not correct. Read the question again carefully and revise your answer."
 
 
@@ -25,11 +28,15 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     if ctx.config.probe and version.changed:
         original_correct = await _probe(ctx, episode, item)
     dialogue = Dialogue(("interviewer", "interviewee"), {"interviewee": prompts.interviewee_system(item.is_choice)})
-    attempts, errors = await _main(ctx, episode, version, dialogue)
+    withheld: dict[str, Any] = {"asked": False, "given_at": None}
+    attempts, errors = await _main(ctx, episode, version, dialogue, withheld)
     followups = await _followups(ctx, episode, version, dialogue, attempts[-1])
-    return {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
-            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
-            "transcript": dialogue.transcript()}
+    row = {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
+           "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
+           "transcript": dialogue.transcript()}
+    if version.withheld:  # unclarifying: did the interviewee ask for what was removed, and when was it given
+        row["unclarified"] = withheld
+    return row
 
 
 async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
@@ -51,14 +58,15 @@ async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
     return verdict.correct
 
 
-async def _main(ctx: EpisodeContext, episode: Episode, version: Version,
-                dialogue: Dialogue) -> tuple[list[bool], list[dict[str, Any]]]:
-    """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved."""
+async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
+                withheld: dict[str, Any]) -> tuple[list[bool], list[dict[str, Any]]]:
+    """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved. With removed
+    information (unclarifying) not yet given back, the feedback gives it (the authors' UNC state)."""
     attempts: list[bool] = []
     errors: list[dict[str, Any]] = []
     dialogue.say("interviewer", version.text(), stage="question")
     for n in range(1, ctx.config.revisions + 2):
-        reply = await _answer(ctx, episode, version, dialogue, n)
+        reply = await _answer(ctx, episode, version, dialogue, n, withheld)
         verdict = await _grade(ctx, version, reply)
         prompt = dialogue.turns[-1].content
         dialogue.say("interviewee", reply, stage="answer", attempt=n)
@@ -67,7 +75,12 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version,
         attempts.append(verdict.correct)
         if verdict.correct or n == ctx.config.revisions + 1:
             break
-        error_type, text, leak = await _feedback(ctx, version, reply)
+        if version.withheld and withheld["given_at"] is None:
+            error_type, text = "missing_information", prompts.withheld_feedback(version.withheld)
+            leak = {"detected": [], "regenerated": False, "redacted": False}  # rewrite.py refused a telling one
+            withheld["given_at"] = f"feedback/{n}"
+        else:
+            error_type, text, leak = await _feedback(ctx, version, reply)
         dialogue.say("interviewer", text, stage="feedback")
         ctx.record(episode, f"feedback/{n}", len(dialogue.turns), "interviewer", reply, text,
                    stage="feedback", attempt=n, error_type=error_type, leakage=leak)
@@ -76,8 +89,10 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version,
     return attempts, errors
 
 
-async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue, n: int) -> str:
-    """The interviewee's answer; a clarifying question first gets a guarded reply (up to the option's limit)."""
+async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue, n: int,
+                  withheld: dict[str, Any]) -> str:
+    """The interviewee's answer; a clarifying question first gets a guarded reply (up to the option's limit); with
+    removed information (unclarifying), the reply gives it back when asked for."""
     asked = 0
     while True:
         result = await ctx.roles["target"].complete(dialogue.view("interviewee"), **ctx.config.limit())
@@ -87,8 +102,16 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
         asked += 1
         request = reply.strip()[len("CLARIFY"):].lstrip(": ")
         dialogue.say("interviewee", reply, stage="clarification_request", attempt=n)
-        answer, leak = await _guarded(ctx, version, lambda forbidden, request=request: prompts.clarify_messages(
-            version.text(), version.gold, request, forbidden), None)
+        if version.withheld:
+            withheld["asked"] = withheld["asked"] or n == 1
+            answer, leak = await _guarded(ctx, version, lambda forbidden, request=request:
+                                          prompts.withheld_clarify_messages(version.text(), version.withheld, request,
+                                                                            forbidden), None)
+            if withheld["given_at"] is None and section_share(version.withheld, answer) >= GIVEN_SHARE:
+                withheld["given_at"] = f"clarify/{n}/{asked}"
+        else:
+            answer, leak = await _guarded(ctx, version, lambda forbidden, request=request: prompts.clarify_messages(
+                version.text(), version.gold, request, forbidden), None)
         dialogue.say("interviewer", answer, stage="clarification")
         ctx.record(episode, f"clarify/{n}/{asked}", len(dialogue.turns), "interviewer", reply, answer,
                    stage="clarification", attempt=n, leakage=leak)

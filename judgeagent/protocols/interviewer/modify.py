@@ -1,5 +1,5 @@
-"""Pre-interview query modification: a paraphrased stem or changed quantities with a recomputed gold, options
-shuffled in code, each version checked."""
+"""Pre-interview query modification: a paraphrased stem, changed quantities with a recomputed gold, removed
+information or a new question from the reference (rewrite.py); options shuffled in code, each version checked."""
 from __future__ import annotations
 
 import random
@@ -12,6 +12,7 @@ from ...grading.text import normalise_answer, token_f1
 from . import prompts
 from .grade import check_reply
 from .quantities import Rejected, eligibility, recompute
+from .rewrite import rewrite
 
 if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
@@ -30,7 +31,10 @@ class Version:
     method: str = "none"
     """How it was modified: none, shuffle (options only), paraphrase or quantities."""
     gold_source: str = "item"
-    """Where `golds` come from: the item, or "recomputed: <formula>" for changed quantities."""
+    """Where `golds` come from: the item, "recomputed: <formula>" for changed quantities, or "reference section"
+    for a new question (modifying)."""
+    withheld: str = ""
+    """unclarifying: the information removed from the question, given back when the interviewee asks for it."""
 
     @property
     def gold(self) -> str:
@@ -91,6 +95,14 @@ async def modify(ctx: EpisodeContext, episode: Episode, item: Item) -> Version:
         if changed is not None:
             return changed
         fallback = f"quantities not changed ({fallback}); "
+    elif cfg.modification in ("unclarifying", "modifying"):
+        got, why = await rewrite(ctx, episode, item, cfg.modification)
+        if got is not None:
+            unclear = cfg.modification == "unclarifying"
+            return Version(got.question, None, None, got.golds, True,
+                           "key information removed" if unclear else "new question from the reference",
+                           cfg.modification, "item" if unclear else "reference section", got.withheld)
+        fallback = f"{cfg.modification} not applied ({why}); "
     options, letter = shuffled(item, cfg.seed)
     why = ""
     for attempt in range(2):
@@ -156,4 +168,4 @@ def describe(version: Version, item: Item) -> dict[str, Any]:
             "modified": {"question": version.question, "options": version.options, "gold_letter": version.gold_letter,
                          "golds": list(version.golds)},
             "changed": version.changed, "note": version.note, "method": version.method,
-            "gold_source": version.gold_source}
+            "gold_source": version.gold_source, **({"withheld": version.withheld} if version.withheld else {})}

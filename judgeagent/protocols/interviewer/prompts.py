@@ -39,6 +39,17 @@ class QuantityChange(BaseModel):
     gold: str = Field(description="The answer to the changed question, a number.")
 
 
+class Unclarified(BaseModel):
+    revised_question: str = Field(description="The question with the key information removed or made vague.")
+    deleted_information: str = Field(description="The removed information, stated so that it can be given back, "
+                                                 "e.g. x = 6, or: the phone charges 1 percentage point per 3 minutes.")
+
+
+class NewQuestion(BaseModel):
+    new_question: str = Field(description="A new question, different from the original one.")
+    new_solution: str = Field(description="The section of the reference answer that answers it, copied from it.")
+
+
 class Feedback(BaseModel):
     error_type: ErrorType = Field(description="The main kind of error in the answer.")
     feedback: str = Field(description="One or two sentences pointing at the error, never giving the answer.")
@@ -82,6 +93,44 @@ def quantities_messages(question: str, answer: str, problem: str = "") -> list[M
     return [{"role": "system", "content": "You prepare interview questions from benchmark items. You change the "
              "quantities in a question so that a model that memorised the original answer cannot reuse it."},
             {"role": "user", "content": user}]
+
+
+def unclarify_messages(question: str, answer: str, problem: str = "") -> list[Message]:
+    retry = f"\nYour previous attempt was rejected: {problem}. Try again." if problem else ""
+    user = (f"Original question: {question}\nIts answer (for you only; never write it): {answer}\n\nRemove one key "
+            "piece of information that the solution needs (a value, a rate, a condition): turn a value into an "
+            "unknown such as x, or a statement into vague words such as \"a certain rate\". Keep every other word, "
+            "the structure and the operations as they are, so that the question cannot be solved without asking for "
+            f"the removed information. State the removed information so that it can be given back.{retry}")
+    return [{"role": "system", "content": "You prepare interview questions from benchmark items. You remove key "
+             "information from a question so that the interviewee has to ask for it."},
+            {"role": "user", "content": user}]
+
+
+def modifying_messages(question: str, reference: str, problem: str = "") -> list[Message]:
+    retry = f"\nYour previous attempt was rejected: {problem}. Try again." if problem else ""
+    user = (f"Original question: {question}\nReference answer: {reference}\n\nWrite one new question, different "
+            "from the original, that the reference answer answers; it should not be about a minor detail. Give "
+            f"the section of the reference answer that answers it, copied word for word.{retry}")
+    return [{"role": "system", "content": "You prepare interview questions from benchmark items. You write a new "
+             "question from a question and its reference answer."},
+            {"role": "user", "content": user}]
+
+
+def withheld_clarify_messages(question: str, withheld: str, request: str, forbidden: list[str]) -> list[Message]:
+    avoid = f" Do not write any of these: {'; '.join(forbidden)}." if forbidden else ""
+    user = (f"Question as asked: {question}\nInformation removed from it: {withheld}\nThe interviewee asks: "
+            f"{request}\n\nIf the interviewee asks for the removed information or a part of it, give it, saying "
+            "where it fits in the question. If it asks for something else, say briefly that this is not needed. "
+            f"Never give a hint towards the solution.{avoid}")
+    return [{"role": "system", "content": "You are an interviewer answering a clarifying question."},
+            {"role": "user", "content": user}]
+
+
+def withheld_feedback(withheld: str) -> str:
+    """After an answer given without the removed information (the authors' fallback wording, in ours)."""
+    return (f"The question left out information you need: {withheld}. Put it back into the question and solve "
+            "the problem again.")
 
 
 def self_check_messages(question: str) -> list[Message]:

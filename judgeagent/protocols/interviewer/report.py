@@ -19,13 +19,19 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
     tries = revisions + 1
     scores = {f"@{k}": sum(score_at(r["attempts"], k) for r in rows) / n if n else None for k in range(1, tries + 1)}
     first, last = scores["@1"], scores[f"@{tries}"]
-    return {"items": n, "score_at": scores,
+    out = {"items": n, "score_at": scores,
             "adaptability": None if first is None or last is None else last - first,
             "followup": _followups(rows), "errors": _errors(rows), "probe": probe(rows, resamples, seed),
             "modified": sum(1 for r in rows if r["versions"]["changed"]),
             "modification_notes": dict(Counter(r["versions"]["note"] for r in rows)),
             "modification_methods": dict(Counter(r["versions"].get("method", "paraphrase" if r["versions"]["changed"]
                                                                        else "none") for r in rows))}
+    unclear = [r["unclarified"] for r in rows if "unclarified" in r]
+    if unclear:  # unclarifying: how often the interviewee asked for the removed information before answering
+        out["unclarified"] = {"items": len(unclear), "asked": sum(u["asked"] for u in unclear),
+                              "given_by_clarification": sum(str(u["given_at"]).startswith("clarify") for u in unclear),
+                              "given_by_feedback": sum(str(u["given_at"]).startswith("feedback") for u in unclear)}
+    return out
 
 
 def scoring(cfg: Any) -> dict[str, Any]:
@@ -100,8 +106,16 @@ def _modification_text(s: dict[str, Any]) -> str:
     how = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
     return (f"{s['modified']} of {s['items']} items asked in a modified form" + (f" (by method: {how})" if how else "")
             + (". Changed quantities carry a gold recomputed from the interviewer's checked formula"
-               if methods.get("quantities") else "") + ".\n\n"
+               if methods.get("quantities") else "") + ".\n\n" + _unclarified_text(s.get("unclarified"))
             + "\n".join(f"- {md_text(k or 'unchanged')}: {v}" for k, v in s["modification_notes"].items()))
+
+
+def _unclarified_text(u: dict[str, Any] | None) -> str:
+    if not u:
+        return ""
+    return (f"Key information removed from {u['items']} items: the interviewee asked for it before answering in "
+            f"{u['asked']}; it was given back in a clarification in {u['given_by_clarification']} and in feedback "
+            f"after a wrong answer in {u['given_by_feedback']}.\n\n")
 
 
 def _pct(value: float | None) -> str:
