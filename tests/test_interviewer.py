@@ -440,3 +440,50 @@ def test_modifying_asks_a_new_question_whose_gold_is_a_section_of_the_reference(
     assert rows["photo"]["attempts"] == [True] and graded["scores"]["correct"]["method"] == "f1"
     from judgeagent.grading.text import token_f1
     assert token_f1(graded["reply"], PHOTO.gold) < 0.5
+
+
+# --- atomic-fact scoring of long answers (paper: DepthQA, FActScore-style) ------------------------------------
+
+PHOTO_FACTS = ["Photosynthesis is a process of green plants", "It uses sunlight, water and carbon dioxide",
+               "It makes glucose and oxygen", "Chlorophyll absorbs mostly red and blue light"]
+
+
+def test_long_answers_are_scored_by_atomic_facts_with_the_authors_recall(tmp_path):
+    from judgeagent.protocols.interviewer.facts import fact_score
+
+    # interview-eval experiments/src/base_grader.py acc_counter_stem(recall=True): supported 1, partially 0.5
+    assert fact_score(["supported", "partially supported", "not supported", "supported"], 4) == 0.625
+    assert fact_score(["supported"], 4) == 0.25  # a fact the judge left unlabelled is not supported
+
+    def splitter(messages):
+        if messages[0]["content"].startswith("You split a reference answer"):
+            return json.dumps({"facts": PHOTO_FACTS}) if "Photosynthesis is" in messages[-1]["content"] else "{}"
+        return interviewer(messages)
+
+    def student(messages):
+        return "Plants make food from light." if len(messages) <= 2 else \
+            "Green plants turn sunlight, water and carbon dioxide into glucose and oxygen."
+
+    def judge(messages):
+        reply = messages[-1]["content"].split("The interviewee answered:\n", 1)[1]
+        labels = (["partially supported"] + ["not supported"] * 3 if "food" in reply else
+                  ["supported"] * 3 + ["not supported"])
+        return json.dumps({"labels": [{"fact": i, "label": x} for i, x in enumerate(labels, 1)]})
+
+    models = {"target": FunctionModel(student, "tgt"), "interviewer": FunctionModel(splitter, "int"),
+              "judge": FunctionModel(judge, "jdg")}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [PHOTO, CAPITAL]), models=models,
+                          config={"judge_policy": "off", "followups": 0, "summary": False, "modify": False,
+                                  "probe": False, "facts": True, "revisions": 2},
+                          run_dir=tmp_path / "run", cache=False)
+    rows = {r["qid"]: r for r in map(json.loads, (result.folder / "episodes.jsonl").read_text().splitlines())}
+    recs = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    assert rows["photo"]["attempts"] == [False, True] and rows["photo"]["fact_scores"] == [0.125, 0.75]
+    graded = [r["scores"]["correct"] for r in recs if r["meta"].get("stage") == "attempt" and "photo" in r["episode"]]
+    assert [g["method"] for g in graded] == ["atomic_facts"] * 2
+    assert graded[1]["reason"] == "3 supported, 0 partially, of 4 facts: 0.75"
+    splits = [r for r in recs if r["meta"].get("stage") == "facts"]
+    assert len(splits) == 1 and splits[0]["meta"]["facts"] == PHOTO_FACTS  # split once per item, not per attempt
+    assert "fact_scores" not in rows["capital"]  # a short gold: the usual checker
+    assert result.summary["fact_score_at"] == {"items": 1, "@1": 0.125, "@2": 0.75, "@3": 0.75}
+    assert "Atomic-fact score over 1 long-answer items" in (result.folder / "report.md").read_text()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...grading.leakage import leaked_strings, redact
@@ -9,6 +10,7 @@ from ...grading.verdict import Verdict, one_line
 from ...models.dialogue import Dialogue
 from ..record import Score
 from . import prompts
+from .facts import ATOMIC_FACTS
 from .grade import check_reply
 from .modify import Version, describe, modify
 from .rewrite import section_share
@@ -21,6 +23,18 @@ GIVEN_SHARE = 0.6
 WITHHELD_FEEDBACK = "Your answer is not correct. Read the question again carefully and revise your answer."
 
 
+@dataclass
+class Track:
+    """What an interview notes beside its attempts."""
+
+    asked: bool = False
+    """unclarifying: the interviewee asked a clarifying question before its first answer."""
+    given_at: str | None = None
+    """unclarifying: the step that gave the removed information back (a clarification or a feedback)."""
+    fact_scores: list[float] = field(default_factory=list)
+    """facts=true: each attempt's atomic-fact score."""
+
+
 async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     item = episode.items[0]
     version = await modify(ctx, episode, item)
@@ -28,20 +42,22 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     if ctx.config.probe and version.changed:
         original_correct = await _probe(ctx, episode, item)
     dialogue = Dialogue(("interviewer", "interviewee"), {"interviewee": prompts.interviewee_system(item.is_choice)})
-    withheld: dict[str, Any] = {"asked": False, "given_at": None}
-    attempts, errors = await _main(ctx, episode, version, dialogue, withheld)
+    track = Track()
+    attempts, errors = await _main(ctx, episode, version, dialogue, track)
     followups = await _followups(ctx, episode, version, dialogue, attempts[-1])
     row = {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
            "transcript": dialogue.transcript()}
     if version.withheld:  # unclarifying: did the interviewee ask for what was removed, and when was it given
-        row["unclarified"] = withheld
+        row["unclarified"] = {"asked": track.asked, "given_at": track.given_at}
+    if track.fact_scores:  # facts=true on a long gold: each attempt's atomic-fact score
+        row["fact_scores"] = track.fact_scores
     return row
 
 
-async def _grade(ctx: EpisodeContext, version: Version, reply: str) -> Verdict:
+async def _grade(ctx: EpisodeContext, version: Version, reply: str, episode: Episode | None = None) -> Verdict:
     return await check_reply(ctx, version.question, version.golds, reply, options=version.options,
-                             gold_letter=version.gold_letter)
+                             gold_letter=version.gold_letter, episode=episode)
 
 
 async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
@@ -52,22 +68,24 @@ async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
     messages = [{"role": "system", "content": prompts.interviewee_system(item.is_choice)},
                 {"role": "user", "content": version.text()}]
     result = await ctx.roles["target"].complete(messages, **ctx.config.limit())
-    verdict = await _grade(ctx, version, result.text)
+    verdict = await _grade(ctx, version, result.text, episode)
     ctx.record(episode, "probe", 0, "target", version.text(), result.text, {"correct": Score.of(verdict)},
                stage="probe", error=result.error)
     return verdict.correct
 
 
 async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
-                withheld: dict[str, Any]) -> tuple[list[bool], list[dict[str, Any]]]:
+                track: Track) -> tuple[list[bool], list[dict[str, Any]]]:
     """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved. With removed
     information (unclarifying) not yet given back, the feedback gives it (the authors' UNC state)."""
     attempts: list[bool] = []
     errors: list[dict[str, Any]] = []
     dialogue.say("interviewer", version.text(), stage="question")
     for n in range(1, ctx.config.revisions + 2):
-        reply = await _answer(ctx, episode, version, dialogue, n, withheld)
-        verdict = await _grade(ctx, version, reply)
+        reply = await _answer(ctx, episode, version, dialogue, n, track)
+        verdict = await _grade(ctx, version, reply, episode)
+        if verdict.method == ATOMIC_FACTS:
+            track.fact_scores.append(verdict.score or 0.0)
         prompt = dialogue.turns[-1].content
         dialogue.say("interviewee", reply, stage="answer", attempt=n)
         ctx.record(episode, f"attempt/{n}", len(dialogue.turns), "target", prompt, reply,
@@ -75,10 +93,10 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogu
         attempts.append(verdict.correct)
         if verdict.correct or n == ctx.config.revisions + 1:
             break
-        if version.withheld and withheld["given_at"] is None:
+        if version.withheld and track.given_at is None:
             error_type, text = "missing_information", prompts.withheld_feedback(version.withheld)
             leak = {"detected": [], "regenerated": False, "redacted": False}  # rewrite.py refused a telling one
-            withheld["given_at"] = f"feedback/{n}"
+            track.given_at = f"feedback/{n}"
         else:
             error_type, text, leak = await _feedback(ctx, version, reply)
         dialogue.say("interviewer", text, stage="feedback")
@@ -90,7 +108,7 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogu
 
 
 async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue, n: int,
-                  withheld: dict[str, Any]) -> str:
+                  track: Track) -> str:
     """The interviewee's answer; a clarifying question first gets a guarded reply (up to the option's limit); with
     removed information (unclarifying), the reply gives it back when asked for."""
     asked = 0
@@ -103,12 +121,12 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
         request = reply.strip()[len("CLARIFY"):].lstrip(": ")
         dialogue.say("interviewee", reply, stage="clarification_request", attempt=n)
         if version.withheld:
-            withheld["asked"] = withheld["asked"] or n == 1
+            track.asked = track.asked or n == 1
             answer, leak = await _guarded(ctx, version, lambda forbidden, request=request:
                                           prompts.withheld_clarify_messages(version.text(), version.withheld, request,
                                                                             forbidden), None)
-            if withheld["given_at"] is None and section_share(version.withheld, answer) >= GIVEN_SHARE:
-                withheld["given_at"] = f"clarify/{n}/{asked}"
+            if track.given_at is None and section_share(version.withheld, answer) >= GIVEN_SHARE:
+                track.given_at = f"clarify/{n}/{asked}"
         else:
             answer, leak = await _guarded(ctx, version, lambda forbidden, request=request: prompts.clarify_messages(
                 version.text(), version.gold, request, forbidden), None)

@@ -50,6 +50,19 @@ class NewQuestion(BaseModel):
     new_solution: str = Field(description="The section of the reference answer that answers it, copied from it.")
 
 
+class AtomicFacts(BaseModel):
+    facts: list[str] = Field(description="The atomic facts, one piece of information each.")
+
+
+class FactLabel(BaseModel):
+    fact: int = Field(description="The fact's number.")
+    label: Literal["supported", "partially supported", "not supported"]
+
+
+class FactLabels(BaseModel):
+    labels: list[FactLabel] = Field(description="One label per fact, in the facts' order.")
+
+
 class Feedback(BaseModel):
     error_type: ErrorType = Field(description="The main kind of error in the answer.")
     feedback: str = Field(description="One or two sentences pointing at the error, never giving the answer.")
@@ -131,6 +144,22 @@ def withheld_feedback(withheld: str) -> str:
     """After an answer given without the removed information (the authors' fallback wording, in ours)."""
     return (f"The question left out information you need: {withheld}. Put it back into the question and solve "
             "the problem again.")
+
+
+def atomic_facts_messages(text: str) -> list[Message]:
+    user = (f"Text: {text}\n\nBreak the text down into atomic facts: short sentences that each state one piece "
+            "of information, each a different one, together covering everything the text states.")
+    return [{"role": "system", "content": "You split a reference answer into atomic facts."},
+            {"role": "user", "content": user}]
+
+
+def fact_check_messages(question: str, facts: list[str], reply: str) -> list[Message]:
+    listed = "\n".join(f"{i}. {f}" for i, f in enumerate(facts, 1))
+    user = (f"Question: {question}\nFacts of the reference answer:\n{listed}\n\nThe interviewee answered:\n"
+            f"{reply}\n\nFor each fact, in order, say whether the answer states it (supported), states part of it "
+            "(partially supported) or does not state it (not supported).")
+    return [{"role": "system", "content": "You check which facts of a reference answer an answer covers."},
+            {"role": "user", "content": user}]
 
 
 def self_check_messages(question: str) -> list[Message]:

@@ -26,6 +26,10 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
             "modification_notes": dict(Counter(r["versions"]["note"] for r in rows)),
             "modification_methods": dict(Counter(r["versions"].get("method", "paraphrase" if r["versions"]["changed"]
                                                                        else "none") for r in rows))}
+    scored = [r["fact_scores"] for r in rows if r.get("fact_scores")]
+    if scored:  # facts=true: the mean atomic-fact score at each attempt, carried forward like Score@n
+        out["fact_score_at"] = {"items": len(scored), **{f"@{k}": sum(f[min(k, len(f)) - 1] for f in scored)
+                                                         / len(scored) for k in range(1, tries + 1)}}
     unclear = [r["unclarified"] for r in rows if "unclarified" in r]
     if unclear:  # unclarifying: how often the interviewee asked for the removed information before answering
         out["unclarified"] = {"items": len(unclear), "asked": sum(u["asked"] for u in unclear),
@@ -129,6 +133,10 @@ def _scores(s: dict[str, Any]) -> str:
     kinds = "\n".join(f"| {k} | {_pct(v['score'])} | {v['n']} |" for k, v in f["by_kind"].items())
     adapt = "-" if s["adaptability"] is None else f"{100 * s['adaptability']:+.1f}"
     how = f"Scoring: {describe_scoring(s['scoring'])}.\n\n" if "scoring" in s else ""
+    if s.get("fact_score_at"):
+        fs = s["fact_score_at"]
+        how += (f"Atomic-fact score over {fs['items']} long-answer items ((supported + 0.5 partially) / facts): "
+                + ", ".join(f"{k} {_pct(v)}" for k, v in fs.items() if k != "items") + ".\n\n")
     return (how + f"Over {s['items']} items (%; Score@n keeps an item's score once it is solved).\n\n| {head} |\n|"
             + "---|" * len(s["score_at"]) + f"\n| {row} |\n\nAdaptability (Score@N - Score@1): {adapt}\n\n"
             f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
