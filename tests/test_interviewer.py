@@ -564,3 +564,27 @@ def test_table_4_std_row_is_the_sample_deviation_of_our_columns():
     columns = [[s["score_at"][k] for s in summaries] for k in ("@1", "@2", "@3")] + \
         [[s["adaptability"] for s in summaries]]
     assert [f"{statistics.stdev(c):.3f}" for c in columns] == ["0.154", "0.112", "0.085", "0.075"]
+
+
+def test_a_follow_up_is_asked_again_up_to_m_times_until_answered(tmp_path):
+    """Algorithm 1: a follow-up is retried while not answered adequately, FOLLOWUP_interactions_MAX = M times."""
+    def stubborn(messages):
+        last = messages[-1]["content"]
+        return "On a second look: 12 - 5 = 7." if "Please try again" in last else target(messages)
+
+    def judge(messages):
+        reply = messages[-1]["content"].split("\nReply: ", 1)[1]
+        return json.dumps({"reasoning": "checked", "adequate": "second look" in reply})
+
+    models = {"target": FunctionModel(stubborn, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
+              "judge": FunctionModel(judge, "jdg")}
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES]), models=models,
+                          config={"judge_policy": "off", "followups": 1, "followup_tries": 3, "summary": False,
+                                  "probe": False}, run_dir=tmp_path / "run", cache=False)
+    row = json.loads((result.folder / "episodes.jsonl").read_text())
+    assert row["followups"][0]["score"] == 1.0 and row["followups"][0]["tries"] == 2
+    recs = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    steps = sorted(r["record_id"].split("/", 1)[1] for r in recs if r["meta"].get("stage") == "followup")
+    assert steps == ["followup/0", "followup/0/try/2"]
+    assert result.summary["followup"]["retried"] == {"questions": 1, "adequate": 1.0}
+    assert "1 follow-ups were asked again after an inadequate reply" in (result.folder / "report.md").read_text()

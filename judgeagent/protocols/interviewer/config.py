@@ -22,6 +22,9 @@ class InterviewerConfig(BaseModel):
     """paper: the kind follows the outcome (paper Section 6.2, Table 4): rationale questions after a solved item,
     clarification questions (how it reads the question, a concept it needs) after a failed one; rotate: the kinds
     of `followup_kinds` in turn from a seeded start per item, whatever the outcome (this toolkit's first design)."""
+    followup_tries: int = Field(1, ge=1, le=4)
+    """M (Algorithm 1's FOLLOWUP_interactions_MAX): a follow-up is asked again after a reply the judge finds
+    inadequate, at most M times in all; it scores 1 when any try is adequate. 1: asked once (the authors' code)."""
     followup_kinds: tuple[FollowUpKind, ...] = Field(FOLLOWUP_KINDS, min_length=1)
     """Kinds of follow-up question (paper Appendix A.2) for followup_policy=rotate."""
     modify: bool = True

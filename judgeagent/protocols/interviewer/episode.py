@@ -197,14 +197,21 @@ async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, di
                                                                   paper), prompts.FollowUp)
         if question == WITHHELD_FEEDBACK:  # no usable question: the paper's example for the kind
             question = prompts.KIND_RULES[kind][1]
-        dialogue.say("interviewer", question, stage="followup", kind=kind)
-        result = await ctx.roles["target"].complete(dialogue.view("interviewee"), **ctx.config.limit())
-        reply = result.text if result.ok else ""
-        dialogue.say("interviewee", reply, stage="followup_answer", kind=kind)
-        score = await _grade_followup(ctx, kind, transcript, version.gold, question, reply)
-        ctx.record(episode, f"followup/{k}", len(dialogue.turns), "target", question, reply,
-                   {"followup": score}, stage="followup", kind=kind, seed_solved=solved, leakage=leak)
-        out.append({"kind": kind, "score": score.value, "question": one_line(question, 160)})
+        tries = ctx.config.followup_tries
+        for t in range(tries):  # Algorithm 1: asked until answered adequately, at most M times
+            asked = question if t == 0 else prompts.followup_retry(question)
+            dialogue.say("interviewer", asked, stage="followup", kind=kind)
+            result = await ctx.roles["target"].complete(dialogue.view("interviewee"), **ctx.config.limit())
+            reply = result.text if result.ok else ""
+            dialogue.say("interviewee", reply, stage="followup_answer", kind=kind)
+            score = await _grade_followup(ctx, kind, transcript, version.gold, question, reply)
+            ctx.record(episode, f"followup/{k}" + (f"/try/{t + 1}" if t else ""), len(dialogue.turns), "target",
+                       asked, reply, {"followup": score}, stage="followup", kind=kind, seed_solved=solved,
+                       leakage=leak, **({"try": t + 1} if tries > 1 else {}))
+            if score.value >= 1.0:
+                break
+        out.append({"kind": kind, "score": score.value, "question": one_line(question, 160),
+                    **({"tries": t + 1} if tries > 1 else {})})
     return out
 
 

@@ -205,6 +205,11 @@ def followup_messages(kind: str, transcript: str, gold: str, solved: bool, forbi
             {"role": "user", "content": user}]
 
 
+def followup_retry(question: str) -> str:
+    """The same follow-up asked again after a reply that did not answer it (followup_tries > 1)."""
+    return f"That does not fully answer my question yet. Please try again: {question}"
+
+
 def followup_grade_messages(kind: str, transcript: str, gold: str, followup: str, reply: str) -> list[Message]:
     user = (f"Interview so far:\n{transcript}\n\nReference answer of the original question: {gold}\n"
             f"Follow-up question ({kind}): {followup}\nReply: {reply}\n\nIs the reply a correct, relevant and "

@@ -30,7 +30,8 @@ class InterviewerProtocol(Protocol):
     Config = InterviewerConfig
     # the values that reproduce runs written before these options: a run at them keeps its identity (and resumes);
     # the paper-faithful defaults (auto answers, outcome-dependent follow-ups) give a run a new identity
-    added_later = {"answers": "text", "followup_policy": "rotate", "facts": False, "fact_threshold": 0.5}
+    added_later = {"answers": "text", "followup_policy": "rotate", "facts": False, "fact_threshold": 0.5,
+                   "followup_tries": 1}
     roles = (RoleSpec("target", "the interviewee, the model under evaluation"),
              RoleSpec("interviewer", "modifies items, gives feedback, asks follow-ups, writes the summary", "target"),
              RoleSpec("judge", "judges free-text answers and follow-up replies", "interviewer"))

@@ -62,7 +62,9 @@ def _followups(rows: list[dict[str, Any]]) -> dict[str, Any]:
     kinds: dict[str, list[float]] = defaultdict(list)
     for f, _ in every:
         kinds[f["kind"]].append(f["score"])
-    return {"all": _mean([f["score"] for f, _ in every]),
+    retried = [f for f, _ in every if f.get("tries", 1) > 1]
+    extra = {"retried": {"questions": len(retried), "adequate": sum(f["score"] for f in retried)}} if retried else {}
+    return {**extra, "all": _mean([f["score"] for f, _ in every]),
             "seed_solved": _mean([f["score"] for f, s in every if s]),
             "seed_failed": _mean([f["score"] for f, s in every if not s]),
             "by_kind": {k: _mean(v) for k, v in sorted(kinds.items())}}
@@ -141,7 +143,10 @@ def _scores(s: dict[str, Any]) -> str:
             + "---|" * len(s["score_at"]) + f"\n| {row} |\n\nAdaptability (Score@N - Score@1): {adapt}\n\n"
             f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
             f"{_pct(f['seed_solved']['score'])} (n={f['seed_solved']['n']}), after a failed seed "
-            f"{_pct(f['seed_failed']['score'])} (n={f['seed_failed']['n']}).\n\n| kind | score | n |\n|---|---|---|\n"
+            f"{_pct(f['seed_failed']['score'])} (n={f['seed_failed']['n']})."
+            + (f" {f['retried']['questions']} follow-ups were asked again after an inadequate reply, "
+               f"{f['retried']['adequate']:g} then answered adequately." if f.get("retried") else "")
+            + "\n\n| kind | score | n |\n|---|---|---|\n"
             + kinds)
 
 
