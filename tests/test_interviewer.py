@@ -392,24 +392,31 @@ def test_unclarifying_removes_information_that_the_interviewer_gives_back_when_a
     assert charge["versions"]["modified"]["question"] == VAGUE and charge["versions"]["modified"]["golds"] == ["120"]
     tries = [r for r in recs if r["meta"].get("method") == "unclarifying" and r["episode"].endswith("charge")]
     assert [t["meta"]["rejected"] for t in tries] == ["nothing was removed (a copy of the original)", None]
-    assert charge["attempts"] == [True] and charge["unclarified"] == {"asked": True, "given_at": "clarify/1/1"}
+    assert charge["attempts"] == [True]
+    assert charge["unclarified"] == {"asked": True, "given_at": "clarify/0/1", "right_without": None}
     clarify = next(r for r in recs if r["meta"].get("stage") == "clarification")
     assert RATE in clarify["reply"]
     # an interviewee that answers without asking for what was removed is seen (here it recalls the capital)
     capital = rows["capital"]
     assert capital["versions"]["withheld"] == "the year 1913" and capital["attempts"] == [True]
-    assert capital["unclarified"] == {"asked": False, "given_at": None}
+    assert capital["unclarified"] == {"asked": False, "given_at": "unclarified/information", "right_without": True}
     assert result.summary["unclarified"] == {"items": 2, "asked": 1, "given_by_clarification": 1,
-                                             "given_by_feedback": 0}
-    assert "the interviewee asked for it before answering in 1" in (result.folder / "report.md").read_text()
+                                             "answered_without": 1, "right_without": 1}
+    assert "it answered without it in 1 (not counted as attempts" in (result.folder / "report.md").read_text()
 
 
-def test_an_interviewee_that_answers_without_asking_is_wrong_and_then_told_what_was_removed(tmp_path):
+def test_an_answer_without_the_removed_information_is_no_attempt_and_the_interviewer_then_gives_it(tmp_path):
+    """As the authors' code (experiments/src/base_state.py): answers in CLARIFICATION_NEEDED are not counted as
+    QUESTION_SOLVING attempts; the attempts start once the information is given."""
     _, rows, recs, _ = rewrite_run(tmp_path, guesses, [CHARGE], "unclarifying")
     charge = rows["charge"]
-    assert charge["attempts"] == [False, True]
-    assert charge["unclarified"] == {"asked": False, "given_at": "feedback/1"}
-    assert charge["errors"][0]["error_type"] == "missing_information" and RATE in charge["errors"][0]["feedback"]
+    assert charge["attempts"] == [True] and charge["errors"] == []
+    assert charge["unclarified"] == {"asked": False, "given_at": "unclarified/information", "right_without": False}
+    without = next(r for r in recs if r["meta"]["stage"] == "answer_without_information")
+    told = next(r for r in recs if r["meta"]["stage"] == "withheld_information")
+    assert (without["reply"], without["scores"]["correct"]["value"]) == ("40", 0.0) and RATE in told["reply"]
+    attempt = next(r for r in recs if r["meta"]["stage"] == "attempt")
+    assert attempt["prompt"] == told["reply"] and attempt["reply"] == "120"
 
 
 @pytest.mark.parametrize("question,withheld,why", [

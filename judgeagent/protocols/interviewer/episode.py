@@ -28,9 +28,11 @@ class Track:
     """What an interview notes beside its attempts."""
 
     asked: bool = False
-    """unclarifying: the interviewee asked a clarifying question before its first answer."""
+    """unclarifying: the interviewee asked a clarifying question before answering."""
     given_at: str | None = None
     """unclarifying: the step that gave the removed information back (a clarification or a feedback)."""
+    right_without: bool | None = None
+    """unclarifying: whether its answer without the removed information was right (None: it asked first)."""
     fact_scores: list[float] = field(default_factory=list)
     """facts=true: each attempt's atomic-fact score."""
 
@@ -49,7 +51,7 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
            "transcript": dialogue.transcript()}
     if version.withheld:  # unclarifying: did the interviewee ask for what was removed, and when was it given
-        row["unclarified"] = {"asked": track.asked, "given_at": track.given_at}
+        row["unclarified"] = {"asked": track.asked, "given_at": track.given_at, "right_without": track.right_without}
     if track.fact_scores:  # facts=true on a long gold: each attempt's atomic-fact score
         row["fact_scores"] = track.fact_scores
     return row
@@ -77,12 +79,13 @@ async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
 async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
                 track: Track) -> tuple[list[bool], list[dict[str, Any]]]:
     """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved. With removed
-    information (unclarifying) not yet given back, the feedback gives it (the authors' UNC state)."""
+    information (unclarifying), the attempts start once it has been given back (`_unclarified`)."""
     attempts: list[bool] = []
     errors: list[dict[str, Any]] = []
     dialogue.say("interviewer", version.text(), stage="question")
+    first = await _unclarified(ctx, episode, version, dialogue, track) if version.withheld else None
     for n in range(1, ctx.config.revisions + 2):
-        reply = await _answer(ctx, episode, version, dialogue, n, track)
+        reply = first if n == 1 and first is not None else await _answer(ctx, episode, version, dialogue, n, track)
         verdict = await _grade(ctx, version, reply, episode)
         if verdict.method == ATOMIC_FACTS:
             track.fact_scores.append(verdict.score or 0.0)
@@ -93,18 +96,36 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogu
         attempts.append(verdict.correct)
         if verdict.correct or n == ctx.config.revisions + 1:
             break
-        if version.withheld and track.given_at is None:
-            error_type, text = "missing_information", prompts.withheld_feedback(version.withheld)
-            leak = {"detected": [], "regenerated": False, "redacted": False}  # rewrite.py refused a telling one
-            track.given_at = f"feedback/{n}"
-        else:
-            error_type, text, leak = await _feedback(ctx, version, reply)
+        error_type, text, leak = await _feedback(ctx, version, reply)
         dialogue.say("interviewer", text, stage="feedback")
         ctx.record(episode, f"feedback/{n}", len(dialogue.turns), "interviewer", reply, text,
                    stage="feedback", attempt=n, error_type=error_type, leakage=leak)
         errors.append({"attempt": n, "error_type": error_type, "answer": one_line(reply, 160),
                        "feedback": one_line(text, 200)})
     return attempts, errors
+
+
+async def _unclarified(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
+                       track: Track) -> str | None:
+    """Before the attempts (the authors' CLARIFICATION_NEEDED state): the interviewee may ask for the removed
+    information and get it; an answer given without it is not an attempt. It is graded (right without the
+    information suggests a recalled item), and the interviewer then gives the information back. Returns the
+    interviewee's answer when it already has the information (attempt 1), else None."""
+    reply = await _answer(ctx, episode, version, dialogue, 0, track)
+    if track.given_at is not None:
+        return reply
+    verdict = await _grade(ctx, version, reply, episode)
+    track.right_without = verdict.correct
+    prompt = dialogue.turns[-1].content
+    dialogue.say("interviewee", reply, stage="answer_without_information")
+    ctx.record(episode, "unclarified/answer", len(dialogue.turns), "target", prompt, reply,
+               {"correct": Score.of(verdict)}, stage="answer_without_information")
+    text = prompts.withheld_feedback(version.withheld)  # rewrite.py refused removed information stating the gold
+    dialogue.say("interviewer", text, stage="withheld_information")
+    ctx.record(episode, "unclarified/information", len(dialogue.turns), "interviewer", reply, text,
+               stage="withheld_information")
+    track.given_at = "unclarified/information"
+    return None
 
 
 async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue, n: int,
@@ -121,7 +142,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
         request = reply.strip()[len("CLARIFY"):].lstrip(": ")
         dialogue.say("interviewee", reply, stage="clarification_request", attempt=n)
         if version.withheld:
-            track.asked = track.asked or n == 1
+            track.asked = track.asked or n == 0
             answer, leak = await _guarded(ctx, version, lambda forbidden, request=request:
                                           prompts.withheld_clarify_messages(version.text(), version.withheld, request,
                                                                             forbidden), None)

@@ -143,7 +143,7 @@ def withheld_clarify_messages(question: str, withheld: str, request: str, forbid
 def withheld_feedback(withheld: str) -> str:
     """After an answer given without the removed information (the authors' fallback wording, in ours)."""
     return (f"The question left out information you need: {withheld}. Put it back into the question and solve "
-            "the problem again.")
+            "the problem.")
 
 
 def atomic_facts_messages(text: str) -> list[Message]:

@@ -34,7 +34,8 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
     if unclear:  # unclarifying: how often the interviewee asked for the removed information before answering
         out["unclarified"] = {"items": len(unclear), "asked": sum(u["asked"] for u in unclear),
                               "given_by_clarification": sum(str(u["given_at"]).startswith("clarify") for u in unclear),
-                              "given_by_feedback": sum(str(u["given_at"]).startswith("feedback") for u in unclear)}
+                              "answered_without": sum(u["right_without"] is not None for u in unclear),
+                              "right_without": sum(bool(u["right_without"]) for u in unclear)}
     return out
 
 
@@ -120,8 +121,9 @@ def _unclarified_text(u: dict[str, Any] | None) -> str:
     if not u:
         return ""
     return (f"Key information removed from {u['items']} items: the interviewee asked for it before answering in "
-            f"{u['asked']}; it was given back in a clarification in {u['given_by_clarification']} and in feedback "
-            f"after a wrong answer in {u['given_by_feedback']}.\n\n")
+            f"{u['asked']} and got it in a clarification in {u['given_by_clarification']}; it answered without it "
+            f"in {u['answered_without']} (not counted as attempts; then told the information), {u['right_without']} "
+            "of them right, which suggests a recalled item.\n\n")
 
 
 def _pct(value: float | None) -> str:
