@@ -242,6 +242,15 @@ def test_math_answers_written_another_way_are_equal_and_wrong_ones_are_not(reply
 # --- outcome-dependent follow-ups (paper Section 6.2) ----------------------------------------------------------
 
 OLYMPICS = Item("olympics", "Which Australian city hosted the Summer Olympics in the year 2000?", "Sydney")
+RIVER = Item("river", "Which river flows through the city that is Australia's capital since 1913?", "Molonglo")
+
+
+def typed_feedback(messages):
+    """The interviewer, typing the errors: a misread question (Olympics), a calculation error (river)."""
+    if messages[0]["content"] == "You are an interviewer giving feedback on a wrong answer.":
+        error = "misinterpretation" if "Olympics" in messages[-1]["content"] else "calculation"
+        return json.dumps({"error_type": error, "feedback": "Read the question again."})
+    return interviewer(messages)
 
 
 def followup_run(tmp_path, **options):
@@ -249,11 +258,11 @@ def followup_run(tmp_path, **options):
         adequate = "Follow-up question (rationale)" in messages[-1]["content"]
         return json.dumps({"reasoning": "checked", "adequate": adequate})
 
-    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
+    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(typed_feedback, "int"),
               "judge": FunctionModel(judge, "jdg")}
     config = {"judge_policy": "off", "followups": 2, "summary": False, "resamples": 200, "revisions": 1,
               "probe": False, **options}
-    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES, OLYMPICS]), models=models,
+    result = run_protocol("interviewer", Benchmark(Path("q.jsonl"), [APPLES, OLYMPICS, RIVER]), models=models,
                           config=config, run_dir=tmp_path / "run", cache=False)
     rows = {r["qid"]: r for r in map(json.loads, (result.folder / "episodes.jsonl").read_text().splitlines())}
     return result, rows, models
@@ -264,6 +273,9 @@ def test_follow_ups_ask_for_a_rationale_after_a_solve_and_a_clarification_after_
     assert rows["apples"]["attempts"] == [True] and rows["olympics"]["attempts"] == [False, False]
     assert [f["kind"] for f in rows["apples"]["followups"]] == ["rationale", "rationale"]
     assert [f["kind"] for f in rows["olympics"]["followups"]] == ["clarification", "clarification"]
+    # a failure whose last error is neither a misreading nor missing knowledge gets none (the authors' SOLVE_FAIL)
+    assert rows["river"]["attempts"] == [False, False] and rows["river"]["errors"][-1]["error_type"] == "calculation"
+    assert rows["river"]["followups"] == []
     asked = [m[-1]["content"] for m in models["interviewer"].calls if "follow-up question of this kind" in m[-1]["content"]]
     assert sum("solved the problem: ask about the reasoning" in a for a in asked) == 2
     assert sum("did not solve the problem: ask it to explain how it reads" in a for a in asked) == 2
@@ -280,8 +292,9 @@ def test_rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity(tmp_pat
 
     result, rows, models = followup_run(tmp_path, followup_policy="rotate")
     cfg = InterviewerConfig(followups=2, followup_policy="rotate")
-    for i, qid in enumerate(("apples", "olympics")):
+    for i, qid in enumerate(("apples", "olympics", "river")):
         assert [f["kind"] for f in rows[qid]["followups"]] == followup_kinds(cfg, f"item-{i}-{qid}", i == 0)
+        assert len(rows[qid]["followups"]) == 2  # whatever the outcome and the error
     kinds = {f["kind"] for r in rows.values() for f in r["followups"]}
     assert len(kinds) >= 2 and kinds <= {"rationale", "elaboration", "clarification", "additional_information"}
     asked = [m[-1]["content"] for m in models["interviewer"].calls]
@@ -510,7 +523,7 @@ TABLE_4 = {  # Kim et al., LLM-as-an-Interviewer (2024), Table 4 (MATH, GPT-4o i
 FOLLOW_UP_COUNTS = {  # (rationale questions, adequate; clarification questions, adequate): the fewest questions whose
     # rounded ratios give the row's three follow-up columns (the paper publishes ratios only). Every solved item
     # gets a rationale question (a few two); a failed item gets a clarification question or none, as the authors'
-    # code asks one only after a "guess" or "misinterpret" error (experiments/math_reasoning/state.py, FAIL state).
+    # code asks one only after a "concept" or "misinterpret" error (experiments/src/base_state.py, SOLVE_FAIL).
     "GPT-4o": (84, 83, 6, 1), "GPT-3.5": (67, 60, 18, 10), "Llama3.1-70b": (76, 69, 9, 2),
     "Llama3.1-8B": (75, 67, 14, 1), "deepseek": (61, 50, 26, 10), "qwen": (77, 69, 13, 1),
 }

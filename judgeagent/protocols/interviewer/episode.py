@@ -46,7 +46,8 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     dialogue = Dialogue(("interviewer", "interviewee"), {"interviewee": prompts.interviewee_system(item.is_choice)})
     track = Track()
     attempts, errors = await _main(ctx, episode, version, dialogue, track)
-    followups = await _followups(ctx, episode, version, dialogue, attempts[-1])
+    followups = await _followups(ctx, episode, version, dialogue, attempts[-1],
+                                 errors[-1]["error_type"] if errors else None)
     row = {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
            "transcript": dialogue.transcript()}
@@ -197,10 +198,18 @@ def _field(reply: Any, parsed: dict[str, str] | None) -> str:
     return ""
 
 
-def followup_kinds(cfg: Any, episode_id: str, solved: bool) -> list[str]:
+CLARIFIABLE = ("misinterpretation", "knowledge")
+"""Error types after which a failed item gets clarification questions (followup_policy=paper): the authors' code
+asks them only after a "misinterpret" or "concept" error (experiments/src/base_state.py, SOLVE_FAIL)."""
+
+
+def followup_kinds(cfg: Any, episode_id: str, solved: bool, last_error: str | None = None) -> list[str]:
     """The kinds of an item's follow-up questions: by outcome (paper Section 6.2: rationale after a solve,
-    clarification after a failure), or `followup_kinds` in turn from a seeded start (followup_policy=rotate)."""
+    clarification after a failure whose last error is one of `CLARIFIABLE`, none after another error), or
+    `followup_kinds` in turn from a seeded start (followup_policy=rotate)."""
     if cfg.followup_policy == "paper":
+        if not solved and last_error is not None and last_error not in CLARIFIABLE:
+            return []
         return ["rationale" if solved else "clarification"] * cfg.followups
     kinds = cfg.followup_kinds
     start = int(hashlib.sha256(f"{cfg.seed}:{episode_id}".encode()).hexdigest(), 16) % len(kinds)
@@ -208,10 +217,10 @@ def followup_kinds(cfg: Any, episode_id: str, solved: bool) -> list[str]:
 
 
 async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
-                     solved: bool) -> list[dict[str, Any]]:
+                     solved: bool, last_error: str | None) -> list[dict[str, Any]]:
     paper = ctx.config.followup_policy == "paper"
     out = []
-    for k, kind in enumerate(followup_kinds(ctx.config, episode.id, solved)):
+    for k, kind in enumerate(followup_kinds(ctx.config, episode.id, solved, last_error)):
         transcript = dialogue.transcript()
         question, leak = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:
                                         prompts.followup_messages(kind, transcript, version.gold, solved, forbidden,
