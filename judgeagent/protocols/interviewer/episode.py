@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
 
 GIVEN_SHARE = 0.6
-"""A clarification holding this share of the removed information's words gives it back (else the feedback will)."""
+"""A clarification holding this share of the removed information's words gives it back (else the interviewer states
+it after the interviewee's answer)."""
 WITHHELD_FEEDBACK = "Your answer is not correct. Read the question again carefully and revise your answer."
 
 
@@ -30,7 +31,8 @@ class Track:
     asked: bool = False
     """unclarifying: the interviewee asked a clarifying question before answering."""
     given_at: str | None = None
-    """unclarifying: the step that gave the removed information back (a clarification or a feedback)."""
+    """unclarifying: the step that gave the removed information back (a clarification, or the interviewer's
+    statement after an answer without it)."""
     right_without: bool | None = None
     """unclarifying: whether its answer without the removed information was right (None: it asked first)."""
     fact_scores: list[float] = field(default_factory=list)
