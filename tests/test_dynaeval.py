@@ -423,7 +423,8 @@ def test_a_run_stops_when_the_scores_converge(tmp_path):
 
     def once(name):
         models = {"players.1": noisy(1, "a"), "players.2": noisy(2, "b")}
-        return run(models, tmp_path, name, rounds=1, multiplier=1.0, epsilon=1.2, min_runs=3, max_runs=60)
+        return run(models, tmp_path, name, rounds=1, multiplier=1.0, epsilon=1.2, min_runs=3, max_runs=60,
+                   repeat="converge")
 
     result = once("run")
     games = rows(result.folder)
@@ -438,6 +439,22 @@ def test_a_run_stops_when_the_scores_converge(tmp_path):
     assert "## Convergence" in report and f"| {n} |" in report
 
 
+@pytest.mark.parametrize("repeat, max_runs, played", [("fixed", None, 10), ("fixed", 4, 4), ("converge", None, 3)])
+def test_fixed_repetitions_play_the_papers_count_whatever_the_scores(tmp_path, repeat, max_runs, played):
+    """Constant players converge at once (half-width 0): the stopping rule ends at min_runs (3), the paper's
+    fixed mode plays its 10 public goods games (Section 3.1) or the max_runs given."""
+    models = {"players.1": investor([4], "a"), "players.2": investor([6], "b")}
+    opts = {"rounds": 1, "repeat": repeat} | ({"max_runs": max_runs} if max_runs else {})
+    result = run(models, tmp_path, **opts)
+    s = result.summary
+    cap = played if repeat == "fixed" else 10  # converge: judgeagent's earlier default cap
+    assert (s["repetitions"], s["games"], s["max_runs"], s["converged"]) == (played, played, cap, True)
+    assert s["scoring"] == {"repeat": repeat}
+    assert all(len(m.calls) == played for m in models.values())
+    report = (result.folder / "report.md").read_text()
+    assert (f"a fixed {played} repetitions (`repeat=fixed`" in report) == (repeat == "fixed")
+
+
 def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
     def models():
         def reply(messages):
@@ -447,7 +464,7 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
 
     # Scores depend on the seat, which changes between repetitions: no convergence before max_runs, so
     # the run has two waves (3 repetitions, then 1); it is killed during the second.
-    opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001}
+    opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001, "repeat": "converge"}
     k = kill_then_resume(tmp_path, lambda m, folder: run(m, tmp_path, folder.name, **opts), models,
                          ("players.1", "players.2"), 20)
     assert k.total == 4 * 3 * 2 and k.clean.summary["repetitions"] == 4

@@ -22,8 +22,10 @@ RENAMED = {"interviewer": [(b'"letter": ', b'"gold_letter": ')], "kieval": [(b'"
 """One name per thing: the keys renamed after the references were captured (the quote keeps `no_letter`)."""
 
 
-SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric"}
-"""The summary key added after the references were captured, and its value in the reference runs."""
+SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric",
+           "dynaeval": {"repeat": "fixed"}}
+"""The summary key added after the references were captured, and its value in the reference runs (DynaEval's
+runs at its new defaults: its 2 fixed repetitions play what 2 repetitions under the stopping rule played)."""
 
 
 def renamed(name: str, data: bytes) -> bytes:

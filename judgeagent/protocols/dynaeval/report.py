@@ -13,12 +13,22 @@ from . import stability
 TRANSCRIPT_CHARS = 6000
 
 
-def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str, str]) -> dict[str, Any]:
+def scoring(task: Any, config: Any) -> dict[str, str]:
+    """What produced the numbers: the repetition rule, and the task's paper or judgeagent variant."""
+    out = {"repeat": config.repeat}
+    if task.name in ("code", "translation"):
+        out["scoring"] = config.scoring
+    if task.name == "idiom":
+        out["idiom_play"] = config.idiom_play
+    return out
+
+
+def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str, str], runs: int) -> dict[str, Any]:
     symmetric, epsilon = task.symmetric, config.epsilon or task.epsilon
     players = stability.estimates(rows, True)
     summary: dict[str, Any] = {
-        "task": task.name, "unit": task.unit, "symmetric": symmetric, "epsilon": epsilon,
-        "max_runs": config.max_runs, "repetitions": stability.repetitions_done(rows), "games": len(rows),
+        "task": task.name, "unit": task.unit_for(config), "symmetric": symmetric, "epsilon": epsilon,
+        "max_runs": runs, "repetitions": stability.repetitions_done(rows), "games": len(rows),
         "converged": converged(stability.cells(rows, symmetric), epsilon, config.min_runs),
         "players": {p: {"model": names.get(p, p), **stats} for p, stats in players.items()},
         "running": stability.running(rows, symmetric),
@@ -26,6 +36,7 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         # How the moves were read: by rule, or reformatted by the referee model (public goods with a referee).
         "parsed_by": dict(Counter(m.get("parsed_by", "rule") for r in rows for m in r.get("moves", []))),
         "transcript": rows[0]["transcript"] if rows else "",
+        "scoring": scoring(task, config),
     }
     if not symmetric:
         matrix: dict[str, dict[str, Any]] = {}
@@ -98,10 +109,15 @@ def _matrix(s: dict[str, Any]) -> str:
 
 
 def _convergence(s: dict[str, Any]) -> str:
-    verdict = ("every 95% interval half-width is below epsilon" if s["converged"]
-               else f"stopped at max_runs {s['max_runs']} before every half-width fell below epsilon")
+    if s.get("scoring", {}).get("repeat") == "fixed":
+        verdict = (f"a fixed {s['max_runs']} repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping "
+                   f"rule at epsilon {s['epsilon']:g} " + ("would have been met: every 95% interval half-width is "
+                   "below it" if s["converged"] else "was not met: some 95% interval half-width is not below it"))
+    else:
+        verdict = (f"epsilon {s['epsilon']:g}: " + ("every 95% interval half-width is below epsilon" if s["converged"]
+                   else f"stopped at max_runs {s['max_runs']} before every half-width fell below epsilon"))
     keys = [k for k in (s["running"][-1] if s["running"] else {}) if k != "repetition"]
-    lines = [f"epsilon {s['epsilon']:g}: {verdict}. Running mean after each repetition:", "",
+    lines = [f"{verdict}. Running mean after each repetition:", "",
              "| repetition | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
     for entry in s["running"]:
         lines.append(f"| {entry['repetition']} | " + " | ".join(

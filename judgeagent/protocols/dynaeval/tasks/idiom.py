@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..config import planned_runs
 from .base import Game, Move, Outcome, Task
 
 _HAN = re.compile(r"[\u4e00-\u9fff]{4}")
@@ -43,7 +44,11 @@ class IdiomSolitaire(Task):
         # Start idioms that some idiom continues: a game should not end before it begins.
         firsts = {w[0] for w in idioms()}
         usable = sorted(w for w in idioms() if w[-1] in firsts)
-        return random.Random(config.seed).sample(usable, min(config.max_runs, len(usable)))
+        runs = planned_runs(config, self.name, 0)
+        return random.Random(config.seed).sample(usable, min(runs, len(usable)))
+
+    def pairwise(self, config: Any) -> bool:
+        return bool(config.idiom_play == "pairwise")
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
         return IdiomGame(config, seats, item, rng)
