@@ -222,7 +222,7 @@ def coder(name, review="over"):
 def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
     path = problems_file(tmp_path, list(BEHAVIOURS))
     models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1])}
-    result = run(models, tmp_path, task="code", problems=str(path), items=5, max_runs=5, min_runs=5,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=5, max_runs=5, min_runs=5,
                  timeout_s=6, memory_mb=256)
     games = rows(result.folder)
     assert len(games) == 10  # 5 problems x 2 role assignments
@@ -256,7 +256,7 @@ def test_a_resumed_run_refuses_an_edited_problems_file(tmp_path):
             return programmer_code(messages) if "Question:" in messages[-1]["content"] else "over"
         return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
 
-    opts = {"task": "code", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
+    opts = {"task": "code", "scoring": "judgeagent", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
     with pytest.raises(RuntimeError, match="killed"):
         run(kill_after(players(), ("players.1", "players.2"), 3), tmp_path, **opts)
     folder = tmp_path / "run"
@@ -295,7 +295,7 @@ def test_real_humaneval_problems_pass_with_their_canonical_solutions(tmp_path):
         return f"```python\n{body}```"
 
     models = {"players.1": FunctionModel(canonical, name="a"), "players.2": FunctionModel(canonical, name="b")}
-    result = run(models, tmp_path, task="code", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
                  max_runs=3, min_runs=3, seed=2)
     games = rows(result.folder)
     assert {g["item"] for g in games} == {"HumanEval/69", "HumanEval/147", "HumanEval/25"}  # 25 imports List
@@ -313,7 +313,7 @@ def test_roles_swap_and_the_reviewer_fixes_the_code(tmp_path):
         return f"Consider a cleaner loop. (review {next(reviews)})"
 
     models = {"players.1": coder(SECRET[0], review=stubborn), "players.2": coder(SECRET[1], review=fix)}
-    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=1, max_runs=2, min_runs=2,
                  review_rounds=2, timeout_s=1)
     games = rows(result.folder)
     by_writer = {g["cast"]["programmer"]: g for g in games}
@@ -333,7 +333,7 @@ def test_code_referee_rates_style_without_seeing_names(tmp_path):
     path = problems_file(tmp_path, ["f_ok"])
     referee = FunctionModel(lambda m: '{"reasoning": "tidy", "score": 8}', name="referee-secret")
     models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1]), "referee": referee}
-    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2)
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=1, max_runs=2, min_runs=2)
     assert all(g["metrics"]["programmer"]["style"] == 8 for g in rows(result.folder))
     assert result.summary["measures"]["players.1"]["style"] == 8
     assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
@@ -372,7 +372,7 @@ def test_idiom_solitaire_ends_on_an_invalid_move_and_scores_wins(tmp_path):
         return messages[-1]["content"].split(" → ")[-1][-1] + "哈哈哈"
 
     models = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(invents, name=SECRET[1])}
-    result = run(models, tmp_path, task="idiom", max_runs=4, min_runs=4)
+    result = run(models, tmp_path, task="idiom", idiom_play="all", max_runs=4, min_runs=4)
     games = rows(result.folder)
     for g in games:
         assert g["end"].startswith("invalid move by")
@@ -383,7 +383,7 @@ def test_idiom_solitaire_ends_on_an_invalid_move_and_scores_wins(tmp_path):
     assert len({g["item"] for g in games}) == 4  # a start idiom per repetition
     assert result.summary["players"]["players.1"]["mean"] == 1.0
     draw = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(good, name=SECRET[1])}
-    result = run(draw, tmp_path, "draw", task="idiom", max_runs=2, min_runs=2, idiom_moves=6)
+    result = run(draw, tmp_path, "draw", task="idiom", idiom_play="all", max_runs=2, min_runs=2, idiom_moves=6)
     assert all(g["end"] == "move limit (draw)" and set(g["scores"].values()) == {0.5} and g["rounds"] == 6
                for g in rows(result.folder))
 
@@ -545,7 +545,7 @@ def test_translation_is_rated_blind_in_random_order_and_scored_by_chrf(tmp_path)
     models = {"players.1": FunctionModel(translator_or_proofreader, name=SECRET[0]),
               "players.2": FunctionModel(translator_or_proofreader, name=SECRET[1]),
               "referee": FunctionModel(referee, name="referee-secret")}
-    result = run(models, tmp_path, task="translation", sources=str(sources), items=3, max_runs=6, min_runs=6,
+    result = run(models, tmp_path, task="translation", scoring="judgeagent", sources=str(sources), items=3, max_runs=6, min_runs=6,
                  max_words=30)
     games = rows(result.folder)
     assert len(games) == 12 and all(g["scores"] == {"translator": 8.5, "proofreader": 8.5} for g in games)
@@ -597,7 +597,7 @@ def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path,
 
     models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
               "referee": FunctionModel(referee, name="referee-secret")}
-    result = run(models, tmp_path, task="translation", sources=str(sources), items=1, max_runs=2, min_runs=2,
+    result = run(models, tmp_path, task="translation", scoring="judgeagent", sources=str(sources), items=1, max_runs=2, min_runs=2,
                  polish_rounds=polish_rounds)
     games = rows(result.folder)
     assert len(games) == 4
@@ -611,3 +611,104 @@ def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path,
     assert all("reply only 'over'" in c[0]["content"] for c in asked)  # the rule offers consensus
     revision = [c for c in asked if "Proofreader: BETTER chat" in c[-1]["content"]]
     assert revision and all("role of a professional translator." in c[0]["content"] for c in revision)
+
+
+def test_translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf(tmp_path):
+    """scoring=paper (Table 3): the referee rates the translator and the proofreader from their dialogue with
+    the paper's judge prompt; each seat scores its own rating; BLEU (0-1, as the paper prints it) and chrF of
+    each role's own version, and the headline names BLEU per role."""
+    from sacrebleu.metrics import BLEU
+
+    sources = tmp_path / "sources.jsonl"
+    reference = "Le chat dort sur le tapis rouge."
+    sources.write_text(json.dumps({"id": "cat", "text": "The cat sleeps on the red mat.", "reference": reference}) + "\n")
+
+    def player(messages):
+        return "Le chat dort sur le tapis rouge." if "Translator:" in messages[-1]["content"] else "Un chat dort."
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        assert "rate the dialogue between the translator and the proofreader" in text
+        assert "Translator: Un chat dort." in text and "Proofreader: Le chat dort sur le tapis rouge." in text
+        return json.dumps({"Translator": {"evaluation": "loses words", "score": 4},
+                           "Proofreader": {"evaluation": "restores them", "score": 9}})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources))
+    games = rows(result.folder)
+    assert len(games) == 2 and result.summary["max_runs"] == 1  # one item, both role assignments
+    draft_bleu = round(BLEU(effective_order=True).sentence_score("Un chat dort.", [reference]).score / 100, 4)
+    for g in games:
+        assert g["scores"] == {"translator": 4.0, "proofreader": 9.0}
+        assert g["metrics"]["translator"]["BLEU"] == draft_bleu < 0.5
+        assert g["metrics"]["proofreader"]["BLEU"] == 1.0 and g["metrics"]["proofreader"]["chrF"] == 100.0
+    s = result.summary
+    assert s["scoring"] == {"repeat": "fixed", "scoring": "paper"}
+    assert s["matrix"]["players.1"]["translator"]["mean"] == 4.0 and s["matrix"]["players.2"]["proofreader"]["mean"] == 9.0
+    assert s["role_measures"]["players.1"]["proofreader"]["BLEU"] == 1.0
+    from judgeagent.protocols import get_protocol
+
+    headline = get_protocol("dynaeval").headline(s)
+    assert headline["translation: players.2 as translator BLEU"] == draft_bleu
+    report = (result.folder / "report.md").read_text()
+    assert "## Other measures by role" in report and "scoring=paper" in report
+
+
+MBPP = Path("/work/shared/data/papers/mbpp/mbpp.jsonl")
+
+
+def test_mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round(tmp_path):
+    """scoring=paper on MBPP's own file: a wrong draft, a review, the reference solution as the revision, the
+    reviewer's `over`: Pass@1 per programmer turn 0, 1, 1 (the accepted code stands); the referee's 1-10 per
+    role are the seats' scores; the code runs in the bubblewrap sandbox."""
+    from tests.conftest import DATA
+
+    mbpp = DATA / "papers" / "mbpp" / "mbpp.jsonl"
+    records = {r["text"].strip(): r for r in map(json.loads, mbpp.read_text().splitlines())}
+
+    def record_of(messages):
+        return next(r for text, r in records.items() if text in "\n".join(m["content"] for m in messages))
+
+    def player(messages):
+        if "code reviewer" in messages[0]["content"]:
+            return "over" if "continue to submit review comments" in messages[-1]["content"] else \
+                "Code correctness: it returns None. Code clarity: fine. Efficiency: fine."
+        r = record_of(messages)
+        name = re.search(r"def (\w+)\(", r["code"]).group(1) if "Reviewer:" not in messages[-1]["content"] else None
+        return f"```python\ndef {name}(*args):\n    return None\n```" if name else f"```python\n{r['code']}\n```"
+
+    asked = []
+
+    def referee(messages):
+        asked.append(messages[-1]["content"])
+        return json.dumps({"Programmer": {"evaluation": "fixed it", "score": 6},
+                           "Reviewer": {"evaluation": "found it", "score": 8}})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="code", problems=str(mbpp), items=2, seed=1)
+    games = rows(result.folder)
+    assert len(games) == 4 and len({g["item"] for g in games}) == 2
+    assert all(11 <= int(g["item"].split("/")[1]) <= 510 for g in games)  # MBPP's test split
+    for g in games:
+        m = g["metrics"]["programmer"]
+        assert g["scores"] == {"programmer": 6.0, "reviewer": 8.0} and g["end"] == "consensus" and g["rounds"] == 4
+        assert [m[f"pass@1 round {k}"] for k in (1, 2, 3)] == [0.0, 1.0, 1.0], m
+        assert m["draft"]["status"] == "failed" and m["final"]["status"] == "passed"
+    assert all("rate both a programmer and a reviewer" in a and "Reviewer: Code correctness" in a for a in asked)
+    first = next(c for c in models["players.1"].calls if "programmer" in c[0]["content"])
+    assert "Your code should pass these tests:" in first[-1]["content"] and "assert " in first[-1]["content"]
+    assert not any(x in t for t in prompts_of(models) for x in (*SECRET, "referee-secret", "players."))
+    s = result.summary
+    assert s["unit"] == "referee score (1-10)" and s["role_measures"]["players.1"]["programmer"]["pass@1 round 1"] == 0
+    assert s["isolation"].startswith("bubblewrap")
+
+
+def test_code_with_paper_scoring_needs_a_referee(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+
+    models = {"players.1": FunctionModel(lambda m: "x", name="a"), "players.2": FunctionModel(lambda m: "y", name="b")}
+    with pytest.raises(JudgeAgentError, match="scoring=paper is scored by a referee model: give --role referee=MODEL"):
+        run(models, tmp_path, task="code", problems=str(MBPP))
+    assert not (tmp_path / "run").exists()

@@ -157,6 +157,11 @@ class DynaEvalProtocol(Protocol):
         for player, p in summary["players"].items():
             out[f"{summary['task']}: {player} ({summary['unit']})"] = p["mean"]
             out[f"{summary['task']}: {player} ±95%"] = p["half_width"]
+        for player, roles in summary.get("role_measures", {}).items():  # the paper's BLEU, Pass@K beside it
+            for role, measures in roles.items():
+                for name in summary.get("headline_measures", []):
+                    if name in measures:
+                        out[f"{summary['task']}: {player} as {role} {name}"] = measures[name]
         return out
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:

@@ -45,15 +45,23 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
             matrix.setdefault(player, {})[role] = stats
         summary["roles"] = list(task.roles)
         summary["matrix"] = matrix
+        # The paper reports its further measures per role (BLEU b_T and b_Pr, Pass@K of programmers).
+        by_role: dict[str, dict[str, Any]] = {}
+        for key, values in _measures(rows, by_role=True).items():
+            player, _, role = key.partition("/")
+            by_role.setdefault(player, {})[role] = values
+        if any(by_role.values()):
+            summary["role_measures"] = by_role
+            summary["headline_measures"] = list(task.headline_measures(config))
     return summary
 
 
-def _measures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each task's further numbers per player: means of numbers, pass rates of sandbox runs."""
+def _measures(rows: list[dict[str, Any]], by_role: bool = False) -> dict[str, dict[str, Any]]:
+    """Each task's further numbers per player (or `player/role`): means of numbers, pass rates of sandbox runs."""
     sums: dict[str, dict[str, list[float]]] = {}
     for row in rows:
         for seat, player in row["cast"].items():
-            into = sums.setdefault(player, {})
+            into = sums.setdefault(f"{player}/{seat}" if by_role else player, {})
             for name, value in (row.get("metrics") or {}).get(seat, {}).items():
                 if isinstance(value, dict) and "status" in value:
                     into.setdefault(f"{name} passed", []).append(1.0 if value["status"] == "passed" else 0.0)
@@ -76,7 +84,9 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     if not s["symmetric"]:
         out.append(Section("Model x role", _matrix(s)))
     out.append(Section("Convergence", _convergence(s)))
-    if any(s["measures"].values()):
+    if s.get("role_measures"):
+        out.append(Section("Other measures by role", _other_by_role(s)))
+    elif any(s["measures"].values()):
         out.append(Section("Other measures", _other(s)))
     body = s["transcript"][:TRANSCRIPT_CHARS] + ("\n..." if len(s["transcript"]) > TRANSCRIPT_CHARS else "")
     out.append(Section("A game (repetition 1)", md_fence(body)))
@@ -85,7 +95,9 @@ def sections(summary: dict[str, Any]) -> list[Section]:
 
 def _scores(s: dict[str, Any]) -> str:
     kind = "symmetric: every player the same role" if s["symmetric"] else "asymmetric: pooled over roles here"
-    lines = [f"Task `{s['task']}` ({kind}); score: {s['unit']} per game. {s['repetitions']} repetitions, "
+    how = ", ".join(f"{k}={v}" for k, v in s.get("scoring", {}).items())
+    lines = [f"Task `{s['task']}` ({kind}); score: {s['unit']} per game" + (f" ({how})" if how else "") + ". "
+             f"{s['repetitions']} repetitions, "
              f"{s['games']} games; ends: " + ", ".join(f"{k} {v}" for k, v in sorted(s["ends"].items())) + "; moves "
              "read by " + ", ".join(f"{k} {v}" for k, v in sorted(s.get("parsed_by", {}).items())) + ".", "",
              "| player | model | mean | 95% interval | games |", "|---|---|---|---|---|"]
@@ -122,6 +134,19 @@ def _convergence(s: dict[str, Any]) -> str:
     for entry in s["running"]:
         lines.append(f"| {entry['repetition']} | " + " | ".join(
             f"{entry[k]:.3f}" if entry.get(k) is not None else "-" for k in keys) + " |")
+    return "\n".join(lines)
+
+
+def _other_by_role(s: dict[str, Any]) -> str:
+    table = s["role_measures"]
+    keys = sorted({k for roles in table.values() for m in roles.values() for k in m})
+    lines = ["Per player and role, the mean over its games (BLEU on the paper's 0-1 scale, chrF 0-100; `pass@1 "
+             "round k`: the code standing after the programmer's k-th turn passes its tests).", "",
+             "| player | role | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
+    for player, roles in table.items():
+        for role in s["roles"]:
+            m = roles.get(role, {})
+            lines.append(f"| {player} | {role} | " + " | ".join(f"{m[k]:.3f}" if k in m else "-" for k in keys) + " |")
     return "\n".join(lines)
 
 

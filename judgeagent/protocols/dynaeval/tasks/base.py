@@ -95,6 +95,10 @@ class Task(ABC):
         """The score's unit under `config` (a task whose scoring option changes it overrides this)."""
         return self.unit
 
+    def headline_measures(self, config: DynaEvalConfig) -> tuple[str, ...]:
+        """Further measures per role that the paper reports beside the score, for the headline columns."""
+        return ()
+
     def pairwise(self, config: DynaEvalConfig) -> bool:
         """Whether a repetition is every ordered pair of players in a two-seat game (idiom's pairwise play)."""
         return False

@@ -1,6 +1,11 @@
 """Code generation and review (asymmetric, writer-editor; Section 2.4, Appendix A.8).
 
-The programmer writes a function for a HumanEval problem; the reviewer fixes and polishes it, replying
+Problems come from `-o problems=FILE`: HumanEval's problems.jsonl, or MBPP's own mbpp.jsonl (the paper's
+data; its test split, `tasks/mbpp.py`). `-o scoring=paper` (the default) plays the paper's game
+(`tasks/code_paper.py`: the reviewer comments, the programmer revises, the referee rates both 1-10, Pass@1
+per round). `-o scoring=judgeagent` plays judgeagent's earlier game, described here:
+
+The programmer writes a function for a problem; the reviewer fixes and polishes it, replying
 with the complete revised code, or `over` when it has nothing to change; the programmer answers the
 review with a revision or `over`. Consensus (an `over`) or the reviewer's last allowed turn ends the
 game; the latest code given is the final code. The score is whether the final code passes the
@@ -25,6 +30,7 @@ from ....errors import JudgeAgentError
 from ....files import jsonl_records
 from ....grading.verdict import one_line
 from ..sandbox import Isolation, SandboxLimits, require_bubblewrap, run_tests
+from . import mbpp
 from .base import Game, Move, Outcome, Stamp, Task, read_source
 
 PROGRAMMER, REVIEWER = "programmer", "reviewer"
@@ -44,10 +50,19 @@ class CodeReview(Task):
     unit = "pass rate"
     epsilon = 0.1
 
+    def headline_measures(self, config: Any) -> tuple[str, ...]:
+        return (f"pass@1 round {config.review_rounds + 1}",) if config.scoring == "paper" else ()
+
+    def unit_for(self, config: Any) -> str:
+        return "referee score (1-10)" if config.scoring == "paper" else self.unit
+
     def check(self, config: Any, players: int, referee: bool) -> None:
         if not config.problems:
-            raise JudgeAgentError("task code needs its problems: give -o problems=FILE (HumanEval's problems.jsonl "
-                                  "format: task_id, prompt, entry_point, test)")
+            raise JudgeAgentError("task code needs its problems: give -o problems=FILE (MBPP's mbpp.jsonl, or "
+                                  "HumanEval's problems.jsonl format: task_id, prompt, entry_point, test)")
+        if config.scoring == "paper" and not referee:
+            raise JudgeAgentError("task code with scoring=paper is scored by a referee model: give --role "
+                                  "referee=MODEL (or -o scoring=judgeagent for the final code's pass/fail)")
         if config.sandbox == "bubblewrap":
             require_bubblewrap()
 
@@ -62,18 +77,28 @@ class CodeReview(Task):
         return parse_problems(file, text, config.items, config.seed), stamp
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
+        if config.scoring == "paper":
+            from .code_paper import PaperCodeGame
+
+            return PaperCodeGame(config, seats, item, rng)
         return CodeGame(config, seats, item, rng)
 
 
 def parse_problems(file: Path, content: str, count: int, seed: int) -> list[dict[str, Any]]:
     """A seeded sample of `count` problems (all when fewer) from the file's `content`, every one checked for
-    the four fields."""
+    the four fields (or read as MBPP's record, whose test split is kept when the file holds it)."""
     problems = []
+    found_mbpp: list[tuple[int | None, dict[str, Any]]] = []
     for record, source in jsonl_records(file, content):
+        if mbpp.is_mbpp(record):
+            task_id = record.get("task_id")
+            found_mbpp.append((task_id if isinstance(task_id, int) else None, mbpp.problem(record, source)))
+            continue
         missing = [k for k in _FIELDS if not isinstance(record, dict) or not record.get(k)]
         if missing:
             raise JudgeAgentError(f"{source}: a problem needs {', '.join(_FIELDS)}; missing {', '.join(missing)}")
         problems.append({k: record[k] for k in _FIELDS})
+    problems += mbpp.test_split(found_mbpp) if found_mbpp else []
     if not problems:
         raise JudgeAgentError(f"problems file {file} has no problems")
     order = list(range(len(problems)))
@@ -174,8 +199,9 @@ class CodeGame(Game):
         isolation: Isolation = "bubblewrap" if self.config.sandbox == "bubblewrap" else "none"
         cancel = threading.Event()
         try:
+            context = p.get("context", preamble(p["prompt"], p["entry_point"]))  # MBPP: its test_setup_code
             result = await asyncio.to_thread(run_tests, runnable(code, p["prompt"], p["entry_point"]), p["test"],
-                                             p["entry_point"], limits, context=preamble(p["prompt"], p["entry_point"]),
+                                             p["entry_point"], limits, context=context,
                                              isolation=isolation, cancel=cancel)
         except asyncio.CancelledError:
             cancel.set()  # Ctrl-C or a stopped run: the thread kills its sandboxes now, not at the time limit
