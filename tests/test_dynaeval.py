@@ -712,3 +712,40 @@ def test_code_with_paper_scoring_needs_a_referee(tmp_path):
     with pytest.raises(JudgeAgentError, match="scoring=paper is scored by a referee model: give --role referee=MODEL"):
         run(models, tmp_path, task="code", problems=str(MBPP))
     assert not (tmp_path / "run").exists()
+
+
+def test_idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom(tmp_path):
+    """idiom_play=pairwise (the paper's Section 3.1, Tables 1 and 4): 3 players make 6 ordered pairs, each
+    from the same start idiom in a repetition; the early x late table gives s_E, s_L and the hits."""
+    from judgeagent.protocols.dynaeval.tasks.idiom import idioms
+
+    words = sorted(idioms())
+
+    def good(messages):
+        chain = messages[-1]["content"].split(" → ")
+        return next(w for w in words if w[0] == chain[-1][-1] and w not in chain)
+
+    models = {"players.1": FunctionModel(good, name=SECRET[0]),
+              "players.2": FunctionModel(lambda m: "不知道", name=SECRET[1]),
+              "players.3": FunctionModel(good, name=SECRET[2])}
+    result = run(models, tmp_path, task="idiom", max_runs=2, idiom_moves=6)
+    games = rows(result.folder)
+    assert len(games) == 2 * 6 and all(set(g["cast"]) == {"Player A", "Player B"} for g in games)
+    for r in (0, 1):
+        played = [g for g in games if g["repetition"] == r]
+        assert len({g["item"] for g in played}) == 1  # one start idiom per repetition, every pair from it
+        assert sorted((g["cast"]["Player A"], g["cast"]["Player B"]) for g in played) == \
+            sorted((a, b) for a in models for b in models if a != b)
+    table = {(p["early"], p["late"]): (p["s_E"], p["s_L"], p["hits_E"], p["hits_L"], p["games"])
+             for p in result.summary["positions"]}
+    assert table[("players.1", "players.2")] == (1.0, 0.0, 1.0, 0.0, 2)  # one idiom, then the late one fails
+    assert table[("players.2", "players.1")] == (0.0, 1.0, 0.0, 0.0, 2)  # the early one fails at once
+    assert table[("players.1", "players.3")] == (0.5, 0.5, 3.0, 3.0, 2)  # a draw at 6 moves
+    assert result.summary["players"]["players.2"]["mean"] == 0.0 and result.summary["players"]["players.1"]["n"] == 8
+    assert result.summary["scoring"] == {"repeat": "fixed", "idiom_play": "pairwise"}
+    assert "## Early x late" in (result.folder / "report.md").read_text()
+    from judgeagent.protocols.dynaeval.config import DynaEvalConfig
+    from judgeagent.protocols.dynaeval.tasks import TASKS
+
+    starts = TASKS["idiom"].load(DynaEvalConfig(task="idiom"))  # the paper's 30 start idioms by default
+    assert len(set(starts)) == 30 and set(starts) <= idioms()

@@ -3,6 +3,7 @@ and its report sections: scores with intervals, convergence, the model x role ma
 from __future__ import annotations
 
 from collections import Counter
+from statistics import fmean
 from typing import Any
 
 from ...metrics import converged
@@ -38,6 +39,8 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         "transcript": rows[0]["transcript"] if rows else "",
         "scoring": scoring(task, config),
     }
+    if task.pairwise(config):
+        summary["positions"] = positions(rows)
     if not symmetric:
         matrix: dict[str, dict[str, Any]] = {}
         for key, stats in stability.estimates(rows, False).items():
@@ -54,6 +57,22 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
             summary["role_measures"] = by_role
             summary["headline_measures"] = list(task.headline_measures(config))
     return summary
+
+
+def positions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pairwise two-seat games by (early, late) player: mean scores s_E, s_L (the paper's Table 1, winning
+    rate) and mean successful hits (its Table 4), over the start idioms."""
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        cells.setdefault((row["cast"]["Player A"], row["cast"]["Player B"]), []).append(row)
+    out = []
+    for (early, late), games in sorted(cells.items()):
+        out.append({"early": early, "late": late, "games": len(games),
+                    "s_E": fmean(g["scores"]["Player A"] for g in games),
+                    "s_L": fmean(g["scores"]["Player B"] for g in games),
+                    "hits_E": fmean(g["metrics"]["Player A"]["hits"] for g in games),
+                    "hits_L": fmean(g["metrics"]["Player B"]["hits"] for g in games)})
+    return out
 
 
 def _measures(rows: list[dict[str, Any]], by_role: bool = False) -> dict[str, dict[str, Any]]:
@@ -84,6 +103,8 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     if not s["symmetric"]:
         out.append(Section("Model x role", _matrix(s)))
     out.append(Section("Convergence", _convergence(s)))
+    if s.get("positions"):
+        out.append(Section("Early x late", _positions(s)))
     if s.get("role_measures"):
         out.append(Section("Other measures by role", _other_by_role(s)))
     elif any(s["measures"].values()):
@@ -134,6 +155,16 @@ def _convergence(s: dict[str, Any]) -> str:
     for entry in s["running"]:
         lines.append(f"| {entry['repetition']} | " + " | ".join(
             f"{entry[k]:.3f}" if entry.get(k) is not None else "-" for k in keys) + " |")
+    return "\n".join(lines)
+
+
+def _positions(s: dict[str, Any]) -> str:
+    lines = ["Pairwise games by speaking order, as the paper's Tables 1 and 4: s_E and s_L are the early and the "
+             "late player's mean score (winning rate; a draw 0.5 each), hits their mean valid idioms per game.", "",
+             "| early | late | games | s_E | s_L | hits_E | hits_L |", "|---|---|---|---|---|---|---|"]
+    for p in s["positions"]:
+        lines.append(f"| {p['early']} | {p['late']} | {p['games']} | {p['s_E']:.2f} | {p['s_L']:.2f} | "
+                     f"{p['hits_E']:.2f} | {p['hits_L']:.2f} |")
     return "\n".join(lines)
 
 
