@@ -749,3 +749,51 @@ def test_idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom(tmp_path)
 
     starts = TASKS["idiom"].load(DynaEvalConfig(task="idiom"))  # the paper's 30 start idioms by default
     assert len(set(starts)) == 30 and set(starts) <= idioms()
+
+
+# --- fidelity: the paper's own public goods game ----------------------------------------------------------------
+
+PAPER_PGG = {  # DynaEval (ICLR 2024 submission), Appendix A.10.2, Figures 7-8: each model's sentence stating its
+    # investment at steps 0-4, verbatim from the paper's transcript (the rest of each reply left out)
+    "GPT-4": ["I will invest 5 coins.", "I will invest 6 coins.", "I will invest 7 coins.", "I will invest 8 coins.",
+              "I will invest 10 coins."],
+    "PaLM": ["I would like to invest 5 coins in the first round.", "I would like to invest 10 coins in the second round.",
+             "I would like to invest 8 coins in the third round.", "I would like to invest 9 coins in the fourth round.",
+             "For the fifth round, I've decided to invest all 10 of my coins"],
+    "Claude2": ["I will invest 5 coins and explain that I am starting small", "For the second round, I plan to invest 7 "
+                "coins", "the author will invest 8 coins out of 10 received.", "I will cautiously increase my "
+                "investment to 9 coins for the 4th round.", "I've decided to invest all 10 of my coins."],
+    "ChatGPT": ["I will invest 5 coins in the public pool.", "I plan to invest all 10 of my coins into the public pool "
+                "for the next round.", "My decision is to invest 6 coins in the communal pool.", "I've decided to "
+                "invest 8 coins for the current round.", "I've decided to invest all 10 coins for this final round."],
+}
+
+
+def test_the_papers_public_goods_transcript_replays_with_its_published_numbers(tmp_path):
+    """The paper's appendix game (4 models, 5 rounds, mode 2) through our referee and payoff code.
+
+    Published numbers it must reproduce: the mode-2 lists the players quote back (Claude2 at step 2: "[10, 10,
+    7, 6]"; ChatGPT at step 3: "the lowest investment was 6 coins, while most players invested 7 or 8"; at step
+    4: "between 8 and 9"), and Section 2.4's worked example (alpha 1.2: 100 invested -> 120, "120/4 = 30" to every
+    player). The paper prints no payoffs for this game and no alpha for it; the payoffs asserted are the A.8
+    rule's by hand at alpha 1.2, its one stated factor: pool 20+33+29+34+40 = 156 -> 156*1.2/4 = 46.8 to each,
+    plus what each kept of its 50 coins (GPT-4 invested 36, PaLM 42, Claude2 39, ChatGPT 39)."""
+    models = {f"players.{i}": FunctionModel(lambda m, said=said: said[round_of(m) - 1], name=name)
+              for i, (name, said) in enumerate(PAPER_PGG.items(), 1)}
+    result = run(models, tmp_path, rounds=5, mode=2, multiplier=1.2, endowment=10, max_runs=1)
+    (game,) = rows(result.folder)
+    by_model = {models[player].name: game["scores"][seat] for seat, player in game["cast"].items()}
+    assert by_model == pytest.approx({"GPT-4": 14 + 46.8, "PaLM": 8 + 46.8, "Claude2": 11 + 46.8, "ChatGPT": 11 + 46.8})
+    told = {round_of(c): c[-1]["content"] for c in models["players.1"].calls}
+    assert "[5.0, 5.0, 5.0, 5.0]" in told[2]  # GPT-4 at step 1: "all players invested equally in the last round"
+    assert "[10.0, 10.0, 7.0, 6.0]" in told[3]  # Claude2 at step 2 quotes [10, 10, 7, 6]
+    assert "[8.0, 8.0, 7.0, 6.0]" in told[4] and "[9.0, 9.0, 8.0, 8.0]" in told[5]
+    assert all(m["valid"] and m["parsed_by"] == "rule" for m in game["moves"])
+    # Section 2.4: 100 invested, alpha 1.2, 4 players: 120 in the pool, 30 to each, the non-investors included.
+    worked = payoffs([{"A": 60, "B": 40, "C": 0, "D": 0}], 100, 1.2)
+    assert worked["C"] - 100 == pytest.approx(30) and worked["A"] == pytest.approx(40 + 30)
+    # Mode 1 tells the income, "the total investment in round i multiplied by alpha/n" (A.8): 20, 33, 29, 34 coins.
+    again = {k: FunctionModel(m.reply, name=m.name) for k, m in models.items()}
+    run(again, tmp_path, "mode1", rounds=5, mode=1, multiplier=1.2, endowment=10, max_runs=1)
+    told = {round_of(c): c[-1]["content"] for c in again["players.1"].calls}
+    assert [re.search(r"earned (\S+) coins", told[r]).group(1) for r in (2, 3, 4, 5)] == ["6", "9.9", "8.7", "10.2"]
