@@ -797,3 +797,21 @@ def test_the_papers_public_goods_transcript_replays_with_its_published_numbers(t
     run(again, tmp_path, "mode1", rounds=5, mode=1, multiplier=1.2, endowment=10, max_runs=1)
     told = {round_of(c): c[-1]["content"] for c in again["players.1"].calls}
     assert [re.search(r"earned (\S+) coins", told[r]).group(1) for r in (2, 3, 4, 5)] == ["6", "9.9", "8.7", "10.2"]
+
+
+def test_mbpp_problems_are_read_from_the_native_file_and_their_reference_code_passes():
+    """MBPP's asserts become the check; MBPP/56's function is itself named `check` (bound inside the test)."""
+    from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, run_tests
+    from judgeagent.protocols.dynaeval.tasks.code import parse_problems
+    from judgeagent.protocols.dynaeval.tasks.mbpp import problem
+    from tests.conftest import DATA
+
+    mbpp = DATA / "papers" / "mbpp" / "mbpp.jsonl"
+    loaded = parse_problems(mbpp, mbpp.read_text(), 1000, 0)
+    assert len(loaded) == 500 and {p["task_id"] for p in loaded} == {f"MBPP/{i}" for i in range(11, 511)}
+    records = {r["task_id"]: r for r in map(json.loads, mbpp.read_text().splitlines())}
+    for task_id in (56, 17):
+        p = problem(records[task_id], "mbpp.jsonl")
+        assert run_tests(records[task_id]["code"], p["test"], p["entry_point"], SandboxLimits()).status == "passed"
+        wrong = f"def {p['entry_point']}(*args):\n    return -1\n"
+        assert run_tests(wrong, p["test"], p["entry_point"], SandboxLimits()).status == "failed"

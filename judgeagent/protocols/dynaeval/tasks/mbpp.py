@@ -40,7 +40,9 @@ def problem(record: dict[str, Any], where: str) -> dict[str, Any]:
         raise JudgeAgentError(f"{where}: cannot tell which function the MBPP asserts test (no function of `code` "
                               "is called in test_list)")
     prompt = f"{record['text'].strip()}\nYour code should pass these tests:\n\n" + "\n".join(tests)
-    check = "def check(candidate):\n" + "".join(f"    {t.strip()}\n" for t in tests)
+    # The name bound inside `check`: MBPP/56's function is itself called `check`, which the harness's test
+    # function would otherwise shadow (the asserts would call the test, recursing).
+    check = f"def check(candidate):\n    {name} = candidate\n" + "".join(f"    {t.strip()}\n" for t in tests)
     return {"task_id": f"MBPP/{record.get('task_id')}", "prompt": prompt, "entry_point": name, "test": check,
             "context": str(record.get("test_setup_code") or "")}
 
