@@ -476,7 +476,9 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["-o", "task=chess"], "option task of protocol dynaeval"),
     (["-o", "task=code"], "task code needs its problems: give -o problems=FILE"),
-    (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
+    (["-o", "task=code", "-o", "scoring=judgeagent", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
+    (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "scoring=paper is scored by a referee model"),
+    (["-o", "repeat=sometimes"], "option repeat of protocol dynaeval"),
     (["-o", "max_runs=0"], "option max_runs of protocol dynaeval"),
     (["-o", "min_runs=5", "-o", "max_runs=2"],
      "options of protocol dynaeval contradict: min_runs (5) is more than max_runs (2): raise max_runs or lower min_runs"),
