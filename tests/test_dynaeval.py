@@ -817,3 +817,38 @@ def test_mbpp_problems_are_read_from_the_native_file_and_their_reference_code_pa
         assert run_tests(records[task_id]["code"], p["test"], p["entry_point"], SandboxLimits()).status == "passed"
         wrong = f"def {p['entry_point']}(*args):\n    return -1\n"
         assert run_tests(wrong, p["test"], p["entry_point"], SandboxLimits()).status == "failed"
+
+
+def test_translation_reads_the_papers_iwslt_archives_into_paragraphs_with_references(tmp_path):
+    """IWSLT 2017 en-zh from its own archive: paragraphs of whole segments within one talk, the reference from
+    the reverse archive (same talk, same segment ids); the languages must be stated to match."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.dynaeval.tasks import iwslt
+    from tests.conftest import DATA
+
+    archive = DATA / "papers" / "iwslt2017" / "archive" / "2017-01-ted-test" / "texts" / "en" / "zh" / "en-zh.tgz"
+    items, stamp, codes = iwslt.load(str(archive), 60)
+    assert codes == ("en", "zh") and len(stamp.sha256) == 64 and all(i["reference"] for i in items)
+    assert all(len(i["source"].split()) <= 60 or i["id"].split(":")[1].split("-")[0] == i["id"].split("-")[-1]
+               for i in items)  # a paragraph passes max_words only when one segment alone does
+    first = items[0]
+    assert first["id"].startswith("2455:1-") and first["source"].startswith("So, this is a story about how we know")
+    assert first["reference"].startswith("好吧，我要讲个故事")
+    assert sum(int(i["id"].split("-")[-1]) - int(i["id"].split(":")[1].split("-")[0]) + 1 for i in items) == 1459
+
+    def player(messages):  # the proofreader restores the reference; the translator drops it
+        last = messages[-1]["content"]
+        return next(i["reference"] for i in items if i["source"] in last) if "Translator:" in last else "不知道"
+
+    referee = FunctionModel(lambda m: json.dumps({"Translator": {"evaluation": "-", "score": 2},
+                                                  "Proofreader": {"evaluation": "-", "score": 9}}), name="r")
+    models = {"players.1": FunctionModel(player, name="a"), "players.2": FunctionModel(player, name="b"),
+              "referee": referee}
+    with pytest.raises(JudgeAgentError, match="translates English to Chinese: give -o source_language=English "
+                                              "-o target_language=Chinese"):
+        run(models, tmp_path, "wrong", task="translation", sources=str(archive))
+    result = run(models, tmp_path, task="translation", sources=str(archive), items=2, max_words=60,
+                 source_language="English", target_language="Chinese")
+    games = rows(result.folder)
+    assert len(games) == 4 and all(g["metrics"]["proofreader"]["BLEU"] == 1.0 for g in games)
+    assert all(g["metrics"]["translator"]["BLEU"] < 0.05 for g in games)

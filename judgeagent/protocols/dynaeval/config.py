@@ -59,7 +59,8 @@ class DynaEvalConfig(BaseModel):
     multiplier: float = Field(1.5, gt=0)
     """public_goods: the pool is multiplied by this and shared equally among all players."""
     problems: str | None = None
-    """code: a HumanEval-format JSONL file (task_id, prompt, entry_point, test), e.g. HumanEval's problems.jsonl."""
+    """code: MBPP's mbpp.jsonl (the paper's data; its test split) or a HumanEval-format JSONL file (task_id, prompt,
+    entry_point, test), e.g. HumanEval's problems.jsonl."""
     items: int = Field(20, ge=1)
     """code, translation: items used, a seeded sample of the file; repetition r plays item r modulo this."""
     review_rounds: int = Field(2, ge=1, le=10)
@@ -72,7 +73,8 @@ class DynaEvalConfig(BaseModel):
     """code: how model-written code runs: under bubblewrap (OS isolation; the task refuses where it does not work),
     or unsafe-no-isolation, plain child processes that can read and write what the evaluator can (docs/security.md)."""
     sources: str | None = None
-    """translation: JSON lines with `text` (or `source`) and an optional `reference` (e.g. a corpus docs.jsonl)."""
+    """translation: JSON lines with `text` (or `source`) and an optional `reference` (e.g. a corpus docs.jsonl), or
+    an IWSLT 2017 test archive (`texts/en/zh/en-zh.tgz`, the paper's data: paragraphs with their references)."""
     source_language: str = "English"
     """translation: the language of the sources."""
     target_language: str = "French"

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 
 from ....errors import JudgeAgentError
 from ....files import jsonl_records
+from . import iwslt
 from .base import Game, Move, Outcome, Stamp, Task, read_source
 from .rating import dialogue, rate_roles
 
@@ -68,6 +69,15 @@ class Translation(Task):
         return self.load_stamped(config)[0]
 
     def load_stamped(self, config: Any) -> tuple[list[Any], Stamp | None]:
+        if iwslt.is_archive(config.sources):  # the paper's data, IWSLT 2017's own archives
+            items, stamp, (src, tgt) = iwslt.load(config.sources, config.max_words)
+            languages = (iwslt.NAMES.get(src, src), iwslt.NAMES.get(tgt, tgt))
+            if (config.source_language, config.target_language) != languages:
+                raise JudgeAgentError(f"sources {Path(config.sources).name} translates {languages[0]} to "
+                                      f"{languages[1]}: give -o source_language={languages[0]} "
+                                      f"-o target_language={languages[1]}")
+            random.Random(config.seed).shuffle(items)
+            return items[:config.items], stamp
         file, text, stamp = read_source(config.sources, "sources")
         return parse_sources(file, text, config.items, config.seed, config.max_words), stamp
 
