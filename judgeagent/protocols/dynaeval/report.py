@@ -145,7 +145,8 @@ def _convergence(s: dict[str, Any]) -> str:
     if s.get("scoring", {}).get("repeat") == "fixed":
         verdict = (f"a fixed {s['max_runs']} repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping "
                    f"rule at epsilon {s['epsilon']:g} " + ("would have been met: every 95% interval half-width is "
-                   "below it" if s["converged"] else "was not met: some 95% interval half-width is not below it"))
+                   "below it" if s["converged"] else "was not met: some 95% interval half-width is not below it, "
+                   "or fewer than min_runs repetitions were played"))
     else:
         verdict = (f"epsilon {s['epsilon']:g}: " + ("every 95% interval half-width is below epsilon" if s["converged"]
                    else f"stopped at max_runs {s['max_runs']} before every half-width fell below epsilon"))
