@@ -649,6 +649,8 @@ def test_translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf(tm
     assert s["scoring"] == {"repeat": "fixed", "scoring": "paper"}
     assert s["matrix"]["players.1"]["translator"]["mean"] == 4.0 and s["matrix"]["players.2"]["proofreader"]["mean"] == 9.0
     assert s["role_measures"]["players.1"]["proofreader"]["BLEU"] == 1.0
+    assert {(q["translator"], q["BLEU translator"], q["BLEU proofreader"], q["score proofreader"]) for q in s["pairs"]} \
+        == {("players.1", draft_bleu, 1.0, 9.0), ("players.2", draft_bleu, 1.0, 9.0)}  # Table 3's b_T, b_Pr, s_Pr
     from judgeagent.protocols import get_protocol
 
     headline = get_protocol("dynaeval").headline(s)
@@ -705,6 +707,10 @@ def test_mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round(t
     s = result.summary
     assert s["unit"] == "referee score (1-10)" and s["role_measures"]["players.1"]["programmer"]["pass@1 round 1"] == 0
     assert s["isolation"].startswith("bubblewrap")
+    assert [(q["programmer"], q["reviewer"], q["games"], q["score programmer"], q["score reviewer"],
+             q["pass@1 round 3 programmer"]) for q in s["pairs"]] == \
+        [("players.1", "players.2", 2, 6.0, 8.0, 1.0), ("players.2", "players.1", 2, 6.0, 8.0, 1.0)]  # Table 2's cells
+    assert "## Pairs" in (result.folder / "report.md").read_text()
 
 
 def test_code_with_paper_scoring_needs_a_referee(tmp_path):

@@ -56,6 +56,7 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
         if any(by_role.values()):
             summary["role_measures"] = by_role
             summary["headline_measures"] = list(task.headline_measures(config))
+        summary["pairs"] = pairs(rows, task.roles, summary.get("headline_measures", []))
     return summary
 
 
@@ -72,6 +73,28 @@ def positions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "s_L": fmean(g["scores"]["Player B"] for g in games),
                     "hits_E": fmean(g["metrics"]["Player A"]["hits"] for g in games),
                     "hits_L": fmean(g["metrics"]["Player B"]["hits"] for g in games)})
+    return out
+
+
+def _mean(values: list[Any]) -> float | None:
+    known = [v for v in values if v is not None]
+    return fmean(known) if known else None
+
+
+def pairs(rows: list[dict[str, Any]], roles: tuple[str, ...], measures: list[str]) -> list[dict[str, Any]]:
+    """Asymmetric games by who played each role: each role's mean score and the paper's further measures, one
+    row per pair, as the cells of the paper's Tables 2, 3, 5 and 6 (s_P and s_R, s_T, s_Pr, b_T, b_Pr)."""
+    cells: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        cells.setdefault(tuple(row["cast"][r] for r in roles), []).append(row)
+    out = []
+    for cast, games in sorted(cells.items()):
+        entry: dict[str, Any] = {**dict(zip(roles, cast)), "games": len(games)}
+        for role in roles:
+            entry[f"score {role}"] = _mean([g["scores"][role] for g in games])
+            for name in measures:
+                entry[f"{name} {role}"] = _mean([(g.get("metrics") or {}).get(role, {}).get(name) for g in games])
+        out.append(entry)
     return out
 
 
@@ -105,6 +128,8 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     out.append(Section("Convergence", _convergence(s)))
     if s.get("positions"):
         out.append(Section("Early x late", _positions(s)))
+    if s.get("pairs"):
+        out.append(Section("Pairs", _pairs(s)))
     if s.get("role_measures"):
         out.append(Section("Other measures by role", _other_by_role(s)))
     elif any(s["measures"].values()):
@@ -166,6 +191,18 @@ def _positions(s: dict[str, Any]) -> str:
     for p in s["positions"]:
         lines.append(f"| {p['early']} | {p['late']} | {p['games']} | {p['s_E']:.2f} | {p['s_L']:.2f} | "
                      f"{p['hits_E']:.2f} | {p['hits_L']:.2f} |")
+    return "\n".join(lines)
+
+
+def _pairs(s: dict[str, Any]) -> str:
+    keys = [k for k in s["pairs"][0] if k not in (*s["roles"], "games")]
+    lines = ["Each pair of players, by role: the cells of the paper's tables (Table 2 for code, Tables 3, 5 and 6 "
+             "for translation), the mean over the pair's games.", "",
+             "| " + " | ".join(s["roles"]) + " | games | " + " | ".join(keys) + " |",
+             "|" + "---|" * (len(s["roles"]) + 1 + len(keys))]
+    for p in s["pairs"]:
+        cells = [f"{p[k]:.3f}" if p[k] is not None else "-" for k in keys]
+        lines.append("| " + " | ".join(p[r] for r in s["roles"]) + f" | {p['games']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
