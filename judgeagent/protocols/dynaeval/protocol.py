@@ -40,10 +40,10 @@ class DynaEvalProtocol(Protocol):
     title = "DynaEval"
     paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
              "Appendix A.3-A.5, A.8")
-    measures = ("each model's mean game score with its 95% interval, from games repeated until the scores "
-                "converge (public goods, code generation and review, translation, idiom solitaire); a model x role "
-                "matrix "
-                "for asymmetric tasks")
+    measures = ("each model's mean game score with its 95% interval, from games repeated a fixed number of times as "
+                "the paper's (or until the scores converge): public goods, code generation and review (MBPP), "
+                "translation (IWSLT 2017), idiom solitaire; a model x role matrix and per-pair cells for asymmetric "
+                "tasks, with Pass@1 per round and BLEU")
     Config = DynaEvalConfig
     # The values that reproduce runs begun before these options existed (convergence, the shared scores, every
     # player in one idiom game): such a run keeps its identity with them. The paper's defaults change the games
@@ -51,8 +51,8 @@ class DynaEvalProtocol(Protocol):
     added_later = {"repeat": "converge", "scoring": "judgeagent", "idiom_play": "all"}
     roles = (RoleSpec("players", "the models under evaluation, anonymous seats shuffled per game", "target",
                       many=True),
-             RoleSpec("referee", "reads public goods replies into moves; rates what the rule cannot (code style, "
-                      "translations); sees no model names",
+             RoleSpec("referee", "reads public goods replies into moves; rates what the rule cannot (programmer and "
+                      "reviewer, translator and proofreader 1-10); sees no model names",
                       optional=True))
     needs = frozenset()
     needs_note = "no benchmark: the task reads its own items (code: -o problems=FILE; translation: -o sources=FILE)"
