@@ -858,3 +858,25 @@ def test_translation_reads_the_papers_iwslt_archives_into_paragraphs_with_refere
     games = rows(result.folder)
     assert len(games) == 4 and all(g["metrics"]["proofreader"]["BLEU"] == 1.0 for g in games)
     assert all(g["metrics"]["translator"]["BLEU"] < 0.05 for g in games)
+
+
+def test_a_run_begun_before_the_paper_options_keeps_its_identity_with_their_old_values():
+    """Protocol.added_later: repeat=converge, scoring=judgeagent, idiom_play=all (with the old max_runs 10)
+    leave the identity as before these options existed; the paper's defaults make a new identity."""
+    from judgeagent.protocols import get_protocol
+    from judgeagent.protocols.base import RunRequest
+    from judgeagent.protocols.options import parse_options
+
+    protocol = get_protocol("dynaeval")
+
+    def identity_config(options):
+        models = {"players": [FunctionModel(lambda m: "1", name="a"), FunctionModel(lambda m: "2", name="b")]}
+        request = RunRequest(NONE, None, protocol.resolve_roles(models), parse_options(protocol, options))
+        return protocol.identity_payload(request, None)["config"]
+
+    old = identity_config(["repeat=converge", "scoring=judgeagent", "idiom_play=all", "max_runs=10"])
+    new = identity_config([])
+    assert not {"repeat", "scoring", "idiom_play"} & set(old) and old["max_runs"] == 10
+    assert (new["repeat"], new["scoring"], new["idiom_play"], new["max_runs"]) == ("fixed", "paper", "pairwise", None)
+    assert {k: v for k, v in new.items() if k not in ("repeat", "scoring", "idiom_play", "max_runs")} == \
+        {k: v for k, v in old.items() if k != "max_runs"}
