@@ -222,7 +222,7 @@ def coder(name, review="over"):
 def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
     path = problems_file(tmp_path, list(BEHAVIOURS))
     models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1])}
-    result = run(models, tmp_path, task="code", problems=str(path), items=5, max_runs=5, min_runs=5,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=5, max_runs=5, min_runs=5,
                  timeout_s=6, memory_mb=256)
     games = rows(result.folder)
     assert len(games) == 10  # 5 problems x 2 role assignments
@@ -256,7 +256,7 @@ def test_a_resumed_run_refuses_an_edited_problems_file(tmp_path):
             return programmer_code(messages) if "Question:" in messages[-1]["content"] else "over"
         return {"players.1": FunctionModel(reply, name="a"), "players.2": FunctionModel(reply, name="b")}
 
-    opts = {"task": "code", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
+    opts = {"task": "code", "scoring": "judgeagent", "problems": str(path), "items": 1, "max_runs": 2, "min_runs": 2}
     with pytest.raises(RuntimeError, match="killed"):
         run(kill_after(players(), ("players.1", "players.2"), 3), tmp_path, **opts)
     folder = tmp_path / "run"
@@ -295,7 +295,7 @@ def test_real_humaneval_problems_pass_with_their_canonical_solutions(tmp_path):
         return f"```python\n{body}```"
 
     models = {"players.1": FunctionModel(canonical, name="a"), "players.2": FunctionModel(canonical, name="b")}
-    result = run(models, tmp_path, task="code", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(DATA / "humaneval" / "problems.jsonl"), items=3,
                  max_runs=3, min_runs=3, seed=2)
     games = rows(result.folder)
     assert {g["item"] for g in games} == {"HumanEval/69", "HumanEval/147", "HumanEval/25"}  # 25 imports List
@@ -313,7 +313,7 @@ def test_roles_swap_and_the_reviewer_fixes_the_code(tmp_path):
         return f"Consider a cleaner loop. (review {next(reviews)})"
 
     models = {"players.1": coder(SECRET[0], review=stubborn), "players.2": coder(SECRET[1], review=fix)}
-    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2,
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=1, max_runs=2, min_runs=2,
                  review_rounds=2, timeout_s=1)
     games = rows(result.folder)
     by_writer = {g["cast"]["programmer"]: g for g in games}
@@ -333,7 +333,7 @@ def test_code_referee_rates_style_without_seeing_names(tmp_path):
     path = problems_file(tmp_path, ["f_ok"])
     referee = FunctionModel(lambda m: '{"reasoning": "tidy", "score": 8}', name="referee-secret")
     models = {"players.1": coder(SECRET[0]), "players.2": coder(SECRET[1]), "referee": referee}
-    result = run(models, tmp_path, task="code", problems=str(path), items=1, max_runs=2, min_runs=2)
+    result = run(models, tmp_path, task="code", scoring="judgeagent", problems=str(path), items=1, max_runs=2, min_runs=2)
     assert all(g["metrics"]["programmer"]["style"] == 8 for g in rows(result.folder))
     assert result.summary["measures"]["players.1"]["style"] == 8
     assert not any(s in t for t in prompts_of(models) for s in (*SECRET, "referee-secret", "players."))
@@ -372,7 +372,7 @@ def test_idiom_solitaire_ends_on_an_invalid_move_and_scores_wins(tmp_path):
         return messages[-1]["content"].split(" → ")[-1][-1] + "哈哈哈"
 
     models = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(invents, name=SECRET[1])}
-    result = run(models, tmp_path, task="idiom", max_runs=4, min_runs=4)
+    result = run(models, tmp_path, task="idiom", idiom_play="all", max_runs=4, min_runs=4)
     games = rows(result.folder)
     for g in games:
         assert g["end"].startswith("invalid move by")
@@ -383,7 +383,7 @@ def test_idiom_solitaire_ends_on_an_invalid_move_and_scores_wins(tmp_path):
     assert len({g["item"] for g in games}) == 4  # a start idiom per repetition
     assert result.summary["players"]["players.1"]["mean"] == 1.0
     draw = {"players.1": FunctionModel(good, name=SECRET[0]), "players.2": FunctionModel(good, name=SECRET[1])}
-    result = run(draw, tmp_path, "draw", task="idiom", max_runs=2, min_runs=2, idiom_moves=6)
+    result = run(draw, tmp_path, "draw", task="idiom", idiom_play="all", max_runs=2, min_runs=2, idiom_moves=6)
     assert all(g["end"] == "move limit (draw)" and set(g["scores"].values()) == {0.5} and g["rounds"] == 6
                for g in rows(result.folder))
 
@@ -423,7 +423,8 @@ def test_a_run_stops_when_the_scores_converge(tmp_path):
 
     def once(name):
         models = {"players.1": noisy(1, "a"), "players.2": noisy(2, "b")}
-        return run(models, tmp_path, name, rounds=1, multiplier=1.0, epsilon=1.2, min_runs=3, max_runs=60)
+        return run(models, tmp_path, name, rounds=1, multiplier=1.0, epsilon=1.2, min_runs=3, max_runs=60,
+                   repeat="converge")
 
     result = once("run")
     games = rows(result.folder)
@@ -438,6 +439,22 @@ def test_a_run_stops_when_the_scores_converge(tmp_path):
     assert "## Convergence" in report and f"| {n} |" in report
 
 
+@pytest.mark.parametrize("repeat, max_runs, played", [("fixed", None, 10), ("fixed", 4, 4), ("converge", None, 3)])
+def test_fixed_repetitions_play_the_papers_count_whatever_the_scores(tmp_path, repeat, max_runs, played):
+    """Constant players converge at once (half-width 0): the stopping rule ends at min_runs (3), the paper's
+    fixed mode plays its 10 public goods games (Section 3.1) or the max_runs given."""
+    models = {"players.1": investor([4], "a"), "players.2": investor([6], "b")}
+    opts = {"rounds": 1, "repeat": repeat} | ({"max_runs": max_runs} if max_runs else {})
+    result = run(models, tmp_path, **opts)
+    s = result.summary
+    cap = played if repeat == "fixed" else 10  # converge: judgeagent's earlier default cap
+    assert (s["repetitions"], s["games"], s["max_runs"], s["converged"]) == (played, played, cap, True)
+    assert s["scoring"] == {"repeat": repeat}
+    assert all(len(m.calls) == played for m in models.values())
+    report = (result.folder / "report.md").read_text()
+    assert (f"a fixed {played} repetitions (`repeat=fixed`" in report) == (repeat == "fixed")
+
+
 def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
     def models():
         def reply(messages):
@@ -447,7 +464,7 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
 
     # Scores depend on the seat, which changes between repetitions: no convergence before max_runs, so
     # the run has two waves (3 repetitions, then 1); it is killed during the second.
-    opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001}
+    opts = {"rounds": 3, "max_runs": 4, "min_runs": 3, "epsilon": 0.001, "repeat": "converge"}
     k = kill_then_resume(tmp_path, lambda m, folder: run(m, tmp_path, folder.name, **opts), models,
                          ("players.1", "players.2"), 20)
     assert k.total == 4 * 3 * 2 and k.clean.summary["repetitions"] == 4
@@ -459,7 +476,9 @@ def test_a_killed_run_resumes_without_repeating_a_call(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["-o", "task=chess"], "option task of protocol dynaeval"),
     (["-o", "task=code"], "task code needs its problems: give -o problems=FILE"),
-    (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
+    (["-o", "task=code", "-o", "scoring=judgeagent", "-o", "problems=/nonexistent.jsonl"], "problems file not found"),
+    (["-o", "task=code", "-o", "problems=/nonexistent.jsonl"], "scoring=paper is scored by a referee model"),
+    (["-o", "repeat=sometimes"], "option repeat of protocol dynaeval"),
     (["-o", "max_runs=0"], "option max_runs of protocol dynaeval"),
     (["-o", "min_runs=5", "-o", "max_runs=2"],
      "options of protocol dynaeval contradict: min_runs (5) is more than max_runs (2): raise max_runs or lower min_runs"),
@@ -528,7 +547,7 @@ def test_translation_is_rated_blind_in_random_order_and_scored_by_chrf(tmp_path)
     models = {"players.1": FunctionModel(translator_or_proofreader, name=SECRET[0]),
               "players.2": FunctionModel(translator_or_proofreader, name=SECRET[1]),
               "referee": FunctionModel(referee, name="referee-secret")}
-    result = run(models, tmp_path, task="translation", sources=str(sources), items=3, max_runs=6, min_runs=6,
+    result = run(models, tmp_path, task="translation", scoring="judgeagent", sources=str(sources), items=3, max_runs=6, min_runs=6,
                  max_words=30)
     games = rows(result.folder)
     assert len(games) == 12 and all(g["scores"] == {"translator": 8.5, "proofreader": 8.5} for g in games)
@@ -580,7 +599,7 @@ def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path,
 
     models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
               "referee": FunctionModel(referee, name="referee-secret")}
-    result = run(models, tmp_path, task="translation", sources=str(sources), items=1, max_runs=2, min_runs=2,
+    result = run(models, tmp_path, task="translation", scoring="judgeagent", sources=str(sources), items=1, max_runs=2, min_runs=2,
                  polish_rounds=polish_rounds)
     games = rows(result.folder)
     assert len(games) == 4
@@ -594,3 +613,270 @@ def test_translation_exchange_runs_until_consensus_or_the_polish_limit(tmp_path,
     assert all("reply only 'over'" in c[0]["content"] for c in asked)  # the rule offers consensus
     revision = [c for c in asked if "Proofreader: BETTER chat" in c[-1]["content"]]
     assert revision and all("role of a professional translator." in c[0]["content"] for c in revision)
+
+
+def test_translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf(tmp_path):
+    """scoring=paper (Table 3): the referee rates the translator and the proofreader from their dialogue with
+    the paper's judge prompt; each seat scores its own rating; BLEU (0-1, as the paper prints it) and chrF of
+    each role's own version, and the headline names BLEU per role."""
+    from sacrebleu.metrics import BLEU
+
+    sources = tmp_path / "sources.jsonl"
+    reference = "Le chat dort sur le tapis rouge."
+    sources.write_text(json.dumps({"id": "cat", "text": "The cat sleeps on the red mat.", "reference": reference}) + "\n")
+
+    def player(messages):
+        return "Le chat dort sur le tapis rouge." if "Translator:" in messages[-1]["content"] else "Un chat dort."
+
+    def referee(messages):
+        text = messages[-1]["content"]
+        assert "rate the dialogue between the translator and the proofreader" in text
+        assert "Translator: Un chat dort." in text and "Proofreader: Le chat dort sur le tapis rouge." in text
+        return json.dumps({"Translator": {"evaluation": "loses words", "score": 4},
+                           "Proofreader": {"evaluation": "restores them", "score": 9}})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="translation", sources=str(sources))
+    games = rows(result.folder)
+    assert len(games) == 2 and result.summary["max_runs"] == 1  # one item, both role assignments
+    draft_bleu = round(BLEU(effective_order=True).sentence_score("Un chat dort.", [reference]).score / 100, 4)
+    for g in games:
+        assert g["scores"] == {"translator": 4.0, "proofreader": 9.0}
+        assert g["metrics"]["translator"]["BLEU"] == draft_bleu < 0.5
+        assert g["metrics"]["proofreader"]["BLEU"] == 1.0 and g["metrics"]["proofreader"]["chrF"] == 100.0
+    s = result.summary
+    assert s["scoring"] == {"repeat": "fixed", "scoring": "paper"}
+    assert s["matrix"]["players.1"]["translator"]["mean"] == 4.0 and s["matrix"]["players.2"]["proofreader"]["mean"] == 9.0
+    assert s["role_measures"]["players.1"]["proofreader"]["BLEU"] == 1.0
+    assert {(q["translator"], q["BLEU translator"], q["BLEU proofreader"], q["score proofreader"]) for q in s["pairs"]} \
+        == {("players.1", draft_bleu, 1.0, 9.0), ("players.2", draft_bleu, 1.0, 9.0)}  # Table 3's b_T, b_Pr, s_Pr
+    from judgeagent.protocols import get_protocol
+
+    headline = get_protocol("dynaeval").headline(s)
+    assert headline["translation: players.2 as translator BLEU"] == draft_bleu
+    report = (result.folder / "report.md").read_text()
+    assert "## Other measures by role" in report and "scoring=paper" in report
+
+
+MBPP = Path("/work/shared/data/papers/mbpp/mbpp.jsonl")
+
+
+def test_mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round(tmp_path):
+    """scoring=paper on MBPP's own file: a wrong draft, a review, the reference solution as the revision, the
+    reviewer's `over`: Pass@1 per programmer turn 0, 1, 1 (the accepted code stands); the referee's 1-10 per
+    role are the seats' scores; the code runs in the bubblewrap sandbox."""
+    from tests.conftest import DATA
+
+    mbpp = DATA / "papers" / "mbpp" / "mbpp.jsonl"
+    records = {r["text"].strip(): r for r in map(json.loads, mbpp.read_text().splitlines())}
+
+    def record_of(messages):
+        return next(r for text, r in records.items() if text in "\n".join(m["content"] for m in messages))
+
+    def player(messages):
+        if "code reviewer" in messages[0]["content"]:
+            return "over" if "continue to submit review comments" in messages[-1]["content"] else \
+                "Code correctness: it returns None. Code clarity: fine. Efficiency: fine."
+        r = record_of(messages)
+        name = re.search(r"def (\w+)\(", r["code"]).group(1) if "Reviewer:" not in messages[-1]["content"] else None
+        return f"```python\ndef {name}(*args):\n    return None\n```" if name else f"```python\n{r['code']}\n```"
+
+    asked = []
+
+    def referee(messages):
+        asked.append(messages[-1]["content"])
+        return json.dumps({"Programmer": {"evaluation": "fixed it", "score": 6},
+                           "Reviewer": {"evaluation": "found it", "score": 8}})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    result = run(models, tmp_path, task="code", problems=str(mbpp), items=2, seed=1)
+    games = rows(result.folder)
+    assert len(games) == 4 and len({g["item"] for g in games}) == 2
+    assert all(11 <= int(g["item"].split("/")[1]) <= 510 for g in games)  # MBPP's test split
+    for g in games:
+        m = g["metrics"]["programmer"]
+        assert g["scores"] == {"programmer": 6.0, "reviewer": 8.0} and g["end"] == "consensus" and g["rounds"] == 4
+        assert [m[f"pass@1 round {k}"] for k in (1, 2, 3)] == [0.0, 1.0, 1.0], m
+        assert m["draft"]["status"] == "failed" and m["final"]["status"] == "passed"
+    assert all("rate both a programmer and a reviewer" in a and "Reviewer: Code correctness" in a for a in asked)
+    first = next(c for c in models["players.1"].calls if "programmer" in c[0]["content"])
+    assert "Your code should pass these tests:" in first[-1]["content"] and "assert " in first[-1]["content"]
+    assert not any(x in t for t in prompts_of(models) for x in (*SECRET, "referee-secret", "players."))
+    s = result.summary
+    assert s["unit"] == "referee score (1-10)" and s["role_measures"]["players.1"]["programmer"]["pass@1 round 1"] == 0
+    assert s["isolation"].startswith("bubblewrap")
+    assert [(q["programmer"], q["reviewer"], q["games"], q["score programmer"], q["score reviewer"],
+             q["pass@1 round 3 programmer"]) for q in s["pairs"]] == \
+        [("players.1", "players.2", 2, 6.0, 8.0, 1.0), ("players.2", "players.1", 2, 6.0, 8.0, 1.0)]  # Table 2's cells
+    assert "## Pairs" in (result.folder / "report.md").read_text()
+
+
+def test_code_with_paper_scoring_needs_a_referee(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+
+    models = {"players.1": FunctionModel(lambda m: "x", name="a"), "players.2": FunctionModel(lambda m: "y", name="b")}
+    with pytest.raises(JudgeAgentError, match="scoring=paper is scored by a referee model: give --role referee=MODEL"):
+        run(models, tmp_path, task="code", problems=str(MBPP))
+    assert not (tmp_path / "run").exists()
+
+
+def test_idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom(tmp_path):
+    """idiom_play=pairwise (the paper's Section 3.1, Tables 1 and 4): 3 players make 6 ordered pairs, each
+    from the same start idiom in a repetition; the early x late table gives s_E, s_L and the hits."""
+    from judgeagent.protocols.dynaeval.tasks.idiom import idioms
+
+    words = sorted(idioms())
+
+    def good(messages):
+        chain = messages[-1]["content"].split(" → ")
+        return next(w for w in words if w[0] == chain[-1][-1] and w not in chain)
+
+    models = {"players.1": FunctionModel(good, name=SECRET[0]),
+              "players.2": FunctionModel(lambda m: "不知道", name=SECRET[1]),
+              "players.3": FunctionModel(good, name=SECRET[2])}
+    result = run(models, tmp_path, task="idiom", max_runs=2, idiom_moves=6)
+    games = rows(result.folder)
+    assert len(games) == 2 * 6 and all(set(g["cast"]) == {"Player A", "Player B"} for g in games)
+    for r in (0, 1):
+        played = [g for g in games if g["repetition"] == r]
+        assert len({g["item"] for g in played}) == 1  # one start idiom per repetition, every pair from it
+        assert sorted((g["cast"]["Player A"], g["cast"]["Player B"]) for g in played) == \
+            sorted((a, b) for a in models for b in models if a != b)
+    table = {(p["early"], p["late"]): (p["s_E"], p["s_L"], p["hits_E"], p["hits_L"], p["games"])
+             for p in result.summary["positions"]}
+    assert table[("players.1", "players.2")] == (1.0, 0.0, 1.0, 0.0, 2)  # one idiom, then the late one fails
+    assert table[("players.2", "players.1")] == (0.0, 1.0, 0.0, 0.0, 2)  # the early one fails at once
+    assert table[("players.1", "players.3")] == (0.5, 0.5, 3.0, 3.0, 2)  # a draw at 6 moves
+    assert result.summary["players"]["players.2"]["mean"] == 0.0 and result.summary["players"]["players.1"]["n"] == 8
+    assert result.summary["scoring"] == {"repeat": "fixed", "idiom_play": "pairwise"}
+    assert "## Early x late" in (result.folder / "report.md").read_text()
+    from judgeagent.protocols.dynaeval.config import DynaEvalConfig
+    from judgeagent.protocols.dynaeval.tasks import TASKS
+
+    starts = TASKS["idiom"].load(DynaEvalConfig(task="idiom"))  # the paper's 30 start idioms by default
+    assert len(set(starts)) == 30 and set(starts) <= idioms()
+
+
+# --- fidelity: the paper's own public goods game ----------------------------------------------------------------
+
+PAPER_PGG = {  # DynaEval (ICLR 2024 submission), Appendix A.10.2, Figures 7-8: each model's sentence stating its
+    # investment at steps 0-4, verbatim from the paper's transcript (the rest of each reply left out)
+    "GPT-4": ["I will invest 5 coins.", "I will invest 6 coins.", "I will invest 7 coins.", "I will invest 8 coins.",
+              "I will invest 10 coins."],
+    "PaLM": ["I would like to invest 5 coins in the first round.", "I would like to invest 10 coins in the second round.",
+             "I would like to invest 8 coins in the third round.", "I would like to invest 9 coins in the fourth round.",
+             "For the fifth round, I've decided to invest all 10 of my coins"],
+    "Claude2": ["I will invest 5 coins and explain that I am starting small", "For the second round, I plan to invest 7 "
+                "coins", "the author will invest 8 coins out of 10 received.", "I will cautiously increase my "
+                "investment to 9 coins for the 4th round.", "I've decided to invest all 10 of my coins."],
+    "ChatGPT": ["I will invest 5 coins in the public pool.", "I plan to invest all 10 of my coins into the public pool "
+                "for the next round.", "My decision is to invest 6 coins in the communal pool.", "I've decided to "
+                "invest 8 coins for the current round.", "I've decided to invest all 10 coins for this final round."],
+}
+
+
+def test_the_papers_public_goods_transcript_replays_with_its_published_numbers(tmp_path):
+    """The paper's appendix game (4 models, 5 rounds, mode 2) through our referee and payoff code.
+
+    Published numbers it must reproduce: the mode-2 lists the players quote back (Claude2 at step 2: "[10, 10,
+    7, 6]"; ChatGPT at step 3: "the lowest investment was 6 coins, while most players invested 7 or 8"; at step
+    4: "between 8 and 9"), and Section 2.4's worked example (alpha 1.2: 100 invested -> 120, "120/4 = 30" to every
+    player). The paper prints no payoffs for this game and no alpha for it; the payoffs asserted are the A.8
+    rule's by hand at alpha 1.2, its one stated factor: pool 20+33+29+34+40 = 156 -> 156*1.2/4 = 46.8 to each,
+    plus what each kept of its 50 coins (GPT-4 invested 36, PaLM 42, Claude2 39, ChatGPT 39)."""
+    models = {f"players.{i}": FunctionModel(lambda m, said=said: said[round_of(m) - 1], name=name)
+              for i, (name, said) in enumerate(PAPER_PGG.items(), 1)}
+    result = run(models, tmp_path, rounds=5, mode=2, multiplier=1.2, endowment=10, max_runs=1)
+    (game,) = rows(result.folder)
+    by_model = {models[player].name: game["scores"][seat] for seat, player in game["cast"].items()}
+    assert by_model == pytest.approx({"GPT-4": 14 + 46.8, "PaLM": 8 + 46.8, "Claude2": 11 + 46.8, "ChatGPT": 11 + 46.8})
+    told = {round_of(c): c[-1]["content"] for c in models["players.1"].calls}
+    assert "[5.0, 5.0, 5.0, 5.0]" in told[2]  # GPT-4 at step 1: "all players invested equally in the last round"
+    assert "[10.0, 10.0, 7.0, 6.0]" in told[3]  # Claude2 at step 2 quotes [10, 10, 7, 6]
+    assert "[8.0, 8.0, 7.0, 6.0]" in told[4] and "[9.0, 9.0, 8.0, 8.0]" in told[5]
+    assert all(m["valid"] and m["parsed_by"] == "rule" for m in game["moves"])
+    # Section 2.4: 100 invested, alpha 1.2, 4 players: 120 in the pool, 30 to each, the non-investors included.
+    worked = payoffs([{"A": 60, "B": 40, "C": 0, "D": 0}], 100, 1.2)
+    assert worked["C"] - 100 == pytest.approx(30) and worked["A"] == pytest.approx(40 + 30)
+    # Mode 1 tells the income, "the total investment in round i multiplied by alpha/n" (A.8): 20, 33, 29, 34 coins.
+    again = {k: FunctionModel(m.reply, name=m.name) for k, m in models.items()}
+    run(again, tmp_path, "mode1", rounds=5, mode=1, multiplier=1.2, endowment=10, max_runs=1)
+    told = {round_of(c): c[-1]["content"] for c in again["players.1"].calls}
+    assert [re.search(r"earned (\S+) coins", told[r]).group(1) for r in (2, 3, 4, 5)] == ["6", "9.9", "8.7", "10.2"]
+
+
+def test_mbpp_problems_are_read_from_the_native_file_and_their_reference_code_passes():
+    """MBPP's asserts become the check; MBPP/56's function is itself named `check` (bound inside the test)."""
+    from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, run_tests
+    from judgeagent.protocols.dynaeval.tasks.code import parse_problems
+    from judgeagent.protocols.dynaeval.tasks.mbpp import problem
+    from tests.conftest import DATA
+
+    mbpp = DATA / "papers" / "mbpp" / "mbpp.jsonl"
+    loaded = parse_problems(mbpp, mbpp.read_text(), 1000, 0)
+    assert len(loaded) == 500 and {p["task_id"] for p in loaded} == {f"MBPP/{i}" for i in range(11, 511)}
+    records = {r["task_id"]: r for r in map(json.loads, mbpp.read_text().splitlines())}
+    for task_id in (56, 17):
+        p = problem(records[task_id], "mbpp.jsonl")
+        assert run_tests(records[task_id]["code"], p["test"], p["entry_point"], SandboxLimits()).status == "passed"
+        wrong = f"def {p['entry_point']}(*args):\n    return -1\n"
+        assert run_tests(wrong, p["test"], p["entry_point"], SandboxLimits()).status == "failed"
+
+
+def test_translation_reads_the_papers_iwslt_archives_into_paragraphs_with_references(tmp_path):
+    """IWSLT 2017 en-zh from its own archive: paragraphs of whole segments within one talk, the reference from
+    the reverse archive (same talk, same segment ids); the languages must be stated to match."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.dynaeval.tasks import iwslt
+    from tests.conftest import DATA
+
+    archive = DATA / "papers" / "iwslt2017" / "archive" / "2017-01-ted-test" / "texts" / "en" / "zh" / "en-zh.tgz"
+    items, stamp, codes = iwslt.load(str(archive), 60)
+    assert codes == ("en", "zh") and len(stamp.sha256) == 64 and all(i["reference"] for i in items)
+    assert all(len(i["source"].split()) <= 60 or i["id"].split(":")[1].split("-")[0] == i["id"].split("-")[-1]
+               for i in items)  # a paragraph passes max_words only when one segment alone does
+    first = items[0]
+    assert first["id"].startswith("2455:1-") and first["source"].startswith("So, this is a story about how we know")
+    assert first["reference"].startswith("好吧，我要讲个故事")
+    assert sum(int(i["id"].split("-")[-1]) - int(i["id"].split(":")[1].split("-")[0]) + 1 for i in items) == 1459
+
+    def player(messages):  # the proofreader restores the reference; the translator drops it
+        last = messages[-1]["content"]
+        return next(i["reference"] for i in items if i["source"] in last) if "Translator:" in last else "不知道"
+
+    referee = FunctionModel(lambda m: json.dumps({"Translator": {"evaluation": "-", "score": 2},
+                                                  "Proofreader": {"evaluation": "-", "score": 9}}), name="r")
+    models = {"players.1": FunctionModel(player, name="a"), "players.2": FunctionModel(player, name="b"),
+              "referee": referee}
+    with pytest.raises(JudgeAgentError, match="translates English to Chinese: give -o source_language=English "
+                                              "-o target_language=Chinese"):
+        run(models, tmp_path, "wrong", task="translation", sources=str(archive))
+    result = run(models, tmp_path, task="translation", sources=str(archive), items=2, max_words=60,
+                 source_language="English", target_language="Chinese")
+    games = rows(result.folder)
+    assert len(games) == 4 and all(g["metrics"]["proofreader"]["BLEU"] == 1.0 for g in games)
+    assert all(g["metrics"]["translator"]["BLEU"] < 0.05 for g in games)
+
+
+def test_a_run_begun_before_the_paper_options_keeps_its_identity_with_their_old_values():
+    """Protocol.added_later: repeat=converge, scoring=judgeagent, idiom_play=all (with the old max_runs 10)
+    leave the identity as before these options existed; the paper's defaults make a new identity."""
+    from judgeagent.protocols import get_protocol
+    from judgeagent.protocols.base import RunRequest
+    from judgeagent.protocols.options import parse_options
+
+    protocol = get_protocol("dynaeval")
+
+    def identity_config(options):
+        models = {"players": [FunctionModel(lambda m: "1", name="a"), FunctionModel(lambda m: "2", name="b")]}
+        request = RunRequest(NONE, None, protocol.resolve_roles(models), parse_options(protocol, options))
+        return protocol.identity_payload(request, None)["config"]
+
+    old = identity_config(["repeat=converge", "scoring=judgeagent", "idiom_play=all", "max_runs=10"])
+    new = identity_config([])
+    assert not {"repeat", "scoring", "idiom_play"} & set(old) and old["max_runs"] == 10
+    assert (new["repeat"], new["scoring"], new["idiom_play"], new["max_runs"]) == ("fixed", "paper", "pairwise", None)
+    assert {k: v for k, v in new.items() if k not in ("repeat", "scoring", "idiom_play", "max_runs")} == \
+        {k: v for k, v in old.items() if k != "max_runs"}

@@ -25,8 +25,10 @@ RENAMED = {"interviewer": [(b'"letter": ', b'"gold_letter": ')], "kieval": [(b'"
 
 
 SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "teach2eval": "geometric",
-           "interviewer": {"followups": "paper", "answers": "auto", "modification": "quantities", "facts": False}}
-"""The summary key added after the references were captured, and its value in the reference runs."""
+           "interviewer": {"followups": "paper", "answers": "auto", "modification": "quantities", "facts": False},
+           "dynaeval": {"repeat": "fixed"}}
+"""The summary key added after the references were captured, and its value in the reference runs (DynaEval's
+runs at its new defaults: its 2 fixed repetitions play what 2 repetitions under the stopping rule played)."""
 
 
 def renamed(name: str, data: bytes) -> bytes:

@@ -280,7 +280,7 @@ def test_the_unsafe_opt_in_runs_and_records_no_isolation(no_bubblewrap, tmp_path
 
     path = problems_file(tmp_path, ["f_ok"])
     result = play({"players.1": coder("a"), "players.2": coder("b")}, tmp_path, task="code", problems=str(path),
-                  items=1, max_runs=2, min_runs=2, sandbox="unsafe-no-isolation")
+                  items=1, max_runs=2, min_runs=2, scoring="judgeagent", sandbox="unsafe-no-isolation")
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert manifest["dynaeval"]["isolation"] == result.summary["isolation"] == "none (unsafe-no-isolation)"
     assert "ran under isolation: none (unsafe-no-isolation)" in (result.folder / "report.md").read_text()
@@ -293,7 +293,7 @@ def test_a_code_run_records_bubblewrap_as_its_isolation(tmp_path):
 
     path = problems_file(tmp_path, ["f_ok"])
     result = play({"players.1": coder("a"), "players.2": coder("b")}, tmp_path, task="code", problems=str(path),
-                  items=1, max_runs=2, min_runs=2)
+                  items=1, max_runs=2, min_runs=2, scoring="judgeagent")
     version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert manifest["dynaeval"]["isolation"] == result.summary["isolation"] == version

@@ -11,7 +11,7 @@ from ...errors import JudgeAgentError
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from ..record import Score
 from . import stability
-from .config import DynaEvalConfig
+from .config import DynaEvalConfig, planned_runs
 from .referee import play, transcript
 from .report import numbers, sections
 from .tasks import TASKS
@@ -40,15 +40,19 @@ class DynaEvalProtocol(Protocol):
     title = "DynaEval"
     paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
              "Appendix A.3-A.5, A.8")
-    measures = ("each model's mean game score with its 95% interval, from games repeated until the scores "
-                "converge (public goods, code generation and review, translation, idiom solitaire); a model x role "
-                "matrix "
-                "for asymmetric tasks")
+    measures = ("each model's mean game score with its 95% interval, from games repeated a fixed number of times as "
+                "the paper's (or until the scores converge): public goods, code generation and review (MBPP), "
+                "translation (IWSLT 2017), idiom solitaire; a model x role matrix and per-pair cells for asymmetric "
+                "tasks, with Pass@1 per round and BLEU")
     Config = DynaEvalConfig
+    # The values that reproduce runs begun before these options existed (convergence, the shared scores, every
+    # player in one idiom game): such a run keeps its identity with them. The paper's defaults change the games
+    # played, so a run at those defaults has a new identity and never resumes into an older run's folder.
+    added_later = {"repeat": "converge", "scoring": "judgeagent", "idiom_play": "all"}
     roles = (RoleSpec("players", "the models under evaluation, anonymous seats shuffled per game", "target",
                       many=True),
-             RoleSpec("referee", "reads public goods replies into moves; rates what the rule cannot (code style, "
-                      "translations); sees no model names",
+             RoleSpec("referee", "reads public goods replies into moves; rates what the rule cannot (programmer and "
+                      "reviewer, translator and proofreader 1-10); sees no model names",
                       optional=True))
     needs = frozenset()
     needs_note = "no benchmark: the task reads its own items (code: -o problems=FILE; translation: -o sources=FILE)"
@@ -93,11 +97,15 @@ class DynaEvalProtocol(Protocol):
 
     def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
         cfg, task, players = ctx.config, ctx.state.task, ctx.state.players
+        runs = planned_runs(cfg, task.name, len(ctx.state.items))
         wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
-                                   max_runs=cfg.max_runs, wave=cfg.wave)
+                                   max_runs=runs, wave=cfg.wave, fixed=cfg.repeat == "fixed")
         out: list[Episode] = []
         for r in wave:
-            if task.symmetric:
+            if task.pairwise(cfg):  # every ordered pair from the same start: both orders of each pair
+                casts = stability.asymmetric_casts(("Player A", "Player B"), players)
+                out += [GameEpisode(f"rep-{r:04d}-{k}", (), r * len(casts) + k, r, cast) for k, cast in enumerate(casts)]
+            elif task.symmetric:
                 seats = [f"Player {chr(ord('A') + i)}" for i in range(len(players))]
                 out.append(GameEpisode(f"rep-{r:04d}", (), r, r, stability.symmetric_cast(seats, players, cfg.seed, r)))
             else:
@@ -131,7 +139,8 @@ class DynaEvalProtocol(Protocol):
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
-        summary = numbers(ctx.state.task, ctx.config, episodes, names)
+        runs = planned_runs(ctx.config, ctx.state.task.name, len(ctx.state.items))
+        summary = numbers(ctx.state.task, ctx.config, episodes, names, runs)
         # As recorded when the run began: a report made later, elsewhere, says what ran, not what is here now.
         isolation = (ctx.run.manifest.get("dynaeval") or {}).get("isolation")
         if isolation is not None:
@@ -148,12 +157,19 @@ class DynaEvalProtocol(Protocol):
         for player, p in summary["players"].items():
             out[f"{summary['task']}: {player} ({summary['unit']})"] = p["mean"]
             out[f"{summary['task']}: {player} ±95%"] = p["half_width"]
+        for player, roles in summary.get("role_measures", {}).items():  # the paper's BLEU, Pass@K beside it
+            for role, measures in roles.items():
+                for name in summary.get("headline_measures", []):
+                    if name in measures:
+                        out[f"{summary['task']}: {player} as {role} {name}"] = measures[name]
         return out
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         s = summary
+        fixed = s.get("scoring", {}).get("repeat") == "fixed"
         lines = [f"run {folder}", f"  task {s['task']}: {s['repetitions']} repetitions, {s['games']} games, "
-                 + ("converged" if s["converged"] else f"not converged at epsilon {s['epsilon']:g}")]
+                 + ("fixed" if fixed else "converged" if s["converged"] else
+                    f"not converged at epsilon {s['epsilon']:g}")]
         for player, p in s["players"].items():
             half = f" ± {p['half_width']:.3g}" if p["half_width"] is not None else ""
             mean = f"{p['mean']:.3f}" if p["mean"] is not None else "unscored"

@@ -1,7 +1,8 @@
-"""DynaEval's stability condition (Section 2.2, Condition 2): repeat each game independently until
-the scores converge. Repetitions come in waves; after each, every player's (asymmetric tasks: every
-model x role cell's) mean score is checked: stop when each 95% interval half-width is below epsilon,
-or at max_runs. Seats are shuffled per repetition with the seed, so no model keeps a seat."""
+"""DynaEval's stability condition (Section 2.2, Condition 2): repeat each game independently. The paper
+repeats a fixed number of times (10 public goods games per mode, Section 3.1), all at once here; or, as
+judgeagent's stopping rule, repetitions come in waves and after each every player's (asymmetric tasks: every
+model x role cell's) mean score is checked: stop when each 95% interval half-width is below epsilon, or at
+max_runs. Seats are shuffled per repetition with the seed, so no model keeps a seat."""
 from __future__ import annotations
 
 import random
@@ -20,7 +21,8 @@ def symmetric_cast(seats: Sequence[str], players: Sequence[str], seed: int, repe
 
 
 def asymmetric_casts(roles: Sequence[str], players: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
-    """Every assignment of distinct players to the roles: each model plays each role with each partner."""
+    """Every assignment of distinct players to the roles (or seats): each model plays each role with each
+    partner; for two seats, every ordered pair (idiom solitaire's pairwise play, both orders)."""
     return [tuple(zip(roles, chosen)) for chosen in permutations(players, len(roles))]
 
 
@@ -41,9 +43,12 @@ def repetitions_done(rows: Sequence[dict[str, Any]]) -> int:
 
 
 def next_wave(rows: Sequence[dict[str, Any]], symmetric: bool, *, epsilon: float, min_runs: int, max_runs: int,
-              wave: int) -> range:
-    """The repetitions to run next (empty: stop). `rows` hold every game of the repetitions done."""
+              wave: int, fixed: bool = False) -> range:
+    """The repetitions to run next (empty: stop). `rows` hold every game of the repetitions done; `fixed`:
+    all max_runs repetitions in one wave, whatever the scores."""
     done = repetitions_done(rows)
+    if fixed:
+        return range(done, max_runs)
     if done == 0:
         return range(min(min_runs, max_runs))
     if done >= max_runs or converged(cells(rows, symmetric), epsilon, min_runs):

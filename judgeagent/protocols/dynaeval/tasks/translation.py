@@ -4,11 +4,16 @@ The translator translates a source paragraph into the target language; the proof
 translation (one pass, as in the paper's prompts). With `polish_rounds` above 1 the two exchange: the
 translator answers each polish with a revision or `over`, the proofreader polishes each revision or
 says `over`, until one says `over` (consensus) or the proofreader has polished `polish_rounds` times;
-the final version is the last one given, the draft the translator's first. The referee model rates both versions for adequacy and
-fluency (1-10 each), shown the source and the two versions in a seeded random order, labelled
-`Version 1`/`Version 2`, never who wrote which; a game's score is the final (polished) version's mean
-rating, shared by both seats, and the draft's rating is kept to show what the proofreader changed.
-When the item carries a reference translation, chrF (sacrebleu, 0-100) of both versions is reported.
+the final version is the last one given, the draft the translator's first.
+
+Scoring (`-o scoring`). paper (the paper's Table 3, Appendix A.8): the referee reads the dialogue and rates
+the translator and the proofreader 1-10 each with the paper's judge prompt; each seat scores its own rating
+(s_T, s_Pr), and with a reference translation each seat's own version gets BLEU (sacrebleu's sentence BLEU on
+the paper's 0-1 scale: b_T of the draft, b_Pr of the final) and chrF (0-100) beside it. judgeagent (the earlier
+game): the referee rates both versions for adequacy and fluency (1-10 each), shown the source and the two
+versions in a seeded random order, labelled `Version 1`/`Version 2`, never who wrote which; a game's score is
+the final (polished) version's mean rating, shared by both seats, the draft's rating kept to show what the
+proofreader changed, and chrF (0-100) of both versions where there is a reference.
 
 What each score can tell: the rating judges meaning and fluency without a reference, but it is one
 model's opinion (its own biases, its grasp of the target language; a weak referee rates noise); chrF
@@ -25,7 +30,9 @@ from pydantic import BaseModel, Field
 
 from ....errors import JudgeAgentError
 from ....files import jsonl_records
+from . import iwslt
 from .base import Game, Move, Outcome, Stamp, Task, read_source
+from .rating import dialogue, rate_roles
 
 TRANSLATOR, PROOFREADER = "translator", "proofreader"
 
@@ -48,6 +55,9 @@ class Translation(Task):
     unit = "rating (1-10)"
     epsilon = 0.5
 
+    def headline_measures(self, config: Any) -> tuple[str, ...]:
+        return ("BLEU",) if config.scoring == "paper" else ()
+
     def check(self, config: Any, players: int, referee: bool) -> None:
         if not config.sources:
             raise JudgeAgentError("task translation needs source paragraphs: give -o sources=FILE (JSON lines with "
@@ -59,6 +69,15 @@ class Translation(Task):
         return self.load_stamped(config)[0]
 
     def load_stamped(self, config: Any) -> tuple[list[Any], Stamp | None]:
+        if iwslt.is_archive(config.sources):  # the paper's data, IWSLT 2017's own archives
+            items, stamp, (src, tgt) = iwslt.load(config.sources, config.max_words)
+            languages = (iwslt.NAMES.get(src, src), iwslt.NAMES.get(tgt, tgt))
+            if (config.source_language, config.target_language) != languages:
+                raise JudgeAgentError(f"sources {Path(config.sources).name} translates {languages[0]} to "
+                                      f"{languages[1]}: give -o source_language={languages[0]} "
+                                      f"-o target_language={languages[1]}")
+            random.Random(config.seed).shuffle(items)
+            return items[:config.items], stamp
         file, text, stamp = read_source(config.sources, "sources")
         return parse_sources(file, text, config.items, config.seed, config.max_words), stamp
 
@@ -94,6 +113,27 @@ def chrf(hypothesis: str, reference: str) -> float:
     from sacrebleu.metrics import CHRF
 
     return round(CHRF().sentence_score(hypothesis, [reference]).score, 2)
+
+
+def bleu(hypothesis: str, reference: str, target_language: str) -> float:
+    """Sentence BLEU of one version against the reference, on the paper's 0-1 scale (its tables print 0.284).
+    Chinese has no spaces between words: sacrebleu's `zh` tokenizer splits it by character, as its Chinese
+    results are reported; other languages use the standard `13a`."""
+    from sacrebleu.metrics import BLEU
+
+    tokenize = "zh" if target_language.strip().lower() in ("chinese", "zh", "mandarin") else "13a"
+    score = BLEU(tokenize=tokenize, effective_order=True).sentence_score(hypothesis, [reference]).score
+    return round(score / 100, 4)
+
+
+PAPER_JUDGE = ("You will play the role of a translation expert, and you will rate the dialogue between the translator "
+               "and the proofreader. The main criteria are: 1. Whether the translator's translation of the given text "
+               "is semantically consistent with the original text. 2. Whether the proofreader's polishing result of "
+               "the translator's translation is more accurate. Please note: 1. Points are given on a scale of 1-10 2. "
+               "Not only do you need to give a final grade, but you also need to give a specific basis for the grade "
+               "3. Please reply using the following json format: {\"Translator\": {\"evaluation\": <explain>, "
+               "\"score\": <score>}, \"Proofreader\": {\"evaluation\": <explain>, \"score\": <score>}}")
+"""Appendix A.8's judge prompt for machine translation, word for word but for the quotes made plain."""
 
 
 class TranslationGame(Game):
@@ -158,6 +198,8 @@ class TranslationGame(Game):
     async def outcome(self, end: str, referee: Any) -> Outcome:
         draft = next((text for who, text in self.versions if who == TRANSLATOR), "")
         final = self.versions[-1][1] if self.versions else ""  # an empty reply leaves the last version as it was
+        if self.config.scoring == "paper":
+            return await self._paper_outcome(end, referee, draft, final)
         rated = await self._rate(referee, draft, final)
         shared: dict[str, Any] = {"draft rating": rated[0], "final rating": rated[1]}
         if self.exchange:
@@ -167,6 +209,24 @@ class TranslationGame(Game):
             shared["final chrF"] = chrf(final, self.item["reference"])
         # No rating (the referee failed) is no score: the game is left out of the means, not counted as 0.
         return Outcome({seat: rated[1] for seat in self.seats}, end, {seat: dict(shared) for seat in self.seats})
+
+    async def _paper_outcome(self, end: str, referee: Any, draft: str, final: str) -> Outcome:
+        """Each role's own rating (s_T, s_Pr) and, with a reference, its own version's BLEU and chrF."""
+        c = self.config
+        turns = [(f"Source language text ({c.source_language}, to {c.target_language})", self.item["source"])]
+        turns += [(who.capitalize(), text) for who, text in self.versions]
+        rated = await rate_roles(referee, PAPER_JUDGE, dialogue(turns), ("Translator", "Proofreader"))
+        own = {TRANSLATOR: draft, PROOFREADER: final}
+        metrics: dict[str, dict[str, Any]] = {seat: {} for seat in self.seats}
+        for seat in self.seats:
+            if self.exchange:
+                metrics[seat]["versions"] = len(self.versions)
+            if self.item.get("reference"):
+                metrics[seat]["BLEU"] = bleu(own[seat], self.item["reference"], c.target_language)
+                metrics[seat]["chrF"] = chrf(own[seat], self.item["reference"])
+        scores = {seat: (None if rated[seat.capitalize()] is None else float(rated[seat.capitalize()]))
+                  for seat in self.seats}
+        return Outcome(scores, end, metrics)
 
     async def _rate(self, referee: Any, draft: str, final: str) -> tuple[float | None, float | None]:
         """(draft, final) mean of adequacy and fluency; the two shown in a seeded random order."""
