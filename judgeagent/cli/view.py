@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from .app import app
+
+EXPORT_FORMATS = ("inspect",)
 
 
 @app.command("view")
@@ -34,13 +36,16 @@ def view_cmd(
 @app.command("export")
 def export_cmd(
     run: Annotated[Path, typer.Argument(help="A finished run folder (of any protocol).")],
-    format: Annotated[Literal["inspect"], typer.Option("--format", help="inspect: an Inspect AI eval log (one "
-                                                       "sample per episode), for `inspect view`.")] = "inspect",
+    format: Annotated[str, typer.Option("--format", help="inspect: an Inspect AI eval log (one sample per "
+                                        "episode), for `inspect view`.")] = "inspect",
     out: Annotated[Optional[Path], typer.Option(help="The file to write (default: RUN/RUN-NAME.eval.json).")] = None,
 ) -> None:
     """Write the run in another tool's format (JudgeAgent's trainer export is `judgeagent report`'s)."""
+    from ..errors import JudgeAgentError
     from ..protocols import protocol_of_run
     from ..view.inspect_log import write_inspect_log
 
+    if format not in EXPORT_FORMATS:
+        raise JudgeAgentError(f"unknown export format {format!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     path, samples = write_inspect_log(protocol_of_run(run), run, out)
     typer.echo(f"inspect log ({samples} samples): {path}")
