@@ -90,7 +90,8 @@ def generic_episode(row: dict[str, Any], records: list[dict[str, Any]], models: 
     scores = _mean_scores(records)
     scores.update({f"{k} (row)": float(v) for k, v in (row.get("scores") or {}).items() if _is_number(v)})
     methods = _distinct(s["method"] for r in records for s in (r.get("scores") or {}).values())
-    item = str(row.get("question") or (records[0]["prompt"] if records else row["episode"])).strip()
+    scored = [r for r in records if r.get("scores")] or records  # the item as first put to a scored model
+    item = str(row.get("question") or (scored[0]["prompt"] if scored else row["episode"])).strip()
     return EpisodeView(row["episode"], item.splitlines()[0][:300] if item else row["episode"],
                        row.get("qid"), facets, scores, methods, turns, _gold(row))
 

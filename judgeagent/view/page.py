@@ -77,6 +77,6 @@ def viewer_html(runs: list[ViewedRun], page_dir: Path) -> str:
 
 
 def script_json(data: Any) -> str:
-    """JSON safe inside a <script> element: no `</` (which could close it) and no `<!--`."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+    """JSON safe inside a <script> element: every `<` written as `\\u003c` (JSON's own escape, so the parsed
+    text is unchanged), so no `</script>` can close the element and no `<!--` can change how it is parsed."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")

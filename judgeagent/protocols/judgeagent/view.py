@@ -34,7 +34,7 @@ def question_view(record: dict[str, Any], feedback: dict[str, Any] | None, texts
                           "(generated from the knowledge path below)", _question(record),
                           notes={"tier": _label(record.get("tier")), "gold": str(record.get("gold"))},
                           path=path_of(record.get("path"), texts), model=models.get("interviewer", "")))
-    score = {"value": float(verdict.get("score", 1.0 if record.get("correct") else 0.0)),
+    score = {"value": 1.0 if record.get("correct") else 0.0,  # the verdict's own `score` is not its correctness
              "method": verdict.get("method", ""), "reason": verdict.get("reason", ""),
              "extracted": verdict.get("extracted")}
     tokens = record.get("tokens") or {}
