@@ -18,9 +18,11 @@ const asList = (v) => (Array.isArray(v) ? v : v == null || v === "" ? [] : [v]);
 const state = {run: 0, view: "episodes", shown: [], limit: PAGE, sel: -1, filters: {}, mins: {}, query: ""};
 const haystacks = DATA.runs.map(() => null);
 
-function haystack(run, i) {  // built on the first search only: lower-cased item and turns
+// An episode's turns stay a JSON string in the data until it is opened: the list of a large run parses fast.
+function turnsOf(e) { if (typeof e.turns === "string") e.turns = JSON.parse(e.turns); return e.turns; }
+function haystack(run, i) {  // built on the first search only: the lower-cased item and turns, field names left out
   if (!haystacks[run]) haystacks[run] = DATA.runs[run].episodes.map((e) => [e.id, e.item, e.qid || "", e.gold || "",
-    ...e.turns.flatMap((t) => [t.prompt, t.reply, ...Object.values(t.scores).map((s) => s.reason || "")])].join("\n").toLowerCase());
+    (typeof e.turns === "string" ? e.turns : JSON.stringify(e.turns)).replace(/"[a-z_]+":/g, " ")].join("\n").toLowerCase());
   return haystacks[run][i];
 }
 
@@ -134,7 +136,7 @@ function showEpisode(pane, run, e) {
   pane.replaceChildren(el("h2", {text: `${e.id}: ${e.item}`}));
   if (e.gold) pane.append(el("div", {text: `gold: ${e.gold}`}));
   pane.append(el("div", {cls: "notes", text: Object.entries(e.facets).map(([k, v]) => `${k}: ${asList(v).join(", ")}`).join(" · ")}));
-  e.turns.forEach((t, k) => pane.append(turnBox(t, k)));
+  turnsOf(e).forEach((t, k) => pane.append(turnBox(t, k)));
   pane.scrollTop = 0;
 }
 
