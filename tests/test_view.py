@@ -97,7 +97,7 @@ def screenshot(browser, path, name):
     if folder:  # a JPEG from Chromium itself: a third of the PNG's size
         import base64
 
-        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "jpeg", "quality": 55})
+        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "jpeg", "quality": 40})
         Path(folder).mkdir(parents=True, exist_ok=True)
         (Path(folder) / name).write_bytes(base64.b64decode(shot["data"]))
 

@@ -55,23 +55,28 @@ class EpisodeView:
     """The verdict methods its scores were reached by."""
     turns: list[Turn]
     gold: str | None = None
+    path: Path | None = None
+    """A knowledge path the whole episode was grounded on (KIEval's interactor with a graph)."""
 
     def to_dict(self) -> dict[str, Any]:
         """As the page embeds it: the turns as one JSON string, parsed only when the episode is opened (a
         10,000-episode run's page parses its list first; bench/view.py)."""
         return {"id": self.id, "item": self.item, "qid": self.qid, "facets": self.facets, "scores": self.scores,
-                "methods": self.methods, "gold": self.gold,
+                "methods": self.methods, "gold": self.gold, "path": _path_dict(self.path),
                 "turns": json.dumps([_turn_dict(t) for t in self.turns], ensure_ascii=False, default=str)}
 
 
 def _turn_dict(t: Turn) -> dict[str, Any]:
     """A turn as a dict (`dataclasses.asdict` deep-copies every value: 3x slower on a large run)."""
-    path = None if t.path is None else {"entities": t.path.entities, "chunks": t.path.chunks}
     return {"role": t.role, "step": t.step, "prompt": t.prompt, "reply": t.reply, "scores": t.scores,
-            "notes": t.notes, "details": t.details, "path": path, "model": t.model}
+            "notes": t.notes, "details": t.details, "path": _path_dict(t.path), "model": t.model}
 
 
-SKIPPED_ROW_FIELDS = {"episode", "index", "qid", "question", "gold", "transcript", "options"}
+def _path_dict(path: Path | None) -> dict[str, Any] | None:
+    return None if path is None else {"entities": path.entities, "chunks": path.chunks}
+
+
+SKIPPED_ROW_FIELDS = {"episode", "index", "qid", "question", "gold", "transcript", "options", "path"}
 MAX_NOTE = 80
 
 
@@ -104,7 +109,7 @@ def generic_episode(row: dict[str, Any], records: list[dict[str, Any]], models: 
     scored = [r for r in records if r.get("scores")] or records  # the item as first put to a scored model
     item = str(row.get("question") or (scored[0]["prompt"] if scored else row["episode"])).strip()
     return EpisodeView(row["episode"], item.splitlines()[0][:300] if item else row["episode"],
-                       row.get("qid"), facets, scores, methods, turns, _gold(row))
+                       row.get("qid"), facets, scores, methods, turns, _gold(row), path_of(row.get("path")))
 
 
 def record_turn(record: dict[str, Any], model: str = "") -> Turn:

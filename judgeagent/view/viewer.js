@@ -112,17 +112,19 @@ function highlighted(text, entities) {  // the text with the path's entities mar
   return out;
 }
 
+function pathBox(path) {  // a knowledge path: its entities, and its chunks with the entities marked
+  const p = el("details", {cls: "path", open: ""}, el("summary", {text: `knowledge path: ${path.entities.join(" → ")}`}));
+  for (const c of path.chunks) p.append(el("div", {cls: "notes", text: c.id}), highlighted(c.text || "(chunk text not available)", path.entities));
+  return p;
+}
+
 function turnBox(t, k) {
   const box = el("div", {cls: "turn", "data-turn": k},
     el("h3", {}, el("span", {cls: "role", text: t.role + (t.model ? ` (${t.model})` : "")}), " ",
       el("span", {cls: "step", text: t.step})));
   const notes = Object.entries(t.notes).map(([a, b]) => `${a}: ${b}`).join(" · ");
   if (notes) box.append(el("div", {cls: "notes", text: notes}));
-  if (t.path) {
-    const p = el("details", {cls: "path", open: ""}, el("summary", {text: `knowledge path: ${t.path.entities.join(" → ")}`}));
-    for (const c of t.path.chunks) p.append(el("div", {cls: "notes", text: c.id}), highlighted(c.text || "(chunk text not available)", t.path.entities));
-    box.append(p);
-  }
+  if (t.path) box.append(pathBox(t.path));
   box.append(el("details", {cls: "prompt"}, el("summary", {text: `prompt (${t.prompt.length} characters)`}), el("pre", {text: t.prompt})));
   box.append(el("pre", {cls: "reply", text: t.reply}));
   for (const [name, s] of Object.entries(t.scores)) box.append(el("div", {cls: "score"},
@@ -136,6 +138,7 @@ function showEpisode(pane, run, e) {
   pane.replaceChildren(el("h2", {text: `${e.id}: ${e.item}`}));
   if (e.gold) pane.append(el("div", {text: `gold: ${e.gold}`}));
   pane.append(el("div", {cls: "notes", text: Object.entries(e.facets).map(([k, v]) => `${k}: ${asList(v).join(", ")}`).join(" · ")}));
+  if (e.path) pane.append(pathBox(e.path));
   turnsOf(e).forEach((t, k) => pane.append(turnBox(t, k)));
   pane.scrollTop = 0;
 }
@@ -147,8 +150,11 @@ function showManifest() {
     const m = run.manifest;
     const rows = Object.entries(m.models || {}).map(([role, d]) => el("tr", {}, el("td", {text: role}), el("td", {text: d.name || ""}), el("td", {text: d.model || ""})));
     pane.append(el("table", {cls: "models"}, el("thead", {}, el("tr", {}, el("th", {text: "role"}), el("th", {text: "model"}), el("th", {text: "served as"}))), el("tbody", {}, ...rows)));
-    for (const key of ["config", "judge_calibration", "checker", "sandbox", "isolation", "benchmark", "graph", "versions"])
-      if (m[key] != null) pane.append(el("h3", {text: key}), el("pre", {text: JSON.stringify(m[key], null, 1)}));
+    const isolation = Object.values(m).map((v) => v && v.isolation).find((v) => v);
+    if (isolation) pane.append(el("p", {cls: "isolation", text: `model-written code ran under: ${typeof isolation === "string" ? isolation : JSON.stringify(isolation)}`}));
+    const plain = new Set(["format", "format_version", "status", "created_at", "finished_at", "protocol", "config_id", "models", "request"]);
+    for (const [key, value] of Object.entries(m))  // config, checker, judge_calibration, graph, the protocol's own
+      if (!plain.has(key) && value != null) pane.append(el("h3", {text: key}), el("pre", {text: JSON.stringify(value, null, 1)}));
     pane.append(el("details", {}, el("summary", {text: "whole manifest"}), el("pre", {text: JSON.stringify(m, null, 1)})));
   }
 }
