@@ -13,7 +13,7 @@ Facet = str | list[str]
 
 
 @dataclass(frozen=True)
-class Path:
+class PathView:
     """A knowledge path a turn was built on: its entities (highlighted in the texts) and chunks."""
 
     entities: list[str]
@@ -35,7 +35,7 @@ class Turn:
     """Short protocol-specific fields (stage, round, error type ...), shown as `key: value`."""
     details: str = ""
     """Longer structured fields (a judge's per-aspect comments) as indented JSON: the judge's reasoning."""
-    path: Path | None = None
+    path: PathView | None = None
     model: str = ""
 
 
@@ -55,7 +55,7 @@ class EpisodeView:
     """The verdict methods its scores were reached by."""
     turns: list[Turn]
     gold: str | None = None
-    path: Path | None = None
+    path: PathView | None = None
     """A knowledge path the whole episode was grounded on (KIEval's interactor with a graph)."""
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def _turn_dict(t: Turn) -> dict[str, Any]:
             "notes": t.notes, "details": t.details, "path": _path_dict(t.path), "model": t.model}
 
 
-def _path_dict(path: Path | None) -> dict[str, Any] | None:
+def _path_dict(path: PathView | None) -> dict[str, Any] | None:
     return None if path is None else {"entities": path.entities, "chunks": path.chunks}
 
 
@@ -124,7 +124,7 @@ def record_turn(record: dict[str, Any], model: str = "") -> Turn:
                 path_of(meta.get("path")), model)
 
 
-def path_of(path: Any, texts: dict[str, str] | None = None) -> Path | None:
+def path_of(path: Any, texts: dict[str, str] | None = None) -> PathView | None:
     """A knowledge path from a stored one (`entities`, `chunk_ids`, and `text`/`texts` when it kept them)."""
     if not isinstance(path, dict) or not path:
         return None
@@ -134,7 +134,7 @@ def path_of(path: Any, texts: dict[str, str] | None = None) -> Path | None:
               for i, c in enumerate(ids)]
     if not ids and stored:
         chunks = [{"id": "", "text": t} for t in stored]
-    return Path([str(e) for e in path.get("entities") or []], chunks)
+    return PathView([str(e) for e in path.get("entities") or []], chunks)
 
 
 def _verdict(records: list[dict[str, Any]]) -> str:

@@ -61,7 +61,8 @@ def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summ
 
 def _sample(e: EpisodeView, target: str) -> dict[str, Any]:
     messages = [m for t in e.turns for m in _messages(t)]
-    first = e.turns[0].prompt if e.turns else e.item
+    scored = [t for t in e.turns if t.scores] or e.turns  # the item as first put to a scored model
+    first = scored[0].prompt if scored else e.item
     last = e.turns[-1] if e.turns else None
     return {
         "id": e.id, "epoch": 1, "input": first or e.item, "target": e.gold or "",
