@@ -25,19 +25,24 @@ class Injecting(test_protocols.Script):
 
 
 def judgeagent_run(root):
-    """JudgeAgent on 10 MultiHop-RAG questions without the extension stage (no graph): two batches."""
+    """JudgeAgent on 10 MultiHop-RAG questions without the extension stage (no graph): two batches, validated."""
     from judgeagent.benchmark import load_benchmark
     from judgeagent.protocols.judgeagent.config import EvalConfig
     from tests.conftest import DATA
-    from tests.scripted import Roles, Script
+    from tests.scripted import Roles
+    from tests.test_validate import Helpful
 
     bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=10)
-    with Roles(Script(target_right={i.question for i in bench.items[::3]})) as roles:
+    from judgeagent.protocols.judgeagent.validate import validate
+
+    with Roles(Helpful(target_right={i.question for i in bench.items[::3]})) as roles:
         for item in bench.items:
             roles.script.golds[item.question] = item.gold
-        return run_protocol("judgeagent", bench, None, models={"target": "tgt", "interviewer": "int"},
-                            config=EvalConfig(batch_size=5, extension=False), run_dir=root / "ja",
-                            registry=roles.registry(), cache=False).folder
+        folder = run_protocol("judgeagent", bench, None, models={"target": "tgt", "interviewer": "int"},
+                              config=EvalConfig(batch_size=5, extension=False), run_dir=root / "ja",
+                              registry=roles.registry(), cache=False).folder
+        validate(folder, registry=roles.registry(), cache=False)
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +77,10 @@ def episodes_of(folder):
 
 
 def turns_of(folder, episode):
-    """The turns the transcript must show: the episode's records (JudgeAgent: its answer and its batch's feedback)."""
+    """The turns the transcript must show: the episode's records (JudgeAgent: its answer, its batch's feedback and
+    its answer again with that feedback)."""
     if folder.name == "ja":
-        return 2
+        return 3
     return sum(r["episode"] == episode for r in lines(folder / "records.jsonl"))
 
 
@@ -148,6 +154,11 @@ def test_every_protocols_run_renders_filters_and_opens_its_transcripts(runs, bro
             Select(find(By.CSS_SELECTOR, "select[data-facet=verdict]")).select_by_value("wrong")
             assert find(By.ID, "count").text == f"{wrong} of {len(expected)} episodes"
             assert len(browser.find_elements(By.CSS_SELECTOR, "#rows tr")) == wrong
+        if name == "judgeagent":  # validation: the base questions the feedback turned from wrong to right
+            helped = sum(not v["before"] and v["after"] for v in lines(folder / "validation.jsonl"))
+            Select(find(By.CSS_SELECTOR, "select[data-facet=verdict]")).select_by_value("")
+            Select(find(By.CSS_SELECTOR, "select[data-facet=validation]")).select_by_value("wrong -> right")
+            assert helped > 0 and find(By.ID, "count").text == f"{helped} of {len(expected)} episodes"
         errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == [], name
         screenshot(browser, folder / "viewer.png", f"viewer-{name}.jpg")

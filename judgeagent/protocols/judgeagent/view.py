@@ -1,14 +1,16 @@
 """JudgeAgent's episodes for the viewer and the Inspect export: a row per question asked (base and extension),
-its knowledge path with the chunks' texts, the target's answer and verdict, and the batch's feedback.
+its knowledge path with the chunks' texts, the target's answer and verdict, the batch's feedback, and (once the
+run is validated) the base question answered again with that feedback.
 
 JudgeAgent's records keep their own flat schema (not the `Record` envelope), so the generic reader does not fit.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
-from ...runs import Run
+from ...runs import Run, read_rows
 from ...view.episodes import EpisodeView, Turn, path_of
 from .export import graph_chunk_texts
 from .feedback import read_feedback
@@ -19,8 +21,25 @@ FACETS = ("stage", "difficulty", "tier", "question_type", "generator", "round", 
 def view_episodes(run: Run) -> list[EpisodeView]:
     texts = graph_chunk_texts(run)
     feedback = {f["batch"]: f for f in read_feedback(run)}
+    validation = {(v["batch"], v["qid"]): v for v in read_rows(run.folder / "validation.jsonl", "qid", finished=True)}
     models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
-    return [question_view(r, feedback.get(r["batch"]), texts, models) for r in run.records]
+    views = []
+    for r in run.records:
+        view = question_view(r, feedback.get(r["batch"]), texts, models)
+        again = validation.get((r["batch"], r["qid"])) if r.get("stage") == "grading" else None
+        views.append(with_validation(view, again, models.get("target", "")) if again else view)
+    return views
+
+
+def with_validation(view: EpisodeView, row: dict[str, Any], model: str) -> EpisodeView:
+    """The base question answered again with the batch's suggestions (validate): a turn, and a filter."""
+    turn = Turn("target", "validation: answered again with the batch's suggestions",
+                "(the same prompt, with the interviewer's suggestions for the batch)", str(row.get("answer_after") or ""),
+                {"after": {"value": 1.0 if row["after"] else 0.0, "method": row.get("method_after", ""),
+                           "reason": "", "extracted": None}}, model=model)
+    change = f"{'right' if row['before'] else 'wrong'} -> {'right' if row['after'] else 'wrong'}"
+    return replace(view, turns=[*view.turns, turn], facets={**view.facets, "validation": change},
+                   scores={**view.scores, "after": 1.0 if row["after"] else 0.0})
 
 
 def question_view(record: dict[str, Any], feedback: dict[str, Any] | None, texts: dict[str, str],
