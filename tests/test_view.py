@@ -198,6 +198,11 @@ def test_model_text_with_markup_shows_as_text_search_keys_and_two_runs_compare(r
     screenshot(browser, a / "compare.png", "viewer-compare.jpg")
     assert browser.find_elements(By.CSS_SELECTOR, "#side-a .turn") and browser.find_elements(By.CSS_SELECTOR,
                                                                                           "#side-b .turn")
+    # a knowledge path's chunk: its entities marked, whatever their case, and the text kept as text
+    marks = browser.execute_script("const d = highlighted('The CEO met the world <b>press</b>; a ceo (x+', "
+                                   "['ceo', 'world', 'x+']); return [d.textContent, [...d.querySelectorAll('mark')]"
+                                   ".map((m) => m.textContent), d.querySelectorAll('b').length]")
+    assert marks == ["The CEO met the world <b>press</b>; a ceo (x+", ["CEO", "world", "ceo", "x+"], 0]
     find(By.CSS_SELECTOR, "nav button[data-view=manifest]").click()
     assert "tgt" in find(By.ID, "manifest").text and "judge_policy" in find(By.ID, "manifest").text
     raw = out.read_text()
@@ -244,6 +249,17 @@ def test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai(runs, capsys
             {role: u["input_tokens"] for role, u in usage.items()}
     kv = read_eval_log(str(tmp_path / "kieval.json"))
     assert {"overall", "accuracy", "logic"} <= {s.name for s in kv.results.scores}
+
+
+def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_one():
+    from judgeagent.view.episodes import path_of
+
+    kieval = {"seed": "jazz", "entities": ["jazz", "Montreux"], "chunk_ids": ["d1#0", "d2#3"], "text": "Jazz in Montreux"}
+    assert path_of(kieval).chunks == [{"id": "d1#0, d2#3", "text": "Jazz in Montreux"}]
+    graph = {"d1#0": "first chunk", "d2#3": "second chunk"}
+    assert [c["text"] for c in path_of({"entities": [], "chunk_ids": ["d1#0", "d2#3"]}, graph).chunks] == \
+        ["first chunk", "second chunk"]
+    assert path_of(None) is None and path_of({}) is None
 
 
 def test_view_and_export_refuse_bad_input_in_one_line(runs, tmp_path, capsys):

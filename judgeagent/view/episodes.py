@@ -130,10 +130,11 @@ def path_of(path: Any, texts: dict[str, str] | None = None) -> PathView | None:
         return None
     ids = [str(c) for c in path.get("chunk_ids") or []]
     stored = path.get("texts") or ([path["text"]] if isinstance(path.get("text"), str) else [])
-    chunks = [{"id": c, "text": (texts or {}).get(c) or (stored[i] if i < len(stored) else "")}
-              for i, c in enumerate(ids)]
-    if not ids and stored:
-        chunks = [{"id": "", "text": t} for t in stored]
+    if ids and (texts or len(stored) == len(ids)):  # a text per chunk
+        chunks = [{"id": c, "text": (texts or {}).get(c) or (stored[i] if i < len(stored) else "")}
+                  for i, c in enumerate(ids)]
+    else:  # the path's chunks' texts kept as one (KIEval's `text`)
+        chunks = [{"id": ", ".join(ids), "text": t} for t in stored]
     return PathView([str(e) for e in path.get("entities") or []], chunks)
 
 
