@@ -239,11 +239,15 @@ def test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai(runs, capsys
                 continue
             mine = [r for r in records if r["episode"] == sample.id]
             assert len(sample.messages) == 2 * len(mine)  # each turn: its prompt and its reply
+            row = next(r for r in lines(folder / "episodes.jsonl") if r["episode"] == sample.id)
             for score, value in sample.scores.items():
-                if score.endswith("(row)"):
+                if name == "dynaeval" and score.startswith("players."):  # a player's coins, whichever seat it had
+                    assert value.value == next(row["scores"][seat] for seat, p in row["cast"].items() if p == score)
                     continue
                 values = [r["scores"][score]["value"] for r in mine if score in r["scores"]]
                 assert value.value == pytest.approx(sum(values) / len(values))
+            if name == "dynaeval":
+                assert {"players.1", "players.2"} <= set(sample.scores)
         usage = json.loads((folder / "summary.json").read_text())["usage"]
         assert {role: u.input_tokens for role, u in log.stats.role_usage.items()} == \
             {role: u["input_tokens"] for role, u in usage.items()}

@@ -85,7 +85,7 @@ function drawRows(fresh) {
   const from = body.children.length, to = Math.min(state.limit, state.shown.length);
   for (let n = from; n < to; n++) {
     const e = run.episodes[state.shown[n]];
-    const tr = el("tr", {"data-n": n}, el("td", {text: e.id}), el("td", {text: e.item}), verdictCell(e),
+    const tr = el("tr", {"data-n": n}, el("td", {text: e.id}), el("td", {}, el("div", {cls: "clamp", text: e.item})), verdictCell(e),
       el("td", {text: Object.entries(e.scores).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")}),
       el("td", {text: e.methods.join(", ")}));
     tr.onclick = () => select(n);
@@ -135,7 +135,7 @@ function turnBox(t, k) {
 }
 
 function showEpisode(pane, run, e) {
-  pane.replaceChildren(el("h2", {text: `${e.id}: ${e.item}`}));
+  pane.replaceChildren(el("h2", {text: `${e.id}: ${e.item.length > 200 ? e.item.slice(0, 200) + "…" : e.item}`}));
   if (e.gold) pane.append(el("div", {text: `gold: ${e.gold}`}));
   pane.append(el("div", {cls: "notes", text: Object.entries(e.facets).map(([k, v]) => `${k}: ${asList(v).join(", ")}`).join(" · ")}));
   if (e.path) pane.append(pathBox(e.path));
