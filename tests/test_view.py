@@ -45,17 +45,32 @@ def judgeagent_run(root):
     return folder
 
 
+SUBJECTS = {"q-strong": "music", "q-reviser": "arts", "q-hopeless": "arts", "q-memorised": "arts",
+            "q-choice": "astronomy"}
+
+
+def with_subjects(root):
+    """The Interviewer's scripted items as a benchmark file with a `subject` column (the viewer reads it back)."""
+    from judgeagent.benchmark import load_benchmark
+
+    path = root / "items.jsonl"
+    path.write_text("".join(json.dumps({"qid": i.qid, "question": i.question, "answer": i.gold, "options": i.options,
+                                        "answer_letter": i.gold_letter, "subject": SUBJECTS[i.qid]}) + "\n"
+                            for i in test_protocols.items().items))
+    return load_benchmark(path)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("view-runs")
-    iv = lambda name, script: run_protocol(  # noqa: E731
-        "interviewer", test_protocols.items(), models=test_protocols.roles(script),
+    iv = lambda name, script, bench=test_protocols.items(): run_protocol(  # noqa: E731
+        "interviewer", bench, models=test_protocols.roles(script),
         config={**test_protocols.OPTS, "summary": False}, run_dir=root / name, cache=False).folder
     players = {"players.1": test_dynaeval.investor([10, 10, 4], "alpha"),
                "players.2": test_dynaeval.investor([0, 0, 0], "beta")}
     return {
         "interviewer": iv("iv", Injecting()),
-        "interviewer-b": iv("iv-b", Forgetful()),
+        "interviewer-b": iv("iv-b", Forgetful(), with_subjects(root)),
         "kieval": run_protocol("kieval", test_kieval.bench(), models=test_kieval.models(), config=test_kieval.OPTS,
                                run_dir=root / "kv", cache=False).folder,
         "teach2eval": run_protocol("teach2eval", test_teach2eval.bench(), models=test_teach2eval.models(),
@@ -167,6 +182,7 @@ def test_every_protocols_run_renders_filters_and_opens_its_transcripts(runs, bro
 def test_model_text_with_markup_shows_as_text_search_keys_and_two_runs_compare(runs, browser, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
 
     a, b = runs["interviewer"], runs["interviewer-b"]
     out = a / "viewer-vs-iv-b.html"
@@ -203,6 +219,9 @@ def test_model_text_with_markup_shows_as_text_search_keys_and_two_runs_compare(r
                                    "['ceo', 'world', 'x+']); return [d.textContent, [...d.querySelectorAll('mark')]"
                                    ".map((m) => m.textContent), d.querySelectorAll('b').length]")
     assert marks == ["The CEO met the world <b>press</b>; a ceo (x+", ["CEO", "world", "ceo", "x+"], 0]
+    find(By.CSS_SELECTOR, "nav button[data-view=episodes][data-run='1']").click()  # the second run's own list
+    Select(find(By.CSS_SELECTOR, "select[data-facet=subject]")).select_by_value("arts")  # from the benchmark file
+    assert find(By.ID, "count").text == f"{sum(v == 'arts' for v in SUBJECTS.values())} of 5 episodes"
     find(By.CSS_SELECTOR, "nav button[data-view=manifest]").click()
     assert "tgt" in find(By.ID, "manifest").text and "judge_policy" in find(By.ID, "manifest").text
     raw = out.read_text()

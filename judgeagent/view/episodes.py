@@ -4,9 +4,12 @@ shared `Record` envelope, a row per episode); a protocol whose records differ bu
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path as FilePath
 from typing import Any
 
+from ..benchmark import load_benchmark
+from ..errors import JudgeAgentError
 from ..runs import Run, read_rows
 
 Facet = str | list[str]
@@ -78,6 +81,7 @@ def _path_dict(path: PathView | None) -> dict[str, Any] | None:
 
 SKIPPED_ROW_FIELDS = {"episode", "index", "qid", "question", "gold", "transcript", "options", "path"}
 MAX_NOTE = 80
+MAX_FACET = 40
 
 
 def generic_episodes(run: Run) -> list[EpisodeView]:
@@ -90,7 +94,33 @@ def generic_episodes(run: Run) -> list[EpisodeView]:
     known = {r["episode"] for r in rows}
     rows += [{"episode": e} for e in by_episode if e not in known]  # an unfinished episode: its records alone
     models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
-    return [generic_episode(row, by_episode.get(row["episode"], []), models) for row in rows]
+    items = item_facets(run.manifest)
+    return [with_item_facets(generic_episode(row, by_episode.get(row["episode"], []), models), items)
+            for row in rows]
+
+
+def item_facets(manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Each item's own fields by qid, from the run's benchmark file: difficulty, question type and the file's
+    other short columns (a subject, a category). None when the file is gone or no longer reads: the viewer
+    shows the run without them."""
+    path = (manifest.get("benchmark") or {}).get("path")
+    if not path or not FilePath(path).is_file():
+        return {}
+    try:
+        bench = load_benchmark(path)
+    except JudgeAgentError:
+        return {}
+    out = {}
+    for item in bench.items:
+        fields = {"difficulty": item.difficulty, "question_type": item.question_type, **item.meta}
+        out[item.qid] = {k: _label(v) for k, v in fields.items() if _is_facet(v) and len(_label(v)) <= MAX_FACET}
+    return out
+
+
+def with_item_facets(episode: EpisodeView, items: dict[str, dict[str, str]]) -> EpisodeView:
+    """The episode with its item's fields as filters (the episode's own fields win)."""
+    found = items.get(episode.qid or "")
+    return replace(episode, facets={**found, **episode.facets}) if found else episode
 
 
 def generic_episode(row: dict[str, Any], records: list[dict[str, Any]], models: dict[str, str]) -> EpisodeView:

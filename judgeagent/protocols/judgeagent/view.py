@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...runs import Run, read_rows
-from ...view.episodes import EpisodeView, Turn, path_of
+from ...view.episodes import EpisodeView, Turn, item_facets, path_of, with_item_facets
 from .export import graph_chunk_texts
 from .feedback import read_feedback
 
@@ -23,9 +23,10 @@ def view_episodes(run: Run) -> list[EpisodeView]:
     feedback = {f["batch"]: f for f in read_feedback(run)}
     validation = {(v["batch"], v["qid"]): v for v in read_rows(run.folder / "validation.jsonl", "qid", finished=True)}
     models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
+    items = item_facets(run.manifest)  # a subject, a category: the benchmark file's own columns
     views = []
     for r in run.records:
-        view = question_view(r, feedback.get(r["batch"]), texts, models)
+        view = with_item_facets(question_view(r, feedback.get(r["batch"]), texts, models), items)
         again = validation.get((r["batch"], r["qid"])) if r.get("stage") == "grading" else None
         views.append(with_validation(view, again, models.get("target", "")) if again else view)
     return views
