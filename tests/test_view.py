@@ -285,6 +285,25 @@ def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_on
     assert path_of(None) is None and path_of({}) is None
 
 
+def test_an_unfinished_run_is_viewed_with_what_it_has_and_refused_for_export(tmp_path, capsys):
+    from judgeagent.runs import load_run
+    from judgeagent.view.episodes import generic_episodes
+    from tests.scripted import kill_after
+
+    with pytest.raises(RuntimeError, match="killed"):
+        run_protocol("interviewer", test_protocols.items(), models=kill_after(test_protocols.roles(
+                     test_protocols.Script()), ("target", "interviewer", "judge"), 6), config=test_protocols.OPTS,
+                     run_dir=tmp_path / "half", cache=False)
+    records = lines(tmp_path / "half" / "records.jsonl")
+    shown = generic_episodes(load_run(tmp_path / "half"))
+    assert [e.id for e in shown] == list(dict.fromkeys(r["episode"] for r in records))
+    assert sum(len(e.turns) for e in shown) == len(records)
+    assert cli(["view", tmp_path / "half"], capsys) == f"viewer: {tmp_path / 'half' / 'viewer.html'}\n"
+    code = main(["export", str(tmp_path / "half")])
+    err = capsys.readouterr().err
+    assert code == 1 and "is unfinished: complete it first with judgeagent evaluate --resume" in err
+
+
 def test_view_and_export_refuse_bad_input_in_one_line(runs, tmp_path, capsys):
     for argv, fragment in ((["view", tmp_path / "missing"], "run not found"),
                            (["export", runs["kieval"], "--format", "csv"], "unknown export format 'csv'; choose one "
