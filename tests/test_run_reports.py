@@ -48,7 +48,8 @@ def test_report_on_an_interviewer_run_rewrites_report_md_and_writes_report_html(
     (run / "report.md").unlink()
     code, out, err = cli(["report", run], capsys)
     assert code == 0, err
-    assert out.splitlines() == [f"report: {run / 'report.html'}", f"markdown: {run / 'report.md'}"]
+    assert out.splitlines() == [f"report: {run / 'report.html'}", f"markdown: {run / 'report.md'}",
+                                f"viewer: {run / 'viewer.html'}"]
     assert (run / "report.md").read_text() == written  # the same report, from summary.json alone
     html = (run / "report.html").read_text()
     summary = json.loads((run / "summary.json").read_text())

@@ -36,22 +36,26 @@ def validate_cmd(
 
 @app.command("report")
 def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder (of any protocol).")]) -> None:
-    """Write report.md and a self-contained report.html (JudgeAgent runs: also the trainer export)."""
+    """Write report.md, a self-contained report.html and the transcript viewer, viewer.html (JudgeAgent runs: also
+    the trainer export)."""
     from ..protocols import protocol_of_run
     from ..protocols.judgeagent.export import export_weaknesses, graph_chunk_texts
     from ..protocols.judgeagent.report import build_report
     from ..protocols.judgeagent.validate import open_finished
     from ..protocols.reports import write_reports
 
+    from ..view.page import write_viewer
+
     protocol = protocol_of_run(run)
     if protocol.name != "judgeagent":  # re-rendered from summary.json with the protocol's sections
         md, html = write_reports(protocol, run)
-        typer.echo(f"report: {html}\nmarkdown: {md}")
+        typer.echo(f"report: {html}\nmarkdown: {md}\nviewer: {write_viewer([(protocol, run)])}")
         return
     md, html = build_report(run)
     finished = open_finished(run)
     parquet, jsonl, n = export_weaknesses(finished, graph_chunk_texts(finished))
-    typer.echo(f"report: {html}\nmarkdown: {md}\nweaknesses ({n} failed questions): {parquet}, {jsonl}")
+    typer.echo(f"report: {html}\nmarkdown: {md}\nweaknesses ({n} failed questions): {parquet}, {jsonl}\n"
+               f"viewer: {write_viewer([(protocol, run)])}")
 
 
 @app.command("rescore")

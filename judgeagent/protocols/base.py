@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..models.base import ChatModel
     from ..models.roles import Roles
     from ..runs import Run
+    from ..view.episodes import EpisodeView
 
 
 SHARED_ROLES = ("target", "interviewer", "judge")
@@ -286,6 +287,14 @@ class Protocol(ABC):
         """A table of the protocol's own over its finished runs, for `judgeagent compare`; None (the default)
         takes the shared one (`reports.compare_table`: a row per run with its models and `headline`)."""
         return None
+
+    def view_episodes(self, run: Run) -> list[EpisodeView]:
+        """The run's episodes as `judgeagent view` lists them and `judgeagent export --format inspect` writes them:
+        the default reads the shared `Record` envelope (a row per episode in episodes.jsonl); a protocol whose
+        records differ (JudgeAgent's) builds its own."""
+        from ..view.episodes import generic_episodes
+
+        return generic_episodes(run)
 
     def render_summary(self, summary: dict[str, Any], folder: str) -> str:
         """A few lines for the terminal."""

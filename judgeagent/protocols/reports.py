@@ -39,10 +39,10 @@ def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
 
 def report_html(protocol: Protocol, run: Run, summary: dict[str, Any]) -> str:
     """report.md's content as one self-contained page (JudgeAgent's page shell and styles)."""
-    from ..report.page import md_block, page
+    from ..report.page import VIEWER_LINK, md_block, page
 
     header, sections = report_parts(protocol, run, summary)
-    body = [f"<h1>{escape(protocol.title)} run: {escape(run.folder.name)}</h1>", md_block(header)]
+    body = [f"<h1>{escape(protocol.title)} run: {escape(run.folder.name)}</h1>", md_block(header), VIEWER_LINK]
     body += [f"<section>{md_block([f'## {s.title}', '', *s.body.splitlines()])}</section>" for s in sections]
     return page(f"judgeagent: {protocol.title} run {run.folder.name}", "".join(body))
 
@@ -77,7 +77,9 @@ def _number(value: float | None) -> str:
 def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
     """report.md: the protocol's sections under a common header."""
     header, sections = report_parts(protocol, run, summary)
-    lines = [f"# {protocol.title} run", "", *header]
+    from ..report.page import VIEWER_MD
+
+    lines = [f"# {protocol.title} run", "", *header, "", VIEWER_MD]
     for section in sections:
         lines += ["", f"## {section.title}", "", section.body.rstrip()]
     path = run.folder / "report.md"

@@ -13,6 +13,12 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}blockquote{border-left:3px s
 padding:0 .8em;color:#444}"""
 
 
+VIEWER_MD = "Every episode's transcript: [viewer.html](viewer.html) (`judgeagent report` and `judgeagent view` write it)."
+VIEWER_LINK = ("<p class='viewer'><a href='viewer.html'>Every episode's transcript: viewer.html</a> (<code>judgeagent "
+               "report</code> and <code>judgeagent view</code> write it)</p>")
+"""The report's link to the run's transcript viewer (`judgeagent.view`), in Markdown and in HTML."""
+
+
 def page(title: str, body: str) -> str:
     """The self-contained HTML page every report is (inline CSS, no scripts): `body` is HTML already."""
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"

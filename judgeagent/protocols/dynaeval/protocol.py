@@ -150,6 +150,11 @@ class DynaEvalProtocol(Protocol):
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         return sections(summary)
 
+    def view_episodes(self, run: Any) -> list[Any]:  # games by their cast, scores by player
+        from .view import view_episodes
+
+        return view_episodes(run)
+
     def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
         # Each player's mean and the half-width of its 95% interval, named with the task's unit: runs of
         # different tasks never share a column.

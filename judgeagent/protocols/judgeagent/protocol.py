@@ -53,6 +53,11 @@ class JudgeAgentProtocol(Protocol):
                     "--judge-policy is checker.judge_policy)")
     writes_report = False  # its report needs its validation: `judgeagent report` writes report.md and .html
 
+    def view_episodes(self, run: Any) -> list[Any]:  # a row per question: its records are not the envelope
+        from .view import view_episodes
+
+        return view_episodes(run)
+
     def needs_graph(self, config: Any) -> bool:
         return bool(config.extension)
 

@@ -11,7 +11,7 @@ from typing import Any
 from ....errors import JudgeAgentError
 from ....files import write_text_atomic
 from ....report.mdtext import md_cell, md_text
-from ....report.page import md_block, page, table
+from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
@@ -63,7 +63,7 @@ def markdown(d: dict[str, Any]) -> str:
     out = [f"# judgeagent report: {run.folder.name}", "",
            f"Target **{md_text(d['models']['target']['name'])}** ({md_text(d['models']['target']['model'])}), "
            f"interviewer {md_text(d['models']['interviewer']['name'])}, judge {md_text(d['models']['judge']['name'])}.",
-           "",
+           "", VIEWER_MD, "",
            f"**Overall score** {s['overall_score']:.3f} over {s['questions']} questions in {s['batches']} batches.",
            "", "## Accuracy", "", "| group | n | correct | accuracy |", "|---|---|---|---|"]
     out += [f"| {k} | {a['n']} | {a['correct']} | {_pct(a['accuracy'])} |" for k, a in s["accuracy"].items()]
@@ -166,7 +166,7 @@ def html_page(d: dict[str, Any]) -> str:
     body = [f"<h1>judgeagent report: {escape(run.folder.name)}</h1>",
             f"<p>Target <b>{escape(d['models']['target']['name'])}</b>; overall score "
             f"<b id='overall-score'>{s['overall_score']:.3f}</b> over {s['questions']} questions in "
-            f"{s['batches']} batches.</p>",
+            f"{s['batches']} batches.</p>", VIEWER_LINK,
             f"<div class='plots'>{''.join(charts)}</div>",
             md_block(ability_markdown(d)),
             md_block(paths_markdown(run)),

@@ -1,0 +1,30 @@
+"""DynaEval's games for the viewer and the Inspect export: the generic episode, named by its cast, with each
+player's score under the player's role (seats change hands between repetitions) and the game's winner."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ...runs import Run, read_rows
+from ...view.episodes import EpisodeView, generic_episodes
+
+
+def view_episodes(run: Run) -> list[EpisodeView]:
+    rows = {r["episode"]: r for r in read_rows(run.folder / "episodes.jsonl", "episode", finished=run.finished)}
+    models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
+    return [game_view(e, rows.get(e.id) or {}, models) for e in generic_episodes(run)]
+
+
+def game_view(episode: EpisodeView, row: dict[str, Any], models: dict[str, str]) -> EpisodeView:
+    cast, seats = row.get("cast") or {}, row.get("scores") or {}
+    if not cast:
+        return episode
+    by_role = {cast[s]: float(v) for s, v in seats.items() if s in cast and isinstance(v, (int, float))}
+    best = max(by_role.values(), default=None)
+    leaders = [r for r, v in by_role.items() if v == best]
+    scores = {k: v for k, v in episode.scores.items() if not k.endswith(" (row)")}
+    title = ", ".join(f"{seat}: {role} ({models.get(role, '')})" for seat, role in cast.items())
+    item = row.get("item")
+    return replace(episode, item=f"game {row.get('repetition', '')}: {title}" + (f" · {item}" if item else ""),
+                   scores={**scores, **by_role},
+                   facets={**episode.facets, "winner": leaders[0] if len(leaders) == 1 else "tie"})

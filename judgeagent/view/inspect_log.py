@@ -1,0 +1,121 @@
+"""`judgeagent export --format inspect`: a run as an Inspect AI eval log (its JSON log format, version 2), so
+that `inspect view` shows our runs: one sample per episode (`Protocol.view_episodes`), each model turn as the
+prompt it saw (a user message) and its reply (an assistant message naming the role's model), the episode's
+scores with their reasons as explanations, and the models' usage per model and per role.
+
+Written by hand from the format's documented fields, not with inspect_ai (a test-only dependency): the test
+reads the log back with inspect_ai's own reader."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..files import write_json_atomic
+from ..runs import load_run
+from .episodes import EpisodeView, Turn
+
+if TYPE_CHECKING:
+    from ..protocols.base import Protocol
+
+LOG_VERSION = 2
+
+
+def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None = None) -> tuple[Path, int]:
+    """Write the finished run at `folder` as an Inspect eval log; its path and the number of samples."""
+    from ..protocols.reports import finished_run
+
+    run, summary = finished_run(protocol, folder)
+    out = out or run.folder / f"{run.folder.name}.eval.json"
+    episodes = protocol.view_episodes(load_run(run.folder))
+    write_json_atomic(out, inspect_log(protocol, run.folder, run.manifest, summary, episodes))
+    return out, len(episodes)
+
+
+def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summary: dict[str, Any],
+                episodes: list[EpisodeView]) -> dict[str, Any]:
+    models = manifest.get("models") or {}
+    target = next(iter(models.values()), {}).get("name", "unknown")
+    created = manifest.get("created_at") or ""
+    bench = manifest.get("benchmark") or {}
+    return {
+        "version": LOG_VERSION, "status": "success",
+        "eval": {
+            "created": created, "task": f"judgeagent/{protocol.name}", "task_id": manifest.get("config_id", "")[:22],
+            "run_id": folder.name, "model": target,
+            "model_roles": {role: {"model": d.get("name", "")} for role, d in models.items()},
+            "dataset": {"name": Path(bench.get("path") or folder.name).stem, "location": bench.get("path"),
+                        "samples": len(episodes)},
+            "config": {}, "task_args": manifest.get("config") or {},
+            "metadata": {"protocol": protocol.name, "paper": protocol.paper, "run": str(folder),
+                         "judge_calibration": manifest.get("judge_calibration")},
+        },
+        "plan": {"name": protocol.name, "steps": [{"solver": protocol.name, "params": {}}]},
+        "results": {"total_samples": len(episodes), "completed_samples": len(episodes),
+                    "scores": _results(episodes)},
+        "stats": {"started_at": created, "completed_at": manifest.get("finished_at") or created,
+                  "model_usage": _model_usage(summary.get("usage") or {}, models),
+                  "role_usage": {role: _usage(u) for role, u in (summary.get("usage") or {}).items()}},
+        "samples": [_sample(e, target) for e in episodes],
+    }
+
+
+def _sample(e: EpisodeView, target: str) -> dict[str, Any]:
+    messages = [m for t in e.turns for m in _messages(t)]
+    scored = [t for t in e.turns if t.scores] or e.turns  # the item as first put to a scored model
+    first = scored[0].prompt if scored else e.item
+    last = e.turns[-1] if e.turns else None
+    return {
+        "id": e.id, "epoch": 1, "input": first or e.item, "target": e.gold or "",
+        "messages": messages,
+        "output": {"model": (last.model if last else "") or target, "choices": [] if last is None else [
+            {"message": _assistant(last), "stop_reason": "stop"}]},
+        "scores": {name: {"value": value, "explanation": _explanation(e.turns, name)}
+                   for name, value in e.scores.items()},
+        "metadata": {"item": e.item, "qid": e.qid, "methods": e.methods, **e.facets},
+    }
+
+
+def _messages(t: Turn) -> list[dict[str, Any]]:
+    meta = {"role": t.role, "step": t.step}
+    return [{"role": "user", "content": t.prompt, "source": "input", "metadata": meta}, _assistant(t)]
+
+
+def _assistant(t: Turn) -> dict[str, Any]:
+    return {"role": "assistant", "content": t.reply, "source": "generate", "model": t.model or None,
+            "metadata": {"role": t.role, "step": t.step, "scores": t.scores}}
+
+
+def _explanation(turns: list[Turn], name: str) -> str:
+    """The reasons behind a score: each turn's, with its method (a KIEval aspect scored in every round)."""
+    parts = [f"{t.step}: {s.get('value')} by {s.get('method')}" + (f" ({s['reason']})" if s.get("reason") else "")
+             for t in turns for n, s in t.scores.items() if n == name]
+    return "; ".join(parts)
+
+
+def _results(episodes: list[EpisodeView]) -> list[dict[str, Any]]:
+    names = list(dict.fromkeys(n for e in episodes for n in e.scores))
+    out = []
+    for name in names:
+        values = [e.scores[name] for e in episodes if name in e.scores]
+        out.append({"name": name, "scorer": name, "scored_samples": len(values),
+                    "unscored_samples": len(episodes) - len(values),
+                    "metrics": {"mean": {"name": "mean", "value": sum(values) / len(values)}}})
+    return out
+
+
+def _usage(u: dict[str, Any]) -> dict[str, Any]:
+    i, o = int(u.get("input_tokens") or 0), int(u.get("output_tokens") or 0)
+    return {"input_tokens": i, "output_tokens": o, "total_tokens": i + o, "total_cost": u.get("cost")}
+
+
+def _model_usage(usage: dict[str, dict[str, Any]], models: dict[str, Any]) -> dict[str, Any]:
+    """Usage per model: the roles a model served summed (a role's model by its registry name)."""
+    out: dict[str, dict[str, Any]] = {}
+    for role, u in usage.items():
+        name = (models.get(role) or {}).get("name") or role
+        merged = out.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "total_cost": 0.0})
+        for key, value in _usage(u).items():
+            merged[key] = (merged[key] or 0) + (value or 0)
+    return out
+
+
