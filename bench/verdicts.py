@@ -3,7 +3,8 @@
     .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl] [--judge local] [--no-judge]
 
 The labelled file (see its header) names items of ../shared/data by dataset/split/qid and holds the
-answers and their labels; questions and golds are read from the shared data. Prints, for the
+answers and their labels; questions and golds are read from the shared data, unless the record writes
+its item out itself ("question" and "gold", a list whose first entry is the gold). Prints, for the
 deterministic checker alone and end to end with the judge under each `--judge-policy`: accuracy,
 precision, recall and false-positive rate of "correct" verdicts, plus per-method precision.
 """
@@ -34,6 +35,10 @@ def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
     files: dict[tuple[str, str], dict[str, Item]] = {}
     out = []
     for row in rows:
+        if "question" in row:  # an item written out in the record itself: gold first, then aliases
+            golds = [row["gold"]] if isinstance(row["gold"], str) else row["gold"]
+            out.append((row, Item(row["qid"], row["question"], golds[0], aliases=tuple(golds[1:]))))
+            continue
         key = (row["dataset"], row["split"])
         if key not in files:
             source = (ROOT / "corpora" / "demo" / "questions.jsonl" if row["dataset"] == "demo"
