@@ -38,7 +38,7 @@ def test_number_mismatch_passes_the_same_number_in_other_notation():
     assert v is None or v.correct
     assert decide("3", "three").correct
     assert decide("It was 1,200.", "1200").correct
-    assert decide("About 1,200,000 people.", "1.2 million") is None  # same number: left to the judge
+    assert decide("About 1,200,000 people.", "1.2 million").correct  # the same number, approximately
 
 
 def test_refusal_is_wrong_unless_the_gold_refuses():
@@ -101,8 +101,8 @@ def test_the_five_demo_misjudgments_are_not_correct():
 
 
 def test_a_period_is_not_a_number_mismatch():
-    assert decide("The 1800s.", "19th century") is None  # left to the judge, not called wrong
-    assert decide("In the '90s.", "1990s") is None or decide("In the '90s.", "1990s").correct
+    assert decide("The 1800s.", "19th century").correct  # the same period (rule `period`), not a mismatch
+    assert decide("In the '90s.", "1990s").correct
     assert not decide("In 1850.", "1920").correct
 
 

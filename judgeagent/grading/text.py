@@ -8,6 +8,9 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from .forms import plain, stems, unhyphen
+from .numeric import compare_numbers, gold_range, is_approximate, period, unit
+from .phrases import CONTRAST, listed, other_name_first
 from .verdict import Verdict, empty
 
 ANSWER_PREFIX = re.compile(
@@ -143,7 +146,8 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
                 question, others)
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
-    for rule in (_refusal, _yes_no, _contained, _same_number, _number_mismatch, _other_answer, _f1):
+    for rule in (_refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
+                 _other_answer, _f1, _phrase, _word_form):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -200,14 +204,16 @@ def _contained(case: Case) -> Rule:
     """
     reply, score = case.reply, case.score
     asked = f" {normalise_answer(case.question)} "
-    for ref in case.refs:
+    for gold, ref in zip(case.golds, case.refs):
         if f" {ref} " in asked:
             continue
         short = len(reply.text.split()) <= 2 * len(ref.split()) + 3
         if short and f" {ref} " in f" {reply.text} " and _plain(reply.text, ref):
-            return Verdict(True, "exact", reply.text, score, "the short reply states the gold answer")
-        if _leads_or_concludes(reply, ref) and _plain(reply.first, ref):
-            return Verdict(True, "exact", reply.first, score, "the first sentence states the gold answer")
+            if not _guarded(case, reply.text.split(), ref.split(), gold):
+                return Verdict(True, "exact", reply.text, score, "the short reply states the gold answer")
+        elif _leads_or_concludes(reply, ref) and _plain(reply.first, ref):
+            if not _guarded(case, reply.first.split(), ref.split(), gold):
+                return Verdict(True, "exact", reply.first, score, "the first sentence states the gold answer")
     return None
 
 
@@ -242,9 +248,25 @@ def _same_number(case: Case) -> Rule:
         return None
     stated = numbers(case.reply.raw)
     for gold, ref in zip(case.golds, case.refs):
-        if len(ref.split()) <= 3 and stated and stated == numbers(gold):
+        if (len(ref.split()) <= 3 and stated and stated == numbers(gold) and _only_number(ref, case.reply.text)
+                and not _not_comparable(case.reply.raw, [gold])):
             return Verdict(True, "exact", case.reply.text, case.score, "states the gold's number")
     return None
+
+
+_APPROX_WORDS = frozenset({"about", "around", "approximately", "roughly", "nearly", "some", "circa"})
+
+
+def _only_number(ref: str, reply: str) -> bool:
+    """Every gold word the reply lacks is a number, its unit or "about": not "Unlimited six-year terms" for
+    "six years", nor "late 1968" for "September 1968"."""
+    words, said = ref.split(), set(reply.split())
+    for k, word in enumerate(words):
+        is_number = bool(numbers(word))
+        after_number = k > 0 and bool(numbers(words[k - 1]))
+        if word not in said and not is_number and not after_number and word not in _APPROX_WORDS:
+            return False
+    return True
 
 
 # A period ("19th century", "the 1800s", "the '90s") names a span, not the number it is written with.
@@ -257,11 +279,19 @@ def _number_mismatch(case: Case) -> Rule:
         return None  # "1800s" is the 19th century: spans are compared by the judge
     wanted = set().union(*(numbers(g) for g in case.golds))
     stated = numbers(reply.raw)
-    if not wanted or not stated or wanted & stated:
+    if not wanted or not stated or wanted & stated or _not_comparable(reply.raw, case.golds):
         return None
     shown = ", ".join(f"{n:g}" for n in sorted(stated)[:4])
     return Verdict(False, "number_mismatch", reply.text, score,
                    f"states {shown}; the gold's number is {', '.join(f'{n:g}' for n in sorted(wanted))}")
+
+
+def _not_comparable(reply: str, golds: Sequence[str]) -> bool:
+    """A gold range or approximate number (`numbers_compared` decides those), or units that differ."""
+    if any(gold_range(g) or is_approximate(g) for g in golds) or is_approximate(reply):
+        return True
+    said = unit(reply)
+    return said is not None and any(unit(g) not in (None, said) for g in golds)
 
 
 def _other_answer(case: Case) -> Rule:
@@ -273,6 +303,8 @@ def _other_answer(case: Case) -> Rule:
     for other in others:
         if not other or other in refs:
             continue
+        if token_f1(reply.text, other) <= score:
+            continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
         short = len(reply.text.split()) <= len(other.split()) + 3
         if reply.text == other or (short and f" {other} " in f" {reply.text} "
                                    and not gold_words & set(reply.text.split())):
@@ -285,3 +317,98 @@ def _f1(case: Case) -> Rule:
     if case.score >= case.threshold and not _NEGATIONS & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None
+
+
+# --- issue 30: accents, phrases inside longer replies, word forms, ranges, approximate numbers, periods ---
+
+def fold(text: str) -> str:
+    """`normalise_answer` after folding accents and ligatures ("Dáin" -> "dain") and reading hyphens as
+    spaces ("Jean-Pierre" -> "jean pierre")."""
+    return normalise_answer(unhyphen(plain(text.lower())))
+
+
+def _folded(case: Case) -> Rule:
+    """The reply is a gold once accents and hyphens are folded ("Antonin Dvorak" for "Antonín Dvořák")."""
+    reply = fold(case.reply.text)
+    if any(reply == fold(g) for g in case.golds):
+        return Verdict(True, "folded", reply, case.score, "the gold answer, up to accents and hyphens")
+    return None
+
+
+_LONGEST = 60
+"""Words; in a longer reply (an essay) no rule picks out the answer."""
+
+
+def _phrase(case: Case) -> Rule:
+    """The gold as a whole phrase in a longer reply that names no other candidate and denies nothing."""
+    words = fold(case.reply.raw).split()
+    if len(words) > _LONGEST or len(words) < 2:
+        return None
+    asked, text = f" {fold(case.question)} ", f" {' '.join(words)} "
+    for gold in case.golds:
+        ref = fold(gold)
+        if len(ref) < 3 or ref in _YES_NO or f" {ref} " in asked or f" {ref} " not in text:
+            continue
+        if _guarded(case, words, ref.split(), gold):
+            return None
+        return Verdict(True, "phrase", ref, case.score, "the reply states the gold as a whole phrase")
+    return None
+
+
+def _guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> bool:
+    """A contrast word, a list around the gold, another item's gold, numbers beyond the gold's, or another
+    name asserted before the gold ("Croatia won the final against France")."""
+    if set(words) - set(gold) & (_NEGATIONS | CONTRAST) or listed(case.reply.raw, gold):
+        return True
+    text = f" {' '.join(words)} "
+    if any(f" {o} " in text and not set(o.split()) & set(gold) for o in map(fold, case.others) if o):
+        return True
+    wanted = numbers(raw_gold)
+    if wanted and numbers(case.reply.raw) - numbers(case.question) != wanted:
+        return True
+    return other_name_first(case.reply.raw, set(gold) | set(fold(case.question).split()), gold)
+
+
+def _word_form(case: Case) -> Rule:
+    """A short reply whose content words are the gold's in other forms ("sharecroppers" for "Sharecropping")."""
+    words = fold(case.reply.raw).split()
+    asked = f" {fold(case.question)} "
+    for gold in case.golds:
+        ref = fold(gold)
+        if not ref or ref in _YES_NO or numbers(gold) or f" {ref} " in asked:
+            continue
+        if len(words) > 2 * len(ref.split()) + 6 or _guarded(case, words, ref.split(), gold):
+            continue
+        wanted, said = stems(gold), stems(case.reply.raw)
+        if wanted and set(wanted) <= set(said):
+            return Verdict(True, "word_form", " ".join(said), case.score, "the gold's words in other forms")
+    return None
+
+
+def _numbers_compared(case: Case) -> Rule:
+    """A number inside the gold's range, or near an approximate gold ("about 375,000" for "about 370,000")."""
+    if len(case.reply.text.split()) > 25:
+        return None
+    stated = numbers(case.reply.raw)
+    for gold in case.golds:
+        found = compare_numbers(case.reply.raw, gold, stated, numbers(gold))
+        if found is not None and found.correct:
+            return Verdict(True, "number_range", case.reply.text, case.score, found.reason)
+    found = compare_numbers(case.reply.raw, case.golds[0], stated, numbers(case.golds[0]))
+    if found is not None and len(case.golds) == 1:
+        return Verdict(False, "number_range", case.reply.text, case.score, found.reason)
+    return None
+
+
+def _periods(case: Case) -> Rule:
+    """A century or decade for a gold century or decade, however each is written ("the 1400s", "15th century")."""
+    if len(case.reply.text.split()) > 8:
+        return None
+    said = period(case.reply.raw)
+    if said is None:
+        return None
+    wanted = [p for p in map(period, case.golds) if p is not None and p.kind == said.kind]
+    if not wanted:
+        return None  # a decade for a century, or a period for a year: for a judge
+    return Verdict(said in wanted, "period", case.reply.text, case.score,
+                   f"names the {said.kind} {said.value}, the gold's is {wanted[0].value}")
