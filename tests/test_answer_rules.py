@@ -205,3 +205,80 @@ def test_reasoning_that_mentions_options_then_writes_one_out_chooses_it():
     # two options written out is still no single answer
     v = check_choice_reply("A. Asthma attack\nC. Pulmonary embolism", options, "A")
     assert (v.correct, v.method) == (False, "several_options")
+
+
+# --- issue 30: more answers decided right without a model ----------------------------------------------
+
+def test_the_gold_inside_a_longer_reply_is_right():
+    v = decide("Dakar is the capital of West Africa's westernmost nation, in the country of Senegal.", "Senegal",
+               "In which country is Dakar?")
+    assert (v.correct, v.method) == (True, "phrase"), v
+    assert decide("The play was written in 1966 by Tom Stoppard.", "Tom Stoppard", "Who wrote the play?").correct
+
+
+@pytest.mark.parametrize("reply", [
+    "Dakar is not in Senegal but in Mali.",                    # denied
+    "It could be Senegal, Gambia or Mauritania.",              # candidates
+    "Senegal and Gambia both claim it.",                       # enumeration
+    "Mali, which borders Senegal to the east.",                # another name answers first
+    "Many people assume it is Senegal; the capital is in Mali.",  # a belief reported, not held
+])
+def test_the_gold_inside_a_longer_reply_is_not_taken_when_the_reply_commits_elsewhere(reply):
+    v = decide(reply, "Senegal", "In which country is Dakar?")
+    assert v is None or not v.correct, (reply, v)
+
+
+def test_accents_and_hyphens_are_folded():
+    assert (decide("Dain", "Dáin").correct, decide("Dain", "Dáin").method) == (True, "folded")
+    assert decide("Jean Pierre Jeunet", "Jean-Pierre Jeunet").correct
+    v = decide("Dwalin", "Dáin")
+    assert v is None or not v.correct
+
+
+def test_numbers_inside_a_gold_range_and_near_an_approximate_gold():
+    assert decide("11.3", "10-12 years").method == "number_range" and decide("11.3", "10-12 years").correct
+    assert decide("About 375,000 people.", "about 370,000").correct
+    assert decide("roughly 70%", "about 71%").correct
+    assert not decide("Around 40 years.", "60-70 years").correct
+    assert not decide("Approximately 3.7 million.", "about 370,000").correct
+    # no tolerance without an approximation, none for years, none across units
+    assert not decide("375,000", "370,000").correct
+    assert decide("1916", "1914-1918") is None or not decide("1916", "1914-1918").correct
+    assert decide("About 8 seconds.", "about 8 minutes") is None or not decide("About 8 seconds.", "about 8 minutes").correct
+
+
+def test_periods_are_compared_however_they_are_written():
+    for reply, gold in [("the 1400s", "15th century"), ("the sixties", "1960s"), ("the '30s", "the 1930s")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "period"), (reply, gold, v)
+    assert decide("the eighteenth century", "18th century").correct  # (the same-number rule takes this one)
+    assert not decide("the 1500s", "15th century").correct
+    assert not decide("the seventies", "1960s").correct
+
+
+def test_yes_no_with_a_qualifier():
+    assert decide("Typically, no.", "no").correct
+    assert decide("In general, yes: trained people often have lower rates.", "yes").correct
+    assert not decide("In most cases, yes.", "no").correct
+
+
+def test_word_forms_from_spacy_lemmas():
+    v = decide("sharecroppers", "Sharecropping", "What farming system replaced slavery?")
+    assert (v.correct, v.method) == (True, "word_form"), v
+    assert decide("avocados", "avocado").correct
+    v = decide("It is in the p-block.", "s-block")
+    assert v is None or not v.correct
+
+
+def test_the_same_number_rule_wants_the_golds_other_words():
+    for reply, gold in [("six years", "Unlimited six-year terms"), ("September 1968", "late 1968")]:
+        v = decide(reply, gold)
+        assert v is None or not v.correct, (reply, gold, v)
+    assert decide("6", "six years").correct
+
+
+def test_other_answer_only_when_the_reply_matches_no_gold_better():
+    v = decide("B. R. Ambedkar", "Bhimrao Ramji Ambedkar", others={"ambedkar"})
+    assert v is None or v.method != "other_answer", v
+    v = decide("Jawaharlal Nehru", "Bhimrao Ramji Ambedkar", others={"jawaharlal nehru"})
+    assert (v.correct, v.method) == (False, "other_answer")
