@@ -4,9 +4,18 @@ import json
 
 import pytest
 
-from judgeagent.grading.answers import (JudgeDecision, Verdict, check_answer, check_choice, check_free_text,
-                                extract_letter, judge_answer, normalise_answer, token_f1)
 from judgeagent.benchmark import Item, load_benchmark
+from judgeagent.grading.answers import (
+    JudgeDecision,
+    Verdict,
+    check_answer,
+    check_choice,
+    check_free_text,
+    extract_letter,
+    judge_answer,
+    normalise_answer,
+    token_f1,
+)
 from judgeagent.models import ModelError, ModelSpec, OpenAIChatModel
 from judgeagent.models.testserver import FakeServer
 from tests.conftest import DATA
@@ -185,3 +194,18 @@ def test_undecided_without_a_judge_is_incorrect():
     assert (verdict.correct, verdict.method, verdict.extracted, verdict.score) == (False, "undecided", "bank of england", 0.0)
     decided = asyncio.run(check_answer("Q?", "Yes", "No, they differ."))
     assert (decided.correct, decided.method, decided.extracted) == (False, "yes_no", "no")
+
+
+@pytest.mark.parametrize("reasoning, kept", [
+    ("True only if the candidate gives the reference's answer.", False),        # the schema's description
+    ("True if the candidate gives the reference answer", False),                # copied with words dropped
+    ("Rewordings, synonyms, abbreviations and extra correct details count as correct.", False),  # the prompt
+    ("Correct: the candidate gives the reference's answer.", False),
+    ("The candidate gives Paris, the reference's answer.", True),               # names the answer
+    ("Incorrect. The candidate says 1968, the reference 1969.", True),
+])
+def test_a_reason_copied_from_the_schema_or_prompt_is_no_reason(reasoning, kept):
+    decision = {"reasoning": reasoning, "correct": True}
+    with FakeServer(reply=lambda request: json.dumps(decision)) as server:
+        verdict = asyncio.run(judge_answer(_judge(server), "Q?", "Paris", "It is Paris."))
+    assert verdict.reason == (reasoning if kept else "(the judge gave no reasoning)")
