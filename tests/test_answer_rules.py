@@ -282,3 +282,42 @@ def test_other_answer_only_when_the_reply_matches_no_gold_better():
     assert v is None or v.method != "other_answer", v
     v = decide("Jawaharlal Nehru", "Bhimrao Ramji Ambedkar", others={"jawaharlal nehru"})
     assert (v.correct, v.method) == (False, "other_answer")
+
+
+def test_acronyms_for_the_gold_and_the_gold_for_an_acronym():
+    for reply, gold in [("JPL.", "Jet Propulsion Laboratory"), ("SBF", "Sam Bankman-Fried"),
+                        ("Live-action role-playing", "LARP")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "acronym"), (reply, gold, v)
+    for reply, gold in [("ESA", "Jet Propulsion Laboratory"), ("jpl is a lab", "Jet Propulsion Laboratory")]:
+        v = decide(reply, gold)
+        assert v is None or not v.correct, (reply, v)
+
+
+def test_part_of_a_persons_name_that_keeps_the_surname():
+    who = "Who composed the piece?"
+    for reply in ("Telemann", "B. R. Ambedkar", "Dr. Ambedkar"):
+        gold = "Georg Philipp Telemann" if reply == "Telemann" else "Bhimrao Ramji Ambedkar"
+        v = decide(reply, gold, who)
+        assert v.correct and v.method in ("name_part", "phrase"), (reply, v)
+    for reply, gold, question, others in [
+            ("Michael Jackson", "Jermaine Jackson", who, ()),                 # another first name
+            ("Jackson", "Jermaine Jackson", who, {"michael jackson"}),         # another gold shares the surname
+            ("Massachusetts", "Canton, Massachusetts", "Where was he born?", ()),  # not a who-question
+            ("Jackson", "Jermaine Jackson", "Which Jackson sang it?", ())]:   # the surname is asked
+        v = decide(reply, gold, question, others)
+        assert v is None or not v.correct or v.method not in ("name_part",), (reply, v)
+
+
+def test_uncertainty_is_maybe_and_more_refusals_are_read():
+    v = decide("It is uncertain whether headgear prevents concussion.", "maybe")
+    assert (v.correct, v.method) == (True, "yes_no")
+    assert not decide("Possibly. Somatic complaints may be one factor.", "yes").correct
+    v = decide("Possibly yes, the data suggest it.", "maybe")  # commits to yes after all
+    assert v is None or not v.correct
+    for reply in ("The sources don't give enough information to identify such a star.",
+                  "Not answerable from the provided articles.",
+                  "There isn't enough information in these articles to say."):
+        assert is_refusal(reply), reply
+    for reply in ("The sources give enough information: it was Vega.", "Neither article is wrong: it was Vega."):
+        assert not is_refusal(reply), reply

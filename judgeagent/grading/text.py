@@ -102,9 +102,21 @@ _COMMITS_AFTER = re.compile(r"\b(?:but|however|though|i\s+think|i\s+believe|prob
 _MAX_REFUSAL_WORDS = 30
 
 
+# Declining in the third person: "The sources don't give enough information", "Not answerable from the
+# provided articles", "There isn't enough information in these articles to say".
+_NOT_ENOUGH = re.compile(
+    r"^\W*(?:(?:the|these|this)\s+)?(?:sources?|articles?|documents?|texts?|passages?|context)\s+"
+    r"(?:do(?:es)?\s+not|do(?:es)?n'?t)\s+(?:give|provide|contain|have|include)\s+(?:enough|sufficient)\s+"
+    r"(?:information|detail|data|evidence)"
+    r"|^\W*(?:neither|none\s+of\s+the)\s+(?:sources?|articles?|documents?|texts?|passages?)\s+"
+    r"(?:gives|provides|contains|has|have|give|provide)\s+(?:enough|sufficient)\s+(?:information|detail|data|evidence)"
+    r"|^\W*there\s+(?:is|was)\s*(?:not|n'?t)\s+(?:enough|sufficient)\s+(?:information|detail|data|evidence)"
+    r"|^\W*not\s+answerable\b|^\W*unanswerable\b|^\W*(?:the\s+)?question\s+cannot\s+be\s+answered", re.IGNORECASE)
+
+
 def is_refusal(text: str) -> bool:
     """A reply that declines to answer ("I don't know", "The text does not say", "Cannot be determined")."""
-    return bool(_REFUSAL.match(text) and not _COMMITS_AFTER.search(text)
+    return bool((_REFUSAL.match(text) or _NOT_ENOUGH.match(text)) and not _COMMITS_AFTER.search(text)
                 and len(text.split()) <= _MAX_REFUSAL_WORDS)
 
 
@@ -146,8 +158,8 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
                 question, others)
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
-    for rule in (_refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _phrase, _word_form):
+    for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
+                 _other_answer, _f1, _acronym, _name_part, _phrase, _word_form):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -412,3 +424,61 @@ def _periods(case: Case) -> Rule:
         return None  # a decade for a century, or a period for a year: for a judge
     return Verdict(said in wanted, "period", case.reply.text, case.score,
                    f"names the {said.kind} {said.value}, the gold's is {wanted[0].value}")
+
+
+# "Possibly.", "It is unclear whether ...", "It is uncertain": the reply commits to "maybe".
+_UNCERTAIN = re.compile(r"^\W*(?:possibly|perhaps|uncertain|unclear|it\s+is\s+(?:uncertain|unclear|not\s+clear)|"
+                        r"it'?s\s+(?:uncertain|unclear|not\s+clear)|(?:the\s+)?evidence\s+is\s+(?:mixed|inconclusive|"
+                        r"unclear|limited))\b", re.IGNORECASE)
+
+
+def _uncertain(case: Case) -> Rule:
+    """For a yes/no/maybe gold, a reply that opens uncertain and says neither yes nor no commits to "maybe"."""
+    if case.refs[0] not in _YES_NO or not _UNCERTAIN.match(case.reply.raw):
+        return None
+    if {"yes", "no"} & set(case.reply.first.split()):
+        return None
+    return Verdict(case.refs[0] == "maybe", "yes_no", "maybe", None, f"answered 'maybe', gold {case.refs[0]!r}")
+
+
+_CONNECTORS = frozenset({"of", "and", "for", "the", "de", "von", "van", "da", "del", "la", "le"})
+
+
+def _acronym(case: Case) -> Rule:
+    """The gold's initials for the gold ("JPL" for "Jet Propulsion Laboratory", "SBF" for "Sam Bankman-Fried"),
+    or the gold spelled out for a gold acronym: the acronym written in capitals."""
+    raw = re.sub(r"[^\w\s]", "", plain(case.reply.raw)).strip()
+    for gold in case.golds:
+        short, long = (raw, gold) if raw.isupper() else (re.sub(r"[^\w\s]", "", gold).strip(), case.reply.raw)
+        if not (short.isupper() and 2 <= len(short) <= 8 and " " not in short):
+            continue
+        words = [w for w in fold(long).split()]
+        full = "".join(w[0] for w in words)
+        content = "".join(w[0] for w in words if w not in _CONNECTORS)
+        if len(words) >= 2 and short.lower() in (full, content):
+            return Verdict(True, "acronym", fold(case.reply.raw), case.score, "the gold's initials, or the gold spelled out")
+    return None
+
+
+_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor"})
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def _name_part(case: Case) -> Rule:
+    """For a "who" question, part of the gold person's name that keeps the surname ("Telemann", "Richard Bach",
+    "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar"), when no other item's gold shares that surname."""
+    if not _WHO.search(case.question):
+        return None
+    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES]
+    asked = set(fold(case.question).split())
+    for gold in case.golds:
+        if "," in gold or numbers(gold):
+            continue
+        name = [w for w in fold(gold).split() if w not in _SUFFIXES]
+        if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked:
+            continue
+        if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
+                and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
+            return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
+    return None
