@@ -321,3 +321,14 @@ def test_uncertainty_is_maybe_and_more_refusals_are_read():
         assert is_refusal(reply), reply
     for reply in ("The sources give enough information: it was Vega.", "Neither article is wrong: it was Vega."):
         assert not is_refusal(reply), reply
+
+
+def test_a_question_offering_two_candidates():
+    q = "Who is the oldest, Sid Haig or Vic Darchinyan?"
+    v = decide("Sid Haig is the oldest.", "Sid Haig", q)
+    assert (v.correct, v.method) == (True, "choice"), v
+    v = decide("Vic Darchinyan is the oldest.", "Sid Haig", q)
+    assert (v.correct, v.method) == (False, "choice"), v
+    for reply in ("Sid Haig is younger.", "Sid Haig or Vic Darchinyan, both old.", "Not Sid Haig."):
+        v = decide(reply, "Sid Haig", q)
+        assert v is None or not v.correct, (reply, v)

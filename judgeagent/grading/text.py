@@ -159,7 +159,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _acronym, _name_part, _phrase, _word_form):
+                 _other_answer, _f1, _choice, _acronym, _name_part, _phrase, _word_form):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -482,3 +482,31 @@ def _name_part(case: Case) -> Rule:
                 and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
             return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
     return None
+
+
+_FILLER = frozenset({"is", "was", "are", "were", "be", "been", "it", "its", "one", "that", "this", "which", "who",
+                     "answer", "so", "more", "most", "than", "of", "in", "on", "by", "to", "at", "has", "had", "have"})
+
+
+def _choice(case: Case) -> Rule:
+    """A question that offers two candidates ("Who is older, Sid Haig or Vic Darchinyan?"), answered by naming
+    one of them in the question's own words: right for the gold's, wrong for the other."""
+    asked = fold(case.question).split()
+    if asked.count("or") != 1:
+        return None
+    k = asked.index("or")
+    if k == 0 or k == len(asked) - 1:
+        return None
+    left, right = asked[k - 1], asked[-1]  # each candidate's last word: "haig", "darchinyan"
+    words = fold(case.reply.raw).split()
+    gold_words = {w for g in case.golds for w in fold(g).split()}
+    if set(words) - set(asked) - gold_words - _FILLER or set(words) & (_NEGATIONS | CONTRAST):
+        return None  # words the question does not use ("younger", "born in 1939"): for a judge
+    sides = [w for w in (left, right) if w in gold_words]
+    if len(sides) != 1 or left == right:
+        return None
+    mine, other = sides[0], right if sides[0] == left else left
+    if (mine in words) == (other in words):
+        return None
+    return Verdict(mine in words, "choice", " ".join(words), case.score,
+                   f"names the question's {'gold' if mine in words else 'other'} candidate")

@@ -15,6 +15,7 @@ METHODS = {
     "folded": "the gold (or an alias) once accents and hyphens are folded",
     "phrase": "the gold as a whole phrase in a longer reply that denies nothing and names no other candidate",
     "word_form": "the gold's words in other forms (spaCy lemmas, agent and -ing derivations)",
+    "choice": "a question offering two candidates, answered in its own words: the gold's (right) or the other (wrong)",
     "acronym": "the gold's initials written in capitals, or the gold spelled out for a gold acronym",
     "name_part": "for a who-question, part of the gold's name that keeps the surname (no other gold shares it)",
     "number_range": "a number inside the gold's range or near an approximate gold (right), or far outside (wrong)",
