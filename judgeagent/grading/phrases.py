@@ -7,15 +7,14 @@ import re
 from .forms import _lemmatiser, plain, unhyphen
 
 # Words that bring a second candidate or deny one: with any of them the reply is more than the gold, and
-# which one it commits to is for a judge to read ("Raphael, followed by Michelangelo", "X rather than Y").
+# which one it commits to is for a judge to read ("Raphael rather than Michelangelo", "X, but Y").
 # (With the negations of `text`.)
 CONTRAST = frozenset({
     "or", "either", "whether", "instead", "rather", "than", "unlike", "versus", "vs", "against", "but", "however",
-    "although", "though", "whereas", "while", "followed", "before", "after", "runner", "runners", "runnerup",
-    "runnersup", "maybe", "perhaps", "possibly", "probably", "might", "could", "unsure", "uncertain", "depending",
-    "depends", "assume", "assumed", "think", "thought", "believe", "believed", "claim", "claimed", "mistakenly",
-    "incorrect", "wrong", "false", "myth", "contrary", "popular", "often", "sometimes", "also", "other", "another",
-    "besides"})
+    "although", "though", "whereas", "runner", "runners", "runnerup", "runnersup", "maybe", "perhaps", "possibly",
+    "probably", "might", "could", "unsure", "uncertain", "depending", "depends", "assume", "assumed", "think",
+    "thought", "believe", "believed", "claim", "claimed", "mistakenly", "incorrect", "wrong", "false", "myth",
+    "contrary"})
 
 
 def _word(text: str) -> str:
