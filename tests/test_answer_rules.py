@@ -332,3 +332,14 @@ def test_a_question_offering_two_candidates():
     for reply in ("Sid Haig is younger.", "Sid Haig or Vic Darchinyan, both old.", "Not Sid Haig."):
         v = decide(reply, "Sid Haig", q)
         assert v is None or not v.correct, (reply, v)
+
+
+def test_a_yes_no_question_answered_by_restating_its_claim():
+    q = "Are both magazines, the Woman's Viewpoint and Pick Me Up, British publications?"
+    v = decide("Both magazines, the Woman's Viewpoint and Pick Me Up, are British publications.", "no", q)
+    assert (v.correct, v.method, v.extracted) == (False, "yes_no", "yes"), v
+    v = decide("The Woman's Viewpoint and Pick Me Up are not both British publications.", "no", q)
+    assert (v.correct, v.extracted) == (True, "no"), v
+    # a restatement with a qualifier, or one that says something else, is for a judge
+    for reply in ("Both magazines are British publications, but only one is still printed.", "They are magazines."):
+        assert decide(reply, "no", q) is None, reply

@@ -159,7 +159,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _choice, _acronym, _name_part, _phrase, _word_form):
+                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -510,3 +510,29 @@ def _choice(case: Case) -> Rule:
         return None
     return Verdict(mine in words, "choice", " ".join(words), case.score,
                    f"names the question's {'gold' if mine in words else 'other'} candidate")
+
+
+_ASKS_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.IGNORECASE)
+_RESTATED = 0.8
+"""Share of the question's content words (as stems) a reply must repeat to count as restating it."""
+_HEDGES = frozenset({"while", "whereas", "although", "though", "but", "however", "may", "might", "could", "some",
+                     "partly", "partially", "only", "unclear", "uncertain", "depends", "depending", "hard"})
+
+
+def _restated(case: Case) -> Rule:
+    """A yes/no question answered by restating its claim: as asked is "yes", with one added negation "no"
+    ("Both magazines are British publications." for "Are both magazines British publications?")."""
+    if case.refs[0] not in ("yes", "no") or not _ASKS_YES_NO.match(case.question):
+        return None
+    words = set(fold(case.reply.raw).split())
+    asked_words = set(fold(case.question).split())
+    if words & (_HEDGES | {"yes", "no", "maybe", "or", "either"}) or len(words) > 40:
+        return None
+    negated = (words - asked_words) & _NEGATIONS
+    if asked_words & _NEGATIONS or len(negated) > 1:
+        return None
+    asked = set(stems(case.question))
+    if not asked or len(asked & set(stems(case.reply.raw))) < _RESTATED * len(asked):
+        return None
+    said = "no" if negated else "yes"
+    return Verdict(said == case.refs[0], "yes_no", said, None, f"restates the question's claim ({said}), gold {case.refs[0]!r}")
