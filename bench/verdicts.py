@@ -1,11 +1,14 @@
 """How often are verdicts right? The answer checker against a hand-labelled set of real answers.
 
-    .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl] [--judge local] [--no-judge]
+    .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl ...] [--judge local] [--no-judge]
 
 The labelled file (see its header) names items of ../shared/data by dataset/split/qid and holds the
-answers and their labels; questions and golds are read from the shared data. Prints, for the
-deterministic checker alone and end to end with the judge under each `--judge-policy`: accuracy,
-precision, recall and false-positive rate of "correct" verdicts, plus per-method precision.
+answers and their labels; questions and golds are read from the shared data, unless the record writes
+its item out itself ("question" and "gold", a list whose first entry is the gold). Prints, for the
+whole checker without a judge (what no rule decides is settled by token F1, as `--judge-policy off` or a
+failed calibration gives) and end to end with the judge under each `--judge-policy`: accuracy, precision,
+recall and false-positive rate of "correct" verdicts, plus each rule's decisions and their precision.
+Without `--file`, both labelled files (development and held-out) are measured.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
     files: dict[tuple[str, str], dict[str, Item]] = {}
     out = []
     for row in rows:
+        if "question" in row:  # an item written out in the record itself: gold first, then aliases
+            golds = [row["gold"]] if isinstance(row["gold"], str) else row["gold"]
+            out.append((row, Item(row["qid"], row["question"], golds[0], aliases=tuple(golds[1:]))))
+            continue
         key = (row["dataset"], row["split"])
         if key not in files:
             source = (ROOT / "corpora" / "demo" / "questions.jsonl" if row["dataset"] == "demo"
@@ -67,14 +74,18 @@ def report(name: str, triples: list[tuple[dict[str, Any], Item]], found: list[An
 
 
 def by_method(triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
-    groups: dict[str, list[bool]] = defaultdict(list)
+    """Each rule's decisions: how many, how many said "correct" / "wrong", and how many of them were right."""
+    groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for (row, _), v in zip(triples, found):
-        groups[v.method].append(v.correct == row["correct"])
-    decided = [ok for m, oks in groups.items() if m not in UNDECIDED for ok in oks]
+        groups[v.method].append((v.correct, v.correct == row["correct"]))
+    decided = [ok for m, rows in groups.items() if m not in UNDECIDED for _, ok in rows]
     print(f"  decided without a model: {len(decided)} of {len(found)} ({100 * len(decided) / len(found):.1f}%), "
           f"right {sum(decided)} ({100 * sum(decided) / max(1, len(decided)):.2f}% precise)")
-    for method, oks in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        print(f"    {method:<16} {len(oks):>4}  right {sum(oks):>4}  ({100 * sum(oks) / len(oks):.1f}%)")
+    print(f"    {'method':<16} {'n':>4}  {'said right':>10} {'said wrong':>10}  {'right':>5}  precision")
+    for method, rows in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        yes, right = sum(c for c, _ in rows), sum(ok for _, ok in rows)
+        print(f"    {method:<16} {len(rows):>4}  {yes:>10} {len(rows) - yes:>10}  {right:>5}  "
+              f"{100 * right / len(rows):.1f}%")
 
 
 def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: int = 12) -> None:
@@ -87,20 +98,26 @@ def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--file", type=Path, default=ROOT / "bench" / "data" / "verdicts.jsonl")
+    parser.add_argument("--file", type=Path, action="append",
+                        help="A labelled file (repeatable); default: the development set and the held-out set.")
     parser.add_argument("--judge", default="local", help="The judge model (registry name, local, provider:model).")
     parser.add_argument("--no-judge", action="store_true", help="Only the deterministic checker.")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    for path in args.file or [ROOT / "bench" / "data" / "verdicts.jsonl", ROOT / "bench" / "data" / "verdicts_heldout.jsonl"]:
+        measure(args, path)
+        print()
 
-    triples = load_triples(args.file)
+
+def measure(args: argparse.Namespace, path: Path) -> None:
+    triples = load_triples(path)
     counts = Counter(row["correct"] for row, _ in triples)
-    print(f"{args.file.name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
+    print(f"{path.name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
           f"{len({(r['dataset'], r['qid']) for r, _ in triples})} items")
     others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in triples}.items()
                           for g in item.golds])
     alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
-    report("deterministic (undecided by F1)", triples, alone)
+    report("whole checker without a judge", triples, alone)
     by_method(triples, alone)
     errors(triples, alone)
     if not args.no_judge:

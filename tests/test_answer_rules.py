@@ -38,7 +38,7 @@ def test_number_mismatch_passes_the_same_number_in_other_notation():
     assert v is None or v.correct
     assert decide("3", "three").correct
     assert decide("It was 1,200.", "1200").correct
-    assert decide("About 1,200,000 people.", "1.2 million") is None  # same number: left to the judge
+    assert decide("About 1,200,000 people.", "1.2 million").correct  # the same number, approximately
 
 
 def test_refusal_is_wrong_unless_the_gold_refuses():
@@ -101,8 +101,8 @@ def test_the_five_demo_misjudgments_are_not_correct():
 
 
 def test_a_period_is_not_a_number_mismatch():
-    assert decide("The 1800s.", "19th century") is None  # left to the judge, not called wrong
-    assert decide("In the '90s.", "1990s") is None or decide("In the '90s.", "1990s").correct
+    assert decide("The 1800s.", "19th century").correct  # the same period (rule `period`), not a mismatch
+    assert decide("In the '90s.", "1990s").correct
     assert not decide("In 1850.", "1920").correct
 
 
@@ -205,3 +205,141 @@ def test_reasoning_that_mentions_options_then_writes_one_out_chooses_it():
     # two options written out is still no single answer
     v = check_choice_reply("A. Asthma attack\nC. Pulmonary embolism", options, "A")
     assert (v.correct, v.method) == (False, "several_options")
+
+
+# --- issue 30: more answers decided right without a model ----------------------------------------------
+
+def test_the_gold_inside_a_longer_reply_is_right():
+    v = decide("Dakar is the capital of West Africa's westernmost nation, in the country of Senegal.", "Senegal",
+               "In which country is Dakar?")
+    assert (v.correct, v.method) == (True, "phrase"), v
+    assert decide("The play was written in 1966 by Tom Stoppard.", "Tom Stoppard", "Who wrote the play?").correct
+
+
+@pytest.mark.parametrize("reply", [
+    "Dakar is not in Senegal but in Mali.",                    # denied
+    "It could be Senegal, Gambia or Mauritania.",              # candidates
+    "Senegal and Gambia both claim it.",                       # enumeration
+    "Mali, which borders Senegal to the east.",                # another name answers first
+    "Many people assume it is Senegal; the capital is in Mali.",  # a belief reported, not held
+])
+def test_the_gold_inside_a_longer_reply_is_not_taken_when_the_reply_commits_elsewhere(reply):
+    v = decide(reply, "Senegal", "In which country is Dakar?")
+    assert v is None or not v.correct, (reply, v)
+
+
+def test_accents_and_hyphens_are_folded():
+    assert (decide("Dain", "Dáin").correct, decide("Dain", "Dáin").method) == (True, "folded")
+    assert decide("Jean Pierre Jeunet", "Jean-Pierre Jeunet").correct
+    v = decide("Dwalin", "Dáin")
+    assert v is None or not v.correct
+
+
+def test_numbers_inside_a_gold_range_and_near_an_approximate_gold():
+    assert decide("11.3", "10-12 years").method == "number_range" and decide("11.3", "10-12 years").correct
+    assert decide("About 375,000 people.", "about 370,000").correct
+    assert decide("roughly 70%", "about 71%").correct
+    assert not decide("Around 40 years.", "60-70 years").correct
+    assert not decide("Approximately 3.7 million.", "about 370,000").correct
+    # no tolerance without an approximation, none for years, none across units
+    assert not decide("375,000", "370,000").correct
+    assert decide("1916", "1914-1918") is None or not decide("1916", "1914-1918").correct
+    assert decide("About 8 seconds.", "about 8 minutes") is None or not decide("About 8 seconds.", "about 8 minutes").correct
+
+
+def test_periods_are_compared_however_they_are_written():
+    for reply, gold in [("the 1400s", "15th century"), ("the sixties", "1960s"), ("the '30s", "the 1930s")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "period"), (reply, gold, v)
+    assert decide("the eighteenth century", "18th century").correct  # (the same-number rule takes this one)
+    assert not decide("the 1500s", "15th century").correct
+    assert not decide("the seventies", "1960s").correct
+
+
+def test_yes_no_with_a_qualifier():
+    assert decide("Typically, no.", "no").correct
+    assert decide("In general, yes: trained people often have lower rates.", "yes").correct
+    assert not decide("In most cases, yes.", "no").correct
+
+
+def test_word_forms_from_spacy_lemmas():
+    v = decide("sharecroppers", "Sharecropping", "What farming system replaced slavery?")
+    assert (v.correct, v.method) == (True, "word_form"), v
+    assert decide("avocados", "avocado").correct
+    v = decide("It is in the p-block.", "s-block")
+    assert v is None or not v.correct
+
+
+def test_the_same_number_rule_wants_the_golds_other_words():
+    for reply, gold in [("six years", "Unlimited six-year terms"), ("September 1968", "late 1968")]:
+        v = decide(reply, gold)
+        assert v is None or not v.correct, (reply, gold, v)
+    assert decide("6", "six years").correct
+
+
+def test_other_answer_only_when_the_reply_matches_no_gold_better():
+    v = decide("B. R. Ambedkar", "Bhimrao Ramji Ambedkar", others={"ambedkar"})
+    assert v is None or v.method != "other_answer", v
+    v = decide("Jawaharlal Nehru", "Bhimrao Ramji Ambedkar", others={"jawaharlal nehru"})
+    assert (v.correct, v.method) == (False, "other_answer")
+
+
+def test_acronyms_for_the_gold_and_the_gold_for_an_acronym():
+    for reply, gold in [("JPL.", "Jet Propulsion Laboratory"), ("SBF", "Sam Bankman-Fried"),
+                        ("Live-action role-playing", "LARP")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "acronym"), (reply, gold, v)
+    for reply, gold in [("ESA", "Jet Propulsion Laboratory"), ("jpl is a lab", "Jet Propulsion Laboratory")]:
+        v = decide(reply, gold)
+        assert v is None or not v.correct, (reply, v)
+
+
+def test_part_of_a_persons_name_that_keeps_the_surname():
+    who = "Who composed the piece?"
+    for reply in ("Telemann", "B. R. Ambedkar", "Dr. Ambedkar"):
+        gold = "Georg Philipp Telemann" if reply == "Telemann" else "Bhimrao Ramji Ambedkar"
+        v = decide(reply, gold, who)
+        assert v.correct and v.method in ("name_part", "phrase"), (reply, v)
+    for reply, gold, question, others in [
+            ("Michael Jackson", "Jermaine Jackson", who, ()),                 # another first name
+            ("Jackson", "Jermaine Jackson", who, {"michael jackson"}),         # another gold shares the surname
+            ("Massachusetts", "Canton, Massachusetts", "Where was he born?", ()),  # not a who-question
+            ("Jackson", "Jermaine Jackson", "Which Jackson sang it?", ())]:   # the surname is asked
+        v = decide(reply, gold, question, others)
+        assert v is None or not v.correct or v.method not in ("name_part",), (reply, v)
+
+
+def test_uncertainty_is_maybe_and_more_refusals_are_read():
+    v = decide("It is uncertain whether headgear prevents concussion.", "maybe")
+    assert (v.correct, v.method) == (True, "yes_no")
+    assert not decide("Possibly. Somatic complaints may be one factor.", "yes").correct
+    v = decide("Possibly yes, the data suggest it.", "maybe")  # commits to yes after all
+    assert v is None or not v.correct
+    for reply in ("The sources don't give enough information to identify such a star.",
+                  "Not answerable from the provided articles.",
+                  "There isn't enough information in these articles to say."):
+        assert is_refusal(reply), reply
+    for reply in ("The sources give enough information: it was Vega.", "Neither article is wrong: it was Vega."):
+        assert not is_refusal(reply), reply
+
+
+def test_a_question_offering_two_candidates():
+    q = "Who is the oldest, Sid Haig or Vic Darchinyan?"
+    v = decide("Sid Haig is the oldest.", "Sid Haig", q)
+    assert (v.correct, v.method) == (True, "choice"), v
+    v = decide("Vic Darchinyan is the oldest.", "Sid Haig", q)
+    assert (v.correct, v.method) == (False, "choice"), v
+    for reply in ("Sid Haig is younger.", "Sid Haig or Vic Darchinyan, both old.", "Not Sid Haig."):
+        v = decide(reply, "Sid Haig", q)
+        assert v is None or not v.correct, (reply, v)
+
+
+def test_a_yes_no_question_answered_by_restating_its_claim():
+    q = "Are both magazines, the Woman's Viewpoint and Pick Me Up, British publications?"
+    v = decide("Both magazines, the Woman's Viewpoint and Pick Me Up, are British publications.", "no", q)
+    assert (v.correct, v.method, v.extracted) == (False, "yes_no", "yes"), v
+    v = decide("The Woman's Viewpoint and Pick Me Up are not both British publications.", "no", q)
+    assert (v.correct, v.extracted) == (True, "no"), v
+    # a restatement with a qualifier, or one that says something else, is for a judge
+    for reply in ("Both magazines are British publications, but only one is still printed.", "They are magazines."):
+        assert decide(reply, "no", q) is None, reply

@@ -1,12 +1,24 @@
 """Answer checking: option letters from real-looking replies, free-text matching, and the judge over HTTP."""
 import asyncio
 import json
+import re
 
 import pytest
 
-from judgeagent.grading.answers import (JudgeDecision, Verdict, check_answer, check_choice, check_free_text,
-                                extract_letter, judge_answer, normalise_answer, token_f1)
 from judgeagent.benchmark import Item, load_benchmark
+from judgeagent.config import CheckerConfig
+from judgeagent.grading.answers import (
+    JudgeDecision,
+    Verdict,
+    check_answer,
+    check_choice,
+    check_free_text,
+    extract_letter,
+    judge_answer,
+    normalise_answer,
+    token_f1,
+)
+from judgeagent.grading.calibration import calibrate, pairs_from_items
 from judgeagent.models import ModelError, ModelSpec, OpenAIChatModel
 from judgeagent.models.testserver import FakeServer
 from tests.conftest import DATA
@@ -185,3 +197,56 @@ def test_undecided_without_a_judge_is_incorrect():
     assert (verdict.correct, verdict.method, verdict.extracted, verdict.score) == (False, "undecided", "bank of england", 0.0)
     decided = asyncio.run(check_answer("Q?", "Yes", "No, they differ."))
     assert (decided.correct, decided.method, decided.extracted) == (False, "yes_no", "no")
+
+
+@pytest.mark.parametrize("reasoning, kept", [
+    ("True only if the candidate gives the reference's answer.", False),        # the schema's description
+    ("True if the candidate gives the reference answer", False),                # copied with words dropped
+    ("Rewordings, synonyms, abbreviations and extra correct details count as correct.", False),  # the prompt
+    ("Correct: the candidate gives the reference's answer.", False),
+    ("The candidate gives Paris, the reference's answer.", True),               # names the answer
+    ("Incorrect. The candidate says 1968, the reference 1969.", True),
+])
+def test_a_reason_copied_from_the_schema_or_prompt_is_no_reason(reasoning, kept):
+    decision = {"reasoning": reasoning, "correct": True}
+    with FakeServer(reply=lambda request: json.dumps(decision)) as server:
+        verdict = asyncio.run(judge_answer(_judge(server), "Q?", "Paris", "It is Paris."))
+    assert verdict.reason == (reasoning if kept else "(the judge gave no reasoning)")
+
+
+def _faithful(request):
+    """A judge that accepts exactly the candidates naming one of the references its prompt lists."""
+    prompt = request["messages"][-1]["content"]
+    reference = re.search(r"Reference answer: (.*)", prompt).group(1)
+    candidate = re.search(r"Candidate answer: (.*)", prompt).group(1).lower()
+    golds = re.split(r" \(also acceptable: |; ", reference.rstrip(")"))
+    right = any(g.lower() in candidate for g in golds)
+    return json.dumps({"reasoning": f"The candidate {'names' if right else 'does not name'} {golds[0]}.",
+                       "correct": right})
+
+
+def test_a_faithful_judge_passes_calibration_when_aliases_are_other_acceptable_answers():
+    # open-QA aliases are other acceptable answers, not spellings of the gold: judged against the main
+    # gold alone, a faithful judge rejects "Rockwell" and fails
+    names = [("Jermaine Jackson", "Rockwell"), ("Ada Lovelace", "Charles Babbage"), ("Paris", "Lyon"),
+             ("Tom Stoppard", "Harold Pinter"), ("Mount Everest", "K2"), ("Nile", "Amazon")]
+    items = [Item(f"q{k}", f"Question {k}?", gold, aliases=(alias,)) for k, (gold, alias) in enumerate(names)]
+    pairs = pairs_from_items(items, 40, seed=1)
+    aliases = [p for p in pairs if p.kind == "alias"]
+    assert aliases and all(len(p.reference) == 2 for p in aliases)
+    with FakeServer(reply=_faithful) as server:
+        calibration = asyncio.run(calibrate(_judge(server), pairs, CheckerConfig()))
+    assert calibration.passed and calibration.accuracy == 1.0, calibration.errors
+
+
+def test_probes_whose_right_answer_is_ambiguous_are_not_asked():
+    # two items ask the same question with different golds: neither gold is a wrong answer to the other
+    same = [Item("a", "Who sang it?", "Rockwell"), Item("b", "Who sang it?", "Jermaine Jackson"),
+            Item("c", "Which river?", "Nile")]
+    assert not [p for p in pairs_from_items(same, 40, seed=0) if p.kind == "other_gold" and p.question == "Who sang it?"
+                and "Nile" not in p.answer]
+    # golds that disagree on the number: a changed number may be one of them
+    numbers_differ = [Item("d", "How many?", "10", aliases=("12",)), Item("e", "Which river?", "Nile")]
+    assert not [p for p in pairs_from_items(numbers_differ, 40, seed=0) if p.kind == "changed_number"]
+    assert [p for p in pairs_from_items([Item("d", "How many?", "10"), Item("e", "Which river?", "Nile")], 40, seed=0)
+            if p.kind == "changed_number"]

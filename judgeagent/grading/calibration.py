@@ -34,6 +34,15 @@ class Pair:
     accept: bool
     kind: str
     """`restated` or `alias` (accept); `other_gold`, `other_option`, `changed_number`, `near_miss` (reject)."""
+    golds: tuple[str, ...] = ()
+    """The golds the probe was built from, when more than `gold`: an alias probe is judged against the
+    item's gold and aliases, since in open-QA sets an alias is often another acceptable answer ("Rockwell"
+    for "Jermaine Jackson") that a faithful judge rejects against the main gold alone."""
+
+    @property
+    def reference(self) -> list[str]:
+        """What the judge compares the probe with."""
+        return list(self.golds) or [self.gold]
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,22 @@ def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
             accept.append(_positive(item, saying, rng))
         else:
             wrong = _negative(item, golds, rng, near_miss)
-            if wrong is not None:
+            if wrong is not None and not _ambiguous(wrong[0], item, pool, wrong[1]):
                 reject.append(Pair(item.question, item.gold, saying.format(wrong[0]), False, wrong[1]))
     return [p for pair in zip(accept, reject) for p in pair]
+
+
+def _ambiguous(answer: str, item: Item, pool: Sequence[Item], kind: str = "") -> bool:
+    """A wrong answer whose verdict a careful person could dispute does not count (it is not asked): a
+    changed number that one of the item's golds states (or golds that disagree on their
+    numbers), or a wrong answer that is the gold of another item asking the same question."""
+    if kind == "changed_number":
+        stated = [numbers(g) for g in item.golds if numbers(g)]
+        return any(numbers(answer) == n for n in stated) or any(n != stated[0] for n in stated)
+    if kind in ("other_gold", "near_miss"):
+        asked = normalise_answer(item.question)
+        return any(normalise_answer(i.question) == asked and not _distinct(answer, i.golds) for i in pool)
+    return False
 
 
 def _usable(gold: str) -> bool:
@@ -94,8 +116,10 @@ def _usable(gold: str) -> bool:
 
 
 def _positive(item: Item, saying: str, rng: random.Random) -> Pair:
-    if item.aliases and rng.random() < 0.5:
-        return Pair(item.question, item.gold, saying.format(rng.choice(item.aliases)), True, "alias")
+    # A yes/no alias of a free-text gold is no probe whose right verdict is clear: it is never drawn.
+    aliases = [a for a in item.aliases if normalise_answer(a) not in ("", "yes", "no", "maybe")]
+    if aliases and rng.random() < 0.5:
+        return Pair(item.question, item.gold, saying.format(rng.choice(aliases)), True, "alias", item.golds)
     return Pair(item.question, item.gold, saying.format(item.gold), True, "restated")
 
 
@@ -163,7 +187,7 @@ async def calibrate(judge: ChatModel, pairs: Sequence[Pair], settings: CheckerCo
     for start in range(0, len(pairs), WAVE):
         # A failure lets the wave's other calls finish (and be journaled) before it is raised, as in
         # the engine: a resumed run then repeats no finished calibration call.
-        verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.gold, p.answer)
+        verdicts = await asyncio.gather(*(judge_answer(judge, p.question, p.reference, p.answer)
                                           for p in pairs[start:start + WAVE]), return_exceptions=True)
         for v in verdicts:
             if isinstance(v, BaseException):

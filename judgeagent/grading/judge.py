@@ -78,8 +78,48 @@ async def judge_answer(model: ChatModel, question: str, gold: str | Sequence[str
 
 
 def _reason(decision: JudgeDecision) -> str:
-    """The judge's reasoning, or a plain note that it gave none (never a schema word standing in for one)."""
+    """The judge's reasoning, or a plain note that it gave none (never a schema word or sentence, or a
+    sentence of the prompt, standing in for one)."""
     text = one_line(decision.reasoning)
-    if normalise_answer(text).replace(" ", "") in _ECHOES or len(text.split()) < 3:
+    if normalise_answer(text).replace(" ", "") in _ECHOES or len(text.split()) < 3 or copies_instructions(text):
         return "(the judge gave no reasoning)"
     return text
+
+
+def _instructions() -> list[str]:
+    """The sentences a judge is shown that are no reasoning of its own: the schema's field descriptions,
+    the system prompt, the question-type rules and the closing question."""
+    texts = [f.description or "" for f in JudgeDecision.model_fields.values()]
+    texts += [_SYSTEM, *_TYPE_RULES.values(), "Is the candidate correct?"]
+    sentences = [s for t in texts for s in re.split(r"(?<=[.?!:])\s+", t) if len(s.split()) >= 3]
+    return [normalise_answer(s) for s in texts + sentences]
+
+
+_COPIED = 0.8
+"""Token F1 with one instruction sentence at which a reason counts as copied (measured: the copied
+"True only if the candidate gives the reference's answer." reaches 1.0; a real reason that reuses a few
+of its words, "The candidate gives Paris, the reference's answer.", 0.63)."""
+
+
+_LOOSELY = 0.6
+
+
+def copies_instructions(reason: str) -> bool:
+    """The reason repeats a sentence of the schema or the prompt (copied, perhaps with a word changed)
+    instead of comparing the two answers: "True only if the candidate gives the reference's answer."."""
+    said = normalise_answer(reason)
+    sentences = _instructions()
+    if any(said in s for s in sentences):
+        return True
+    vocabulary = {w for s in sentences for w in s.split()}
+    parts = [p for p in re.split(r"(?<=[.?!;:])\s+", reason) if normalise_answer(p)]
+    return all(_copied(p, sentences, vocabulary) for p in parts)
+
+
+def _copied(part: str, sentences: list[str], vocabulary: set[str]) -> bool:
+    words = set(normalise_answer(part).split())
+    if len(words) <= 2 and words <= vocabulary:
+        return True  # "Correct:", "Incorrect."
+    closest = max(token_f1(part, s) for s in sentences)
+    # Below `_COPIED`, a part is copied only if it names nothing of its own (no answer, name or number).
+    return closest >= _COPIED or (closest >= _LOOSELY and words <= vocabulary)

@@ -8,6 +8,9 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from .forms import plain, stems, unhyphen
+from .numeric import compare_numbers, gold_range, is_approximate, period, unit
+from .phrases import CONTRAST, listed, other_name_first
 from .verdict import Verdict, empty
 
 ANSWER_PREFIX = re.compile(
@@ -99,9 +102,21 @@ _COMMITS_AFTER = re.compile(r"\b(?:but|however|though|i\s+think|i\s+believe|prob
 _MAX_REFUSAL_WORDS = 30
 
 
+# Declining in the third person: "The sources don't give enough information", "Not answerable from the
+# provided articles", "There isn't enough information in these articles to say".
+_NOT_ENOUGH = re.compile(
+    r"^\W*(?:(?:the|these|this)\s+)?(?:sources?|articles?|documents?|texts?|passages?|context)\s+"
+    r"(?:do(?:es)?\s+not|do(?:es)?n'?t)\s+(?:give|provide|contain|have|include)\s+(?:enough|sufficient)\s+"
+    r"(?:information|detail|data|evidence)"
+    r"|^\W*(?:neither|none\s+of\s+the)\s+(?:sources?|articles?|documents?|texts?|passages?)\s+"
+    r"(?:gives|provides|contains|has|have|give|provide)\s+(?:enough|sufficient)\s+(?:information|detail|data|evidence)"
+    r"|^\W*there\s+(?:is|was)\s*(?:not|n'?t)\s+(?:enough|sufficient)\s+(?:information|detail|data|evidence)"
+    r"|^\W*not\s+answerable\b|^\W*unanswerable\b|^\W*(?:the\s+)?question\s+cannot\s+be\s+answered", re.IGNORECASE)
+
+
 def is_refusal(text: str) -> bool:
     """A reply that declines to answer ("I don't know", "The text does not say", "Cannot be determined")."""
-    return bool(_REFUSAL.match(text) and not _COMMITS_AFTER.search(text)
+    return bool((_REFUSAL.match(text) or _NOT_ENOUGH.match(text)) and not _COMMITS_AFTER.search(text)
                 and len(text.split()) <= _MAX_REFUSAL_WORDS)
 
 
@@ -143,7 +158,8 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
                 question, others)
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
-    for rule in (_refusal, _yes_no, _contained, _same_number, _number_mismatch, _other_answer, _f1):
+    for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
+                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -200,14 +216,16 @@ def _contained(case: Case) -> Rule:
     """
     reply, score = case.reply, case.score
     asked = f" {normalise_answer(case.question)} "
-    for ref in case.refs:
+    for gold, ref in zip(case.golds, case.refs):
         if f" {ref} " in asked:
             continue
         short = len(reply.text.split()) <= 2 * len(ref.split()) + 3
         if short and f" {ref} " in f" {reply.text} " and _plain(reply.text, ref):
-            return Verdict(True, "exact", reply.text, score, "the short reply states the gold answer")
-        if _leads_or_concludes(reply, ref) and _plain(reply.first, ref):
-            return Verdict(True, "exact", reply.first, score, "the first sentence states the gold answer")
+            if not _guarded(case, reply.text.split(), ref.split(), gold):
+                return Verdict(True, "exact", reply.text, score, "the short reply states the gold answer")
+        elif _leads_or_concludes(reply, ref) and _plain(reply.first, ref):
+            if not _guarded(case, reply.first.split(), ref.split(), gold):
+                return Verdict(True, "exact", reply.first, score, "the first sentence states the gold answer")
     return None
 
 
@@ -242,9 +260,25 @@ def _same_number(case: Case) -> Rule:
         return None
     stated = numbers(case.reply.raw)
     for gold, ref in zip(case.golds, case.refs):
-        if len(ref.split()) <= 3 and stated and stated == numbers(gold):
+        if (len(ref.split()) <= 3 and stated and stated == numbers(gold) and _only_number(ref, case.reply.text)
+                and not _not_comparable(case.reply.raw, [gold])):
             return Verdict(True, "exact", case.reply.text, case.score, "states the gold's number")
     return None
+
+
+_APPROX_WORDS = frozenset({"about", "around", "approximately", "roughly", "nearly", "some", "circa"})
+
+
+def _only_number(ref: str, reply: str) -> bool:
+    """Every gold word the reply lacks is a number, its unit or "about": not "Unlimited six-year terms" for
+    "six years", nor "late 1968" for "September 1968"."""
+    words, said = ref.split(), set(reply.split())
+    for k, word in enumerate(words):
+        is_number = bool(numbers(word))
+        after_number = k > 0 and bool(numbers(words[k - 1]))
+        if word not in said and not is_number and not after_number and word not in _APPROX_WORDS:
+            return False
+    return True
 
 
 # A period ("19th century", "the 1800s", "the '90s") names a span, not the number it is written with.
@@ -257,11 +291,19 @@ def _number_mismatch(case: Case) -> Rule:
         return None  # "1800s" is the 19th century: spans are compared by the judge
     wanted = set().union(*(numbers(g) for g in case.golds))
     stated = numbers(reply.raw)
-    if not wanted or not stated or wanted & stated:
+    if not wanted or not stated or wanted & stated or _not_comparable(reply.raw, case.golds):
         return None
     shown = ", ".join(f"{n:g}" for n in sorted(stated)[:4])
     return Verdict(False, "number_mismatch", reply.text, score,
                    f"states {shown}; the gold's number is {', '.join(f'{n:g}' for n in sorted(wanted))}")
+
+
+def _not_comparable(reply: str, golds: Sequence[str]) -> bool:
+    """A gold range or approximate number (`numbers_compared` decides those), or units that differ."""
+    if any(gold_range(g) or is_approximate(g) for g in golds) or is_approximate(reply):
+        return True
+    said = unit(reply)
+    return said is not None and any(unit(g) not in (None, said) for g in golds)
 
 
 def _other_answer(case: Case) -> Rule:
@@ -273,6 +315,8 @@ def _other_answer(case: Case) -> Rule:
     for other in others:
         if not other or other in refs:
             continue
+        if token_f1(reply.text, other) <= score:
+            continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
         short = len(reply.text.split()) <= len(other.split()) + 3
         if reply.text == other or (short and f" {other} " in f" {reply.text} "
                                    and not gold_words & set(reply.text.split())):
@@ -285,3 +329,210 @@ def _f1(case: Case) -> Rule:
     if case.score >= case.threshold and not _NEGATIONS & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None
+
+
+# --- issue 30: accents, phrases inside longer replies, word forms, ranges, approximate numbers, periods ---
+
+def fold(text: str) -> str:
+    """`normalise_answer` after folding accents and ligatures ("Dáin" -> "dain") and reading hyphens as
+    spaces ("Jean-Pierre" -> "jean pierre")."""
+    return normalise_answer(unhyphen(plain(text.lower())))
+
+
+def _folded(case: Case) -> Rule:
+    """The reply is a gold once accents and hyphens are folded ("Antonin Dvorak" for "Antonín Dvořák")."""
+    reply = fold(case.reply.text)
+    if any(reply == fold(g) for g in case.golds):
+        return Verdict(True, "folded", reply, case.score, "the gold answer, up to accents and hyphens")
+    return None
+
+
+_LONGEST = 60
+"""Words; in a longer reply (an essay) no rule picks out the answer."""
+
+
+def _phrase(case: Case) -> Rule:
+    """The gold as a whole phrase in a longer reply that names no other candidate and denies nothing."""
+    words = fold(case.reply.raw).split()
+    if len(words) > _LONGEST or len(words) < 2:
+        return None
+    asked, text = f" {fold(case.question)} ", f" {' '.join(words)} "
+    for gold in case.golds:
+        ref = fold(gold)
+        if len(ref) < 3 or ref in _YES_NO or f" {ref} " in asked or f" {ref} " not in text:
+            continue
+        if _guarded(case, words, ref.split(), gold):
+            return None
+        return Verdict(True, "phrase", ref, case.score, "the reply states the gold as a whole phrase")
+    return None
+
+
+def _guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> bool:
+    """A contrast word, a list around the gold, another item's gold, numbers beyond the gold's, or another
+    name asserted before the gold ("Croatia won the final against France")."""
+    if set(words) - set(gold) & (_NEGATIONS | CONTRAST) or listed(case.reply.raw, gold):
+        return True
+    text = f" {' '.join(words)} "
+    if any(f" {o} " in text and not set(o.split()) & set(gold) for o in map(fold, case.others) if o):
+        return True
+    wanted = numbers(raw_gold)
+    if wanted and numbers(case.reply.raw) - numbers(case.question) != wanted:
+        return True
+    return other_name_first(case.reply.raw, set(gold) | set(fold(case.question).split()), gold)
+
+
+def _word_form(case: Case) -> Rule:
+    """A short reply whose content words are the gold's in other forms ("sharecroppers" for "Sharecropping")."""
+    words = fold(case.reply.raw).split()
+    asked = f" {fold(case.question)} "
+    for gold in case.golds:
+        ref = fold(gold)
+        if not ref or ref in _YES_NO or numbers(gold) or f" {ref} " in asked:
+            continue
+        if len(words) > 2 * len(ref.split()) + 6 or _guarded(case, words, ref.split(), gold):
+            continue
+        wanted, said = stems(gold), stems(case.reply.raw)
+        if wanted and set(wanted) <= set(said):
+            return Verdict(True, "word_form", " ".join(said), case.score, "the gold's words in other forms")
+    return None
+
+
+def _numbers_compared(case: Case) -> Rule:
+    """A number inside the gold's range, or near an approximate gold ("about 375,000" for "about 370,000")."""
+    if len(case.reply.text.split()) > 25:
+        return None
+    stated = numbers(case.reply.raw)
+    for gold in case.golds:
+        found = compare_numbers(case.reply.raw, gold, stated, numbers(gold))
+        if found is not None and found.correct:
+            return Verdict(True, "number_range", case.reply.text, case.score, found.reason)
+    found = compare_numbers(case.reply.raw, case.golds[0], stated, numbers(case.golds[0]))
+    if found is not None and len(case.golds) == 1:
+        return Verdict(False, "number_range", case.reply.text, case.score, found.reason)
+    return None
+
+
+def _periods(case: Case) -> Rule:
+    """A century or decade for a gold century or decade, however each is written ("the 1400s", "15th century")."""
+    if len(case.reply.text.split()) > 8:
+        return None
+    said = period(case.reply.raw)
+    if said is None:
+        return None
+    wanted = [p for p in map(period, case.golds) if p is not None and p.kind == said.kind]
+    if not wanted:
+        return None  # a decade for a century, or a period for a year: for a judge
+    return Verdict(said in wanted, "period", case.reply.text, case.score,
+                   f"names the {said.kind} {said.value}, the gold's is {wanted[0].value}")
+
+
+# "Possibly.", "It is unclear whether ...", "It is uncertain": the reply commits to "maybe".
+_UNCERTAIN = re.compile(r"^\W*(?:possibly|perhaps|uncertain|unclear|it\s+is\s+(?:uncertain|unclear|not\s+clear)|"
+                        r"it'?s\s+(?:uncertain|unclear|not\s+clear)|(?:the\s+)?evidence\s+is\s+(?:mixed|inconclusive|"
+                        r"unclear|limited))\b", re.IGNORECASE)
+
+
+def _uncertain(case: Case) -> Rule:
+    """For a yes/no/maybe gold, a reply that opens uncertain and says neither yes nor no commits to "maybe"."""
+    if case.refs[0] not in _YES_NO or not _UNCERTAIN.match(case.reply.raw):
+        return None
+    if {"yes", "no"} & set(case.reply.first.split()):
+        return None
+    return Verdict(case.refs[0] == "maybe", "yes_no", "maybe", None, f"answered 'maybe', gold {case.refs[0]!r}")
+
+
+_CONNECTORS = frozenset({"of", "and", "for", "the", "de", "von", "van", "da", "del", "la", "le"})
+
+
+def _acronym(case: Case) -> Rule:
+    """The gold's initials for the gold ("JPL" for "Jet Propulsion Laboratory", "SBF" for "Sam Bankman-Fried"),
+    or the gold spelled out for a gold acronym: the acronym written in capitals."""
+    raw = re.sub(r"[^\w\s]", "", plain(case.reply.raw)).strip()
+    for gold in case.golds:
+        short, long = (raw, gold) if raw.isupper() else (re.sub(r"[^\w\s]", "", gold).strip(), case.reply.raw)
+        if not (short.isupper() and 2 <= len(short) <= 8 and " " not in short):
+            continue
+        words = [w for w in fold(long).split()]
+        full = "".join(w[0] for w in words)
+        content = "".join(w[0] for w in words if w not in _CONNECTORS)
+        if len(words) >= 2 and short.lower() in (full, content):
+            return Verdict(True, "acronym", fold(case.reply.raw), case.score, "the gold's initials, or the gold spelled out")
+    return None
+
+
+_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor"})
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def _name_part(case: Case) -> Rule:
+    """For a "who" question, part of the gold person's name that keeps the surname ("Telemann", "Richard Bach",
+    "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar"), when no other item's gold shares that surname."""
+    if not _WHO.search(case.question):
+        return None
+    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES]
+    asked = set(fold(case.question).split())
+    for gold in case.golds:
+        if "," in gold or numbers(gold):
+            continue
+        name = [w for w in fold(gold).split() if w not in _SUFFIXES]
+        if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked:
+            continue
+        if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
+                and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
+            return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
+    return None
+
+
+_FILLER = frozenset({"is", "was", "are", "were", "be", "been", "it", "its", "one", "that", "this", "which", "who",
+                     "answer", "so", "more", "most", "than", "of", "in", "on", "by", "to", "at", "has", "had", "have"})
+
+
+def _choice(case: Case) -> Rule:
+    """A question that offers two candidates ("Who is older, Sid Haig or Vic Darchinyan?"), answered by naming
+    one of them in the question's own words: right for the gold's, wrong for the other."""
+    asked = fold(case.question).split()
+    if asked.count("or") != 1:
+        return None
+    k = asked.index("or")
+    if k == 0 or k == len(asked) - 1:
+        return None
+    left, right = asked[k - 1], asked[-1]  # each candidate's last word: "haig", "darchinyan"
+    words = fold(case.reply.raw).split()
+    gold_words = {w for g in case.golds for w in fold(g).split()}
+    if set(words) - set(asked) - gold_words - _FILLER or set(words) & (_NEGATIONS | CONTRAST):
+        return None  # words the question does not use ("younger", "born in 1939"): for a judge
+    sides = [w for w in (left, right) if w in gold_words]
+    if len(sides) != 1 or left == right:
+        return None
+    mine, other = sides[0], right if sides[0] == left else left
+    if (mine in words) == (other in words):
+        return None
+    return Verdict(mine in words, "choice", " ".join(words), case.score,
+                   f"names the question's {'gold' if mine in words else 'other'} candidate")
+
+
+_ASKS_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.IGNORECASE)
+_RESTATED = 0.8
+"""Share of the question's content words (as stems) a reply must repeat to count as restating it."""
+_HEDGES = frozenset({"while", "whereas", "although", "though", "but", "however", "may", "might", "could", "some",
+                     "partly", "partially", "only", "unclear", "uncertain", "depends", "depending", "hard"})
+
+
+def _restated(case: Case) -> Rule:
+    """A yes/no question answered by restating its claim: as asked is "yes", with one added negation "no"
+    ("Both magazines are British publications." for "Are both magazines British publications?")."""
+    if case.refs[0] not in ("yes", "no") or not _ASKS_YES_NO.match(case.question):
+        return None
+    words = set(fold(case.reply.raw).split())
+    asked_words = set(fold(case.question).split())
+    if words & (_HEDGES | {"yes", "no", "maybe", "or", "either"}) or len(words) > 40:
+        return None
+    negated = (words - asked_words) & _NEGATIONS
+    if asked_words & _NEGATIONS or len(negated) > 1:
+        return None
+    asked = set(stems(case.question))
+    if not asked or len(asked & set(stems(case.reply.raw))) < _RESTATED * len(asked):
+        return None
+    said = "no" if negated else "yes"
+    return Verdict(said == case.refs[0], "yes_no", said, None, f"restates the question's claim ({said}), gold {case.refs[0]!r}")

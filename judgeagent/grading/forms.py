@@ -1,0 +1,55 @@
+"""Surface forms an answer may take without changing what it says: accents and other Unicode variants,
+hyphens, and word forms (lemmas from the project's spaCy pipeline, plus agent-noun and -ing derivations)."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_DASHES = re.compile(r"[-‐‑‒–—―]")
+_SPECIAL = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ı": "i", "þ": "th"})
+
+
+def plain(text: str) -> str:
+    """The text with accents, ligatures and full-width forms folded ("Dáin" -> "Dain"), case kept."""
+    text = unicodedata.normalize("NFKD", text.translate(_SPECIAL))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def unhyphen(text: str) -> str:
+    """Hyphens and dashes read as spaces ("Jean-Pierre" -> "Jean Pierre")."""
+    return _DASHES.sub(" ", text)
+
+
+# Words that carry no answer: a reply's extra function words do not make it another answer.
+_FUNCTION_POS = frozenset({"DET", "ADP", "PUNCT", "CCONJ", "SCONJ", "AUX", "PRON", "PART", "SPACE", "SYM"})
+_DERIVED = re.compile(r"(?:ers|er|ings|ing|e|s)$")
+
+
+@lru_cache(maxsize=1)
+def _lemmatiser():  # type: ignore[no-untyped-def]
+    # Imported here: spaCy is slow to load and only replies no cheaper rule decided reach this.
+    from ..entities import load_spacy
+
+    return load_spacy("en_core_web_sm", ("parser", "ner", "senter"))
+
+
+@lru_cache(maxsize=4096)
+def stems(text: str) -> tuple[str, ...]:
+    """The content words of `text` as stems: spaCy's lemma, then (not for names) without an agent or -ing ending
+    ("sharecroppers", "Sharecropping" -> "sharecrop"; "painter", "painting" -> "paint")."""
+    out = []
+    for token in _lemmatiser()(unhyphen(plain(text))):
+        letter = len(token.text) == 1 and token.text.isalpha() and token.text.lower() not in "ai"
+        if (token.pos_ in _FUNCTION_POS and not letter) or not any(c.isalnum() for c in token.text):
+            continue  # a lone letter is content: "s-block" is not "p-block"
+        lemma = token.lemma_.lower()
+        if token.pos_ == "PROPN" or len(lemma) < 4:  # names keep their letters: "Ross" is not "Rose"
+            out.append(lemma)
+            continue
+        stem = _DERIVED.sub("", lemma)
+        stem = stem if len(stem) >= 3 else lemma
+        if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+            stem = stem[:-1]  # "sharecropp" -> "sharecrop"
+        out.append(stem)
+    return tuple(out)

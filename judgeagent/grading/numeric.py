@@ -1,0 +1,122 @@
+"""Numbers as answers beyond equality: a value inside a gold range, an approximate value near the gold's,
+and periods (centuries, decades) however they are written."""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# "about 370,000", "roughly 70%", "~300": the writer does not claim the exact value.
+_APPROXIMATE = re.compile(r"\b(?:about|around|approximately|approx|roughly|nearly|almost|some|circa|close\s+to|"
+                          r"estimated|c)\b\.?|~|≈", re.IGNORECASE)
+# Approximate values may differ by this fraction: 8,800 for "8,849", 70% for "about 71%", not 30,000 for 300,000.
+TOLERANCE = 0.05
+_RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to|and)\s*(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
+_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:-\s*)?(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# Words after a number that say what it counts but are no unit ("1,200 people", "eleven players").
+_NOT_UNITS = frozenset({"and", "or", "to", "in", "of", "the", "a", "an", "so", "people", "inhabitants", "high",
+                        "tall", "long", "thousand", "million", "billion", "hundred", "trillion", "plus", "times",
+                        "per", "percent", "st", "nd", "rd", "th", "s", "by", "at", "on", "from", "with", "is", "was"})
+
+
+_SCIENTIFIC = re.compile(r"\d\s*(?:[×x*]\s*10\s*(?:\^|\*\*)|e[+-]?\d)", re.IGNORECASE)
+"""3 × 10^5, 3e5: notations `numbers` does not read."""
+
+
+def is_approximate(text: str) -> bool:
+    return bool(_APPROXIMATE.search(text))
+
+
+def gold_range(text: str) -> tuple[float, float] | None:
+    """The range a gold states ("10-12 years", "58 to 68 days", "between 4.3 and 5.7"), low to high."""
+    match = _RANGE.search(text)
+    if match is None:
+        return None
+    low, high = (float(g.replace(",", "")) for g in match.groups())
+    if all(1000 <= v <= 2100 and v == int(v) for v in (low, high)):
+        return None  # "1914-1918" is a span of years: a year inside it is not the answer
+    return (low, high) if low < high else None
+
+
+def unit(text: str) -> str | None:
+    """The unit after the first number ("8 minutes" -> "minute", "71%" -> "%"), singular, or None."""
+    for match in _UNIT.finditer(text):
+        word = match.group(1).lower().replace(" ", "")
+        if word in _NOT_UNITS:
+            continue
+        return {"percent": "%", "metres": "m", "meters": "m", "metre": "m", "meter": "m"}.get(word, word.rstrip("s"))
+    return None
+
+
+def _scalar(values: set[float]) -> set[float]:
+    return {v for v in values if not (1000 <= v <= 2100 and v == int(v))}  # years are never approximate
+
+
+class NumberMatch(NamedTuple):
+    correct: bool
+    reason: str
+
+
+def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float]) -> NumberMatch | None:
+    """Right when a reply number (of `stated`, the reply's) lies in the gold's range, or (either side
+    approximate) within `TOLERANCE` of one of `wanted` (the gold's); wrong when every reply number misses by
+    far more; None when units differ or nothing is stated."""
+    if not stated or not wanted or _SCIENTIFIC.search(reply) or _SCIENTIFIC.search(gold):
+        return None
+    reply_unit, gold_unit = unit(reply), unit(gold)
+    if reply_unit and gold_unit and reply_unit != gold_unit:
+        return None  # "500 seconds" for "8 minutes": a conversion the rules do not make
+    span = gold_range(gold)
+    if span is not None:
+        low, high = span
+        inside = [v for v in stated if low <= v <= high]
+        if inside:
+            return NumberMatch(True, f"states {inside[0]:g}, inside the gold's range {low:g}-{high:g}")
+        if all(v < low * 0.75 or v > high * 1.25 for v in stated):
+            return NumberMatch(False, f"states {min(stated):g}, outside the gold's range {low:g}-{high:g}")
+        return None
+    if not (is_approximate(reply) or is_approximate(gold)):
+        return None
+    near = [v for v in _scalar(stated) for w in _scalar(wanted) if abs(v - w) <= TOLERANCE * abs(w)]
+    if near:
+        return NumberMatch(True, f"states about {near[0]:g}, within {TOLERANCE:.0%} of the gold's number")
+    if _scalar(wanted) and all(abs(v - w) > 0.25 * abs(w) for v in stated for w in _scalar(wanted)):
+        return NumberMatch(False, "states numbers far from the gold's approximate number")
+    return None
+
+
+# --- periods ------------------------------------------------------------------------------------------
+
+class Period(NamedTuple):
+    kind: str
+    """`century` or `decade`."""
+    value: int
+    """The century's number (15 for the 1400s) or the decade's first year (1960)."""
+
+
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\s+century\b|\b([a-z]+)\s+century\b", re.IGNORECASE)
+_HUNDREDS = re.compile(r"\b(\d{1,2})00s\b")
+_DECADE = re.compile(r"\b(1\d|20)([1-9]0)s\b|(?<![\w])[‘’']?([1-9]0)s\b|\b(twenties|thirties|forties|fifties|sixties|"
+                     r"seventies|eighties|nineties)\b", re.IGNORECASE)
+_ORDINAL_WORDS = {w: k + 1 for k, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+    "twentieth"))}
+_DECADE_WORDS = {w: 20 + 10 * i for i, w in enumerate(("twenties", "thirties", "forties", "fifties", "sixties",
+                                                         "seventies", "eighties", "nineties"))}
+
+
+def period(text: str) -> Period | None:
+    """The one century or decade a short text names ("the 1400s", "fifteenth century", "the '60s"), else None."""
+    found: set[Period] = set()
+    for digits, word in _CENTURY.findall(text):
+        value = int(digits) if digits else _ORDINAL_WORDS.get(word.lower())
+        if value:
+            found.add(Period("century", int(value)))
+    for hundreds in _HUNDREDS.findall(text):
+        found.add(Period("century", int(hundreds) + 1))
+    for century, tens, short, word in _DECADE.findall(text):
+        if century:
+            found.add(Period("decade", int(century) * 100 + int(tens)))
+        else:  # "the '60s", "the sixties": the twentieth century's unless said otherwise
+            found.add(Period("decade", 1900 + (int(short) if short else _DECADE_WORDS[word.lower()])))
+    return found.pop() if len(found) == 1 else None
