@@ -202,18 +202,18 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     if not question:
         raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r})")
     options = _options(record, fields, source)
-    letter = _letter(field_value(record, fields.answer_letter))
+    letter = _several(_letter(field_value(record, fields.answer_letter)), options)
     answers = _answers(record, fields)
     answer = answers[0] if answers else ""
     if not answer and not letter:
         raise JudgeAgentError(f"{source}: item {qid!r} has no gold answer "
                               f"(neither {fields.answer!r} nor {fields.answer_letter!r})")
-    if letter and letter not in (options or {}):
+    if letter and any(x not in (options or {}) for x in (letter if len(letter) > 1 else [letter])):
         known = ", ".join(options or {}) or "none"
         raise JudgeAgentError(
             f"{source}: item {qid!r}: answer_letter {letter!r} is not among the options ({known})")
     if options and letter and not answer:
-        answer = options[letter]
+        answer = "; ".join(options[x] for x in letter) if len(letter) > 1 else options[letter]
     if options and answer and not letter:
         letter = option_letter(answer, options)
     return Item(
@@ -268,9 +268,20 @@ def _text(value: Any) -> str:
 
 
 def _letter(value: Any) -> str | None:
-    # Tolerate "(B)", "b." and the like: files written by hand or exported from spreadsheets.
+    # Tolerate "(B)", "b." and the like: files written by hand or exported from spreadsheets. Several correct
+    # options ("AC", "A, C", ["A", "C"] as Teach2Eval's label) are kept as their letters in order: "AC".
+    if isinstance(value, (list, tuple)):
+        value = ",".join(_text(v) for v in value)
     text = _text(value).strip("()[]. ").upper()
     return text or None
+
+
+def _several(letter: str | None, options: Mapping[str, str] | None) -> str | None:
+    """A gold letter that is no option's key but names several ("AC", "A, C"): their letters in order ("AC")."""
+    if not letter or not options or letter in options:
+        return letter
+    parts = "".join(p.strip("()[]. ") for p in letter.replace(",", " ").split())
+    return "".join(sorted(set(parts))) if len(parts) > 1 and all(p in options for p in parts) else letter
 
 
 def _options(record: dict[str, Any], fields: ItemFields, source: str) -> dict[str, str] | None:

@@ -90,7 +90,8 @@ def records(folder):
     return [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
 
 
-OPTS = {"turns": 2, "resamples": 200, "scoring": "geometric"}  # the figures below are geometric
+OPTS = {"turns": 2, "resamples": 200, "scoring": "geometric", "reflection": False}  # figures below: geometric, and
+# the prompts of the layout reference (tests/make_layout_reference.py), written before the reflection prompt
 
 
 def test_a_lesson_end_to_end_gives_the_hand_computed_abilities(tmp_path):

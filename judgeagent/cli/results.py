@@ -23,13 +23,16 @@ def validate_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    all_rounds: Annotated[bool, typer.Option("--all-rounds", help="Also validate the feedback the interviewer "
+                                             "gives after each earlier extension round (round 0: base questions "
+                                             "only), as the authors' --eval_all_rounds.")] = False,
 ) -> None:
     """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2; JudgeAgent)."""
     from ..models.spec import load_registry
     from ..protocols.judgeagent.validate import render_validation, validate
 
     result = validate(run, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
-                      progress=validation_progress(quiet))
+                      progress=validation_progress(quiet), all_rounds=all_rounds)
     typer.echo(render_validation(result))
     typer.echo(f"written: {run / 'validation.json'}")
 

@@ -167,7 +167,10 @@ def _option_by_text(text: str, options: Mapping[str, str], *, whole: bool) -> st
 
 
 def check_choice(answer_text: str, item: Item) -> Verdict:
-    """Compare the option a reply commits to with the item's gold letter."""
+    """Compare the option a reply commits to with the item's gold letter (every gold letter, for an item with
+    several correct options: `gold_letter` "AC")."""
+    if item.gold_letter is not None and len(item.gold_letter) > 1:
+        return check_several(answer_text, item.options or {}, item.gold_letter)
     return check_options(answer_text, item.options or {}, item.gold_letter, item.gold)
 
 
@@ -187,3 +190,32 @@ def check_options(answer_text: str, options: Mapping[str, str], answer_letter: s
     correct = normalise_answer(options[letter]) == normalise_answer(gold)
     relation = "matches" if correct else "differs from"
     return Verdict(correct, how, letter, None, f"chose {letter} ({relation} gold text)")
+
+
+# --- items with several correct options ("AC") ------------------------------------------------------------
+
+_ANSWER_LINE = re.compile(r"\banswers?\s*(?:is|are|:)\s*:?\s*(.+)", re.IGNORECASE)
+
+
+def extract_letters(text: str, options: Mapping[str, str]) -> str | None:
+    """Every option letter a reply to a several-answer item commits to, sorted ("AC"), or None.
+
+    As the authors' `check_and_extract_answer` (zhiqix/Teach2Eval, code/utils/check_answer.py): the letters of
+    the last "answer is ..." / "Answer: ..." line, else the letters standing alone in the reply's last line."""
+    letters = {k.upper(): k for k in options}
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    found = _ANSWER_LINE.findall(text or "")
+    where = found[-1] if found else (lines[-1] if lines else "")
+    chosen = {letters[c] for c in re.findall(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", where) if c in letters}
+    return "".join(sorted(chosen)) or None
+
+
+def check_several(answer_text: str, options: Mapping[str, str], gold_letters: str) -> Verdict:
+    """Right when the set of letters chosen is the set of gold letters (the authors' `set(answer) == set(label)`)."""
+    if not answer_text or not answer_text.strip():
+        return empty()
+    chosen = extract_letters(answer_text, options)
+    if chosen is None:
+        return Verdict(False, "no_letter", None, None, "no option letter found in the answer")
+    correct = set(chosen) == set(gold_letters.upper())
+    return Verdict(correct, "letter", chosen, None, f"chose {chosen}, gold {gold_letters}")

@@ -171,7 +171,8 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
         "target_error": reply.error, "correct": verdict.correct,
         "verdict": {"method": verdict.method, "reason": verdict.reason, "extracted": verdict.extracted,
                     "score": verdict.score},
-        "points": points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty),
+        "points": points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty,
+                         ctx.config.unlabelled_points),
         "tokens": {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens, "cached": reply.cached},
     }
     ctx.run.add_record(record)

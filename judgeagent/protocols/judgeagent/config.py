@@ -46,6 +46,11 @@ class EvalConfig(Frozen):
     """Tiers whose generated questions the interviewer must answer itself from the path text, and agree
     with its own gold, before they are asked (one extra call per question)."""
     hard_wrong_penalty: float = Field(0.0, ge=0)
+    unlabelled_points: float = Field(1.5, ge=1.0, le=1.5)
+    """Points of a right answer to a question without a difficulty label: 1.5 as the authors' code (a missing
+    label counts as medium; it produced the paper's tables, and with the 0.5 / 1.0 tier thresholds it splits
+    unlabelled accuracy at 1/3 and 2/3, the paper's "evenly divide"); 1.0 as the paper's text says ("+1"), under
+    which a batch of unlabelled questions alone never reaches the hard tier."""
     generation_attempts: int = Field(3, ge=1)
     """Requests for questions per round before the round is skipped."""
     max_answer_words: int = Field(8, ge=1)

@@ -8,13 +8,14 @@ Tier = Literal["easy", "medium", "hard"]
 WEIGHTS: dict[str, float] = {"easy": 1.0, "medium": 1.5, "hard": 2.0}
 
 
-def points(correct: bool, difficulty: str | None, hard_wrong_penalty: float = 0.0) -> float:
-    """A correct answer earns its difficulty's weight (unlabelled counts as medium); a wrong one 0,
+def points(correct: bool, difficulty: str | None, hard_wrong_penalty: float = 0.0,
+           unlabelled_points: float = 1.5) -> float:
+    """A correct answer earns its difficulty's weight, an unlabelled one `unlabelled_points` (1.5: as medium, the
+    authors' `DifficultyController`, which produced the paper's tables; 1.0: the paper's text, "+1"); a wrong one 0,
     or minus `hard_wrong_penalty` on a hard question (the authors' code used 0.2)."""
-    level = difficulty or "medium"
     if correct:
-        return WEIGHTS[level]
-    return -hard_wrong_penalty if level == "hard" else 0.0
+        return WEIGHTS[difficulty] if difficulty else unlabelled_points
+    return -hard_wrong_penalty if difficulty == "hard" else 0.0
 
 
 def tier_of(total: float, asked: int) -> Tier:

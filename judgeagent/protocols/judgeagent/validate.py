@@ -11,6 +11,7 @@ from ...config import CheckerConfig
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic, write_text_atomic
 from ...grading.answers import AnswerChecker, other_golds
+from ...grading.leakage import leaked_strings, redact
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
 from ...runs import Run, load_manifest, load_run, lock_run
@@ -41,10 +42,14 @@ def open_finished(folder: str | Path) -> Run:
 
 
 def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path | None = None, cache: bool = True,
-             resamples: int = 2000, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+             resamples: int = 2000, progress: Callable[[int, int], None] | None = None,
+             all_rounds: bool = False) -> dict[str, Any]:
     """Validate a finished run; writes validation.jsonl and validation.json into its folder.
 
-    `progress(done, total)` is called as each base question is answered both ways."""
+    `progress(done, total)` is called as each base question is answered both ways. `all_rounds` also validates
+    the feedback the interviewer gives after each earlier round (the authors' `--eval_all_rounds`): round 0 from
+    the base questions alone (the paper's w/o interactive extension), round r from the base questions and
+    extension rounds 1..r; validation.json's `by_round` holds each round's rates, the last being the run's own."""
     from ...models import open_models
     from ...models.spec import load_registry
 
@@ -60,9 +65,12 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
         with open_models(names["target"], names["interviewer"], names["judge"],
                          registry=registry or load_registry(), cache_dir=cache_dir, cache=cache,
                          journal=run.folder) as models:
-            rows = asyncio.run(_answer_all(run, models, run_checker(run, models.judge), progress))
+            checker = run_checker(run, models.judge)
+            rows, by_round = asyncio.run(_answer_both(run, models, checker, progress, all_rounds))
             usage = models.ledger.totals()
         result = summarise_validation(rows, read_feedback(run), resamples, run.manifest["config"]["seed"])
+        if by_round is not None:
+            result["by_round"] = by_round
         result["usage"] = usage
         write_text_atomic(run.folder / "validation.jsonl",
                           "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -89,7 +97,7 @@ def run_checker(run: Run, judge: Any) -> AnswerChecker:
 
 
 async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
-                      progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+                      progress: Callable[[int, int], None] | None = None, close: bool = True) -> list[dict[str, Any]]:
     try:
         jobs = []
         for entry in read_feedback(run):
@@ -113,7 +121,65 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
 
         return await gather_all(*(counted(job) for job in jobs))
     finally:
+        if close:
+            await models.aclose()
+
+
+async def _answer_both(run: Run, models: Any, checker: AnswerChecker, progress: Callable[[int, int], None] | None,
+                       all_rounds: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """The final validation's rows and, with `all_rounds`, each round's rates: on one event loop, whose clients
+    are closed once both are done."""
+    try:
+        rows = await _answer_all(run, models, checker, progress, close=False)
+        return rows, (await _every_round(run, models, checker, rows) if all_rounds else None)
+    finally:
         await models.aclose()
+
+
+async def _every_round(run: Run, models: Any, checker: AnswerChecker,
+                       final: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rates of each round's feedback (rounds 0..R-1 asked now, from the run's own records; round R is the run's
+    feedback, `final`). The answers without suggestions are the final validation's: Algorithm 2 asks them once."""
+    entries = [e for e in read_feedback(run) if e.get("feedback")]
+    rounds = int(run.manifest["config"].get("rounds", 0)) if run.manifest["config"].get("extension", True) else 0
+    plain = {(r["batch"], r["qid"]): r for r in final}
+    out = []
+    for r in range(rounds):
+        rows = await gather_all(*(_batch_at_round(run, models, checker, e, r, plain) for e in entries))
+        pairs = [p for batch in rows for p in batch]
+        out.append({"round": r, "feedback_failed": sum(1 for b in rows if not b), **rates(pairs)})
+    out.append({"round": rounds, "feedback_failed": 0, **rates([(x["before"], x["after"]) for x in final])})
+    return out
+
+
+async def _batch_at_round(run: Run, models: Any, checker: AnswerChecker, entry: dict[str, Any], r: int,
+                          plain: dict[tuple[int, str], dict[str, Any]]) -> list[tuple[bool, bool]]:
+    """One batch's (before, after) pairs with the feedback written from its records up to round `r`."""
+    from .batch import transcript
+    from .prompts import Feedback, feedback_messages
+
+    b = entry["batch"]
+    order = {q: i for i, q in enumerate(entry["qids"])}
+    mine = [x for x in run.records if x["batch"] == b and not x.get("held_out") and x["stage"] in ("grading", "extension")
+            and x.get("round", 0) <= r]
+    mine.sort(key=lambda x: (x.get("round", 0), order.get(x.get("qid"), 0), x["record_id"]))
+    reply = await models.interviewer.complete(feedback_messages(transcript(mine)), schema=Feedback)
+    if not (reply.ok and isinstance(reply.parsed, Feedback)):
+        return []
+    base = [x for x in run.records if x["batch"] == b and x["stage"] == "grading"]
+    # the guard of evaluate, without its second request: a leaked gold is redacted
+    suggestions = reply.parsed.suggestions
+    found = leaked_strings(suggestions, [(x["gold"], x["options"], x["gold_letter"]) for x in base])
+    suggestions = redact(suggestions, found) if found else suggestions
+
+    async def after(record: dict[str, Any]) -> tuple[bool, bool]:
+        helped = await models.target.complete(with_suggestions(record["prompt"], suggestions))
+        verdict = await checker.check(record["question"], (record["gold"], *(record.get("aliases") or [])),
+                                      helped.text if helped.ok else "", options=record["options"],
+                                      gold_letter=record["gold_letter"])
+        return plain[(b, record["qid"])]["before"], verdict.correct
+
+    return list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x["record_id"]))))
 
 
 async def _pair(record: dict[str, Any], suggestions: str, models: Any, checker: AnswerChecker) -> dict[str, Any]:
@@ -179,6 +245,10 @@ def render_validation(v: dict[str, Any]) -> str:
         s, h = v["seen"], v["held_out"]
         lines.append(f"  seen by the interviewer: n {s['n']} delta {pct(s['delta'])}; held out: n {h['n']} "
                      f"delta {pct(h['delta'])}")
+    for r in v.get("by_round") or []:
+        lines.append(f"  after round {r['round']}: n {r['n']}  ACC2 {pct(r['acc2'])}  CR {pct(r['cr'])}  "
+                     f"CtE {pct(r['cte'])}  delta {pct(r['delta'])}"
+                     + (f"  ({r['feedback_failed']} batches without feedback)" if r["feedback_failed"] else ""))
     leak = v["leakage"]
     lines.append(f"  leakage guard: {leak['batches_with_leaks']} of {v['batches']} batches caught, "
                  f"{leak['redacted']} redacted")

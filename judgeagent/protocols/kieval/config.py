@@ -31,3 +31,6 @@ class KIEvalConfig(BaseModel):
     """Decaying turn weights w_i = exp(-i/n); false: every turn weighs the same (the paper's DW ablation)."""
     early_stop: bool = True
     """The evaluator may end a conversation; false: it always runs all rounds (the paper's ES ablation)."""
+    shots: int = Field(0, ge=0, le=10)
+    """Solved examples before the candidate's first answer, drawn from the benchmark's other items (5: the paper's
+    5-shot benchmark accuracy); only that answer's call sees them, never the dialogue that follows."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
 from typing import TYPE_CHECKING, Any
 
 from ...grading.verdict import one_line
@@ -106,15 +107,34 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
     talk.say("interactor", prompts.benchmark_prompt(item.question, item.options), round=0)
 
     async def call() -> Record:
-        result = await ctx.roles["candidate"].complete(talk.view("candidate"), **_limit(ctx))
+        messages = talk.view("candidate")
+        examples = shots(ctx, item)
+        messages = [*messages[:1], *examples, *messages[1:]]  # after the system prompt, before the question
+        result = await ctx.roles["candidate"].complete(messages, **_limit(ctx))
         reply = result.text if result.ok else ""
         verdict = await _check(ctx, item, reply)
+        extra = {"shots": [m["content"] for m in examples[::2]]} if examples else {}
         return ctx.record(episode, "answer", 1, "candidate", talk.turns[-1].content, reply,
-                          {"correct": Score.of(verdict)}, stage="answer", error=result.error)
+                          {"correct": Score.of(verdict)}, stage="answer", error=result.error, **extra)
 
     done = await ctx.recorded(episode, "answer", call)
     talk.say("candidate", done["reply"], round=0)
     return done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
+
+
+def shots(ctx: EpisodeContext, item: Item) -> list[dict[str, str]]:
+    """`shots` solved examples from the benchmark's other items (a draw seeded by the run's seed and the item), as
+    question / answer message pairs: the answer on a first line, as the candidate is asked to give its own."""
+    if not ctx.config.shots:
+        return []
+    others = [x for x in ctx.benchmark.items if x.qid != item.qid]
+    seed = int(hashlib.sha256(f"{ctx.config.seed}:shots:{item.qid}".encode()).hexdigest(), 16) % 2**32
+    chosen = random.Random(seed).sample(others, min(ctx.config.shots, len(others)))
+    out: list[dict[str, str]] = []
+    for x in chosen:
+        out += [{"role": "user", "content": prompts.benchmark_prompt(x.question, x.options)},
+                {"role": "assistant", "content": x.gold_letter or x.gold}]
+    return out
 
 
 async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialogue,

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from ...benchmark import Benchmark
+from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -39,7 +40,14 @@ class KIEvalProtocol(Protocol):
                       ("judge", "interactor")))
 
     # Scoring and decay change only the summary; early_stop=True is how every earlier run talked.
-    added_later = {"scoring": "paper", "decay": True, "early_stop": True}
+    added_later = {"scoring": "paper", "decay": True, "early_stop": True, "shots": 0}
+
+    def check_inputs(self, request: RunRequest) -> None:
+        super().check_inputs(request)
+        shots, items = request.config.shots, len(request.benchmark.items)
+        if shots and items <= shots:
+            raise JudgeAgentError(f"kieval shots={shots} draws its examples from the benchmark's other items, and "
+                                  f"{request.benchmark.path} has {items}: give more items or fewer shots")
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]

@@ -24,3 +24,11 @@ class Teach2EvalConfig(BaseModel):
         "paper", description="paper: as the paper's tables (the authors' result_statistics.py): RA is the product of "
         "the per-turn ratios minus 1 (x100 in the report), and a reply without a judgment is read as 'wrong'; "
         "geometric: RA is their geometric mean (1: no change), and a missing judgment is a wrong one.")
+    reflection: bool = Field(
+        True, description="From the second guidance turn the teacher is asked, if it judges the latest solution "
+        "wrong, to reflect first on whether its previous guidance was at fault (the paper's reflection; the "
+        "authors' prompt_teacher.py); false: every turn asks the same.")
+    history: Literal["chat", "transcript"] = Field(
+        "chat", description="How the teacher sees the lesson so far: chat, as a conversation holding its own earlier "
+        "replies in full; transcript, as the authors' dialogue_teacher.py: one prompt a turn with the question and "
+        "the lesson written out, its earlier guidance without its reasoning (<think>...</think>).")

@@ -37,9 +37,22 @@ def _settings(ctx: EpisodeContext) -> dict[str, Any]:
     return {} if ctx.config.max_tokens is None else {"max_tokens": ctx.config.max_tokens}
 
 
+def several(item: Item) -> bool:
+    """An item with more than one correct option (gold letters "AC")."""
+    return len(item.gold_letter or "") > 1
+
+
+def _chosen(options: dict[str, str], letters: str | None) -> str | None:
+    """The option text(s) a reply chose, as the teacher is shown them (it never sees the letters)."""
+    if not letters:
+        return None
+    keys = [letters] if letters in options else list(letters)
+    return "; ".join(options[k] for k in keys if k in options) or None
+
+
 async def _application(ctx: EpisodeContext, episode: Episode, item: Item) -> bool:
     """AA: the teacher answers the item zero-shot, as the students first do."""
-    messages = prompts.answer_messages(item.question, item.options or {})
+    messages = prompts.answer_messages(item.question, item.options or {}, several(item))
     result = await ctx.roles["teacher"].complete(messages, **_settings(ctx))
     verdict = check_choice(result.text if result.ok else "", item)
     ctx.record(episode, "application", 0, "teacher", messages[-1]["content"], result.text,
@@ -58,27 +71,42 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
 
 
 async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel) -> dict[str, Any]:
-    options = item.options or {}
-    guard = [(g, options, item.gold_letter) for g in item.golds]
+    options, many = item.options or {}, several(item)
+    # every gold option of a several-answer item is guarded, each with its own letter
+    guard = ([(options[x], options, x) for x in item.gold_letter or ""] if many else
+             [(g, options, item.gold_letter) for g in item.golds])
     dialogue = Dialogue(("teacher", "student"), {"teacher": prompts.TEACHER_SYSTEM})
-    reply, verdict = await _answer(ctx, episode, item, student, 0, prompts.answer_messages(item.question, options))
+    solutions: list[tuple[str | None, str]] = []
+    guides: list[str] = []
+    reply, verdict = await _answer(ctx, episode, item, student, 0,
+                                   prompts.answer_messages(item.question, options, many))
     steps = [_step(0, reply, verdict)]
     for turn in range(1, ctx.config.turns + 1):
-        chosen = options.get(verdict.extracted) if verdict.extracted else None
-        dialogue.say("student", prompts.solution_for_teacher(item.question if turn == 1 else None, chosen, reply,
-                                                             turn - 1))
-        result = await ctx.roles["teacher"].complete(dialogue.view("teacher"), **_settings(ctx))
+        chosen = _chosen(options, verdict.extracted)
+        reflect = ctx.config.reflection and turn > 1
+        solutions.append((chosen, reply))
+        if ctx.config.history == "transcript":
+            shown = prompts.transcript_for_teacher(item.question, solutions, guides, reflect)
+            messages = [{"role": "system", "content": prompts.TEACHER_SYSTEM}, {"role": "user", "content": shown}]
+        else:
+            shown = prompts.solution_for_teacher(item.question if turn == 1 else None, chosen, reply, turn - 1,
+                                                 reflect)
+            dialogue.say("student", shown)
+            messages = dialogue.view("teacher")
+        result = await ctx.roles["teacher"].complete(messages, **_settings(ctx))
         said = result.text if result.ok else ""
         judged = prompts.parse_judgment(said)
         found = leaked_strings(said, guard)
         guidance = (redact(said, found) if found else said).strip() or prompts.NO_GUIDANCE
-        dialogue.say("teacher", said)  # the teacher's history holds what it said, the student gets `guidance`
-        ctx.record(episode, f"{student.role}/{turn}/teacher", turn, "teacher", dialogue.turns[-2].content, said,
+        if ctx.config.history == "chat":
+            dialogue.say("teacher", said)  # the teacher's history holds what it said, the student gets `guidance`
+        guides.append(said)  # the transcript shows the teacher its own words, as the chat does
+        ctx.record(episode, f"{student.role}/{turn}/teacher", turn, "teacher", shown, said,
                    stage="teacher", student=student.role, judged_right=judged, student_right=verdict.correct,
                    leaked=found, guidance=guidance, error=result.error)
         steps[-1].update(judged_right=judged, teacher=said, guidance=guidance, leaked=found)
         reply, verdict = await _answer(ctx, episode, item, student, turn,
-                                       prompts.revise_messages(item.question, options, reply, guidance))
+                                       prompts.revise_messages(item.question, options, reply, guidance, many))
         steps.append(_step(turn, reply, verdict))
     return {"student": student.role, "model": student.name, "correct": [s["correct"] for s in steps],
             "judgments": [s["judged_right"] for s in steps[:-1]],

@@ -62,7 +62,8 @@ def as_choice(benchmark: Benchmark, graph: ContextGraph | None, config: Teach2Ev
 def check_choice_item(item: Item) -> None:
     """A choice item's gold must be one of its options, and no two options may read the same."""
     options = item.options or {}
-    if item.gold_letter not in options:
+    letters = item.gold_letter or ""
+    if not letters or any(x not in options for x in (letters if letters not in options else [letters])):
         raise JudgeAgentError(f"item {item.qid!r}: its gold {item.gold!r} is not among its options "
                               f"({', '.join(options)}); give answer_letter or make the answer one option's text")
     norms = [normalise_answer(v) for v in options.values()]

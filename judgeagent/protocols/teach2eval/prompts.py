@@ -26,29 +26,66 @@ def options_text(question: str, options: dict[str, str]) -> str:
 
 
 _FINISH = "Think briefly, then end with a line 'Answer: X' where X is the letter of your choice."
+_FINISH_SEVERAL = ("One or more options are correct. Think briefly, then end with a line 'Answer: X, Y' listing the "
+                   "letter of every correct option.")
+"""For an item with several correct options (the authors' question type 1: `set(answer) == set(label)`)."""
 
 
-def answer_messages(question: str, options: dict[str, str]) -> list[Message]:
+def _finish(several: bool) -> str:
+    return _FINISH_SEVERAL if several else _FINISH
+
+
+def answer_messages(question: str, options: dict[str, str], several: bool = False) -> list[Message]:
     """A first answer from the question and options alone (the student's turn 0; the teacher's own test)."""
     return [{"role": "system", "content": ANSWER_SYSTEM},
-            {"role": "user", "content": f"{options_text(question, options)}\n\n{_FINISH}"}]
+            {"role": "user", "content": f"{options_text(question, options)}\n\n{_finish(several)}"}]
 
 
-def revise_messages(question: str, options: dict[str, str], previous: str, guidance: str) -> list[Message]:
+def revise_messages(question: str, options: dict[str, str], previous: str, guidance: str,
+                    several: bool = False) -> list[Message]:
     """The student revises from its previous answer and the teacher's latest guidance (paper, Section 3.2)."""
     user = (f"{options_text(question, options)}\n\nYour previous answer:\n{previous.strip() or '(none)'}\n\n"
-            f"Your teacher's guidance:\n{guidance}\n\nAnswer the question again, using the guidance. {_FINISH}")
+            f"Your teacher's guidance:\n{guidance}\n\nAnswer the question again, using the guidance. "
+            f"{_finish(several)}")
     return [{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": user}]
 
 
-def solution_for_teacher(question: str | None, chosen: str | None, reply: str, turn: int) -> str:
+REFLECT = ("If you judge it wrong, first reflect on whether your previous guidance was at fault (where it misled "
+           "or fell short), then guide anew.")
+"""From the second guidance turn (paper Section 3.3, reflection; the authors' `prompt_teacher_template`)."""
+
+
+def solution_for_teacher(question: str | None, chosen: str | None, reply: str, turn: int,
+                         reflect: bool = False) -> str:
     """What the teacher is shown of one student turn: the question (first turn only, without options), the
-    option text the student chose (the teacher never sees the letters' meaning otherwise), its reasoning."""
+    option text the student chose (the teacher never sees the letters' meaning otherwise), its reasoning;
+    `reflect` (turn >= 1) asks it to reflect on its previous guidance."""
     head = f"Question: {question}\n\n" if question is not None else ""
+    ask = "Judge whether this latest solution is correct, then guide the student." + (f" {REFLECT}" if reflect else "")
+    return f"{head}{_solution(chosen, reply, turn)}\n\n{ask}"
+
+
+def _solution(chosen: str | None, reply: str, turn: int) -> str:
     answer = chosen if chosen is not None else "(the student named no option)"
     which = "first solution" if turn == 0 else f"revised solution (after your guidance {turn})"
-    return (f"{head}The student's {which}.\nAnswer chosen: {answer}\nThe student wrote:\n{reply.strip() or '(nothing)'}"
-            "\n\nJudge whether this latest solution is correct, then guide the student.")
+    return f"The student's {which}.\nAnswer chosen: {answer}\nThe student wrote:\n{reply.strip() or '(nothing)'}"
+
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def transcript_for_teacher(question: str, solutions: list[tuple[str | None, str]], guides: list[str],
+                           reflect: bool = False) -> str:
+    """`history=transcript`: the whole lesson in one prompt, as the authors' dialogue_teacher.py builds it (the
+    question without options, then each solution and the guidance that followed, the guidance without its
+    <think> reasoning: their `remove_think_content`). `solutions` holds (chosen option text, reply) per turn."""
+    lines = [f"Question: {question}", "", "The lesson so far:"]
+    for turn, (chosen, reply) in enumerate(solutions):
+        lines += ["", _solution(chosen, reply, turn)]
+        if turn < len(guides):
+            lines += ["", f"Your guidance {turn + 1}:\n{_THINK.sub('', guides[turn]).strip() or '(none)'}"]
+    ask = "Judge whether the latest solution is correct, then guide the student." + (f" {REFLECT}" if reflect else "")
+    return "\n".join(lines) + f"\n\n{ask}"
 
 
 _LABELLED = re.compile(r"^.*\b(?:correctness|latest solution|judgment|judgement|verdict)\b[^:\n]*:(.*)$",

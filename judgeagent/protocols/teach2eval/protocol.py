@@ -30,7 +30,8 @@ class Teach2EvalProtocol(Protocol):
             request.benchmark = as_choice(request.benchmark, request.graph, request.config)
         super().check_inputs(request)
 
-    added_later = {"scoring": "paper"}  # it changes only the summary
+    added_later = {"scoring": "paper", "reflection": False, "history": "chat"}
+    """scoring changes only the summary; reflection false and history chat ask what runs before them asked."""
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
