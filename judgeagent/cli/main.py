@@ -15,6 +15,7 @@ from . import graph  # noqa: F401, I001
 from . import models  # noqa: F401
 from . import evaluate  # noqa: F401
 from . import results  # noqa: F401
+from . import synthesize  # noqa: F401
 from .app import app
 
 
