@@ -175,10 +175,10 @@ def test_from_run_aims_at_the_failed_documents_and_repeats_no_asked_question(tmp
     (["--difficulty", "easy,tricky"], "--difficulty 'tricky' is not a difficulty"),
     (["--difficulty", "easy,medium"], "give --interviewer MODEL"),
     (["--difficulty", "easy,easy"], "difficulty listed twice"),
-    (["--from-run", "nowhere"], "run not found: nowhere"),
+    (["--from-run", "nowhere", "--difficulty", "easy"], "run not found: nowhere"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, demo_graph, args, message):
-    done = cli("synthesize", demo_graph.path, "--out", tmp_path / "set", "--n", 3, *args, cwd=tmp_path)
+    done = cli("synthesize", demo_graph.path, "--out", tmp_path / "set", "--n", 3, *args)
     assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "set").exists()
 
