@@ -16,6 +16,7 @@ from . import models  # noqa: F401
 from . import evaluate  # noqa: F401
 from . import results  # noqa: F401
 from . import view  # noqa: F401
+from . import synthesize  # noqa: F401
 from .app import app
 
 
