@@ -5,7 +5,7 @@ import csv
 import io
 import random
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,8 @@ SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 class Benchmark:
     path: Path
     items: list[Item]
-    notes: tuple[str, ...] = ()
-    """What a native-format loader left out, one line each (e.g. multi-answer items no protocol grades)."""
+    notes: tuple[str, ...] = field(default=(), kw_only=True)
+    """(Keyword-only, so that subclasses' positional fields keep their places.) What a native-format loader left out, one line each (e.g. multi-answer items no protocol grades)."""
 
     def __len__(self) -> int:
         return len(self.items)
@@ -71,7 +71,7 @@ def load_benchmark(path: str | Path, fields: ItemFields = ItemFields(), *, limit
         items = [items[i] for i in keep]
     if limit is not None:
         items = items[:limit]
-    return Benchmark(file, items, notes)
+    return Benchmark(file, items, notes=notes)
 
 
 def attach_passages(benchmark: Benchmark, documents: Mapping[str, str]) -> Benchmark:
@@ -82,7 +82,7 @@ def attach_passages(benchmark: Benchmark, documents: Mapping[str, str]) -> Bench
         if item.passage is None and texts:
             item = replace(item, passage="\n\n".join(texts))
         items.append(item)
-    return Benchmark(benchmark.path, items, benchmark.notes)
+    return Benchmark(benchmark.path, items, notes=benchmark.notes)
 
 
 def _check_count(name: str, value: int | None) -> None:

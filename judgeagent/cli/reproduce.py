@@ -74,7 +74,7 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
             raise JudgeAgentError(f"recipe {name} reads the paper's data: give --data (as published: {recipe.data})")
         spec = data if is_spec(data) or recipe.data_format is None else f"{recipe.data_format}:{data}"
         loaded = load_benchmark(spec)
-        benchmark = Benchmark(loaded.path, select_items(recipe, loaded.items, limit), loaded.notes)
+        benchmark = Benchmark(loaded.path, select_items(recipe, loaded.items, limit), notes=loaded.notes)
     loaded_graph = None
     if recipe.needs and graph is None and recipe.protocol == "judgeagent":
         raise JudgeAgentError(f"recipe {name} needs {recipe.needs[0]}")
@@ -106,6 +106,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
             lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
                          "dearest role)")
     lines += [f"  note: {note}" for note in benchmark.notes]
+    lines += [f"  missing here: {m}" for m in recipe.missing]
     lines += [f"  differs from the paper: {d}" for d in recipe.differs]
     return "\n".join(lines)
 
@@ -143,6 +144,8 @@ def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = Non
         summary["validation"] = validate(result.folder, registry=registry, cache=cache, cache_dir=cache_dir)
     target = next(plan["models"][r] for r, m in recipe.roles.items() if m == "{target}")
     table = f"## {recipe.name}\n\n{recipe.experiment}\n\n" + beside_paper(recipe, summary, str(target), paper_row)
+    if recipe.missing:
+        table += "\nWhat this tool does not have yet (the run went without it):\n" + "".join(f"- {m}\n" for m in recipe.missing)
     if recipe.differs:
         table += "\nWhat differs from the paper:\n" + "".join(f"- {d}\n" for d in recipe.differs)
     write_text_atomic(Path(result.folder) / "reproduce.md", table)

@@ -106,9 +106,9 @@ def _kieval(index: int) -> Recipe:
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
         # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls)
         calls=Calls(per_item=(3, 24), tokens_per_call=(1050, 115)),
-        differs=("Acc. in the paper is 5-shot log-likelihood accuracy from its harness; ours is the candidate's "
-                 "generated answer (zero-shot) on the same 200 items.",
-                 "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
+        missing=("5-shot log-likelihood accuracy (the paper's Acc. column, from its harness): our Acc. is the "
+                 "candidate's generated zero-shot answer to the same items.",),
+        differs=("judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
 
@@ -146,9 +146,10 @@ TEACH2EVAL_MAIN = Recipe(
     calls=Calls(per_item=(1, 1), per_student=(2, 7)),
     differs=("Table 2 has four more columns whose header the text extraction lost (per-domain CA, our reading); "
              "they are not stored.",
-             "Multi-answer items (JEC-QA: 2-4 gold letters) are left out: no protocol here grades a set of letters.",
              "The paper samples 15,000 items from 60 datasets; the shared copy has 21 of the 60 files.",
              "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config."),
+    missing=("Grading of multi-answer items (JEC-QA: 2-4 gold letters): the loader leaves them out and says how "
+             "many.",),
 )
 
 # --- LLM-as-an-Interviewer, Table 4 (MATH) --------------------------------------------------------------
