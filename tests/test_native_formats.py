@@ -158,3 +158,13 @@ def test_bad_specs_fail_with_one_line(spec, message):
     with pytest.raises(JudgeAgentError, match=message) as error:
         load_benchmark(spec)
     assert "\n" not in str(error.value)
+
+
+def test_evaluate_takes_a_native_benchmark_and_says_what_it_left_out(capsys):
+    from judgeagent.cli.main import main
+
+    jec = T2E / "knowledge" / "domain" / "law" / "jecQA.json"
+    assert main(["evaluate", "--benchmark", f"teach2eval:{jec}", "--target", "local", "--no-extension", "--dry-run",
+                 "--limit", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "estimate for 3 items" in out and "skipped 117 item(s): more than one gold letter" in err

@@ -42,14 +42,18 @@ def knowing(items):
     return reply
 
 
-def run(name, roles, data, limit, tmp_path, paper_row=None):
+def run(name, roles, data, limit, tmp_path, paper_row=None, again=False):
     plan = prepare(name, roles, data, None, limit)
     with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
         names = {m for v in plan["models"].values() for m in v.split(",")}
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
         estimate = render_plan(plan, registry)
         summary, table, folder = reproduce(plan, registry, run_dir=tmp_path / name, cache=False, paper_row=paper_row)
-        return plan, summary, table, folder, server.counts["requests"], estimate
+        calls = server.counts["requests"]
+        if again:  # the same folder again: the finished run is read back, no call repeated
+            assert reproduce(plan, registry, run_dir=tmp_path / name, cache=False)[1] == table
+            assert server.counts["requests"] == calls
+        return plan, summary, table, folder, calls, estimate
 
 
 def _row(table, who):
@@ -71,7 +75,8 @@ def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
 
 def test_teach2eval_recipe_with_two_students(tmp_path):
     _, s, table, _, calls, _ = run("teach2eval-main", {"teacher": "t", "students": "s1,s2"},
-                                   f"{P}/teach2eval/Teach2Eval/dataset/dataset_test/multilanguage/ceval.json", 3, tmp_path)
+                                   f"{P}/teach2eval/Teach2Eval/dataset/dataset_test/multilanguage/ceval.json", 3, tmp_path,
+                                   again=True)
     assert s["turns"] == 3 and s["students"] == 2 and s["scoring"] == "paper"
     ca, aa, *_ = _row(table, "ours: t")
     assert float(aa) == pytest.approx(100 * s["abilities"]["AA"]["value"])
