@@ -43,7 +43,7 @@ def knowing(items):
 
 
 def run(name, roles, data, limit, tmp_path, paper_row=None, again=False):
-    plan = prepare(name, roles, data, None, limit)
+    plan = prepare(name, roles, data, None, limit, workdir=tmp_path)
     with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
         names = {m for v in plan["models"].values() for m in v.split(",")}
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
@@ -101,6 +101,22 @@ def test_dynaeval_dry_run_estimate_is_within_a_quarter_of_the_calls_made(tmp_pat
     assert (low, high) == (100, 110)  # 10 games x 5 rounds x 2 players, and the referee's few
     assert abs(low - calls) <= 0.25 * calls and abs(high - calls) <= 0.25 * calls
     assert "prints no table" in table
+
+
+def test_dynaeval_translation_recipe_plays_iwslt_paragraphs_with_references(tmp_path):
+    _, s, table, _, calls, estimate = run("dynaeval-translation-en-zh", {"players": "p1,p2", "referee": "r"},
+                                          f"{P}/iwslt2017/archive/2017-01-ted-test/texts/en/zh/en-zh.tgz", 10, tmp_path,
+                                          paper_row="ChatGPT")
+    sources = [json.loads(line) for f in tmp_path.glob("dynaeval-translation-en-zh-sources-*.jsonl")
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    assert len(sources) == 2 and sources[0]["text"].startswith("So, this is a story about how we know")
+    assert sources[0]["reference"].startswith("好吧，我要讲个故事， 是关于我们如何了解自己所知的事物。")
+    assert s["task"] == "translation" and s["games"] == 6  # 3 repetitions x 2 ordered pairs
+    assert _row(table, "paper: ChatGPT") == ["7.93", "0.28", "9.09", "0.29"]
+    assert {len(_row(table, f"ours: {m}")) for m in ("p1", "p2")} == {4}
+    low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))
+    # both players reply alike here, so some referee prompts repeat and are answered from the run's journal
+    assert 0.75 * low <= calls <= high
 
 
 def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):

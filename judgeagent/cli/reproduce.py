@@ -42,7 +42,8 @@ def reproduce_cmd(
     from ..models.spec import load_registry
 
     registry = load_registry(config)
-    plan = prepare(name, parse_roles(role), data, graph, limit)
+    plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
+                   dry_run=dry_run)
     if dry_run:
         typer.echo(render_plan(plan, registry))
         return
@@ -52,8 +53,12 @@ def reproduce_cmd(
     typer.echo(f"run: {folder}")
 
 
-def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None) -> dict[str, Any]:
-    """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call."""
+def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None,
+            workdir: Path = Path("runs"), dry_run: bool = False) -> dict[str, Any]:
+    """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call.
+
+    A DynaEval task reads its own file: the recipe writes it from the data into `workdir` (named by its content,
+    so the same data gives the same file and a run resumes)."""
     from ..benchmark import Benchmark, load_benchmark
     from ..benchmarks import is_spec
     from ..protocols import get_protocol
@@ -82,7 +87,30 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         from ..graph.store import load_graph
 
         loaded_graph = load_graph(graph)
-    return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph}
+    options, paragraphs = dict(recipe.options), None
+    if recipe.protocol == "dynaeval" and benchmark.items:
+        from ..recipes import translation_sources
+
+        rows = translation_sources(benchmark.items, int(recipe.extra.get("paragraph_segments", 5)))
+        paragraphs = f"{len(rows)} paragraphs from {len(benchmark.items)} segments (the game plays `items` of them)"
+        options["sources"] = "(written when the run starts)" if dry_run else str(_sources_file(recipe, rows, workdir))
+        benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
+    return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph,
+            "options": options, "paragraphs": paragraphs}
+
+
+def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Path:
+    import hashlib
+    import json
+
+    from ..files import write_text_atomic
+
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    path = workdir / f"{recipe.name}-sources-{hashlib.sha256(text.encode()).hexdigest()[:12]}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, text)
+    return path
 
 
 def render_plan(plan: dict[str, Any], registry: Any) -> str:
@@ -93,9 +121,10 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
     students = max(len(str(m).split(",")) for m in plan["models"].values())
     low, high = estimate_calls(recipe, len(benchmark.items), students)
     lines = [f"recipe {recipe.name}: {recipe.experiment}",
-             f"  items: {len(benchmark.items)}" + (f" (the paper: {recipe.items})" if recipe.items else ""),
+             "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
+                 f" (the paper: {recipe.items})" if recipe.items else "")),
              "  roles: " + ", ".join(f"{k}={v}" for k, v in plan["models"].items()),
-             "  options: " + ", ".join(f"{k}={v}" for k, v in recipe.options.items()),
+             "  options: " + ", ".join(f"{k}={v}" for k, v in plan["options"].items()),
              f"  calls: {low}-{high}"]
     if recipe.calls.tokens_per_call:
         prompt, completion = recipe.calls.tokens_per_call
@@ -135,7 +164,7 @@ def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = Non
     recipe = plan["recipe"]
     request = {"recipe": recipe.name, "protocol": recipe.protocol, "role": [f"{k}={v}" for k, v in plan["models"].items()]}
     result = run_protocol(plan["protocol"], plan["benchmark"], plan["graph"], models=plan["models"],
-                          config=dict(recipe.options), run_dir=run_dir, registry=registry, cache=cache,
+                          config=dict(plan["options"]), run_dir=run_dir, registry=registry, cache=cache,
                           cache_dir=cache_dir, request=request)
     summary = dict(result.summary)
     if recipe.protocol == "judgeagent":  # ACC1/ACC2/CR/CtE: the feedback validated, as the paper does

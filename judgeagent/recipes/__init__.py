@@ -16,7 +16,7 @@ from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "estimate_calls", "get_recipe",
-           "render_catalogue", "select_items", "value_at"]
+           "render_catalogue", "select_items", "translation_sources", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
@@ -63,18 +63,40 @@ def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, 
     """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts."""
     c = recipe.calls
     per = max(items, 1) if recipe.items is None and not recipe.data_format else items
-    low = c.fixed[0] + items * c.per_item[0] + per * students * c.per_student[0]
-    high = c.fixed[1] + items * c.per_item[1] + per * students * c.per_student[1]
+    pairs = students * (students - 1)
+    low = c.fixed[0] + items * c.per_item[0] + per * students * c.per_student[0] + pairs * c.per_pair[0] * c.runs[0]
+    high = c.fixed[1] + items * c.per_item[1] + per * students * c.per_student[1] + pairs * c.per_pair[1] * c.runs[1]
     return round(low), round(high)
 
 
 def value_at(summary: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path; a key may hold dots itself (DynaEval's seats: `players.1`)."""
     node: Any = summary
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
+    parts, i = path.split("."), 0
+    while i < len(parts):
+        if not isinstance(node, Mapping):
             return None
-        node = node[part]
+        key = next((".".join(parts[i:j]) for j in range(len(parts), i, -1) if ".".join(parts[i:j]) in node), None)
+        if key is None:
+            return None
+        node, i = node[key], i + len(key.split("."))
     return node
+
+
+def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, str]]:
+    """DynaEval's paragraphs from IWSLT segments: `segments` consecutive ones of a talk joined, source and
+    reference alike (Chinese and Japanese references joined without spaces)."""
+    talks: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        talks[str(item.meta.get("docid"))].append(item)
+    out = []
+    for docid, segs in talks.items():
+        glue = "" if segs[0].meta.get("target_language") in ("Chinese", "Japanese") else " "
+        for start in range(0, len(segs), segments):
+            chunk = segs[start:start + segments]
+            out.append({"id": f"{docid}-{chunk[0].meta.get('seg')}", "text": " ".join(i.question for i in chunk),
+                        "reference": glue.join(i.gold for i in chunk)})
+    return out
 
 
 def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None) -> str:
@@ -89,9 +111,13 @@ def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_mo
             raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
                                   f"{', '.join(pub.rows)}")
         lines.append(f"| paper: {paper_model} ({pub.table}) | " + " | ".join(_fmt(v) for v in pub.rows[paper_model]) + " |")
-    values = [None if c.ours is None else value_at(summary, c.ours) for c in pub.columns]
-    lines.append(f"| ours: {ours} | " + " | ".join(_fmt(v * c.scale if isinstance(v, (int, float)) else None)
-                                                  for v, c in zip(values, pub.columns)) + " |")
+    seats = summary.get("players") if any("{seat}" in (c.ours or "") for c in pub.columns) else None
+    # DynaEval's figures are per seat (each model under evaluation): one row of ours for each
+    for label, seat in ([(str(p.get("model", s)), s) for s, p in seats.items()] if isinstance(seats, Mapping)
+                        else [(ours, "")]):
+        values = [None if c.ours is None else value_at(summary, c.ours.replace("{seat}", seat)) for c in pub.columns]
+        lines.append(f"| ours: {label} | " + " | ".join(_fmt(v * c.scale if isinstance(v, (int, float)) else None)
+                                                       for v, c in zip(values, pub.columns)) + " |")
     notes = [f"- {c.name}: {c.note}" for c in pub.columns if c.note]
     return head + "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 

@@ -37,6 +37,10 @@ class Calls:
     per_item: tuple[float, float]
     fixed: tuple[float, float] = (0, 0)
     per_student: tuple[float, float] = (0, 0)
+    per_pair: tuple[float, float] = (0, 0)
+    """Asymmetric games: calls per ordered pair of players and repetition (each pair plays both ways)."""
+    runs: tuple[int, int] = (1, 1)
+    """Repetitions, fewest-most (a run stops once the scores converge)."""
     tokens_per_call: tuple[int, int] | None = None
     """Prompt and completion tokens of an average call, where the paper reports them."""
 
@@ -197,6 +201,33 @@ def _dynaeval_pgg(mode: int) -> Recipe:
         extra={"players": ("ChatGPT", "GPT-4", "Claude-2", "PaLM")})
 
 
+# --- DynaEval, machine translation (IWSLT 2017 EN-ZH), Table 3 ----------------------------------------
+
+DYNAEVAL_TRANSLATION = Recipe(
+    name="dynaeval-translation-en-zh", paper="DynaEval (ICLR 2024 submission)",
+    experiment="Table 3: machine translation English to Chinese, every pair of models as translator and "
+               "proofreader both ways, rated by the referee (1-10)",
+    protocol="dynaeval", roles={"players": "{target}", "referee": "gpt-4"},
+    data="iwslt:texts/en/zh/en-zh.tgz (WIT3's 2017-01-ted-test archives; the references are in zh-en.tgz)",
+    data_format="iwslt", items=None, selection="all",
+    options={"task": "translation", "source_language": "English", "target_language": "Chinese"},
+    published=Published("Table 3", (
+        Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated"),
+        Column("b_T", None, note="BLEU is not computed here; the run reports chrF (`measures`) instead"),
+        Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread"),
+        Column("b_Pr", None)), {
+        "GPT-4": (7.83, 0.274, 8.98, 0.292), "ChatGPT": (7.93, 0.285, 9.09, 0.295),
+        "Claude 2": (7.78, 0.277, 9.03, 0.292)}),
+    # a game: the translation, one polish, the referee's rating; 3 to 10 repetitions of every ordered pair
+    calls=Calls(per_item=(0, 0), per_pair=(3, 3), runs=(3, 10)),
+    differs=("The paper splits the talks into paragraph-level segments; we join 5 consecutive segments of a talk "
+             "into one paragraph (and their references likewise).",
+             "A game's rating is shared by both seats (the final version's); s_T and s_Pr are a model's mean over "
+             "the games it translated and proofread.",
+             "The paper's test-set size is not stated; ours plays `items` (20) paragraphs, a seeded sample."),
+    extra={"players": ("GPT-4", "ChatGPT", "Claude 2"), "paragraph_segments": 5},
+)
+
 # --- JudgeAgent, Tables 1 and 2 -------------------------------------------------------------------------
 
 _JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "validation.overall.acc2"),
@@ -246,4 +277,4 @@ JUDGEAGENT_RECIPES = (
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
     *(_kieval(i) for i in range(len(_KIEVAL_SETS))), TEACH2EVAL_MAIN, INTERVIEWER_MATH, _dynaeval_pgg(1),
-    _dynaeval_pgg(2), *JUDGEAGENT_RECIPES)}
+    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, *JUDGEAGENT_RECIPES)}

@@ -21,10 +21,12 @@ PAPERS = {
         "MATH, 100 queries balanced over the levels. DepthQA is on Hugging Face only (`FORMAT:hf:` route). "
         "Needs your API models: the interviewer and judge (the paper: GPT-4o) and the interviewees."),
     "DynaEval (ICLR 2024 submission)": (
-        "Reproducible here: the public goods game in both modes with 10 repeated games. The paper reports it as "
-        "a box plot only, so there is no published row to compare with. Code G&R (MBPP) and translation "
-        "(IWSLT 2017) load with `mbpp:` and `iwslt:`; their DynaEval tasks read HumanEval-style problems and "
-        "`-o sources=FILE` instead, so they are not recipes yet."),
+        "Reproducible here: the public goods game in both modes with 10 repeated games (the paper reports it as "
+        "a box plot only, so there is no published row to compare with), and machine translation EN-ZH on "
+        "IWSLT 2017 (Table 3): the recipe pairs each English segment with its reference from the reverse archive, "
+        "joins them into paragraphs and writes the task's sources file. Code G&R (MBPP) loads with `mbpp:`, but "
+        "DynaEval's code task reads HumanEval-style problems: not a recipe yet. Needs your API models: the "
+        "players and the referee (the paper: ChatGPT, GPT-4, Claude 2, PaLM)."),
     "JudgeAgent": (
         "Reproducible here: benchmark grading, graph-driven extension (3 rounds) and feedback, then `validate` "
         "for ACC1/ACC2/CR/CtE. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
