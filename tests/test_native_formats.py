@@ -117,6 +117,19 @@ def test_iwslt_pairs_by_segment_id_and_picks_the_year():
     assert first.gold.startswith("We're at a tipping point in human history")
 
 
+def test_math_upstream_folder_of_one_file_a_problem(tmp_path):
+    """Upstream MATH is MATH/test/<subject>/<n>.json: the shared jsonl's lines written back that way."""
+    lines = (P / "math" / "data" / "math" / "test.jsonl").read_text(encoding="utf-8").splitlines()[:3]
+    for n, line in enumerate(lines, 1):
+        folder = tmp_path / "test" / json.loads(line)["type"].lower().replace(" & ", "_").replace(" ", "_")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{n}.json").write_text(line, encoding="utf-8")
+    items = load_benchmark(f"math:{tmp_path / 'test'}").items
+    assert sorted(i.qid for i in items) == ["math-counting_probability-1", "math-counting_probability-2",
+                                            "math-counting_probability-3"]
+    assert {i.gold for i in items} == {"1000000", "262144", "\\frac{1}{10}"}
+
+
 @pytest.mark.parametrize("solution,gold", [
     ("so $x=\\boxed{\\frac{1}{10}}$.", "\\frac{1}{10}"),
     ("first \\boxed{2}, then \\boxed{\\sqrt{\\frac{a}{b}}}", "\\sqrt{\\frac{a}{b}}"),
@@ -144,6 +157,7 @@ def test_hugging_face_route_on_local_parquet_and_saved_dataset(tmp_path):
     datasets.DatasetDict({"test": datasets.Dataset.from_list(arc)}).save_to_disk(str(tmp_path / "arc"))
     item = load_benchmark(f"arc:hf:{tmp_path / 'arc'}#test").items[0]
     assert (item.gold, item.gold_letter, item.options) == ("oxygen", "B", {"A": "iron", "B": "oxygen"})
+    assert item.meta["subset"] == "ARC-Easy"
     generic = load_benchmark(f"hf:{tmp_path / 'test.parquet'}").items  # generic fields: answer column as is
     assert generic[0].question.startswith("Janet")
 

@@ -59,7 +59,7 @@ def load_native(text: str, fields: object = None) -> Loaded:
     if spec.hf:
         from .hf import hf_records
 
-        return fmt.from_records(hf_records(spec.path, spec.subset), spec.path, fields)
+        return fmt.from_records(hf_records(spec.path, spec.subset), spec.path, fields, spec.subset)
     path = Path(spec.path)
     if not path.exists():
         raise JudgeAgentError(f"benchmark not found: {path} (format {spec.format})")

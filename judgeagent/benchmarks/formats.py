@@ -40,12 +40,11 @@ class Format:
         records = ((record, source, self.context(file, path)) for file in files for record, source in self.read(file))
         return _convert_all(records, self.convert, str(path))
 
-    def from_records(self, records: Records, origin: str, fields: Any = None) -> Loaded:
-        """Records read elsewhere (Hugging Face `datasets`) through the same conversion."""
-        if self.name == "generic":
-            fields = fields or ItemFields()
-            return _convert_all(((r, s, {"fields": fields}) for r, s in records), self.convert, origin)
-        return _convert_all(((r, s, {}) for r, s in records), self.convert, origin)
+    def from_records(self, records: Records, origin: str, fields: Any = None, subset: str | None = None) -> Loaded:
+        """Records read elsewhere (Hugging Face `datasets`) through the same conversion; `subset` is the
+        `CONFIG/SPLIT` they came from (ARC's config names the set, C-Eval's the subject)."""
+        context = {"fields": fields or ItemFields(), "hf_config": (subset or "").rpartition("/")[0] or None}
+        return _convert_all(((r, s, context) for r, s in records), self.convert, origin)
 
 
 def _files(path: Path, suffixes: tuple[str, ...], name: str) -> list[Path]:
@@ -180,7 +179,8 @@ def _arc_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> li
     if key not in letters:
         raise JudgeAgentError(f"{source}: answerKey {key!r} is not one of the labels {labels}")
     qid = _text(record.get("id")) or source
-    subset = ctx.get("subset") or ("ARC-Challenge" if "challenge" in source.lower() else "ARC-Easy")
+    named = f"{source} {ctx.get('hf_config') or ''}".lower()
+    subset = ctx.get("subset") or ("ARC-Challenge" if "challenge" in named else "ARC-Easy")
     meta = {"subset": subset, "exam": qid.split("_")[0], **({"labels": labels} if labels != list(letters.values()) else {})}
     return [choice_item(qid, _text(stem), lettered(texts), letters[key], source,
                         difficulty="hard" if subset == "ARC-Challenge" else "easy", meta=meta)]
@@ -233,7 +233,7 @@ def _csv_dicts(file: Path) -> Records:
 
 def _ceval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
     options = {k: _text(record.get(k)) for k in "ABCD" if _text(record.get(k))}
-    subject = ctx.get("subject") or _text(record.get("subject")) or "ceval"
+    subject = ctx.get("subject") or ctx.get("hf_config") or _text(record.get("subject")) or "ceval"
     level = next((name for prefix, name in _CEVAL_LEVELS if subject.startswith(prefix)), None)
     meta = {k: v for k, v in {**ctx, "subject": subject, "level": level}.items() if v}
     if _text(record.get("explanation")):
@@ -273,7 +273,8 @@ def _math_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> l
     level_text = _text(record.get("level"))
     level = int(level_text.split()[-1]) if level_text.split() and level_text.split()[-1].isdigit() else None
     meta = {"subject": _text(record.get("type")), "level": level, "solution": solution}
-    qid = _text(record.get("unique_id")) or f"math-{_hf_index(source) if '[' in source else source.rsplit(':', 1)[-1]}"
+    where = ctx.get("file_id") or (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
+    qid = _text(record.get("unique_id")) or f"math-{where}"
     return [Item(qid=qid, question=_text(_need(record, "problem", source)), gold=gold, meta=meta, source=source)]
 
 
@@ -412,8 +413,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in [
     Format("hellaswag", "HellaSwag", "hellaswag_val.jsonl", (".jsonl",), _jsonl, _hellaswag_convert),
     Format("ceval", "C-Eval", "<subject>_val.csv or the folder of them (subject_mapping.json beside or above)",
            (".csv",), _csv_dicts, _ceval_convert, _ceval_context),
-    Format("math", "MATH (Hendrycks)", "jsonl of the per-problem objects, or a folder of <n>.json",
-           (".jsonl", ".json"), lambda f: _jsonl(f) if f.suffix == ".jsonl" else _json(f), _math_convert),
+    Format("math", "MATH (Hendrycks)", "jsonl of the per-problem objects, or the folder of <subject>/<n>.json",
+           (".jsonl", ".json"), lambda f: _jsonl(f) if f.suffix == ".jsonl" else _json(f), _math_convert,
+           # upstream is one file a problem: its subject folder and number are its id
+           lambda file, root: {"file_id": f"{file.parent.name}-{file.stem}"} if file.suffix == ".json" else {}),
     Format("gsm8k", "GSM8K", "test.jsonl", (".jsonl",), _jsonl, _gsm8k_convert),
     Format("mbpp", "MBPP", "mbpp.jsonl", (".jsonl",), _jsonl, _mbpp_convert),
     Format("iwslt", "IWSLT 2017 TED (WIT3 XML)", "<src>-<tgt>.tgz of the test archive (reverse archive found in "
