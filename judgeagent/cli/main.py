@@ -10,15 +10,12 @@ import sys
 import typer
 
 from ..errors import Interrupted, JudgeAgentError
-
 # Importing a command module registers its commands; this order is `judgeagent --help`'s.
-from . import (
-    evaluate,  # noqa: F401
-    graph,  # noqa: F401, I001
-    models,  # noqa: F401
-    reproduce,  # noqa: F401
-    results,  # noqa: F401
-)
+from . import graph  # noqa: F401, I001
+from . import models  # noqa: F401
+from . import evaluate  # noqa: F401
+from . import results  # noqa: F401
+from . import reproduce  # noqa: F401
 from .app import app
 
 
