@@ -40,7 +40,7 @@ def evaluate_cmd(
     target: Annotated[Optional[str], typer.Option(help="The model under evaluation (name, local, provider:model).")] = None,
     role: Annotated[list[str], typer.Option("--role", help="A protocol's role NAME=MODEL (repeat; MODEL,MODEL for "
                                             "a role of several, e.g. students; judgeagent protocols lists them).")] = [],
-    benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet).")] = None,
+    benchmark: Annotated[Optional[Path], typer.Option(help="Benchmark file (.jsonl, .json, .csv, .parquet), or FORMAT:PATH in its publisher's format (mmlu, arc, hellaswag, ceval, math, gsm8k, mbpp, iwslt, teach2eval, medqa, quality; FORMAT:hf:SOURCE via Hugging Face datasets; docs/reproduce.md).")] = None,
     graph: Annotated[Optional[Path], typer.Option(help="Context graph folder made by build-graph.")] = None,
     interviewer: Annotated[Optional[str], typer.Option(help="Writes questions and feedback (default: the target).")] = None,
     judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
@@ -219,6 +219,8 @@ def _benchmark(args: dict[str, Any], graph: Any) -> Any:
         return Benchmark(Path("no-benchmark"), [])
     benchmark = load_benchmark(args["benchmark"], parse_fields(args["field"] or [], ItemFields), limit=args["limit"],
                                sample=args["sample"], seed=args["seed"] or 0)
+    for note in benchmark.notes:
+        _echo_err(f"{args['benchmark']}: {note}")
     if args["passages"]:
         if graph is None:
             raise JudgeAgentError("--passages takes the documents from the graph: give --graph")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .text import ANSWER_PREFIX, normalise_answer
+from .text import ANSWER_PREFIX, has_cjk, normalise_answer, zh_letters
 from .verdict import Verdict, empty
 
 if TYPE_CHECKING:
@@ -68,6 +68,10 @@ def _extract(text: str, options: Mapping[str, str]) -> tuple[str | None, str]:
     by_text = _option_by_text(ANSWER_PREFIX.sub("", text), options, whole=True)
     if by_text:
         return by_text, "option_text"
+    if has_cjk(text):  # a CJK character counts as a letter of a word, so the English tiers miss "答案是C"
+        found = {letters[c] for c in zh_letters(text) if c in letters}
+        if found:
+            return (found.pop(), "letter") if len(found) == 1 else (None, "several")
     for number, tier in enumerate(_TIERS):
         weak = number == len(_TIERS) - 1
         found = {letters[c] for c in _tier_letters(text, tier, weak) if c in letters}

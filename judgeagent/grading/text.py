@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,51 @@ _YES_NO_SHORT = 12
 _YES_NO_HEDGE = re.compile(r"\b(yes|no|maybe) (?:or|and or) (?!\1\b)(yes|no|maybe)\b")
 
 
+# Scripts written without spaces between words (CJK ideographs, kana, hangul): each character is one token,
+# as the Chinese reading-comprehension benchmarks (CMRC, DuReader) score F1. The `zh-core-web-sm` name on
+# the package index is an empty placeholder, and character tokens need no segmenter's dictionary.
+_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")
+# What turns the CJK treatment on: those characters, CJK punctuation (U+3000-303F) and full-width forms.
+_CJK_ANY = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]")
+_CJK_PUNCTUATION = str.maketrans("", "", "，。、；：？！「」『』（）【】《》〈〉…—·～“”‘’﹁﹂〔〕")
+# "答案是 B" / "正确答案为：北京" / "最终答案: 3": the Chinese for "the (final/correct) answer is".
+ZH_ANSWER_PREFIX = re.compile(r"^\s*(?:所以|因此)?\s*(?:最终|正确)?的?答案\s*(?:是|为|应该是|应为)?\s*[:：]?\s*")
+_ZH_NEGATIONS = frozenset({"不", "没", "未", "非", "无"})
+
+
+def has_cjk(text: str) -> bool:
+    """True for text with CJK characters, CJK punctuation or full-width forms (the CJK rules apply)."""
+    return _CJK_ANY.search(text) is not None
+
+
+# The letter a Chinese reply commits to: "答案是C", "选B", "正确答案为：（D）", "A项正确", or a lone "C。".
+# "不选A" / "A不正确" name a letter to rule it out, so a negation just before or after is no commitment; "A或B"
+# hedges between two, and is none.
+_ZH_LETTER = (
+    re.compile(r"(?<![不未没非])(?:答案|选项|选择|应选|选)\s*(?:是|为|应该是|应为|应是)?\s*[:：]?\s*[（(\[【]?\s*"
+               r"([A-Ja-j])(?![A-Za-z])(?!\s*[或和、及/,，]\s*[A-J](?![A-Za-z]))"),
+    re.compile(r"(?<![A-Za-z])([A-J])\s*(?:项|选项)?\s*(?:是)?(?:正确|对)"),
+    re.compile(r"^\s*[（(\[【]?\s*([A-J])\s*[）)\]】]?\s*[。．.]?\s*$"),
+)
+
+
+def zh_letters(text: str) -> list[str]:
+    """Option letters a Chinese reply commits to by the patterns above (upper case, in order found)."""
+    text = unicodedata.normalize("NFKC", text)
+    return [m.group(1).upper() for p in _ZH_LETTER for m in p.finditer(text)]
+
+
 def normalise_answer(text: str) -> str:
-    """SQuAD normalisation: lowercase, no punctuation, no articles (a, an, the), single spaces."""
+    """SQuAD normalisation: lowercase, no punctuation, no articles (a, an, the), single spaces.
+
+    Text with CJK characters is first NFKC-normalised (full-width digits and letters become ASCII), loses
+    CJK punctuation too, and has each CJK character made a token of its own; other text is unchanged."""
+    cjk = has_cjk(text)
+    if cjk:
+        text = unicodedata.normalize("NFKC", text)
     text = text.lower().translate(_PUNCTUATION)
+    if cjk:
+        text = _CJK.sub(r" \1 ", text.translate(_CJK_PUNCTUATION))
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
@@ -68,6 +111,8 @@ def numbers(text: str) -> set[float]:
     A scaled number counts under both readings ("1.2 million" is 1.2 and 1,200,000) so that a gold
     written either way still matches.
     """
+    if has_cjk(text):  # "答案是18元": a CJK character is a word character, so set the digits apart
+        text = _CJK.sub(r" \1 ", unicodedata.normalize("NFKC", text))
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     found: set[float] = set()
     for value, scale in _NUMERAL.findall(text):
@@ -136,7 +181,11 @@ class Reply:
     @classmethod
     def of(cls, raw: str) -> Reply:
         body = ANSWER_PREFIX.sub("", raw.strip())
-        first = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\n", body, maxsplit=1)[0]
+        if has_cjk(body):
+            body = ZH_ANSWER_PREFIX.sub("", body)
+            first = re.split(r"\n|(?<=[。！？!?])", body, maxsplit=1)[0]
+        else:
+            first = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\n", body, maxsplit=1)[0]
         return cls(raw, normalise_answer(body), normalise_answer(first))
 
 
@@ -230,7 +279,8 @@ def _contained(case: Case) -> Rule:
 
 
 # Words after which the end of a sentence is what it asserts: "... was Neil Armstrong", "... in 2016".
-_COPULAS = frozenset(["is", "was", "are", "were", "be", "been", "called", "named", "by", "as", "in", "on", "at", "from", "to", "of"])
+_COPULAS = frozenset(["is", "was", "are", "were", "be", "been", "called", "named", "by", "as", "in", "on", "at", "from", "to", "of",
+                      "是", "为", "在", "于", "叫"])
 
 
 def _leads_or_concludes(reply: Reply, ref: str) -> bool:
@@ -251,7 +301,7 @@ def _loose(ref: str) -> str:
 def _plain(span: str, ref: str) -> bool:
     """No negation and no alternative ("or", "either") beyond the gold's own words."""
     extra = set(span.split()) - set(ref.split())
-    return not extra & (_NEGATIONS | {"or", "either"})
+    return not extra & (_NEGATIONS | _ZH_NEGATIONS | {"or", "either", "或"})
 
 
 def _same_number(case: Case) -> Rule:
@@ -326,7 +376,7 @@ def _other_answer(case: Case) -> Rule:
 
 def _f1(case: Case) -> Rule:
     extra = set(case.reply.text.split()) - set().union(*(r.split() for r in case.refs))
-    if case.score >= case.threshold and not _NEGATIONS & extra:
+    if case.score >= case.threshold and not (_NEGATIONS | _ZH_NEGATIONS) & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None
 

@@ -1,0 +1,181 @@
+"""`judgeagent recipes` and `judgeagent reproduce`: the papers' headline experiments with their settings."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ..errors import JudgeAgentError
+from .app import app
+from .fields import ConfigOption, parse_roles
+
+
+@app.command("recipes")
+def recipes_cmd(
+    name: Annotated[Optional[str], typer.Argument(help="One recipe (default: all).")] = None,
+) -> None:
+    """List the papers' headline experiments: protocol, roles, data, items, options, calls, published table."""
+    from ..recipes import get_recipe, render_catalogue
+
+    typer.echo(render_catalogue(get_recipe(name) if name else None), nl=False)
+
+
+@app.command("reproduce")
+def reproduce_cmd(
+    name: Annotated[str, typer.Argument(help="The recipe (judgeagent recipes lists them).")],
+    role: Annotated[list[str], typer.Option("--role", help="ROLE=MODEL (repeat): the model under evaluation, and "
+                                            "any role to run on another model than the paper's.")] = [],
+    data: Annotated[Optional[str], typer.Option(help="The paper's data: FORMAT:PATH, or PATH in the recipe's "
+                                                "format (judgeagent recipes NAME shows it).")] = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Context graph folder (the JudgeAgent recipes need one).")] = None,
+    paper_row: Annotated[Optional[str], typer.Option(help="The paper's row to put beside ours (a model as the "
+                                                     "paper names it).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="A smaller run: N of the paper's items (stratified "
+                                                 "recipes keep their strata).")] = None,
+    run_dir: Annotated[Optional[Path], typer.Option(help="Run folder (default: a new one under runs/); the same folder again resumes the run.")] = None,
+    config: ConfigOption = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the items, calls and cost, and exit.")] = False,
+) -> None:
+    """Run one recipe with the paper's settings and scoring; the report puts our numbers beside the paper's row."""
+    from ..models.spec import load_registry
+
+    registry = load_registry(config)
+    plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
+                   dry_run=dry_run)
+    if dry_run:
+        typer.echo(render_plan(plan, registry))
+        return
+    typer.echo(render_plan(plan, registry), err=True)
+    _summary, table, folder = reproduce(plan, registry, run_dir=run_dir, cache=not no_cache, paper_row=paper_row)
+    typer.echo(table)
+    typer.echo(f"run: {folder}")
+
+
+def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None,
+            workdir: Path = Path("runs"), dry_run: bool = False) -> dict[str, Any]:
+    """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call.
+
+    A DynaEval task reads its own file: the recipe writes it from the data into `workdir` (named by its content,
+    so the same data gives the same file and a run resumes)."""
+    from ..benchmark import Benchmark, load_benchmark
+    from ..benchmarks import is_spec
+    from ..protocols import get_protocol
+    from ..recipes import get_recipe, select_items
+
+    recipe = get_recipe(name)
+    protocol = get_protocol(recipe.protocol)
+    unknown = sorted(set(roles) - set(recipe.roles))
+    if unknown:
+        raise JudgeAgentError(f"recipe {name} has no role {unknown[0]!r}; its roles: {', '.join(recipe.roles)}")
+    missing = [r for r, m in recipe.roles.items() if m == "{target}" and r not in roles]
+    if missing:
+        raise JudgeAgentError(f"recipe {name} evaluates your model: give --role {missing[0]}=MODEL")
+    models = {r: roles.get(r, m) for r, m in recipe.roles.items()}
+    benchmark = Benchmark(Path("no-benchmark"), [])
+    if recipe.data_format is not None or data:
+        if not data:
+            raise JudgeAgentError(f"recipe {name} reads the paper's data: give --data (as published: {recipe.data})")
+        spec = data if is_spec(data) or recipe.data_format is None else f"{recipe.data_format}:{data}"
+        loaded = load_benchmark(spec)
+        benchmark = Benchmark(loaded.path, select_items(recipe, loaded.items, limit), notes=loaded.notes)
+    loaded_graph = None
+    if recipe.needs and graph is None and recipe.protocol == "judgeagent":
+        raise JudgeAgentError(f"recipe {name} needs {recipe.needs[0]}")
+    if graph is not None:
+        from ..graph.store import load_graph
+
+        loaded_graph = load_graph(graph)
+    options, paragraphs = dict(recipe.options), None
+    if recipe.protocol == "dynaeval" and benchmark.items:
+        from ..recipes import translation_sources
+
+        rows = translation_sources(benchmark.items, int(recipe.extra.get("paragraph_segments", 5)))
+        paragraphs = f"{len(rows)} paragraphs from {len(benchmark.items)} segments (the game plays `items` of them)"
+        options["sources"] = "(written when the run starts)" if dry_run else str(_sources_file(recipe, rows, workdir))
+        benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
+    return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph,
+            "options": options, "paragraphs": paragraphs}
+
+
+def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Path:
+    import hashlib
+    import json
+
+    from ..files import write_text_atomic
+
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    path = workdir / f"{recipe.name}-sources-{hashlib.sha256(text.encode()).hexdigest()[:12]}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, text)
+    return path
+
+
+def render_plan(plan: dict[str, Any], registry: Any) -> str:
+    """Items, roles, expected calls and, where the paper gives tokens and the registry prices, the cost."""
+    from ..recipes import estimate_calls
+
+    recipe, benchmark = plan["recipe"], plan["benchmark"]
+    students = max(len(str(m).split(",")) for m in plan["models"].values())
+    low, high = estimate_calls(recipe, len(benchmark.items), students)
+    lines = [f"recipe {recipe.name}: {recipe.experiment}",
+             "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
+                 f" (the paper: {recipe.items})" if recipe.items else "")),
+             "  roles: " + ", ".join(f"{k}={v}" for k, v in plan["models"].items()),
+             "  options: " + ", ".join(f"{k}={v}" for k, v in plan["options"].items()),
+             f"  calls: {low}-{high}"]
+    if recipe.calls.tokens_per_call:
+        prompt, completion = recipe.calls.tokens_per_call
+        lines.append(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
+                     "completion (the paper's average call)")
+        cost = _cost(plan, registry, (low, high), (prompt, completion))
+        if cost:
+            lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
+                         "dearest role)")
+    lines += [f"  note: {note}" for note in benchmark.notes]
+    lines += [f"  missing here: {m}" for m in recipe.missing]
+    lines += [f"  differs from the paper: {d}" for d in recipe.differs]
+    return "\n".join(lines)
+
+
+def _cost(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
+    prices = []
+    for model in plan["models"].values():
+        for single in str(model).split(","):
+            try:
+                p = registry.resolve(single).prices
+            except JudgeAgentError:
+                continue
+            prices.append(p.input * tokens[0] / 1e6 + p.output * tokens[1] / 1e6)
+    if not prices or max(prices) == 0:
+        return None
+    return calls[0] * max(prices), calls[1] * max(prices)
+
+
+def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = None, cache: bool = True,
+              paper_row: str | None = None, cache_dir: Path | None = None) -> tuple[dict[str, Any], str, Path]:
+    """Run the recipe; return the summary, the table beside the paper's row, and the run folder."""
+    from ..files import write_text_atomic
+    from ..protocols import run_protocol
+    from ..recipes import beside_paper
+
+    recipe = plan["recipe"]
+    request = {"recipe": recipe.name, "protocol": recipe.protocol, "role": [f"{k}={v}" for k, v in plan["models"].items()]}
+    result = run_protocol(plan["protocol"], plan["benchmark"], plan["graph"], models=plan["models"],
+                          config=dict(plan["options"]), run_dir=run_dir, registry=registry, cache=cache,
+                          cache_dir=cache_dir, request=request)
+    summary = dict(result.summary)
+    if recipe.protocol == "judgeagent":  # ACC1/ACC2/CR/CtE: the feedback validated, as the paper does
+        from ..protocols.judgeagent.validate import validate
+
+        summary["validation"] = validate(result.folder, registry=registry, cache=cache, cache_dir=cache_dir)
+    target = next(plan["models"][r] for r, m in recipe.roles.items() if m == "{target}")
+    table = f"## {recipe.name}\n\n{recipe.experiment}\n\n" + beside_paper(recipe, summary, str(target), paper_row)
+    if recipe.missing:
+        table += "\nWhat this tool does not have yet (the run went without it):\n" + "".join(f"- {m}\n" for m in recipe.missing)
+    if recipe.differs:
+        table += "\nWhat differs from the paper:\n" + "".join(f"- {d}\n" for d in recipe.differs)
+    write_text_atomic(Path(result.folder) / "reproduce.md", table)
+    return summary, table, Path(result.folder)

@@ -1,0 +1,152 @@
+"""Recipes: the papers' headline experiments, runnable with their settings (`judgeagent reproduce NAME`).
+
+The catalogue (`catalogue.py`) is the one source of `judgeagent recipes` and of docs/reproduce.md
+(`scripts/reproduce_reference.py` writes it; tests/test_recipes.py checks they match). Running a recipe is
+the CLI's (it needs the protocol catalogue); this package picks the items, estimates the calls and puts our
+numbers beside the paper's row.
+"""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import JudgeAgentError
+from .catalogue import RECIPES, Calls, Column, Published, Recipe
+
+__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "estimate_calls", "get_recipe",
+           "render_catalogue", "select_items", "translation_sources", "value_at"]
+
+
+def get_recipe(name: str) -> Recipe:
+    try:
+        return RECIPES[name]
+    except KeyError:
+        raise JudgeAgentError(f"unknown recipe {name!r}; judgeagent recipes lists them "
+                              f"({', '.join(RECIPES)})") from None
+
+
+def select_items(recipe: Recipe, items: Sequence[Any], limit: int | None = None, seed: int = 0) -> list[Any]:
+    """The paper's selection of `items` (`all`, a seeded `sample`, or `stratified:<meta key>`: equal shares
+    of each value, as Interviewer's 100 MATH queries over 5 levels), then the first `limit` (a smaller run)."""
+    count = recipe.items if recipe.items is not None and recipe.items < len(items) else None
+    chosen = list(items)
+    if count is not None and recipe.selection == "sample":
+        keep = sorted(random.Random(seed).sample(range(len(items)), count))
+        chosen = [items[i] for i in keep]
+    elif count is not None and recipe.selection.startswith("stratified:"):
+        chosen = _stratified(items, recipe.selection.split(":", 1)[1], count, seed)
+    if limit is not None:
+        chosen = chosen[:limit] if recipe.selection == "all" or not recipe.selection.startswith("stratified:") \
+            else _stratified(chosen, recipe.selection.split(":", 1)[1], limit, seed)
+    return chosen
+
+
+def _stratified(items: Sequence[Any], key: str, count: int, seed: int) -> list[Any]:
+    groups: dict[Any, list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        groups[item.meta.get(key)].append(index)
+    rng = random.Random(seed)
+    for indices in groups.values():
+        rng.shuffle(indices)
+    keep: list[int] = []
+    ordered = sorted(groups, key=str)
+    while len(keep) < min(count, len(items)):  # one from each group in turn: shares differ by one at most
+        for value in ordered:
+            if groups[value] and len(keep) < count:
+                keep.append(groups[value].pop())
+    return [items[i] for i in sorted(keep)]
+
+
+def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, int]:
+    """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts."""
+    c = recipe.calls
+    per = max(items, 1) if recipe.items is None and not recipe.data_format else items
+    pairs = students * (students - 1)
+    low = c.fixed[0] + items * c.per_item[0] + per * students * c.per_student[0] + pairs * c.per_pair[0] * c.runs[0]
+    high = c.fixed[1] + items * c.per_item[1] + per * students * c.per_student[1] + pairs * c.per_pair[1] * c.runs[1]
+    return round(low), round(high)
+
+
+def value_at(summary: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path; a key may hold dots itself (DynaEval's seats: `players.1`)."""
+    node: Any = summary
+    parts, i = path.split("."), 0
+    while i < len(parts):
+        if not isinstance(node, Mapping):
+            return None
+        key = next((".".join(parts[i:j]) for j in range(len(parts), i, -1) if ".".join(parts[i:j]) in node), None)
+        if key is None:
+            return None
+        node, i = node[key], i + len(key.split("."))
+    return node
+
+
+def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, str]]:
+    """DynaEval's paragraphs from IWSLT segments: `segments` consecutive ones of a talk joined, source and
+    reference alike (Chinese and Japanese references joined without spaces)."""
+    talks: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        talks[str(item.meta.get("docid"))].append(item)
+    out = []
+    for docid, segs in talks.items():
+        glue = "" if segs[0].meta.get("target_language") in ("Chinese", "Japanese") else " "
+        for start in range(0, len(segs), segments):
+            chunk = segs[start:start + segments]
+            out.append({"id": f"{docid}-{chunk[0].meta.get('seg')}", "text": " ".join(i.question for i in chunk),
+                        "reference": glue.join(i.gold for i in chunk)})
+    return out
+
+
+def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None) -> str:
+    """A markdown table: the paper's row for `paper_model` (when it has one) above ours, column by column."""
+    if recipe.published is None:
+        return "The paper prints no table for this experiment: nothing to put our numbers beside.\n"
+    pub = recipe.published
+    head = "| | " + " | ".join(c.name for c in pub.columns) + " |\n|---|" + "---|" * len(pub.columns) + "\n"
+    lines = []
+    if paper_model is not None:
+        if paper_model not in pub.rows:
+            raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
+                                  f"{', '.join(pub.rows)}")
+        lines.append(f"| paper: {paper_model} ({pub.table}) | " + " | ".join(_fmt(v) for v in pub.rows[paper_model]) + " |")
+    seats = summary.get("players") if any("{seat}" in (c.ours or "") for c in pub.columns) else None
+    # DynaEval's figures are per seat (each model under evaluation): one row of ours for each
+    for label, seat in ([(str(p.get("model", s)), s) for s, p in seats.items()] if isinstance(seats, Mapping)
+                        else [(ours, "")]):
+        values = [None if c.ours is None else value_at(summary, c.ours.replace("{seat}", seat)) for c in pub.columns]
+        lines.append(f"| ours: {label} | " + " | ".join(_fmt(v * c.scale if isinstance(v, (int, float)) else None)
+                                                       for v, c in zip(values, pub.columns)) + " |")
+    notes = [f"- {c.name}: {c.note}" for c in pub.columns if c.note]
+    return head + "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def _many(recipe: Recipe) -> int:
+    """Models in the recipe's role of several (students, players) as the paper ran it."""
+    return max([len(m.split(",")) for m in recipe.roles.values() if m != "{target}"]
+               + [len(recipe.extra.get("players", ()))] + [1])
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def render_catalogue(recipe: Recipe | None = None) -> str:
+    """`judgeagent recipes`: every recipe (or one) with what it needs."""
+    chosen = [recipe] if recipe else list(RECIPES.values())
+    blocks = []
+    for r in chosen:
+        roles = ", ".join(f"{k}={v}" for k, v in r.roles.items())
+        opts = ", ".join(f"{k}={v}" for k, v in r.options.items())
+        items = "all" if r.items is None else f"{r.items} ({r.selection})"
+        low, high = estimate_calls(r, r.items or 0, students=_many(r))
+        lines = [f"{r.name}: {r.paper}", f"  experiment: {r.experiment}", f"  protocol: {r.protocol} ({opts})",
+                 f"  roles (the paper's models): {roles}", f"  data: {r.data}", f"  items: {items}",
+                 f"  expected calls: {low}-{high}" + (f" (~{r.calls.tokens_per_call[0]}+{r.calls.tokens_per_call[1]} "
+                                                      "tokens a call, from the paper)" if r.calls.tokens_per_call else ""),
+                 f"  published: {r.published.table + ', rows: ' + ', '.join(r.published.rows) if r.published else 'none'}"]
+        lines += [f"  needs: {n}" for n in r.needs]
+        lines += [f"  missing here: {m}" for m in r.missing]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"

@@ -1,0 +1,148 @@
+"""Recipes (`judgeagent recipes`, `judgeagent reproduce`): each family run on a handful of the papers' items
+against loopback servers (the real OpenAI client; a scripted model that knows the gold, and the smallest valid
+object for structured replies), the paper-shaped table, the dry-run's call estimate, and docs/reproduce.md."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgeagent.cli.main import main
+from judgeagent.cli.reproduce import prepare, render_plan, reproduce
+from judgeagent.models import ModelSpec
+from judgeagent.models.spec import Registry
+from judgeagent.models.testserver import FakeServer, example
+from judgeagent.recipes import RECIPES, estimate_calls
+
+from .conftest import DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+P = DATA / "papers"
+
+
+def knowing(items):
+    """Answers an item it finds in the prompt with its gold (letter and text); JSON requests get the smallest
+    valid object; anything else (a public goods round) an investment."""
+    by_question = {i.question[:60]: i for i in items}
+
+    def reply(request):
+        fmt = request.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        if schema:
+            return json.dumps(example(schema, schema.get("$defs", {})))
+        text = "\n".join(str(m.get("content")) for m in request["messages"])
+        item = next((i for q, i in by_question.items() if q in text), None)
+        if item is None:
+            return "I invest 4 coins."
+        return f"The answer is {item.gold_letter}. {item.gold}" if item.options else f"The answer is {item.gold}."
+
+    return reply
+
+
+def run(name, roles, data, limit, tmp_path, paper_row=None, again=False):
+    plan = prepare(name, roles, data, None, limit, workdir=tmp_path)
+    with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
+        names = {m for v in plan["models"].values() for m in v.split(",")}
+        registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
+        estimate = render_plan(plan, registry)
+        summary, table, folder = reproduce(plan, registry, run_dir=tmp_path / name, cache=False, paper_row=paper_row)
+        calls = server.counts["requests"]
+        if again:  # the same folder again: the finished run is read back, no call repeated
+            assert reproduce(plan, registry, run_dir=tmp_path / name, cache=False)[1] == table
+            assert server.counts["requests"] == calls
+        return plan, summary, table, folder, calls, estimate
+
+
+def _row(table, who):
+    line = next(x for x in table.splitlines() if x.startswith(f"| {who}"))
+    return [c.strip() for c in line.strip("|").split("|")][1:]
+
+
+def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
+    plan, s, table, folder, calls, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 3,
+                                           tmp_path, paper_row="GPT-3.5")
+    assert len(plan["benchmark"].items) == 3 and s["rounds"] == 5 and s["scoring"]["scoring"] == "paper"
+    assert _row(table, "paper: GPT-3.5") == ["50.80", "83.30", "4.72"]  # Table 2, C-Eval
+    acc, kieval, rounds = _row(table, "ours: cand")
+    assert float(acc) == pytest.approx(100 * s["benchmark_accuracy"]) and float(rounds) == pytest.approx(s["valid_rounds"])
+    assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
+    low, high = estimate_calls(RECIPES["kieval-table2-ceval"], 3)
+    assert low <= calls <= high
+
+
+def test_teach2eval_recipe_with_two_students(tmp_path):
+    _, s, table, _, calls, _ = run("teach2eval-main", {"teacher": "t", "students": "s1,s2"},
+                                   f"{P}/teach2eval/Teach2Eval/dataset/dataset_test/multilanguage/ceval.json", 3, tmp_path,
+                                   again=True)
+    assert s["turns"] == 3 and s["students"] == 2 and s["scoring"] == "paper"
+    ca, aa, *_ = _row(table, "ours: t")
+    assert float(aa) == pytest.approx(100 * s["abilities"]["AA"]["value"])
+    low, high = estimate_calls(RECIPES["teach2eval-main"], 3, students=2)
+    assert low <= calls <= high
+
+
+def test_interviewer_recipe_stratifies_by_level(tmp_path):
+    plan, s, table, _, calls, _ = run("interviewer-math", {"target": "t", "interviewer": "i", "judge": "i"},
+                                      f"{P}/math/data/math/test.jsonl", 5, tmp_path, paper_row="GPT-4o")
+    assert sorted(i.meta["level"] for i in plan["benchmark"].items) == [1, 2, 3, 4, 5]
+    assert _row(table, "paper: GPT-4o") == ["0.72", "0.82", "0.84", "0.12", "0.99", "0.17", "0.93"]
+    assert float(_row(table, "ours: t")[0]) == pytest.approx(s["score_at"]["@1"])
+    low, high = estimate_calls(RECIPES["interviewer-math"], 5)
+    assert low <= calls <= high
+
+
+def test_dynaeval_dry_run_estimate_is_within_a_quarter_of_the_calls_made(tmp_path):
+    _, s, table, _, calls, estimate = run("dynaeval-public-goods", {"players": "p1,p2", "referee": "r"}, None, None,
+                                          tmp_path)
+    low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))
+    assert (low, high) == (100, 110)  # 10 games x 5 rounds x 2 players, and the referee's few
+    assert abs(low - calls) <= 0.25 * calls and abs(high - calls) <= 0.25 * calls
+    assert "prints no table" in table
+
+
+def test_dynaeval_translation_recipe_plays_iwslt_paragraphs_with_references(tmp_path):
+    _, s, table, _, calls, estimate = run("dynaeval-translation-en-zh", {"players": "p1,p2", "referee": "r"},
+                                          f"{P}/iwslt2017/archive/2017-01-ted-test/texts/en/zh/en-zh.tgz", 10, tmp_path,
+                                          paper_row="ChatGPT")
+    sources = [json.loads(line) for f in tmp_path.glob("dynaeval-translation-en-zh-sources-*.jsonl")
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    assert len(sources) == 2 and sources[0]["text"].startswith("So, this is a story about how we know")
+    assert sources[0]["reference"].startswith("好吧，我要讲个故事， 是关于我们如何了解自己所知的事物。")
+    assert s["task"] == "translation" and s["games"] == 6  # 3 repetitions x 2 ordered pairs
+    assert _row(table, "paper: ChatGPT") == ["7.93", "0.28", "9.09", "0.29"]
+    assert {len(_row(table, f"ours: {m}")) for m in ("p1", "p2")} == {4}
+    low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))
+    # both players reply alike here, so some referee prompts repeat and are answered from the run's journal
+    assert 0.75 * low <= calls <= high
+
+
+def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
+    assert main(["recipes"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{name}:" in out for name in RECIPES)
+    cases = [(["reproduce", "nope"], "unknown recipe 'nope'"),
+             (["reproduce", "kieval-table2-mmlu", "--data", str(P / "mmlu")], "give --role candidate=MODEL"),
+             (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x"], "give --data"),
+             (["reproduce", "kieval-table2-mmlu", "--role", "teacher=x"], "has no role 'teacher'"),
+             (["reproduce", "judgeagent-table2-quality", "--role", "target=x", "--data",
+               str(P / "quality/data/v1.0.1/QuALITY.v1.0.1.htmlstripped.dev")], "needs --graph")]
+    for argv, message in cases:
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+
+
+def test_cli_dry_run_prints_items_calls_and_tokens(capsys):
+    assert main(["reproduce", "kieval-table2-arc-challenge", "--role", "candidate=local", "--data",
+                 str(P / "arc/ARC-Challenge/ARC-Challenge-Test.jsonl"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "items: 200 (the paper: 200)" in out and "calls: 600-4800" in out and "tokens: 630,000-" in out
+
+
+def test_docs_reproduce_is_generated_from_the_catalogue():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "reproduce_reference.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
