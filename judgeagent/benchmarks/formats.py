@@ -89,12 +89,13 @@ def _need(record: dict[str, Any], key: str, source: str) -> Any:
 
 
 def choice_item(qid: str, question: str, options: dict[str, str], letter: str, source: str, **rest: Any) -> Item:
-    """A multiple-choice item whose gold is `letter` (checked to be one of the options)."""
-    if letter not in options:
+    """A multiple-choice item whose gold is `letter` (checked to be one of the options), or several letters in
+    order ("CD": items with more than one correct option, graded as the set, as Teach2Eval's authors do)."""
+    if letter not in options and not (len(letter) > 1 and all(x in options for x in letter)):
         raise JudgeAgentError(f"{source}: item {qid!r}: gold {letter!r} is not among the options "
                               f"({', '.join(options) or 'none'})")
-    return Item(qid=qid, question=question, gold=options[letter], options=options, gold_letter=letter,
-                source=source, **rest)
+    gold = options[letter] if letter in options else "; ".join(options[x] for x in letter)
+    return Item(qid=qid, question=question, gold=gold, options=options, gold_letter=letter, source=source, **rest)
 
 
 def lettered(texts: Iterable[Any]) -> dict[str, str]:
@@ -369,22 +370,21 @@ def _teach2eval_context(file: Path, root: Path) -> dict[str, Any]:
 
 
 def _teach2eval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    labels = [_text(x).upper() for x in (record.get("label") or [])]
-    if len(labels) != 1:
-        # No protocol grades a set of letters yet (JEC-QA has 2-4 gold letters): left out, and counted.
-        return "more than one gold letter (multi-answer, e.g. JEC-QA)" if labels else "no label"
+    labels = sorted({_text(x).upper() for x in (record.get("label") or [])})
+    if not labels:
+        return "no label"
     options = {}
     for i, text in enumerate(record.get("options") or []):
         match = _OPTION_PREFIX.match(str(text))
         letter = match.group(1) if match else LETTERS[i]
         options[letter] = _text(str(text)[match.end():] if match else text)
-    if labels[0] not in options:
+    if any(x not in options for x in labels):
         return "gold letter not among its options (options broken in the authors' file)"
     dataset = ctx.get("dataset") or _text(record.get("dataset")) or "teach2eval"
     meta = {"dataset": dataset, "ability": ctx.get("ability"), "level": record.get("level"),
             "source": record.get("source"), "answer": record.get("answer"), "analysis": record.get("analysis")}
     return [choice_item(f"{dataset}-{record.get('index', _hf_index(source))}", _text(_need(record, "question", source)),
-                        options, labels[0], source, passage=_text(record.get("passage")) or None,
+                        options, "".join(labels), source, passage=_text(record.get("passage")) or None,
                         meta={k: v for k, v in meta.items() if v not in (None, "")})]
 
 

@@ -152,8 +152,6 @@ TEACH2EVAL_MAIN = Recipe(
              "they are not stored.",
              "The paper samples 15,000 items from 60 datasets; the shared copy has 21 of the 60 files.",
              "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config."),
-    missing=("Grading of multi-answer items (JEC-QA: 2-4 gold letters): the loader leaves them out and says how "
-             "many.",),
 )
 
 # --- LLM-as-an-Interviewer, Table 4 (MATH) --------------------------------------------------------------
