@@ -135,6 +135,7 @@ class StageClock:
         from judgeagent.protocols.judgeagent import batch
 
         self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
         self._local = threading.local()
         self._targets = [(Encoder, "encode", "encoder"), (SpacyExtractor, "extract", "spaCy"),
                          (batch, "_path", "sampling"), (batch, "_cloze", "cloze"),
@@ -143,6 +144,7 @@ class StageClock:
 
     def _wrap(self, fn: Any, stage: str) -> Any:
         def timed(*args: Any, **kwargs: Any) -> Any:
+            self.calls[stage] = self.calls.get(stage, 0) + 1
             stack = self._local.__dict__.setdefault("stack", [])
             stack.append(0.0)  # time spent in stages nested in this one
             start = time.thread_time()
@@ -176,6 +178,7 @@ class StageClock:
                 "client and orchestration (event loop, rest)": self.loop - on_loop}
         print(f"CPU per base question (ms), our process {1000 * self.process / n:.1f}: "
               + ", ".join(f"{k} {1000 * v / n:.1f}" for k, v in rows.items()))
+        print("  calls: " + ", ".join(f"{k} {v}" for k, v in self.calls.items()))
 
 
 class _Server:
