@@ -5,8 +5,11 @@
 On 200 MultiHop-RAG questions (medium split) and the graph of the small split's documents:
 1. wall time / (total calls x L / C), target <= 1.25, with calls and tokens per base question per role;
 2. the finished run again: model calls made (target 0);
-3. a second target on the same batches: question-generation calls made (target 0).
-The server's replies are scripted (targets echo, the judge says wrong, the interviewer writes a
+3. a second target on the same batches: question-generation calls made (target 0);
+4. our process's CPU per base question by stage (encoder, spaCy, path sampling, cloze, answer checking, and
+   the rest of the event loop: the client and the orchestration), `time.thread_time` of the thread that ran it.
+The server runs in its own process, as a real endpoint does; spaCy and the encoder are loaded before the clock
+starts (a process loads them once; their loading time is printed apart). The server's replies are scripted (targets echo, the judge says wrong, the interviewer writes a
 question from a word of the fragments): this measures scheduling, not answers.
 
 With `--protocol interviewer`: the LLM-as-an-Interviewer protocol with default options on the same
