@@ -5,8 +5,11 @@
 On 200 MultiHop-RAG questions (medium split) and the graph of the small split's documents:
 1. wall time / (total calls x L / C), target <= 1.25, with calls and tokens per base question per role;
 2. the finished run again: model calls made (target 0);
-3. a second target on the same batches: question-generation calls made (target 0).
-The server's replies are scripted (targets echo, the judge says wrong, the interviewer writes a
+3. a second target on the same batches: question-generation calls made (target 0);
+4. our process's CPU per base question by stage (encoder, spaCy, path sampling, cloze, answer checking, and
+   the rest of the event loop: the client and the orchestration), `time.thread_time` of the thread that ran it.
+The server runs in its own process, as a real endpoint does; spaCy and the encoder are loaded before the clock
+starts (a process loads them once; their loading time is printed apart). The server's replies are scripted (targets echo, the judge says wrong, the interviewer writes a
 question from a word of the fragments): this measures scheduling, not answers.
 
 With `--protocol interviewer`: the LLM-as-an-Interviewer protocol with default options on the same
@@ -61,15 +64,16 @@ def main() -> None:
         interviewer(args)
         return
 
+    import openai  # noqa: F401  # its import (about 1.3 s here) is the process's, not the orchestration's
+
     from judgeagent import EvalConfig, build_graph, load_benchmark, load_graph
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
-    from judgeagent.models.testserver import FakeServer
     from judgeagent.protocols.judgeagent.evaluate import evaluate
 
-    with tempfile.TemporaryDirectory() as tmp, FakeServer(latency=args.latency, reply=reply) as server:
+    bench = load_benchmark(DATA / "medium.questions.jsonl", limit=args.questions)
+    with tempfile.TemporaryDirectory() as tmp, _Server(args.latency, reply) as server:
         graph = load_graph(args.graph) if args.graph else build_graph(DATA / "small.docs.jsonl", Path(tmp) / "graph")
-        bench = load_benchmark(DATA / "medium.questions.jsonl", limit=args.questions)
         spec = dict(base_url=server.base_url, model="fake", max_concurrency=args.concurrency)
         registry = Registry({"fake": ModelSpec(name="fake", **spec),
                              "second": ModelSpec(name="second", **{**spec, "model": "fake-2"})})
@@ -77,30 +81,131 @@ def main() -> None:
         run = lambda target, name: evaluate(bench, graph, target, interviewer="fake", judge="fake",  # noqa: E731
                                             config=config, run_dir=Path(tmp) / name, registry=registry,
                                             cache_dir=Path(tmp) / "cache")
-        start = time.perf_counter()
-        first = run("fake", "a")
-        wall = time.perf_counter() - start
-        calls = server.counts["requests"]
+        loading = _warm(graph, config)
+        stages = StageClock()
+        load = os.getloadavg()[0]
+        with stages:
+            start = time.perf_counter()
+            first = run("fake", "a")
+            wall = time.perf_counter() - start
+        calls, _ = server.counts()
+        resume_start = time.perf_counter()
         again = run("fake", "a")
-        rerun_calls = server.counts["requests"] - calls
-        before = server.counts["requests"]
-        generation_before = _generation_requests(server)
+        resume_wall = time.perf_counter() - resume_start
+        rerun_calls = server.counts()[0] - calls
+        before, generation_before = server.counts()
         run("second", "b")
-        second_generation = _generation_requests(server) - generation_before
+        after, generation_after = server.counts()
 
     ideal = calls * args.latency / args.concurrency
     n = len(bench.items)
     print(f"{n} base questions, batches of {config.batch_size}, {config.rounds} rounds, latency "
-          f"{args.latency * 1000:.0f} ms, concurrency {args.concurrency}")
-    print(f"calls {calls}: wall {wall:.1f} s, ideal {ideal:.1f} s")
+          f"{args.latency * 1000:.0f} ms, concurrency {args.concurrency}; load average {load:.2f} at start, "
+          f"{os.getloadavg()[0]:.2f} at end (1 min)")
+    print(f"calls {calls}: wall {wall:.1f} s, ideal {ideal:.1f} s (spaCy and encoder loaded before: {loading:.1f} s)")
     print(f"RATIO wall / ideal: {wall / ideal:.3f} (target <= 1.25)")
+    stages.report(n)
     for role, u in first.usage.items():
         print(f"  {role:<12} calls/base question {u['calls'] / n:.2f}  tokens in/out per base question "
               f"{u['input_tokens'] / n:.0f}/{u['output_tokens'] / n:.0f}")
-    print(f"rerun of the finished run: {rerun_calls} model calls (target 0); summary equal: "
+    print(f"rerun of the finished run: {rerun_calls} model calls (target 0), {resume_wall:.2f} s; summary equal: "
           f"{again.summary['overall_score'] == first.summary['overall_score']}")
-    print(f"second target: {second_generation} question-generation calls (target 0); "
-          f"{server.counts['requests'] - before} calls in all")
+    print(f"second target: {generation_after - generation_before} question-generation calls (target 0); "
+          f"{after - before} calls in all")
+
+
+def _warm(graph: Any, config: Any) -> float:
+    """Load the questions' spaCy and encoder before the clock starts (seconds, printed apart): a process
+    loads them once (`protocol._question_models`), and the ratio measures keeping up with the model."""
+    from judgeagent.protocols.judgeagent.protocol import _sampler
+
+    start = time.perf_counter()
+    _sampler(graph, config).sample(["Which company reported the earnings?"], hops=1)
+    return time.perf_counter() - start
+
+
+class StageClock:
+    """CPU seconds per stage of the online stage, by the thread that spent them (`time.thread_time`), each
+    stage's own time (a stage inside another, spaCy inside path sampling, counts for the inner one only).
+    The stages are wrapped here, in the benchmark, so that the library carries no timing code."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from judgeagent.embedding import Encoder
+        from judgeagent.entities import SpacyExtractor
+        from judgeagent.grading import answers
+        from judgeagent.protocols.judgeagent import batch
+
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._local = threading.local()
+        self._targets = [(Encoder, "encode", "encoder"), (SpacyExtractor, "extract", "spaCy"),
+                         (batch, "_path", "sampling"), (batch, "_cloze", "cloze"),
+                         (answers, "check_free_text", "checking"), (answers, "check_options", "checking")]
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def _wrap(self, fn: Any, stage: str) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self.calls[stage] = self.calls.get(stage, 0) + 1
+            stack = self._local.__dict__.setdefault("stack", [])
+            stack.append(0.0)  # time spent in stages nested in this one
+            start = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - start
+                nested = stack.pop()
+                self.seconds[stage] = self.seconds.get(stage, 0.0) + spent - nested
+                if stack:
+                    stack[-1] += spent
+        return timed
+
+    def __enter__(self) -> StageClock:
+        for owner, name, stage in self._targets:
+            fn = getattr(owner, name)
+            self._saved.append((owner, name, fn))
+            setattr(owner, name, self._wrap(fn, stage))
+        self._loop_start, self._process_start = time.thread_time(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.loop = time.thread_time() - self._loop_start  # this thread runs the event loop
+        self.process = time.process_time() - self._process_start
+        for owner, name, fn in reversed(self._saved):
+            setattr(owner, name, fn)
+
+    def report(self, n: int) -> None:
+        on_loop = self.seconds.get("cloze", 0.0) + self.seconds.get("checking", 0.0)
+        rows = {**{k: self.seconds.get(k, 0.0) for k in ("encoder", "spaCy", "sampling", "cloze", "checking")},
+                "client and orchestration (event loop, rest)": self.loop - on_loop}
+        print(f"CPU per base question (ms), our process {1000 * self.process / n:.1f}: "
+              + ", ".join(f"{k} {1000 * v / n:.1f}" for k, v in rows.items()))
+        print("  calls: " + ", ".join(f"{k} {v}" for k, v in self.calls.items()))
+
+
+class _Server:
+    """The loopback server in its own process, as a real endpoint is (bench/models.py): in ours it would
+    share the GIL, and its CPU would count as ours. `counts()` is (requests, question-generation requests)."""
+
+    def __init__(self, latency: float, script: Any) -> None:
+        import multiprocessing
+
+        self._conn, theirs = multiprocessing.Pipe()
+        self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(latency, script, theirs))
+
+    def __enter__(self) -> _Server:
+        self._process.start()
+        self.base_url = self._conn.recv()
+        return self
+
+    def counts(self) -> tuple[int, int]:
+        self._conn.send("counts")
+        return self._conn.recv()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._conn.send("stop")
+        self._process.join()
 
 
 class InterviewScript:
@@ -147,12 +252,13 @@ class InterviewScript:
         return "Nobody\nA guess."
 
 
-def _serve(latency: float, script: InterviewScript, conn: Any) -> None:
+def _serve(latency: float, script: Any, conn: Any) -> None:
     from judgeagent.models.testserver import FakeServer
 
     with FakeServer(latency=latency, reply=script) as server:
         conn.send(server.base_url)
-        conn.recv()  # until told to stop
+        while conn.recv() == "counts":  # until told to stop
+            conn.send((server.counts["requests"], _generation_requests(server)))
 
 
 def _requests(base_url: str) -> int:

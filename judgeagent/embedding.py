@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import numpy as np
 
 from .config import DEFAULT_EMBEDDING_MODEL, IndexConfig
 from .errors import JudgeAgentError
+from .threads import sized
 
 _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"}
 _SLICE = 1024  # texts per encode call: large enough to batch well, small enough for a live progress bar
@@ -69,6 +71,9 @@ def _load_static(name: str) -> Any:
 class Encoder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, device: str | None = None) -> None:
         self.name = name
+        # One encode at a time: a fast tokenizer used from two threads at once fails ("Already borrowed"),
+        # and the online stage encodes on its worker thread while the judge's calibration may encode too.
+        self._lock = threading.Lock()
         if name == STATIC:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         if name == STATIC or (Path(name).expanduser().is_dir() and _is_static(str(Path(name).expanduser()))):
@@ -94,6 +99,11 @@ class Encoder:
     def encode(
         self, texts: Sequence[str], batch_size: int = 64, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
+        # A few texts (a batch's questions) on one intra-op thread, many (the graph build) on all of them.
+        with self._lock, sized(len(texts)):
+            return self._encode(texts, batch_size, progress)
+
+    def _encode(self, texts: Sequence[str], batch_size: int, progress: Callable[[int], None] | None) -> np.ndarray:
         # Filled slice by slice: one copy in memory. Sized on the first slice (some models report no dim).
         out = np.zeros((0, self.dim), dtype=np.float32)
         for start in range(0, len(texts), _SLICE):

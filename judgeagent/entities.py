@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from .config import EntityConfig
 from .errors import JudgeAgentError
+from .threads import sized
 
 CONCEPT = "CONCEPT"
 """The label of a noun chunk that is not a named entity."""
@@ -69,10 +70,11 @@ class SpacyExtractor:
         out = []
         # Each extra process loads the pipeline again: never more processes than there are batches.
         processes = min(self.config.spacy_processes, -(-len(texts) // self.config.batch_size)) or 1
-        for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size, n_process=processes):
-            out.append(self._mentions(doc))
-            if progress:
-                progress(1)
+        with sized(len(texts)):  # a batch's questions on one BLAS thread; the build's chunks as set
+            for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size, n_process=processes):
+                out.append(self._mentions(doc))
+                if progress:
+                    progress(1)
         return out
 
     def _mentions(self, doc: Any) -> list[Mention]:

@@ -8,7 +8,7 @@ import fcntl
 import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Self
@@ -34,6 +34,9 @@ class RunResult:
     summary: dict[str, Any]
     usage: dict[str, dict[str, Any]]
     resumed: bool
+    timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds of the run's stages (`prepare`, `episodes`) and, per role, inside its model calls
+    (`model:ROLE`, calls in flight together each counted); kept out of the summary, which must not vary."""
 
 
 def read_rows(path: Path, key: str, *, writer: bool = False, finished: bool = False) -> list[dict[str, Any]]:

@@ -385,6 +385,11 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
         code, out, err = _cli(argv, capsys)
         assert code == 0, err
         assert "Score@1 0.250  Score@2 0.500  Score@3 0.500" in out and "contamination probe" in out
+        # Where the time went, on stderr: the run's stages and the seconds inside each role's calls.
+        timing = next(line for line in err.splitlines() if line.startswith("time: "))
+        assert "loading graph and benchmark" in timing and "run " in timing and "(setup " in timing
+        inside = dict(part.rsplit(" ", 2)[:2] for part in timing.split("inside model calls: ")[1].split(", "))
+        assert set(inside) >= {"target", "interviewer"} and all(float(v) > 0 for v in inside.values())
         calls = tgt.counts["requests"] + itv.counts["requests"]
         code, out, _ = _cli(["evaluate", "--resume", str(tmp_path / "run"), "--config", str(toml), "-q"], capsys)
         assert code == 0 and "nothing to do" in out

@@ -8,6 +8,7 @@ hold. A run's manifest keeps the options given; `--resume RUN` takes them back.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -111,8 +112,10 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     config = protocol_config(protocol, args, given)
     models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
     resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
+    clock = time.perf_counter()
     graph = _graph(args["graph"])
     benchmark = _benchmark(args, graph)
+    timings = {"loading graph and benchmark": time.perf_counter() - clock}
     registry = load_registry(args["config"])
     if args["base_url"]:
         if not args["target"]:
@@ -126,11 +129,13 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
                    err=not args["dry_run"])
     if args["dry_run"]:
         return
+    clock = time.perf_counter()
     with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
         result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args["run_dir"],
                               registry=registry, cache_dir=args["cache_dir"], cache=not args["no_cache"],
                               max_cost=args["max_cost"], request=request, notify=warn, progress=progress,
                               on_stage=getattr(progress, "stage", None))
+    timings["run"] = time.perf_counter() - clock
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
     typer.echo(protocol.render_summary({**result.summary, "usage": result.usage}, str(result.folder)))
@@ -138,9 +143,26 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         from ..protocols.judgeagent.validate import render_validation, validate
         from .results import validation_progress
 
+        clock = time.perf_counter()
         typer.echo(render_validation(validate(result.folder, registry=registry, cache_dir=args["cache_dir"],
                                               cache=not args["no_cache"],
                                               progress=validation_progress(args["quiet"]))))
+        timings["validation"] = time.perf_counter() - clock
+    typer.echo(render_timings(timings, result.timings), err=True)  # diagnostics: stdout stays the results
+
+
+def render_timings(outer: dict[str, float], run: dict[str, float]) -> str:
+    """One line of where `evaluate`'s time went: loading, the run (its setup, e.g. the judge's calibration,
+    and its episodes), validation; and the seconds spent inside each role's model calls (calls in flight
+    together each count, so these can add up to more than the run)."""
+    parts = [f"{k} {v:.1f} s" for k, v in outer.items() if k != "run" and k != "validation"]
+    if "run" in outer:
+        inner = [f"{'setup' if k == 'prepare' else k} {v:.1f}" for k, v in run.items() if not k.startswith("model:")]
+        parts.append(f"run {outer['run']:.1f} s" + (f" ({', '.join(inner)})" if inner else ""))
+    if "validation" in outer:
+        parts.append(f"validation {outer['validation']:.1f} s")
+    models = [f"{k.removeprefix('model:')} {v:.1f} s" for k, v in run.items() if k.startswith("model:")]
+    return "time: " + ", ".join(parts) + (f"; inside model calls: {', '.join(models)}" if models else "")
 
 
 def protocol_config(protocol: Any, args: dict[str, Any], given: set[str]) -> Any:

@@ -1,6 +1,7 @@
 """Usage and cost per role: calls, cache hits, failures, tokens, dollars from the configured prices."""
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -30,6 +31,8 @@ class UsageLedger:
 
     def __init__(self, max_cost: float | None = None) -> None:
         self.roles: dict[str, RoleUsage] = {}
+        self.seconds: dict[str, float] = {}
+        """Per role, wall seconds spent inside its calls (for stage timings; not part of `totals`)."""
         self.max_cost = max_cost
         """US dollars this job may spend (None: no limit). Checked before each call, so calls already
         in flight may overshoot it by at most their own cost."""
@@ -80,10 +83,13 @@ class RoleModel:
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
                        **settings: Any) -> Completion:
         self.ledger.check_budget()
+        start = time.perf_counter()
         try:
             result = await self.model.complete(messages, schema=schema, **settings)
         except Exception:
             self.ledger.record(self.role, None, self.prices)
             raise
+        finally:
+            self.ledger.seconds[self.role] = self.ledger.seconds.get(self.role, 0.0) + time.perf_counter() - start
         self.ledger.record(self.role, result, self.prices)
         return result

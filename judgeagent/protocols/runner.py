@@ -69,27 +69,34 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
                         journal=run.folder, max_cost=request.max_cost) as roles:
             ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,
                                  request=request)
-            summary = asyncio.run(_all(ctx, log, request))
+            timings: dict[str, float] = {}
+            summary = asyncio.run(_all(ctx, log, request, timings))
             usage = roles.ledger.totals()
+            timings.update({f"model:{role}": s for role, s in sorted(roles.ledger.seconds.items())})
         summary["usage"] = usage
         run.finish(summary)
         if protocol.writes_report:
             write_report(protocol, run, summary)
-    return RunResult(run.folder, summary, usage, resumed)
+    return RunResult(run.folder, summary, usage, resumed, timings)
 
 
-async def _all(ctx: EpisodeContext, log: RowLog, request: RunRequest) -> dict[str, Any]:
+async def _all(ctx: EpisodeContext, log: RowLog, request: RunRequest, timings: dict[str, float]) -> dict[str, Any]:
     async with ctx.roles:
         try:
-            return await _episodes(ctx, log, request)
+            return await _episodes(ctx, log, request, timings)
         finally:
             await ctx.protocol.close(ctx)
 
 
-async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest) -> dict[str, Any]:
+async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest,
+                    timings: dict[str, float]) -> dict[str, Any]:
+    import time
+
     from ..files import write_json_atomic
 
+    start = time.perf_counter()
     prepared = await ctx.protocol.prepare(ctx)
+    timings["prepare"] = time.perf_counter() - start
     ctx.state = prepared.state
     if prepared.manifest:
         ctx.run.manifest.update(prepared.manifest)
@@ -116,4 +123,5 @@ async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest) -> di
         episodes = [e for e in ctx.protocol.next_episodes(ctx, rows) if e.id not in listed]
         if not episodes:
             break
+    timings["episodes"] = time.perf_counter() - start - timings["prepare"]
     return await ctx.protocol.summarise(ctx, ctx.run.records, rows)

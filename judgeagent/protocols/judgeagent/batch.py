@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,7 @@ from ...graph.model import ContextGraph
 from ...graph.sample import KnowledgePath, PathSampler
 from ...models import Models
 from ...runs import RowLog, Run
+from ...threads import one_thread
 from ..runner import gather_all
 from .checks import rejection
 from .config import EvalConfig
@@ -43,12 +44,57 @@ class Context:
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
     on_record: Any = None
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
+    ahead: dict[int, Future[Ahead]] = field(default_factory=dict)
+    """Per batch, its CPU work queued on `worker` when the run starts (`plan_ahead`)."""
 
     feedback: RowLog = field(init=False)
     """The run's feedback.jsonl."""
 
     def __post_init__(self) -> None:
         self.feedback = feedback_log(self.run)
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """A batch's CPU work, all of which is known before its first model call: the graph entities its base
+    questions name, and each extension round's path (a path depends on the batch's questions, the round and
+    the paths of its earlier rounds, never on an answer)."""
+
+    named: dict[str, list[str]]
+    paths: list[tuple[KnowledgePath | list[str], dict[str, Any]]]
+    """Round r's (path, what the record says of it) at index r - 1."""
+
+
+def plan_ahead(ctx: Context, batches: list[tuple[int, list[Item]]]) -> None:
+    """Queue every unfinished batch's CPU work on the worker thread, in batch order, as the run starts:
+    it runs while the earlier batches' model calls are in flight, so a batch seldom waits for it. A
+    finished batch (a resumed run) queues nothing."""
+    for b, items in batches:
+        if ctx.feedback.get(b) is None and b not in ctx.ahead:
+            ctx.ahead[b] = ctx.worker.submit(_work_ahead, ctx, b, items)
+
+
+def _work_ahead(ctx: Context, b: int, items: list[Item]) -> Ahead:
+    # spaCy, the encoder, faiss and numpy on one thread each: these inputs are small (threads.py says why).
+    with one_thread():
+        named = _mentioned_entities(ctx, items)
+        paths: list[tuple[KnowledgePath | list[str], dict[str, Any]]] = []
+        if ctx.config.extension:
+            seen = _seen(ctx.config, b, items)
+            used: set[tuple[str, ...]] = set()
+            paths = [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
+    return Ahead(named, paths)
+
+
+async def _ahead(ctx: Context, b: int, items: list[Item]) -> Ahead:
+    future = ctx.ahead.pop(b, None) or ctx.worker.submit(_work_ahead, ctx, b, items)
+    return await asyncio.wrap_future(future)
+
+
+def _seen(config: EvalConfig, b: int, items: list[Item]) -> list[Item]:
+    """The batch's questions its extension rounds build on: those not held out of its feedback."""
+    held = held_out(config, b, items)
+    return [i for i in items if i.qid not in held] or items
 
 
 @dataclass
@@ -92,8 +138,6 @@ class BatchState:
     trajectory: list[str] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
-    paths: set[tuple[str, ...]] = field(default_factory=set)
-    """Chunk ids of the paths the batch's rounds have walked."""
 
     def add(self, records: list[dict[str, Any]]) -> None:
         self.records.extend(records)
@@ -107,14 +151,12 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
         return finished
     state = BatchState()
     held = held_out(ctx.config, b, items)
-    named = await _in_worker(ctx, _mentioned_entities, ctx, items)
-    base = [_base_question(ctx, b, item, item.qid in held, named.get(item.qid)) for item in items]
+    ahead = await _ahead(ctx, b, items)
+    base = [_base_question(ctx, b, item, item.qid in held, ahead.named.get(item.qid)) for item in items]
     state.add(await gather_all(*(ask(ctx, b, q) for q in base)))
     state.trajectory.append(tier_of(state.total, state.asked))
-    seen = [i for i in items if i.qid not in held] or items
-    if ctx.config.extension:
-        for r in range(1, ctx.config.rounds + 1):
-            await _extension_round(ctx, b, r, seen, state, [i.question for i in items])
+    for r, path in enumerate(ahead.paths, start=1):
+        await _extension_round(ctx, b, r, path, state, [i.question for i in items])
     return await _feedback(ctx, b, items, state)
 
 
@@ -135,12 +177,6 @@ def _base_question(ctx: Context, b: int, item: Item, held: bool = False,
     return Asked(f"b{b}-base-{item.qid}", "grading", 0, item.question, item.gold, item.difficulty,
                  item.options, item.gold_letter, passage, item.qid, question_type=item.question_type,
                  held_out=held, aliases=item.aliases, entities=entities)
-
-
-async def _in_worker(ctx: Context, fn: Any, *args: Any) -> Any:
-    """Run `fn` on the sampler's thread: spaCy and the encoder cost tens of ms and are not thread-safe,
-    so they stay off the event loop (model calls keep flowing) and on one thread."""
-    return await asyncio.get_running_loop().run_in_executor(ctx.worker, fn, *args)
 
 
 def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]:
@@ -181,11 +217,11 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
     return record
 
 
-async def _extension_round(ctx: Context, b: int, r: int, items: list[Item], state: BatchState,
-                           all_questions: list[str]) -> None:
+async def _extension_round(ctx: Context, b: int, r: int, walked: tuple[KnowledgePath | list[str], dict[str, Any]],
+                           state: BatchState, all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or (_most_informative(state) if ctx.config.adaptive == "irt"
                                           else state.trajectory[-1])
-    path, path_info = await _in_worker(ctx, _path, ctx, b, r, items, state.paths)
+    path, path_info = walked
     if tier == "easy" and ctx.config.easy_generator == "cloze":
         accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
     else:

@@ -8,6 +8,7 @@
   in episodes.jsonl.
 - `summarise`: `summary.py::summarise` of the records and feedback, with the calibration.
 - `close`: the sampler's worker thread is shut down (the runner closes the models).
+  `prepare` queues every batch's CPU work on that thread (`batch.py::plan_ahead`).
 
 Its records keep JudgeAgent's own flat schema (validate, report, export and the report browser read
 it), not the `Record` envelope; each carries `"protocol": "judgeagent"`. Its identity payload and folder
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,7 +99,7 @@ class JudgeAgentProtocol(Protocol):
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
         from ...grading.calibration import vetted_checker
-        from .batch import Context
+        from .batch import Context, plan_ahead
 
         config: EvalConfig = ctx.config
         request = ctx.request
@@ -105,6 +107,8 @@ class JudgeAgentProtocol(Protocol):
         notify = request.notify if request else None
         shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
                                              on_record=request.progress if request else None)
+        # The batches' CPU work starts now, on the worker thread, while the judge is calibrated.
+        plan_ahead(shared, [(e.index, list(e.items)) for e in self.episodes(ctx.benchmark, config)])
         if on_stage and config.checker.judge_policy != "off":
             on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
         shared.checker, calibration = await vetted_checker(config.checker, shared.models.judge, ctx.benchmark.items,
@@ -130,8 +134,8 @@ class JudgeAgentProtocol(Protocol):
         return summary
 
     async def close(self, ctx: EpisodeContext) -> None:
-        if ctx.state is not None:  # the batches' Context: its worker thread
-            ctx.state.worker.shutdown(wait=True)
+        if ctx.state is not None:  # the batches' Context: its worker thread, and work queued for batches not run
+            ctx.state.worker.shutdown(wait=True, cancel_futures=True)
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         rows = "\n".join(f"| {k} | {a['accuracy']:.3f} | {a['correct']}/{a['n']} |"
@@ -172,9 +176,26 @@ def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
     # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
     if graph is None or not config.extension or graph.n_entities == 0:
         return None
+    import json
+
     from ...graph.sample import PathSampler
 
-    return PathSampler(graph)
+    config_json = json.dumps(graph.manifest["config"]["entities"], sort_keys=True)
+    return PathSampler(graph, *_question_models(config_json, graph.manifest["embedding"]["model"]))
+
+
+@lru_cache(maxsize=2)
+def _question_models(entity_config: str, embedding_model: str) -> tuple[Any, Any]:
+    """spaCy and the encoder for the batches' questions, loaded once per process (seconds each, which
+    the first batch would wait for): `validate` after `evaluate`, or a benchmark's runs, reuse them.
+    The encoder serialises its own calls; spaCy runs on one run's worker thread."""
+    import json
+
+    from ...config import EntityConfig
+    from ...embedding import Encoder
+    from ...entities import SpacyExtractor
+
+    return SpacyExtractor(EntityConfig(**json.loads(entity_config))), Encoder(embedding_model)
 
 
 def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:

@@ -1,0 +1,71 @@
+"""Thread discipline for CPU model work: one intra-op thread for small inputs, the machine's for large batches.
+
+Why: with torch's default two intra-op threads, one question's MiniLM encode took 425 ms on a 2-core
+machine at load ~3.5 and 16 ms with one thread (the threads wait on each other while other processes
+hold the cores; bench/encoder_threads.py). Only large batches (the graph build) gain from more threads.
+
+How the pools behave, and why this is safe with concurrent worker threads:
+- torch's intra-op count and OpenMP's are per thread once a thread has used them (torch initialises a
+  thread from its global setting on first use): setting them in a worker changes that worker only. The
+  global setting (what a new thread starts with) is put back when the outermost block of the process ends.
+- OpenBLAS's count may be process-global (builds differ): the first block to enter sets it to one, the last to leave restores
+  it (a count under a lock), so one thread leaving cannot undo another's limit.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SMALL = 64
+"""Inputs up to this many texts are small: one thread. Larger ones (the graph build's slices) use them all."""
+
+_lock = threading.Lock()
+_active = 0
+_blas_limit: Any = None
+_torch_default: int | None = None
+_local = threading.local()
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block with one torch, OpenMP and BLAS thread; nests, and is safe across threads."""
+    global _active, _blas_limit, _torch_default
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")  # a process without torch (static encoder, spaCy only) has nothing to set
+    with _lock:
+        if _active == 0:
+            _blas_limit = threadpool_limits(limits=1, user_api="blas")
+            _torch_default = torch.get_num_threads() if torch is not None else None
+        _active += 1
+        default = _torch_default  # what this thread goes back to: the count before any block was open
+    outermost = getattr(_local, "depth", 0) == 0
+    _local.depth = getattr(_local, "depth", 0) + 1
+    if outermost and torch is not None:
+        torch.set_num_threads(1)
+    openmp = threadpool_limits(limits=1, user_api="openmp")  # this thread's OpenMP pools (faiss, torch's)
+    try:
+        yield
+    finally:
+        openmp.restore_original_limits()
+        _local.depth -= 1
+        if outermost and torch is not None and default is not None:
+            torch.set_num_threads(default)  # this thread's count, and the global one new threads start from
+        with _lock:
+            _active -= 1
+            if _active == 0:
+                _blas_limit.restore_original_limits()
+                _blas_limit = None
+
+
+@contextmanager
+def sized(n: int) -> Iterator[None]:
+    """One thread for a small input (`n` texts at most `SMALL`); a large one runs as the caller's thread is set."""
+    if n > SMALL:
+        yield
+        return
+    with one_thread():
+        yield

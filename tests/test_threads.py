@@ -1,0 +1,55 @@
+"""judgeagent.threads: one intra-op thread inside a block, the machine's count back after it, across threads."""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from judgeagent import threads  # noqa: E402
+
+
+def test_a_block_runs_on_one_thread_and_restores_the_count_nested():
+    default = torch.get_num_threads()
+    with threads.one_thread():
+        assert torch.get_num_threads() == 1
+        with threads.one_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 1  # the inner block's exit undid nothing
+    assert torch.get_num_threads() == default
+
+
+def test_overlapping_blocks_in_two_threads_keep_their_limit_until_the_last_leaves():
+    default = torch.get_num_threads()
+    first_in, second_out = threading.Event(), threading.Event()
+
+    def first() -> int:  # enters first, leaves last
+        with threads.one_thread():
+            first_in.set()
+            second_out.wait(10)
+            return torch.get_num_threads()
+
+    def second() -> int:
+        first_in.wait(10)
+        with threads.one_thread():
+            inside = torch.get_num_threads()
+        second_out.set()
+        return inside
+
+    with ThreadPoolExecutor(2) as pool:
+        a, b = pool.submit(first), pool.submit(second)
+        assert b.result() == 1
+        assert a.result() == 1  # still one thread after the other block left
+    assert torch.get_num_threads() == default
+    with ThreadPoolExecutor(1) as fresh:
+        assert fresh.submit(torch.get_num_threads).result() == default
+
+
+def test_only_small_inputs_are_limited():
+    default = torch.get_num_threads()
+    with threads.sized(threads.SMALL):
+        assert torch.get_num_threads() == 1
+    with threads.sized(threads.SMALL + 1):
+        assert torch.get_num_threads() == default
