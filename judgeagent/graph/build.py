@@ -85,6 +85,7 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
         mentions = extractor.extract([c.text for c in chunks], advance)
     with timings.timed(progress, "linking"):
         tables = link(docs, chunks, mentions)
+    with timings.timed(progress, "specificity"):
         tables["entities"] = with_specificity(tables["entities"], tables["mentions"], len(docs))
     names = tables["entities"].column("name").to_pylist()
     with timings.timed(progress, "embedding chunks", len(chunks), "chunk") as advance:
@@ -123,6 +124,7 @@ def _build_on_ray(root: Path, out_path: Path | None, config: GraphConfig, progre
         with timings.timed(progress, "linking"):
             tables = linker.finish()
             chunk_vectors = writer.close(dim)
+        with timings.timed(progress, "specificity"):
             mentions = pq.read_table(folder / "mentions.parquet", columns=["entity_id", "surface"])
             tables["entities"] = with_specificity(tables["entities"], mentions, len(linker.doc_row))
             del mentions
