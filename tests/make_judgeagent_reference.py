@@ -14,9 +14,12 @@ of writing it (the loopback script is deterministic: two captures are equal).
 `--extension GRAPH` writes tests/data/judgeagent_reference_extension.json instead: the same 20 questions
 with the extension stage on (3 rounds a batch, paths sampled from GRAPH, a graph of MultiHop-RAG small
 with the default GraphConfig), so the comparison covers tiers, paths, generated questions and their
-verdicts too. It was written by the code before the port (commit 4d3ff80) on a graph built by the
-current code (the graph format did not change; building it again gives the same tables and vectors), and
-holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
+verdicts too. It was first written by the code before the port (commit 4d3ff80), and written again by
+the code of issue 29 (entity specificity), which changes path selection by design: seeds drawn by
+weight, generic concepts no seeds and weaker hops. That re-capture changed the extension rows (12 of
+12: other paths, so other questions), 7 of 32 verdicts (extension ones only; the 20 base verdicts and
+validation are the same), batches 0 and 3's tier trajectories and the overall score (0.75 -> 0.703).
+It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations
 

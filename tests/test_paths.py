@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from judgeagent.entities import CONCEPT
-from judgeagent.graph.sample import FIT_MARGIN, PathSampler
+from judgeagent.graph.sample import BRIDGE_MARGIN, FIT_MARGIN, PathSampler
+from judgeagent.graph.specificity import GENERIC
 
 from .conftest import DATA
 
@@ -88,12 +89,14 @@ def test_hops_follow_links_and_explanation_matches_the_path(hotpot_graph, extrac
             expected = [float(g.chunk_vectors[g.chunk_row[c]] @ q_vec) for c in path.chunk_ids]
             assert path.similarities == pytest.approx(expected, abs=1e-3)
             # The seed: a mention of the question (or the question itself), whose chunk fits nearly as
-            # well as the question's best chunk.
+            # well as the question's best chunk (a named mention, maybe a bridge entity, less nearly).
             if path.seed_kind == "question":
                 assert path.seed == question
             else:
                 assert (labels[path.seed] == CONCEPT) == (path.seed_kind == "concept")
-            assert path.similarities[0] >= best - FIT_MARGIN - 1e-3
+                assert g.specificity[path.entity_ids[0]] >= GENERIC
+            margin = BRIDGE_MARGIN if path.seed_kind == "named" else FIT_MARGIN
+            assert path.similarities[0] >= best - margin - 1e-3
             assert path.to_dict()["similarities"] == path.similarities
 
 

@@ -20,6 +20,7 @@ from ..progress import Progress, Timings
 from ..version import __version__
 from .link import Linker, link
 from .model import ContextGraph
+from .specificity import with_specificity
 from .store import (
     FORMAT,
     FORMAT_VERSION,
@@ -84,6 +85,8 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
         mentions = extractor.extract([c.text for c in chunks], advance)
     with timings.timed(progress, "linking"):
         tables = link(docs, chunks, mentions)
+    with timings.timed(progress, "specificity"):
+        tables["entities"] = with_specificity(tables["entities"], tables["mentions"], len(docs))
     names = tables["entities"].column("name").to_pylist()
     with timings.timed(progress, "embedding chunks", len(chunks), "chunk") as advance:
         chunk_vectors = encoder.encode([c.text for c in chunks], config.embedding_batch_size, advance)
@@ -121,6 +124,10 @@ def _build_on_ray(root: Path, out_path: Path | None, config: GraphConfig, progre
         with timings.timed(progress, "linking"):
             tables = linker.finish()
             chunk_vectors = writer.close(dim)
+        with timings.timed(progress, "specificity"):
+            mentions = pq.read_table(folder / "mentions.parquet", columns=["entity_id", "surface"])
+            tables["entities"] = with_specificity(tables["entities"], mentions, len(linker.doc_row))
+            del mentions
         names = tables["entities"].column("name").to_pylist()
         with timings.timed(progress, "embedding entities (ray)", len(names), "entity"):
             entity_vectors = embed_names(names, config, engine, dim)

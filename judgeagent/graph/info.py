@@ -33,11 +33,27 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
         "components": {"count": int(n_components), "largest": int(sizes.max()) if len(sizes) else 0},
         "top_entities": [
             {"name": graph.entity_names[i], "label": labels_col[i], "chunks": int(n_chunks[i]),
-             "documents": int(len(graph.docs_of(i))), "degree": int(degree[i])}
+             "documents": int(len(graph.docs_of(i))), "degree": int(degree[i]),
+             "specificity": round(float(graph.specificity[i]), 3)}
             for i in order
         ],
+        "specificity": _specificity(graph, n_chunks, top),
         "suspicious_entities": suspicious_entities(graph.entity_names, n_chunks),
     }
+
+
+def _specificity(graph: ContextGraph, n_chunks: np.ndarray, top: int) -> dict[str, Any]:
+    """How many entities are generic, and the most mentioned of them (what seeds and reports skip)."""
+    from .specificity import GENERIC
+
+    spec = graph.specificity
+    generic = np.flatnonzero(spec < GENERIC)
+    common = generic[np.lexsort((generic, -n_chunks[generic]))][:top]
+    return {"generic_below": GENERIC, "generic": int(len(generic)), "entities": int(len(spec)),
+            "stored": "specificity" in graph.tables["entities"].column_names,
+            "median": round(float(np.median(spec)), 3) if len(spec) else None,
+            "most_mentioned_generic": [{"name": graph.entity_names[i], "specificity": round(float(spec[i]), 3),
+                                        "chunks": int(n_chunks[i])} for i in common]}
 
 
 # A clean corpus gives names of words; markup, code, tables and run-together text give these.
@@ -90,7 +106,15 @@ def render_info(info: dict[str, Any]) -> str:
     lines.append("  top entities (by chunks):")
     for e in info["top_entities"]:
         lines.append(f"    {e['name'][:40]:<40} {e['label']:<9} chunks {e['chunks']:>5}  "
-                     f"docs {e['documents']:>4}  degree {e['degree']:>6}")
+                     f"docs {e['documents']:>4}  degree {e['degree']:>6}  specificity {e['specificity']:.2f}")
+    sp = info.get("specificity")
+    if sp:
+        how = "" if sp["stored"] else " (computed: a format-1 graph; rebuild to store it)"
+        lines.append(f"  specificity: median {sp['median']}, {sp['generic']:,} of {sp['entities']:,} entities generic "
+                     f"(below {sp['generic_below']}: no seeds, cloze blanks or knowledge-gap rows){how}")
+        if sp["most_mentioned_generic"]:
+            lines.append("    most mentioned generic: " + ", ".join(
+                f"{e['name']} ({e['specificity']:.2f})" for e in sp["most_mentioned_generic"]))
     odd = info.get("suspicious_entities") or []
     if odd:
         lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")

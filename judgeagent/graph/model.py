@@ -68,6 +68,17 @@ class ContextGraph:
     def chunk_row(self) -> dict[str, int]:
         return {cid: i for i, cid in enumerate(self.chunk_ids)}
 
+    @cached_property
+    def specificity(self) -> np.ndarray:
+        """Per entity row, how specific it is (graph/specificity.py): stored since format version 2,
+        computed from the tables for a graph of version 1."""
+        ents = self.tables["entities"]
+        if "specificity" in ents.column_names:
+            return ents.column("specificity").to_numpy().astype(np.float32)
+        from .specificity import specificity
+
+        return specificity(ents, self.tables["mentions"], self.tables["documents"].num_rows)
+
     @property
     def n_entities(self) -> int:
         return self.tables["entities"].num_rows

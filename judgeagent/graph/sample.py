@@ -18,11 +18,20 @@ from .model import ContextGraph, LinkKind
 SeedKind = Literal["named", "concept", "question"]
 
 SEED_POOL = 3
-"""A path's seed is drawn among this many of its question's most specific mentions."""
+"""A path's seed is drawn among this many of its question's best seed candidates (by weight)."""
 FIT_MARGIN = 0.1
 """A mention is a seed only if its entity has a chunk at most this much less similar to the question
 than the question's best chunk: a specific mention can still be off topic ("Germany" in a question
 about a brewery)."""
+BRIDGE_MARGIN = 0.3
+"""The margin for a bridge entity instead: a named mention with its own node. Multi-hop questions name
+an entity whose document is not the one most like the question (issue 29: 22 of 131 missed paths lost
+it to FIT_MARGIN)."""
+SEED_POWER = 2.0
+"""A seed candidate is drawn with weight specificity ** SEED_POWER times its fit (see `_weight`)."""
+GENERIC_HOP = 0.2
+"""Taken off the score of a hop candidate that is a generic concept (specificity below GENERIC): it
+links anything to anything ("way" took a path about Rosetta to the Curiosity rover)."""
 LINK_WEIGHT = 0.5
 """How much a link's best shared chunk (its similarity to the question) adds to a neighbour's score."""
 SEEN_DOC = 1.0
@@ -67,6 +76,8 @@ class _Seed:
     whose best chunk fits the question best of those named most like it)."""
     fit: float
     """The similarity to the question of that entity's best chunk."""
+    weight: float = 1.0
+    """How likely the draw picks it: specificity and fit (`_weight`)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,7 @@ class _Batch:
     similarity: np.ndarray
     """Questions x chunks: cosine similarity of every chunk to every question."""
     seeds: list[list[_Seed]]
-    """Per question, most specific first."""
+    """Per question, heaviest first."""
 
 
 class PathSampler:
@@ -114,8 +125,20 @@ class PathSampler:
     def _doc_freq(self) -> np.ndarray:
         return np.diff(self.graph.entity_docs.indptr)
 
+    @cached_property
+    def _specificity(self) -> np.ndarray:
+        return self.graph.specificity
+
+    @cached_property
+    def _generic(self) -> np.ndarray:
+        from .specificity import GENERIC
+
+        return self._specificity < GENERIC
+
     def sample(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0, candidates: int = 5,
-               kinds: tuple[LinkKind, ...] = ("chunk", "document")) -> KnowledgePath:
+               kinds: tuple[LinkKind, ...] = ("chunk", "document"), start: int | None = None) -> KnowledgePath:
+        """A path for `questions`; `start` picks the seed candidate at that position (see `seed_options`)
+        of the drawn question instead of drawing it by weight (the benchmark measures each position)."""
         questions = check_questions(questions)
         if hops < 1:
             raise JudgeAgentError("sampling a path needs hops >= 1")
@@ -123,13 +146,27 @@ class PathSampler:
         # threads spinning after one steal the cores the next needs (measured: median 110 -> 45 ms per
         # path; on a loaded 2-core machine one question's encode 450 -> 24 ms).
         with self._threads.limit(limits=1):
-            return self._sample(list(questions), hops, seed, candidates, kinds)
+            return self._sample(list(questions), hops, seed, candidates, kinds, start)
+
+    def seed_options(self, questions: str | Sequence[str], candidates: int = 5) -> list[list[dict[str, Any]]]:
+        """Per question, its seed candidates in position order: mention, kind, start entity, fit,
+        specificity and the probability of the draw. Empty for a question that seeds from its best chunk."""
+        questions = check_questions(questions)
+        with self._threads.limit(limits=1):
+            batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
+        out = []
+        for seeds in batch.seeds:
+            total = sum(s.weight for s in seeds)
+            out.append([{"mention": s.surface, "kind": s.kind, "entity": self.graph.entity_names[s.entity],
+                         "fit": round(s.fit, 4), "specificity": round(float(self._specificity[s.entity]), 4),
+                         "probability": round(s.weight / total, 4)} for s in seeds])
+        return out
 
     def _sample(self, questions: list[str], hops: int, seed: int, candidates: int,
-                kinds: tuple[LinkKind, ...]) -> KnowledgePath:
+                kinds: tuple[LinkKind, ...], position: int | None = None) -> KnowledgePath:
         rng = np.random.default_rng(seed)
         batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
-        start = self._seed(batch, rng)
+        start = self._seed(batch, rng, position)
         relevance = batch.similarity[start.question]
         own = self.graph.chunks_of(start.entity)
         path, chunks = [start.entity], [int(own[_top(relevance[own], 1)[0]])]
@@ -160,27 +197,41 @@ class PathSampler:
                                               for q, found in enumerate(mentions)])
 
     def _seeds(self, q: int, mentions: list[Mention], relevance: np.ndarray, candidates: int) -> list[_Seed]:
-        """A question's seeds, most specific first: named entities before concepts, each by document
-        frequency, and mentions the graph has no node for last ("history" is not "biographer"; they
-        start from the best fitting of the `candidates` entities named most like them). A seed starts
-        from its entity; it is kept if that entity's best chunk is within FIT_MARGIN of the question's."""
+        """A question's seeds, heaviest first. Each mention starts from its node (a mention the graph has
+        no node for from the best fitting of the `candidates` entities named most like it: "history" is
+        not "biographer"). Generic start entities are no seeds. A seed is kept if its entity's best chunk
+        is within FIT_MARGIN of the question's best chunk, BRIDGE_MARGIN for a named mention with a node
+        of its own; the SEED_POOL heaviest are kept."""
         row = self.graph.entity_row
         ranked: dict[str, Mention] = {}
         for m in sorted(mentions, key=lambda m: (m.name not in row, m.label == CONCEPT,
-                                                 int(self._doc_freq[row[m.name]]) if m.name in row else 0)):
+                                                 -float(self._specificity[row[m.name]]) if m.name in row else 0)):
             ranked.setdefault(m.name, m)
-        ranked_list = list(ranked.values())[:2 * SEED_POOL]
+        ranked_list = [m for m in ranked.values() if m.name not in row or not self._generic[row[m.name]]]
+        ranked_list = ranked_list[:3 * SEED_POOL]
         unknown = [m.surface for m in ranked_list if m.name not in row]
         near: dict[str, list[int]] = {}
         if unknown:  # short texts in their own encoder call: with the question they would be padded to it
             _, found = self.graph.entity_index.search(np.stack(self._encode(unknown)), candidates)
             near = {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
+        best = float(relevance.max())
         seeds: dict[int, _Seed] = {}
         for m in ranked_list:
             entity, fit = self._best_start([row[m.name]] if m.name in row else near[m.surface], relevance)
-            seeds.setdefault(entity, _Seed(q, m.surface, _kind(m), entity, fit))  # one seed per start entity
-        floor = float(relevance.max()) - FIT_MARGIN
-        return [s for s in seeds.values() if s.fit >= floor][:SEED_POOL]
+            bridge = m.name in row and m.label != CONCEPT
+            if self._generic[entity] or fit < best - (BRIDGE_MARGIN if bridge else FIT_MARGIN):
+                continue
+            seed = _Seed(q, m.surface, _kind(m), entity, fit, self._weight(entity, fit, best))
+            if entity not in seeds or seeds[entity].weight < seed.weight:  # one seed per start entity
+                seeds[entity] = seed
+        ordered = sorted(seeds.values(), key=lambda s: -s.weight)  # stable: mention order breaks ties
+        return ordered[:SEED_POOL]
+
+    def _weight(self, entity: int, fit: float, best: float) -> float:
+        """specificity ** SEED_POWER, times 1 for a start as similar to the question as its best chunk,
+        falling linearly to 1/2 at BRIDGE_MARGIN below it: specific names first, fit a tie-breaker."""
+        closeness = 1.0 - 0.5 * min(1.0, max(0.0, best - fit) / BRIDGE_MARGIN)
+        return float(self._specificity[entity]) ** SEED_POWER * closeness
 
     def _best_start(self, options: list[int], relevance: np.ndarray) -> tuple[int, float]:
         """Of the entities named like a mention, the one with the chunk most similar to the question."""
@@ -188,17 +239,23 @@ class PathSampler:
         i = int(np.argmax(best))
         return options[i], best[i]
 
-    def _seed(self, batch: _Batch, rng: np.random.Generator) -> _Seed:
-        """A random question of the batch, then a random one of its seeds; with none, the question itself,
-        starting from the rarest entity of its best chunk."""
+    def _seed(self, batch: _Batch, rng: np.random.Generator, position: int | None = None) -> _Seed:
+        """A random question of the batch, then one of its seeds drawn by weight (or the one at
+        `position`); with none, the question itself, starting from the most specific entity of its best
+        chunk."""
         i = int(rng.integers(len(batch.questions)))
-        if batch.seeds[i]:
-            return batch.seeds[i][int(rng.integers(len(batch.seeds[i])))]
+        seeds = batch.seeds[i]
+        if seeds:
+            if position is not None:
+                return seeds[min(position, len(seeds) - 1)]
+            weights = np.array([s.weight for s in seeds])
+            return seeds[int(np.searchsorted(np.cumsum(weights / weights.sum()), rng.random(), side="right").clip(
+                0, len(seeds) - 1))]
         best = int(np.argmax(batch.similarity[i]))
         m = self._chunk_entities
         entities = m.indices[m.indptr[best]:m.indptr[best + 1]]
-        if len(entities):
-            entity = int(entities[_top(-self._doc_freq[entities].astype(float), 1)[0]])
+        if len(entities):  # the most specific; the rarer of equals
+            entity = int(entities[np.lexsort((self._doc_freq[entities], -self._specificity[entities]))[0]])
         else:  # a chunk without entities: the entity named most like the question
             _, found = self.graph.entity_index.search(self._encode([batch.questions[i]])[0][None, :], 1)
             entity = int(found[0, 0])
@@ -248,8 +305,9 @@ class PathSampler:
               k: int, kinds: tuple[LinkKind, ...]) -> tuple[int, int] | None:
         """The next (entity, chunk): among the linked, unvisited entities that can add a document not on
         the path (all of them if none can), each scored by the similarity to the question of the chunk it
-        would add plus LINK_WEIGHT times that of the best chunk it shares with the current entity; one of
-        the k best that add k different chunks, drawn at random."""
+        would add plus LINK_WEIGHT times that of the best chunk it shares with the current entity, less
+        GENERIC_HOP for a generic concept; one of the k best that add k different chunks, drawn at random
+        (uniformly: drawing among those near the best raised relevance but cut variety, docs/concepts.md)."""
         current = path[-1]
         options = np.setdiff1d(self.graph.neighbours(current, kinds), np.asarray(path))
         if len(options) == 0:
@@ -262,6 +320,7 @@ class PathSampler:
         penalised = relevance - SEEN_DOC * seen
         penalised[chunks] -= SEEN_DOC
         scores, adds = _row_best(rows, penalised)
+        scores = scores - GENERIC_HOP * self._generic[options]
         if LINK_WEIGHT:
             scores = scores + LINK_WEIGHT * self._link_scores(current, options, relevance)
         order = _top(scores, len(scores))

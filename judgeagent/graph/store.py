@@ -21,7 +21,9 @@ from ..files import check_format
 from .model import TABLES, ContextGraph
 
 FORMAT = "judgeagent.context-graph"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 added the entities' `specificity` column; version 1 graphs still load (it is computed)."""
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 VECTORS = {"entity_vectors": "entity_vectors.npy", "chunk_vectors": "chunk_vectors.npy"}
 INDEXES = {"entity_index": "entities.faiss", "chunk_index": "chunks.faiss"}
@@ -241,7 +243,9 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise JudgeAgentError(f"{file}: unreadable manifest ({e})") from None
-    check_format(manifest, folder, FORMAT, FORMAT_VERSION, "graph", ": rebuild it with build-graph")
+    version = manifest.get("format_version") if isinstance(manifest, dict) else None
+    check_format(manifest, folder, FORMAT, version if version in READABLE_VERSIONS else FORMAT_VERSION, "graph",
+                 ": rebuild it with build-graph")
     return manifest
 
 

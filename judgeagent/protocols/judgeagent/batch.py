@@ -180,13 +180,17 @@ def _base_question(ctx: Context, b: int, item: Item, held: bool = False,
 
 
 def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]:
-    """Per base question, the graph entities its question and gold name (spaCy, as for path seeds)."""
+    """Per base question, the graph entities its question and gold name (spaCy, as for path seeds), less
+    the generic concepts (issue 29: no knowledge-gap row for "land")."""
     if ctx.sampler is None or ctx.graph is None:
         return {}
     texts = [f"{i.question}\n{i.gold}" for i in items]
-    known = ctx.graph.entity_row
+    from ...graph.specificity import GENERIC
+
+    known, specificity = ctx.graph.entity_row, ctx.graph.specificity
     found = ctx.sampler.extractor.extract(texts)
-    return {i.qid: sorted({m.name for m in mentions if m.name in known}) for i, mentions in zip(items, found)}
+    return {i.qid: sorted({m.name for m in mentions if m.name in known and specificity[known[m.name]] >= GENERIC})
+            for i, mentions in zip(items, found)}
 
 
 async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:

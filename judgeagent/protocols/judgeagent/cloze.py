@@ -87,8 +87,8 @@ class _Candidate:
 def cloze_questions(graph: ContextGraph, chunk_ids: Sequence[str], entity_ids: Sequence[int] = (),
                     count: int = 1, seed: int = 0, avoid: Sequence[str] = ()) -> list[Cloze]:
     """Up to `count` cloze questions from the sentences of `chunk_ids`, blanking mentions of `entity_ids`
-    (of any entity when empty, as on the `--no-graph` ablation); fewer, possibly none, when not enough
-    sentences qualify. The same arguments always give the same questions."""
+    (of any entity when empty, as on the `--no-graph` ablation) that are not generic concepts (their
+    specificity is below GENERIC); fewer, possibly none, when not enough sentences qualify. The same arguments always give the same questions."""
     if count < 1:
         return []
     chunks = [c for c in dict.fromkeys(chunk_ids) if c in graph.chunk_row]
@@ -157,11 +157,15 @@ def _mentions(graph: ContextGraph, chunks: list[str], wanted: set[int]) -> dict[
 
 
 def _chunk_candidates(graph: ContextGraph, chunk_id: str, mentions: list[_Mention]) -> list[_Candidate]:
+    from ...graph.specificity import GENERIC
+
     text = graph.chunk_texts[graph.chunk_row[chunk_id]]
     title = _title(graph, chunk_id)
     sentences = split_sentences(text)
     out = []
     for m in mentions:
+        if graph.specificity[m.entity_id] < GENERIC:  # "land" is no fact to recall (issue 29)
+            continue
         # Offsets must point at the surface form: the gold is then exactly what the sentence said.
         if not (0 <= m.start < m.end <= len(text)) or text[m.start:m.end] != m.surface or m.surface != m.surface.strip():
             continue

@@ -15,7 +15,7 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
-from .gaps import ability_markdown, gap_sections, weak_markdown
+from .gaps import ability_markdown, gap_sections, gaps_markdown, graph_names, knowledge_gaps, weak_markdown
 from .judging import judging, judging_markdown
 
 
@@ -23,27 +23,18 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def knowledge_gaps(run: Run, top: int = 15) -> list[tuple[str, int]]:
-    """Entities most often behind questions the target failed: on the knowledge path of a failed
-    extension question, or named by a failed base question and its gold."""
-    counts: Counter[str] = Counter()
-    for r in run.records:
-        if not r["correct"]:
-            counts.update(set((r.get("path") or {}).get("entities") or []) | set(r.get("entities") or []))
-    return counts.most_common(top)
-
-
 def sections(run: Run) -> dict[str, Any]:
     """Everything the report shows, as data: both renderings read only this."""
     summary = run.summary()
+    names = graph_names(run.manifest)
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
                      for k, v in summary["accuracy"].items() if "/" in k}
     return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
             "feedback": read_feedback(run),
-            "gaps": knowledge_gaps(run), "models": run.manifest["models"],
-            "judging": judging(run.records, run.manifest), **gap_sections(run.records)}
+            "gaps": knowledge_gaps(run.records, names), "models": run.manifest["models"],
+            "judging": judging(run.records, run.manifest), **gap_sections(run.records, names)}
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
@@ -75,7 +66,7 @@ def markdown(d: dict[str, Any]) -> str:
     out += ["", *validation_markdown(d["validation"])]
     out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
             "or named by a failed base question and its gold):", ""]
-    out += [f"- {md_text(name)} ({n})" for name, n in d["gaps"]] or ["- (no failed question named a graph entity)"]
+    out += gaps_markdown(d["gaps"], d["names"] is not None)
     out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
     for f in d["feedback"]:
@@ -175,7 +166,8 @@ def html_page(d: dict[str, Any]) -> str:
                                         "accuracy"),
             md_block(judging_markdown(d["judging"])),
             md_block(validation_markdown(v)),
-            "<h2>Knowledge gaps</h2>", table(["entity", "failed questions"], [[n, c] for n, c in d["gaps"]], "gaps"),
+            "<h2>Knowledge gaps</h2>", table(["entity", "kind", "in documents", "failed questions"],
+                                             [[g.name, g.kind, g.documents, g.failed] for g in d["gaps"]], "gaps"),
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
     for f in d["feedback"]:
