@@ -42,8 +42,8 @@ def knowing(items):
     return reply
 
 
-def run(name, roles, data, limit, tmp_path, paper_row=None, again=False):
-    plan = prepare(name, roles, data, None, limit, workdir=tmp_path)
+def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None):
+    plan = prepare(name, roles, data, graph, limit, workdir=tmp_path)
     with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
         names = {m for v in plan["models"].values() for m in v.split(",")}
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
@@ -146,3 +146,18 @@ def test_docs_reproduce_is_generated_from_the_catalogue():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "reproduce_reference.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_judgeagent_recipe_validates_and_puts_acc_cr_cte_under_table_1(tmp_path, mhr_graph):
+    data = DATA / "multihop_rag" / "small.questions.jsonl"
+    plan, s, table, folder, calls, _ = run("judgeagent-table1-multihop", {"target": "tgt"}, str(data), 5, tmp_path,
+                                           paper_row="GPT-4.1", graph=mhr_graph.path)
+    assert len(plan["benchmark"].items) == 5 and plan["models"]["interviewer"] == "gpt-4.1-2025-04-14"
+    assert _row(table, "paper: GPT-4.1") == ["68.94", "75.55", "12.36", "5.75"]  # Table 1, MultiHop-RAG
+    overall = s["validation"]["overall"]
+    ours = [float(x) for x in _row(table, "ours: tgt")]
+    assert ours == pytest.approx([100 * overall[k] for k in ("acc1", "acc2", "cr", "cte")], abs=0.01)
+    assert ours[0] == 100.0  # the scripted target knows every gold
+    assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
+    low, high = estimate_calls(RECIPES["judgeagent-table1-multihop"], 5)
+    assert low <= calls <= high, (low, calls, high)
