@@ -17,6 +17,7 @@ from . import evaluate  # noqa: F401
 from . import results  # noqa: F401
 from . import view  # noqa: F401
 from . import synthesize  # noqa: F401
+from . import detect  # noqa: F401
 from . import reproduce  # noqa: F401
 from .app import app
 

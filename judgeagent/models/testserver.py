@@ -134,6 +134,8 @@ class FakeServer:
         schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
         if schema:
             return json.dumps(example(schema, schema.get("$defs", {})))
+        if "messages" not in request:  # the legacy completions route: text, and no log-probabilities (as a chat API)
+            return f"echo: {request.get('prompt')}"
         return f"echo: {request['messages'][-1]['content']}"
 
 
