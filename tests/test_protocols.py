@@ -389,7 +389,8 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
         timing = next(line for line in err.splitlines() if line.startswith("time: "))
         assert "loading graph and benchmark" in timing and "run " in timing and "(setup " in timing
         inside = dict(part.rsplit(" ", 2)[:2] for part in timing.split("inside model calls: ")[1].split(", "))
-        assert set(inside) >= {"target", "interviewer"} and all(float(v) > 0 for v in inside.values())
+        # judge_policy=off: the judge role is never called, so only the other two spent time in calls
+        assert set(inside) >= {"target", "interviewer"} and all(float(inside[r]) > 0 for r in ("target", "interviewer"))
         calls = tgt.counts["requests"] + itv.counts["requests"]
         code, out, _ = _cli(["evaluate", "--resume", str(tmp_path / "run"), "--config", str(toml), "-q"], capsys)
         assert code == 0 and "nothing to do" in out

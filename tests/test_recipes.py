@@ -111,7 +111,7 @@ def test_dynaeval_translation_recipe_plays_iwslt_paragraphs_with_references(tmp_
                for line in f.read_text(encoding="utf-8").splitlines()]
     assert len(sources) == 2 and sources[0]["text"].startswith("So, this is a story about how we know")
     assert sources[0]["reference"].startswith("好吧，我要讲个故事， 是关于我们如何了解自己所知的事物。")
-    assert s["task"] == "translation" and s["games"] == 6  # 3 repetitions x 2 ordered pairs
+    assert s["task"] == "translation" and s["games"] == 4  # 2 paragraphs x 2 ordered pairs, once each (repeat=fixed)
     assert _row(table, "paper: ChatGPT") == ["7.93", "0.28", "9.09", "0.29"]
     assert {len(_row(table, f"ours: {m}")) for m in ("p1", "p2")} == {4}
     low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))

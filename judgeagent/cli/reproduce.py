@@ -87,7 +87,7 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         from ..graph.store import load_graph
 
         loaded_graph = load_graph(graph)
-    options, paragraphs = dict(recipe.options), None
+    options, paragraphs, segments = dict(recipe.options), None, len(benchmark.items)
     if recipe.protocol == "dynaeval" and benchmark.items:
         from ..recipes import translation_sources
 
@@ -96,7 +96,7 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         options["sources"] = "(written when the run starts)" if dry_run else str(_sources_file(recipe, rows, workdir))
         benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
     return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph,
-            "options": options, "paragraphs": paragraphs}
+            "options": options, "paragraphs": paragraphs, "segments": segments}
 
 
 def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Path:
@@ -119,7 +119,8 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
 
     recipe, benchmark = plan["recipe"], plan["benchmark"]
     students = max(len(str(m).split(",")) for m in plan["models"].values())
-    low, high = estimate_calls(recipe, len(benchmark.items), students)
+    # DynaEval's translation reads its paragraphs from a file of its own: count the segments they came from
+    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students)
     lines = [f"recipe {recipe.name}: {recipe.experiment}",
              "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
                  f" (the paper: {recipe.items})" if recipe.items else "")),

@@ -64,6 +64,10 @@ def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, 
     c = recipe.calls
     per = max(items, 1) if recipe.items is None and not recipe.data_format else items
     pairs = students * (students - 1)
+    segments = recipe.extra.get("paragraph_segments")
+    if segments:  # DynaEval translation: one game per paragraph (of `segments` items, `items` at most) and pair
+        paragraphs = min(-(-items // int(segments)), int(recipe.options.get("items", 20)))
+        return (c.fixed[0] + pairs * paragraphs * c.per_pair[0], c.fixed[1] + pairs * paragraphs * c.per_pair[1])
     low = c.fixed[0] + items * c.per_item[0] + per * students * c.per_student[0] + pairs * c.per_pair[0] * c.runs[0]
     high = c.fixed[1] + items * c.per_item[1] + per * students * c.per_student[1] + pairs * c.per_pair[1] * c.runs[1]
     return round(low), round(high)

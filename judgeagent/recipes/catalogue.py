@@ -211,17 +211,18 @@ DYNAEVAL_TRANSLATION = Recipe(
     options={"task": "translation", "source_language": "English", "target_language": "Chinese"},
     published=Published("Table 3", (
         Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated"),
-        Column("b_T", None, note="BLEU is not computed here; the run reports chrF (`measures`) instead"),
+        Column("b_T", "role_measures.{seat}.translator.BLEU", 1.0, "BLEU (0-1, sacrebleu) of its translations"),
         Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread"),
-        Column("b_Pr", None)), {
+        Column("b_Pr", "role_measures.{seat}.proofreader.BLEU", 1.0, "BLEU of its proofread versions")), {
         "GPT-4": (7.83, 0.274, 8.98, 0.292), "ChatGPT": (7.93, 0.285, 9.09, 0.295),
         "Claude 2": (7.78, 0.277, 9.03, 0.292)}),
-    # a game: the translation, one polish, the referee's rating; 3 to 10 repetitions of every ordered pair
-    calls=Calls(per_item=(0, 0), per_pair=(3, 3), runs=(3, 10)),
+    # a game: the translation, one polish, the referee's ratings; one game per paragraph and ordered pair
+    # (repeat=fixed, the paper's: every paragraph once)
+    calls=Calls(per_item=(0, 0), per_pair=(2, 4), runs=(1, 1)),
     differs=("The paper splits the talks into paragraph-level segments; we join 5 consecutive segments of a talk "
              "into one paragraph (and their references likewise).",
-             "A game's rating is shared by both seats (the final version's); s_T and s_Pr are a model's mean over "
-             "the games it translated and proofread.",
+             "s_T and s_Pr are the referee's separate ratings of each role (scoring=paper), a model's mean over the "
+             "games it translated and proofread; BLEU is sentence-level per game, averaged.",
              "The paper's test-set size is not stated; ours plays `items` (20) paragraphs, a seeded sample."),
     extra={"players": ("GPT-4", "ChatGPT", "Claude 2"), "paragraph_segments": 5},
 )
