@@ -1,6 +1,5 @@
 """The HTML report in headless Chromium: plots and tables render, no console errors, a screenshot."""
 import json
-import shutil
 
 import pytest
 
@@ -9,24 +8,13 @@ from judgeagent.protocols.judgeagent.summary import summarise
 from judgeagent.protocols.judgeagent.validate import validate
 from tests.test_validate import make_run
 
+from .browser import chromium
+
 
 @pytest.fixture()
 def browser(tmp_path):
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.fail("chromium and chromedriver are missing: `make browser` installs them")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1200,1600", f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    yield driver
-    driver.quit()
+    with chromium(tmp_path / 'profile', "1200,1600") as driver:
+        yield driver
 
 
 def test_report_renders_without_console_errors(tmp_path, mhr_graph, browser):

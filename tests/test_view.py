@@ -2,7 +2,6 @@
 a run of each protocol (scripted roles: FunctionModel in process, JudgeAgent's through the loopback server)."""
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,8 @@ from judgeagent.cli import main
 from judgeagent.protocols import run_protocol
 from tests import test_dynaeval, test_kieval, test_protocols, test_teach2eval
 from tests.test_run_reports import Forgetful
+
+from .browser import chromium
 
 SCRIPT = "<script>window.pwned = 1</script></script><!-- x"
 
@@ -132,21 +133,8 @@ def cli(argv, capsys):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.fail("chromium and chromedriver are missing: `make browser` installs them")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1300,900", f"--user-data-dir={tmp_path_factory.mktemp('profile')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    yield driver
-    driver.quit()
+    with chromium(tmp_path_factory.mktemp('profile'), "1300,900") as driver:
+        yield driver
 
 
 def test_every_protocols_run_renders_filters_and_opens_its_transcripts(runs, browser, capsys):
