@@ -70,3 +70,14 @@ def test_empty_graph_and_bad_arguments(tmp_path, mhr_graph, sampler):
         sample_path(graph, "anything")
     with pytest.raises(JudgeAgentError, match="hops >= 1"):
         sampler.sample(QUESTIONS, hops=0)
+
+
+def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
+    """The online stage runs spaCy for a batch on another thread (`read_ahead`) before its paths: the
+    paths must be those the sampler draws when it extracts the mentions itself."""
+    ahead = PathSampler(mhr_graph, extractor, encoder)
+    ahead.read_ahead(QUESTIONS)
+    alone = PathSampler(mhr_graph, extractor, encoder)
+    for seed in range(3):
+        assert ahead.sample(QUESTIONS, hops=3, seed=seed) == alone.sample(QUESTIONS, hops=3, seed=seed)
+    assert ahead.seed_options(QUESTIONS) == alone.seed_options(QUESTIONS)

@@ -102,6 +102,7 @@ class PathSampler:
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._mentions: OrderedDict[tuple[str, ...], list[list[Mention]]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -189,34 +190,55 @@ class PathSampler:
         )
 
     # --- step 1: the seed ------------------------------------------------------------------------------
+    def read_ahead(self, questions: str | Sequence[str]) -> None:
+        """spaCy's part of a batch's seeds, run now (on another thread than the sampling, while earlier
+        batches are in flight): the batch's `sample` then runs no spaCy. The same questions in the same
+        order as that `sample` call, so that the mentions are those it would extract."""
+        questions = check_questions(questions)
+        key = tuple(questions)
+        if key not in self._mentions:
+            found = self.extractor.extract(questions)
+            _remember(self._mentions, key, lambda: found)
+
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
         """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
         similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
-        mentions = self.extractor.extract(questions)
-        return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], candidates)
-                                              for q, found in enumerate(mentions)])
+        mentions = self._mentions.get(tuple(questions)) or self.extractor.extract(questions)
+        ranked = [self._ranked(found) for found in mentions]
+        near = self._near([m.surface for found in ranked for m in found if m.name not in self.graph.entity_row],
+                          candidates)
+        return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], near)
+                                              for q, found in enumerate(ranked)])
 
-    def _seeds(self, q: int, mentions: list[Mention], relevance: np.ndarray, candidates: int) -> list[_Seed]:
-        """A question's seeds, heaviest first. Each mention starts from its node (a mention the graph has
-        no node for from the best fitting of the `candidates` entities named most like it: "history" is
-        not "biographer"). Generic start entities are no seeds. A seed is kept if its entity's best chunk
-        is within FIT_MARGIN of the question's best chunk, BRIDGE_MARGIN for a named mention with a node
-        of its own; the SEED_POOL heaviest are kept."""
+    def _ranked(self, mentions: list[Mention]) -> list[Mention]:
+        """A question's mentions that can seed, most promising first: those with a node of their own, named
+        before concepts, specific before generic; one per node; no generic node; at most 3 x SEED_POOL."""
         row = self.graph.entity_row
         ranked: dict[str, Mention] = {}
         for m in sorted(mentions, key=lambda m: (m.name not in row, m.label == CONCEPT,
                                                  -float(self._specificity[row[m.name]]) if m.name in row else 0)):
             ranked.setdefault(m.name, m)
-        ranked_list = [m for m in ranked.values() if m.name not in row or not self._generic[row[m.name]]]
-        ranked_list = ranked_list[:3 * SEED_POOL]
-        unknown = [m.surface for m in ranked_list if m.name not in row]
-        near: dict[str, list[int]] = {}
-        if unknown:  # short texts in their own encoder call: with the question they would be padded to it
-            _, found = self.graph.entity_index.search(np.stack(self._encode(unknown)), candidates)
-            near = {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
+        return [m for m in ranked.values() if m.name not in row or not self._generic[row[m.name]]][:3 * SEED_POOL]
+
+    def _near(self, unknown: list[str], candidates: int) -> dict[str, list[int]]:
+        """Per mention the graph has no node for, the `candidates` entities named most like it. The batch's
+        mentions in one encoder call, apart from its questions: with them they would be padded to them."""
+        unknown = list(dict.fromkeys(unknown))
+        if not unknown:
+            return {}
+        _, found = self.graph.entity_index.search(np.stack(self._encode(unknown)), candidates)
+        return {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
+
+    def _seeds(self, q: int, ranked: list[Mention], relevance: np.ndarray, near: dict[str, list[int]]) -> list[_Seed]:
+        """A question's seeds, heaviest first. Each mention starts from its node (a mention the graph has
+        no node for from the best fitting of the entities named most like it, `near`: "history" is not
+        "biographer"). A seed is kept if its entity's best chunk is within FIT_MARGIN of the question's
+        best chunk, BRIDGE_MARGIN for a named mention with a node of its own; the SEED_POOL heaviest are
+        kept."""
+        row = self.graph.entity_row
         best = float(relevance.max())
         seeds: dict[int, _Seed] = {}
-        for m in ranked_list:
+        for m in ranked:
             entity, fit = self._best_start([row[m.name]] if m.name in row else near[m.surface], relevance)
             bridge = m.name in row and m.label != CONCEPT
             if self._generic[entity] or fit < best - (BRIDGE_MARGIN if bridge else FIT_MARGIN):

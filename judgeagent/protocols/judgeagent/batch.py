@@ -44,8 +44,11 @@ class Context:
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
     on_record: Any = None
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
-    ahead: dict[int, Future[Ahead]] = field(default_factory=dict)
-    """Per batch, its CPU work queued on `worker` when the run starts (`plan_ahead`)."""
+    """The encoder, FAISS and the walk (torch releases the GIL while it encodes)."""
+    reader: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="spacy"))
+    """spaCy on the batches' questions, a batch ahead of `worker`: the two run on both cores at once."""
+    ahead: dict[int, Ahead] = field(default_factory=dict)
+    """Per batch, its CPU work queued when the run starts (`plan_ahead`)."""
 
     feedback: RowLog = field(init=False)
     """The run's feedback.jsonl."""
@@ -53,42 +56,64 @@ class Context:
     def __post_init__(self) -> None:
         self.feedback = feedback_log(self.run)
 
+    def close(self) -> None:
+        for pool in (self.reader, self.worker):
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+Walked = tuple[KnowledgePath | list[str], dict[str, Any]]
+"""A round's path and what the record says of it."""
+
 
 @dataclass(frozen=True)
 class Ahead:
-    """A batch's CPU work, all of which is known before its first model call: the graph entities its base
-    questions name, and each extension round's path (a path depends on the batch's questions, the round and
-    the paths of its earlier rounds, never on an answer)."""
+    """A batch's CPU work, all of which is known before its first model call. `named`: the graph entities
+    its base questions name (spaCy), needed by its first calls' records. `paths`: each extension round's
+    path (a path depends on the batch's questions, the round and the paths of its earlier rounds, never on
+    an answer), needed only once the base questions are answered."""
 
-    named: dict[str, list[str]]
-    paths: list[tuple[KnowledgePath | list[str], dict[str, Any]]]
-    """Round r's (path, what the record says of it) at index r - 1."""
+    named: Future[dict[str, list[str]]]
+    paths: Future[list[Walked]]
+    """Round r's path at index r - 1."""
 
 
 def plan_ahead(ctx: Context, batches: list[tuple[int, list[Item]]]) -> None:
-    """Queue every unfinished batch's CPU work on the worker thread, in batch order, as the run starts:
-    it runs while the earlier batches' model calls are in flight, so a batch seldom waits for it. A
-    finished batch (a resumed run) queues nothing."""
+    """Queue every unfinished batch's CPU work as the run starts, in batch order: spaCy on `reader`, the
+    encoder and the walk on `worker`, so both cores work while earlier batches' model calls are in
+    flight (issue 31). A finished batch (a resumed run) queues nothing."""
     for b, items in batches:
         if ctx.feedback.get(b) is None and b not in ctx.ahead:
-            ctx.ahead[b] = ctx.worker.submit(_work_ahead, ctx, b, items)
+            ctx.ahead[b] = _queue(ctx, b, items)
 
 
-def _work_ahead(ctx: Context, b: int, items: list[Item]) -> Ahead:
+def _queue(ctx: Context, b: int, items: list[Item]) -> Ahead:
+    named = ctx.reader.submit(_read_ahead, ctx, b, items)
+    return Ahead(named, ctx.worker.submit(_walk_ahead, ctx, b, items, named))
+
+
+def _read_ahead(ctx: Context, b: int, items: list[Item]) -> dict[str, list[str]]:
     # spaCy, the encoder, faiss and numpy on one thread each: these inputs are small (threads.py says why).
     with one_thread():
         named = _mentioned_entities(ctx, items)
-        paths: list[tuple[KnowledgePath | list[str], dict[str, Any]]] = []
-        if ctx.config.extension:
-            seen = _seen(ctx.config, b, items)
-            used: set[tuple[str, ...]] = set()
-            paths = [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
-    return Ahead(named, paths)
+        if ctx.sampler is not None and _walks(ctx.config):
+            # The seeds' mentions now, so that the sampler's thread never runs spaCy (one pipeline, one thread).
+            ctx.sampler.read_ahead([i.question for i in _seen(ctx.config, b, items)])
+        return named
 
 
-async def _ahead(ctx: Context, b: int, items: list[Item]) -> Ahead:
-    future = ctx.ahead.pop(b, None) or ctx.worker.submit(_work_ahead, ctx, b, items)
-    return await asyncio.wrap_future(future)
+def _walk_ahead(ctx: Context, b: int, items: list[Item], read: Future[dict[str, list[str]]]) -> list[Walked]:
+    read.result()  # the mentions are in the sampler (or the error is this batch's too)
+    if not ctx.config.extension:
+        return []
+    with one_thread():
+        seen = _seen(ctx.config, b, items)
+        used: set[tuple[str, ...]] = set()
+        return [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
+
+
+def _walks(config: EvalConfig) -> bool:
+    """Whether the rounds' paths are walks on the graph (not dense top chunks or random ones)."""
+    return config.extension and config.graph and config.path != "dense"
 
 
 def _seen(config: EvalConfig, b: int, items: list[Item]) -> list[Item]:
@@ -151,11 +176,12 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
         return finished
     state = BatchState()
     held = held_out(ctx.config, b, items)
-    ahead = await _ahead(ctx, b, items)
-    base = [_base_question(ctx, b, item, item.qid in held, ahead.named.get(item.qid)) for item in items]
+    ahead = ctx.ahead.pop(b, None) or _queue(ctx, b, items)
+    named = await asyncio.wrap_future(ahead.named)
+    base = [_base_question(ctx, b, item, item.qid in held, named.get(item.qid)) for item in items]
     state.add(await gather_all(*(ask(ctx, b, q) for q in base)))
     state.trajectory.append(tier_of(state.total, state.asked))
-    for r, path in enumerate(ahead.paths, start=1):
+    for r, path in enumerate(await asyncio.wrap_future(ahead.paths), start=1):
         await _extension_round(ctx, b, r, path, state, [i.question for i in items])
     return await _feedback(ctx, b, items, state)
 
@@ -221,7 +247,7 @@ async def ask(ctx: Context, b: int, q: Asked) -> dict[str, Any]:
     return record
 
 
-async def _extension_round(ctx: Context, b: int, r: int, walked: tuple[KnowledgePath | list[str], dict[str, Any]],
+async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
                            state: BatchState, all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or (_most_informative(state) if ctx.config.adaptive == "irt"
                                           else state.trajectory[-1])

@@ -7,8 +7,8 @@
   batch's full feedback goes to feedback.jsonl, and a summary of it (score, tiers, rounds) is its row
   in episodes.jsonl.
 - `summarise`: `summary.py::summarise` of the records and feedback, with the calibration.
-- `close`: the sampler's worker thread is shut down (the runner closes the models).
-  `prepare` queues every batch's CPU work on that thread (`batch.py::plan_ahead`).
+- `close`: the batches' worker threads (spaCy, sampler) are shut down (the runner closes the models).
+  `prepare` queues every batch's CPU work on those threads (`batch.py::plan_ahead`).
 
 Its records keep JudgeAgent's own flat schema (validate, report, export and the report browser read
 it), not the `Record` envelope; each carries `"protocol": "judgeagent"`. Its identity payload and folder
@@ -107,7 +107,7 @@ class JudgeAgentProtocol(Protocol):
         notify = request.notify if request else None
         shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
                                              on_record=request.progress if request else None)
-        # The batches' CPU work starts now, on the worker thread, while the judge is calibrated.
+        # The batches' CPU work starts now, on the worker threads, while the judge is calibrated.
         plan_ahead(shared, [(e.index, list(e.items)) for e in self.episodes(ctx.benchmark, config)])
         if on_stage and config.checker.judge_policy != "off":
             on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
@@ -134,8 +134,8 @@ class JudgeAgentProtocol(Protocol):
         return summary
 
     async def close(self, ctx: EpisodeContext) -> None:
-        if ctx.state is not None:  # the batches' Context: its worker thread, and work queued for batches not run
-            ctx.state.worker.shutdown(wait=True, cancel_futures=True)
+        if ctx.state is not None:  # the batches' Context: its worker threads, and work queued for batches not run
+            ctx.state.close()
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
         rows = "\n".join(f"| {k} | {a['accuracy']:.3f} | {a['correct']}/{a['n']} |"
@@ -188,7 +188,7 @@ def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
 def _question_models(entity_config: str, embedding_model: str) -> tuple[Any, Any]:
     """spaCy and the encoder for the batches' questions, loaded once per process (seconds each, which
     the first batch would wait for): `validate` after `evaluate`, or a benchmark's runs, reuse them.
-    The encoder serialises its own calls; spaCy runs on one run's worker thread."""
+    The encoder serialises its own calls; spaCy runs on one run's `reader` thread."""
     import json
 
     from ...config import EntityConfig
