@@ -81,3 +81,33 @@ def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
     for seed in range(3):
         assert ahead.sample(QUESTIONS, hops=3, seed=seed) == alone.sample(QUESTIONS, hops=3, seed=seed)
     assert ahead.seed_options(QUESTIONS) == alone.seed_options(QUESTIONS)
+
+
+class _Refusing:
+    """The real model's identity, but no work: a sampler holding it must read everything from the store."""
+
+    def __init__(self, real, method):
+        self._real, self._method = real, method
+
+    def __getattr__(self, name):
+        if name == self._method:
+            raise AssertionError(f"{self._method} ran although the store holds its result")
+        return getattr(self._real, name)
+
+
+def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extractor, encoder):
+    """Next week's run on the same questions (or a resumed one) reads the questions' vectors and mentions
+    from the cache folder: the same paths, and neither spaCy nor the encoder runs again."""
+    from judgeagent.features import FeatureStore
+
+    store = FeatureStore(tmp_path)
+    first = PathSampler(mhr_graph, extractor, encoder, store=store)
+    paths = [first.sample(QUESTIONS, hops=3, seed=s) for s in range(2)]
+    assert len(store) >= 2 and (tmp_path / "features.sqlite").is_file()
+    store.close()
+    again = PathSampler(mhr_graph, _Refusing(extractor, "extract"), _Refusing(encoder, "encode"),
+                        store=FeatureStore(tmp_path))
+    assert [again.sample(QUESTIONS, hops=3, seed=s) for s in range(2)] == paths
+    # Other texts are not in the store: they are computed (here refused), never answered from another list.
+    with pytest.raises(AssertionError, match="ran although"):
+        again.sample(QUESTIONS[:1], hops=3, seed=0)

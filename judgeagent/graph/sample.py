@@ -13,6 +13,7 @@ from ..config import EntityConfig
 from ..embedding import Encoder
 from ..entities import CONCEPT, EntityExtractor, Mention, SpacyExtractor
 from ..errors import JudgeAgentError
+from ..features import FeatureStore
 from .model import ContextGraph, LinkKind
 
 SeedKind = Literal["named", "concept", "question"]
@@ -93,7 +94,8 @@ class PathSampler:
     """Samples knowledge paths; holds the extractor and encoder so that repeated samples are cheap."""
 
     def __init__(self, graph: ContextGraph, extractor: EntityExtractor | None = None,
-                 encoder: Encoder | None = None) -> None:
+                 encoder: Encoder | None = None, store: FeatureStore | None = None) -> None:
+        """`store`: the questions' vectors and mentions kept across runs (features.py); None computes them."""
         if graph.n_entities == 0:
             raise JudgeAgentError("the graph has no entities: nothing to sample paths from")
         self.graph = graph
@@ -103,6 +105,7 @@ class PathSampler:
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._mentions: OrderedDict[tuple[str, ...], list[list[Mention]]] = OrderedDict()
+        self.store = store
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -197,13 +200,36 @@ class PathSampler:
         questions = check_questions(questions)
         key = tuple(questions)
         if key not in self._mentions:
-            found = self.extractor.extract(questions)
+            found = self.extract(questions)
             _remember(self._mentions, key, lambda: found)
+
+    def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
+        """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
+        texts = list(texts)
+        if self.store is None:
+            return self.extractor.extract(texts)
+        return self.store.mentions(self._extractor_identity, texts, lambda: self.extractor.extract(texts))
+
+    @cached_property
+    def _extractor_identity(self) -> dict[str, Any]:
+        import spacy
+
+        describe = getattr(self.extractor, "describe", None)
+        config = getattr(self.extractor, "config", None)
+        return {"extractor": describe() if describe else type(self.extractor).__name__,
+                "config": config.model_dump(mode="json") if config is not None else None, "spacy": spacy.__version__}
+
+    @cached_property
+    def _encoder_identity(self) -> dict[str, Any]:
+        from importlib.metadata import version
+
+        libraries = ("model2vec",) if self.encoder.static else ("sentence-transformers", "torch", "transformers")
+        return {"model": self.encoder.name, "dim": self.encoder.dim, **{name: version(name) for name in libraries}}
 
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
         """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
         similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
-        mentions = self._mentions.get(tuple(questions)) or self.extractor.extract(questions)
+        mentions = self._mentions.get(tuple(questions)) or self.extract(questions)
         ranked = [self._ranked(found) for found in mentions]
         near = self._near([m.surface for found in ranked for m in found if m.name not in self.graph.entity_row],
                           candidates)
@@ -318,7 +344,9 @@ class PathSampler:
         found = {t: self._vectors[t] for t in texts if t in self._vectors}
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:  # one encoder call for all of them
-            for text, vector in zip(missing, self.encoder.encode(missing)):
+            fresh = (self.store.vectors(self._encoder_identity, missing, lambda: self.encoder.encode(missing))
+                     if self.store is not None else self.encoder.encode(missing))
+            for text, vector in zip(missing, fresh):
                 found[text] = _remember(self._vectors, text, lambda v=vector: v)
         return [found[t] for t in texts]
 

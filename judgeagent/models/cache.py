@@ -33,9 +33,9 @@ def default_cache_dir() -> Path:
 class ResponseCache:
     """One SQLite file; safe with concurrent writers (WAL, busy timeout, INSERT OR REPLACE)."""
 
-    def __init__(self, folder: str | Path | None = None) -> None:
+    def __init__(self, folder: str | Path | None = None, file: str = "responses.sqlite") -> None:
         self.folder = Path(folder) if folder else default_cache_dir()
-        self.path = self.folder / "responses.sqlite"
+        self.path = self.folder / file
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
@@ -62,7 +62,7 @@ class ResponseCache:
                        "where it stopped)")
             else:
                 fix = f"make {self.folder} writable, then run the same command again (a run resumes where it stopped)"
-            raise JudgeAgentError(f"cannot use the response store {self.path}: {reason}; {fix}") from None
+            raise JudgeAgentError(f"cannot use the {self.path.stem.rstrip('s')} store {self.path}: {reason}; {fix}") from None
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)

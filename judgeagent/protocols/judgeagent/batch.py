@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...benchmark import Item
+from ...features import FeatureStore
 from ...grading.answers import AnswerChecker, Verdict
 from ...grading.leakage import leaked_strings, redact
 from ...graph.model import ContextGraph
@@ -49,6 +50,8 @@ class Context:
     """spaCy on the batches' questions, a batch ahead of `worker`: the two run on both cores at once."""
     ahead: dict[int, Ahead] = field(default_factory=dict)
     """Per batch, its CPU work queued when the run starts (`plan_ahead`)."""
+    store: FeatureStore | None = None
+    """The questions' vectors and mentions kept across runs (the sampler's); closed with the run."""
 
     feedback: RowLog = field(init=False)
     """The run's feedback.jsonl."""
@@ -59,6 +62,8 @@ class Context:
     def close(self) -> None:
         for pool in (self.reader, self.worker):
             pool.shutdown(wait=True, cancel_futures=True)
+        if self.store is not None:
+            self.store.close()
 
 
 Walked = tuple[KnowledgePath | list[str], dict[str, Any]]
@@ -214,7 +219,7 @@ def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]
     from ...graph.specificity import GENERIC
 
     known, specificity = ctx.graph.entity_row, ctx.graph.specificity
-    found = ctx.sampler.extractor.extract(texts)
+    found = ctx.sampler.extract(texts)
     return {i.qid: sorted({m.name for m in mentions if m.name in known and specificity[known[m.name]] >= GENERIC})
             for i, mentions in zip(items, found)}
 

@@ -105,8 +105,9 @@ class JudgeAgentProtocol(Protocol):
         request = ctx.request
         on_stage = request.on_stage if request else None
         notify = request.notify if request else None
-        shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config),
-                                             on_record=request.progress if request else None)
+        store = _feature_store(request)
+        shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config, store),
+                         on_record=request.progress if request else None, store=store)
         # The batches' CPU work starts now, on the worker threads, while the judge is calibrated.
         plan_ahead(shared, [(e.index, list(e.items)) for e in self.episodes(ctx.benchmark, config)])
         if on_stage and config.checker.judge_policy != "off":
@@ -172,7 +173,16 @@ def _identity_config(config: EvalConfig) -> dict[str, Any]:
     return {k: v for k, v in dumped.items() if not (k in _ADDED_LATER and v == _ADDED_LATER[k])}
 
 
-def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
+def _feature_store(request: Any) -> Any:
+    """The questions' vectors and mentions kept across runs, beside the model responses; none with --no-cache."""
+    if request is None or not request.cache:
+        return None
+    from ...features import FeatureStore
+
+    return FeatureStore(request.cache_dir)
+
+
+def _sampler(graph: ContextGraph | None, config: EvalConfig, store: Any = None) -> Any:
     # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
     if graph is None or not config.extension or graph.n_entities == 0:
         return None
@@ -181,7 +191,7 @@ def _sampler(graph: ContextGraph | None, config: EvalConfig) -> Any:
     from ...graph.sample import PathSampler
 
     config_json = json.dumps(graph.manifest["config"]["entities"], sort_keys=True)
-    return PathSampler(graph, *_question_models(config_json, graph.manifest["embedding"]["model"]))
+    return PathSampler(graph, *_question_models(config_json, graph.manifest["embedding"]["model"]), store=store)
 
 
 @lru_cache(maxsize=2)
