@@ -1,6 +1,6 @@
 """Benchmark `evaluate`'s orchestration with every role on a fixed-latency loopback server.
 
-    .venv/bin/python bench/evaluate.py [--questions 200] [--concurrency 8] [--latency 0.1] [--protocol kieval]
+    .venv/bin/python bench/evaluate.py [--questions 200] [--concurrency 8] [--latency 0.1] [--protocol interviewer]
 
 On 200 MultiHop-RAG questions (medium split) and the graph of the small split's documents:
 1. wall time / (total calls x L / C), target <= 1.25, with calls and tokens per base question per role;
