@@ -357,6 +357,57 @@ def _serve(latency: float, script: Any, conn: Any) -> None:
             conn.send((server.counts["requests"], _generation_requests(server)))
 
 
+class CallClock:
+    """When each model call was in flight, as the client saw it (the bound held, the HTTP round trip): splits the
+    wall time into the start (before the first call), the calls, and the tail (the last stretch with fewer than
+    `concurrency` calls in flight). Wrapped here, in the benchmark, so that the library carries no timing code."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self.spans: list[tuple[float, float]] = []
+
+    def __enter__(self) -> CallClock:
+        from judgeagent.models.client import OpenAIChatModel
+
+        self._chat = chat = OpenAIChatModel._chat
+
+        async def timed(model: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await chat(model, *args, **kwargs)
+            finally:
+                self.spans.append((start, time.perf_counter()))
+
+        OpenAIChatModel._chat = timed  # type: ignore[method-assign]
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from judgeagent.models.client import OpenAIChatModel
+
+        self.end = time.perf_counter()
+        OpenAIChatModel._chat = self._chat  # type: ignore[method-assign]
+
+    def report(self) -> str:
+        if not self.spans:
+            return "no model call"
+        first = min(s for s, _ in self.spans)
+        busy = sum(e - s for s, e in self.spans)
+        return (f"first call after {first - self.start:.2f} s; a call took {1000 * busy / len(self.spans):.0f} ms "
+                f"on average as the client saw it; {busy / (self.end - first):.2f} calls in flight on average "
+                f"(bound {self.concurrency}); last {self.end - self._full_until():.2f} s with fewer than the bound")
+
+    def _full_until(self) -> float:
+        """The last moment at which `concurrency` calls were in flight."""
+        events = sorted([(s, 1) for s, _ in self.spans] + [(e, -1) for _, e in self.spans])
+        level, last = 0, events[0][0]
+        for t, step in events:
+            level += step
+            if level >= self.concurrency:
+                last = t
+        return last
+
+
 @dataclass(frozen=True)
 class Measured:
     """A protocol's run timed with every role on the loopback server, and the finished run made again."""
@@ -370,6 +421,9 @@ class Measured:
     """Our process's CPU seconds in the first run (client and protocol; the server runs in another process)."""
     load: tuple[float, float]
     """The 1-minute load average at the start and at the end."""
+    clock: CallClock
+    loading: float
+    """Seconds spent loading the answer checker's spaCy before the clock started."""
 
 
 def _measure(args: argparse.Namespace, script: Any, run: Any) -> Measured:
@@ -380,27 +434,41 @@ def _measure(args: argparse.Namespace, script: Any, run: Any) -> Measured:
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
 
+    loading = _load_checker()
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, _Server(args.latency, script) as server:
         registry = Registry({"fake": ModelSpec(name="fake", base_url=server.base_url, model="fake",
                                                max_concurrency=args.concurrency)})
         start, cpu = time.perf_counter(), time.process_time()
-        first = run(registry, Path(tmp))
+        with CallClock(args.concurrency) as clock:
+            first = run(registry, Path(tmp))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         calls = server.counts()[0]
         again = run(registry, Path(tmp))
         rerun_calls = server.counts()[0] - calls
-    return Measured(first, again, calls, rerun_calls, wall, cpu, (load, os.getloadavg()[0]))
+    return Measured(first, again, calls, rerun_calls, wall, cpu, (load, os.getloadavg()[0]), clock, loading)
+
+
+def _load_checker() -> float:
+    """Load the answer checker's spaCy (word forms) before the clock starts (seconds, printed apart): a process
+    loads it once, at its first free-text check that no cheaper rule decides, as `_warm` loads JudgeAgent's."""
+    from judgeagent.grading.forms import stems
+
+    start = time.perf_counter()
+    stems("Which company reported the earnings?")
+    return time.perf_counter() - start
 
 
 def _print_ratio(args: argparse.Namespace, what: str, m: Measured) -> None:
     ideal = m.calls * args.latency / args.concurrency
     print(f"{what} (default options), latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}; "
           f"load average {m.load[0]:.2f} at start, {m.load[1]:.2f} at end (1 min)")
-    print(f"calls {m.calls}: wall {m.wall:.1f} s, ideal {ideal:.1f} s")
+    print(f"calls {m.calls}: wall {m.wall:.1f} s, ideal {ideal:.1f} s (the answer checker's spaCy loaded before: "
+          f"{m.loading:.1f} s)")
     print(f"RATIO wall / ideal: {m.wall / ideal:.3f} (target <= 1.25)")
     print(f"our process's CPU {m.cpu:.1f} s, {1000 * m.cpu / m.calls:.1f} ms per call (client and protocol; the "
           "server runs in another process)")
+    print(f"  {m.clock.report()}")
 
 
 def _print_roles(m: Measured, n: int) -> None:
