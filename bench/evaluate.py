@@ -61,6 +61,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--protocol", choices=("judgeagent", "interviewer", "kieval", "teach2eval"), default="judgeagent")
+    parser.add_argument("--cold", action="store_true",
+                        help="protocol modes: leave the answer checker's spaCy to load inside the run, as in a fresh "
+                             "process (by default it is loaded before the clock, its time printed apart)")
     parser.add_argument("--graph", type=Path, default=None,
                         help="a graph already built from the small split's documents (else built here, minutes); "
                              "lets one graph serve several runs, e.g. of two checkouts")
@@ -434,7 +437,7 @@ def _measure(args: argparse.Namespace, script: Any, run: Any) -> Measured:
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
 
-    loading = _load_checker()
+    loading = 0.0 if args.cold else _load_checker()
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, _Server(args.latency, script) as server:
         registry = Registry({"fake": ModelSpec(name="fake", base_url=server.base_url, model="fake",
@@ -463,8 +466,8 @@ def _print_ratio(args: argparse.Namespace, what: str, m: Measured) -> None:
     ideal = m.calls * args.latency / args.concurrency
     print(f"{what} (default options), latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}; "
           f"load average {m.load[0]:.2f} at start, {m.load[1]:.2f} at end (1 min)")
-    print(f"calls {m.calls}: wall {m.wall:.1f} s, ideal {ideal:.1f} s (the answer checker's spaCy loaded before: "
-          f"{m.loading:.1f} s)")
+    print(f"calls {m.calls}: wall {m.wall:.1f} s, ideal {ideal:.1f} s (the answer checker's spaCy "
+          + ("loaded inside the run)" if args.cold else f"loaded before: {m.loading:.1f} s)"))
     print(f"RATIO wall / ideal: {m.wall / ideal:.3f} (target <= 1.25)")
     print(f"our process's CPU {m.cpu:.1f} s, {1000 * m.cpu / m.calls:.1f} ms per call (client and protocol; the "
           "server runs in another process)")
