@@ -363,7 +363,7 @@ def _serve(latency: float, script: Any, conn: Any) -> None:
 class CallClock:
     """When each model call was in flight, as the client saw it (the bound held, the HTTP round trip): splits the
     wall time into the start (before the first call), the calls, and the tail (the last stretch with fewer than
-    `concurrency` calls in flight). Wrapped here, in the benchmark, so that the library carries no timing code."""
+    `concurrency` calls in flight, the summary and report after the last call included). Wrapped here, in the benchmark, so that the library carries no timing code."""
 
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
@@ -398,7 +398,8 @@ class CallClock:
         busy = sum(e - s for s, e in self.spans)
         return (f"first call after {first - self.start:.2f} s; a call took {1000 * busy / len(self.spans):.0f} ms "
                 f"on average as the client saw it; {busy / (self.end - first):.2f} calls in flight on average "
-                f"(bound {self.concurrency}); last {self.end - self._full_until():.2f} s with fewer than the bound")
+                f"(bound {self.concurrency}); last {self.end - self._full_until():.2f} s with fewer than the bound, "
+                f"of which {self.end - max(e for _, e in self.spans):.2f} s after the last call (summary, report)")
 
     def _full_until(self) -> float:
         """The last moment at which `concurrency` calls were in flight."""
