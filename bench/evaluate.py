@@ -60,7 +60,8 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--protocol", choices=("judgeagent", "interviewer", "kieval", "teach2eval"), default="judgeagent")
+    parser.add_argument("--protocol", choices=("judgeagent", "interviewer", "kieval", "teach2eval"),
+                        default="judgeagent")
     parser.add_argument("--cold", action="store_true",
                         help="protocol modes: leave the answer checker's spaCy to load inside the run, as in a fresh "
                              "process (by default it is loaded before the clock, its time printed apart)")
@@ -312,7 +313,8 @@ class KIEvalScript:
 
         reference = user.split("Reference answer: ", 1)[1].split("\n\nCandidate answer: ", 1)[0]
         answer = user.split("\n\nCandidate answer: ", 1)[1].rsplit("\n\n", 1)[0]
-        golds = re.split(r" \(also acceptable: |; ", reference.removesuffix(")"))
+        first, _, more = reference.partition(" (also acceptable: ")
+        golds = [first, *(more.removesuffix(")").split("; ") if more else [])]
         said = normalise_answer(answer)
         correct = any(normalise_answer(g) and normalise_answer(g) in said for g in golds)
         return json.dumps({"reasoning": f"The candidate {'gives' if correct else 'does not give'} {golds[0]}.",
