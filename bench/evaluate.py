@@ -16,6 +16,10 @@ With `--protocol interviewer`: the LLM-as-an-Interviewer protocol with default o
 questions (no graph), every role on the same server, and the same ratio (1). The replies follow the
 interviewer's prompts so that each episode runs its whole dialogue: the paraphrase is accepted, a third
 of the items is solved at once, a third after feedback and a third never, each gets its follow-ups.
+With `--protocol kieval` (the same questions, no graph) and `--protocol teach2eval` (MedQA medium: it teaches
+multiple-choice items), the same for those protocols, every role on the one model: KIEval's items all pass
+verification and every dialogue runs all its rounds (the evaluator never stops one), Teach2Eval's lessons run
+all their turns (a third of the students right at once, a third after guidance, a third never).
 """
 from __future__ import annotations
 
@@ -26,8 +30,9 @@ import re
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,13 +60,17 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--protocol", choices=("judgeagent", "interviewer"), default="judgeagent")
+    parser.add_argument("--protocol", choices=("judgeagent", "interviewer", "kieval", "teach2eval"),
+                        default="judgeagent")
+    parser.add_argument("--cold", action="store_true",
+                        help="protocol modes: leave the answer checker's spaCy to load inside the run, as in a fresh "
+                             "process (by default it is loaded before the clock, its time printed apart)")
     parser.add_argument("--graph", type=Path, default=None,
                         help="a graph already built from the small split's documents (else built here, minutes); "
                              "lets one graph serve several runs, e.g. of two checkouts")
     args = parser.parse_args()
-    if args.protocol == "interviewer":
-        interviewer(args)
+    if args.protocol != "judgeagent":
+        protocol_mode(args)
         return
 
     import openai  # noqa: F401  # its import (about 1.3 s here) is the process's, not the orchestration's
@@ -252,6 +261,98 @@ class InterviewScript:
         return "Nobody\nA guess."
 
 
+def _kind(question: str) -> int:
+    """0: right at once, 1: right later (after feedback or guidance), 2: never; a third of the items each."""
+    return sum(map(ord, question)) % 3
+
+
+class KIEvalScript:
+    """Replies to KIEval's prompts, as a function of the request alone: the interactor and the evaluator verify
+    every item (they give the gold), the candidate answers two thirds right, the interactor asks, and the
+    evaluator scores every turn and never stops, so that every dialogue runs all its rounds. As the judge the
+    evaluator accepts an answer that contains a reference (so it passes its calibration)."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.gold = {i.question: i.gold for i in items}
+
+    def __call__(self, request: dict[str, Any]) -> str:
+        messages = request["messages"]
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if system.startswith("Answer the question."):  # verification, by the interactor and the evaluator
+            return self.gold.get(user, "unknown")
+        if system.startswith("You are a helpful assistant"):
+            return self.candidate(messages)
+        if system.startswith("As an expert interviewer"):
+            asked = user.count("[BEGIN INTERACTOR]")
+            return f"What in the sources supports that, and why would it hold (question {asked})?"
+        if system.startswith("You are an objective evaluator"):
+            return self.evaluation(user)
+        if system.startswith("You grade answers against a reference answer"):
+            return self.judge(user)
+        return reply(request)
+
+    def candidate(self, messages: list[dict[str, Any]]) -> str:
+        if len(messages) > 2:  # a round's reply to the interactor
+            return f"Because the reports say so; I checked {len(messages) // 2} of them."
+        question = messages[1]["content"].split("\n\nPut your final answer", 1)[0]
+        if _kind(question) == 2:
+            return "Nobody\nA guess."
+        return self.gold.get(question, "unknown") + "\nIt is in the sources."
+
+    @staticmethod
+    def evaluation(user: str) -> str:
+        score = 2 + len(user) % 3
+        aspect = {"comment": "The reply is on topic and plain.", "score": score}
+        return json.dumps({**{a: aspect for a in ("accuracy", "logic", "relevance", "coherence", "conciseness")},
+                           "overall_comment": "A steady candidate.", "overall_score": score,
+                           "stop_conversation": False, "stop_reason": "none"})
+
+    @staticmethod
+    def judge(user: str) -> str:
+        from judgeagent.grading.text import normalise_answer
+
+        reference = user.split("Reference answer: ", 1)[1].split("\n\nCandidate answer: ", 1)[0]
+        answer = user.split("\n\nCandidate answer: ", 1)[1].rsplit("\n\n", 1)[0]
+        first, _, more = reference.partition(" (also acceptable: ")
+        golds = [first, *(more.removesuffix(")").split("; ") if more else [])]
+        said = normalise_answer(answer)
+        correct = any(normalise_answer(g) and normalise_answer(g) in said for g in golds)
+        return json.dumps({"reasoning": f"The candidate {'gives' if correct else 'does not give'} {golds[0]}.",
+                           "correct": correct})
+
+
+class Teach2EvalScript:
+    """Replies to Teach2Eval's prompts, as a function of the request alone: a third of the students answer right
+    at once, a third after the first guidance, a third never; the teacher judges each solution truly and guides
+    without giving the answer away. Teacher and students are one model here, so the teacher's own test asks what
+    the student's first answer asks and gets the same reply."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = {i.question: i for i in items}
+
+    def __call__(self, request: dict[str, Any]) -> str:
+        messages = request["messages"]
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if system.startswith("Answer the multiple-choice question"):
+            return self.student(user)
+        if system.startswith("You are a teacher"):
+            question = messages[1]["content"].removeprefix("Question: ").split("\n\nThe student's ", 1)[0]
+            item = self.items[question]
+            chosen = user.split("Answer chosen: ", 1)[1].split("\n", 1)[0]
+            verdict = "Correct" if chosen == item.options[item.gold_letter] else "Wrong"
+            turn = len(messages) // 2  # a guidance of its own each turn, as a teacher writes: no cached reply
+            return (f"Correctness of the latest solution: {verdict}\nGuidance {turn}: Read again what the question "
+                    "asks, then weigh each option against the findings it gives.")
+        return reply(request)
+
+    def student(self, user: str) -> str:
+        item = self.items[user.removeprefix("Question: ").split("\nOptions:\n", 1)[0]]
+        kind, revised = _kind(item.question), "Your teacher's guidance:" in user
+        right = kind == 0 or (kind == 1 and revised)
+        wrong = next(k for k in item.options if k != item.gold_letter)
+        return f"I weighed the options against the findings.\nAnswer: {item.gold_letter if right else wrong}"
+
+
 def _serve(latency: float, script: Any, conn: Any) -> None:
     from judgeagent.models.testserver import FakeServer
 
@@ -261,62 +362,180 @@ def _serve(latency: float, script: Any, conn: Any) -> None:
             conn.send((server.counts["requests"], _generation_requests(server)))
 
 
-def _requests(base_url: str) -> int:
-    import urllib.request
+class CallClock:
+    """When each model call was in flight, as the client saw it (the bound held, the HTTP round trip): splits the
+    wall time into the start (before the first call), the calls, and the tail (the last stretch with fewer than
+    `concurrency` calls in flight, the summary and report after the last call included). Wrapped here, in the benchmark, so that the library carries no timing code."""
 
-    with urllib.request.urlopen(f"{base_url}/stats") as response:
-        return int(json.load(response).get("requests", 0))
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self.spans: list[tuple[float, float]] = []
+
+    def __enter__(self) -> CallClock:
+        from judgeagent.models.client import OpenAIChatModel
+
+        self._chat = chat = OpenAIChatModel._chat
+
+        async def timed(model: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await chat(model, *args, **kwargs)
+            finally:
+                self.spans.append((start, time.perf_counter()))
+
+        OpenAIChatModel._chat = timed  # type: ignore[method-assign]
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from judgeagent.models.client import OpenAIChatModel
+
+        self.end = time.perf_counter()
+        OpenAIChatModel._chat = self._chat  # type: ignore[method-assign]
+
+    def report(self) -> str:
+        if not self.spans:
+            return "no model call"
+        first = min(s for s, _ in self.spans)
+        busy = sum(e - s for s, e in self.spans)
+        return (f"first call after {first - self.start:.2f} s; a call took {1000 * busy / len(self.spans):.0f} ms "
+                f"on average as the client saw it; {busy / (self.end - first):.2f} calls in flight on average "
+                f"(bound {self.concurrency}); last {self.end - self._full_until():.2f} s with fewer than the bound, "
+                f"of which {self.end - max(e for _, e in self.spans):.2f} s after the last call (summary, report)")
+
+    def _full_until(self) -> float:
+        """The last moment at which `concurrency` calls were in flight."""
+        events = sorted([(s, 1) for s, _ in self.spans] + [(e, -1) for _, e in self.spans])
+        level, last = 0, events[0][0]
+        for t, step in events:
+            level += step
+            if level >= self.concurrency:
+                last = t
+        return last
 
 
-def interviewer(args: argparse.Namespace) -> None:
-    import multiprocessing
+@dataclass(frozen=True)
+class Measured:
+    """A protocol's run timed with every role on the loopback server, and the finished run made again."""
 
+    first: Any
+    again: Any
+    calls: int
+    rerun_calls: int
+    wall: float
+    cpu: float
+    """Our process's CPU seconds in the first run (client and protocol; the server runs in another process)."""
+    load: tuple[float, float]
+    """The 1-minute load average at the start and at the end."""
+    clock: CallClock
+    loading: float
+    """Seconds spent loading the answer checker's spaCy before the clock started."""
+
+
+def _measure(args: argparse.Namespace, script: Any, run: Any) -> Measured:
+    """`run(registry, folder)` with one model, "fake", on a server of `args.latency` in its own process and one
+    bound of `args.concurrency` for every role; then the same run again, which must make no call."""
     import openai  # noqa: F401  # its import (about 1.3 s here) is the process's, not the orchestration's
 
-    from judgeagent import load_benchmark
     from judgeagent.models import ModelSpec
     from judgeagent.models.spec import Registry
-    from judgeagent.protocols import run_protocol
 
-    bench = load_benchmark(DATA / "medium.questions.jsonl", limit=args.questions)
-    # The server runs in its own process, as a real endpoint does (bench/models.py): in ours it would share
-    # the GIL, and the process CPU below would count its work as ours.
-    ours, theirs = multiprocessing.Pipe()
-    server = multiprocessing.get_context("fork").Process(target=_serve, args=(args.latency,
-                                                                              InterviewScript(bench.items), theirs))
-    server.start()
-    try:
-        base_url = ours.recv()
-        with tempfile.TemporaryDirectory() as tmp:
-            registry = Registry({"fake": ModelSpec(name="fake", base_url=base_url, model="fake",
-                                                   max_concurrency=args.concurrency)})
-            run = lambda: run_protocol("interviewer", bench, models={"target": "fake"},
-                                       run_dir=Path(tmp) / "run", registry=registry, cache_dir=Path(tmp) / "cache")
-            start, cpu = time.perf_counter(), time.process_time()
-            first = run()
-            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-            calls = _requests(base_url)
-            again = run()
-            rerun_calls = _requests(base_url) - calls
-    finally:
-        ours.send("stop")
-        server.join()
+    loading = 0.0 if args.cold else _load_checker()
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp, _Server(args.latency, script) as server:
+        registry = Registry({"fake": ModelSpec(name="fake", base_url=server.base_url, model="fake",
+                                               max_concurrency=args.concurrency)})
+        start, cpu = time.perf_counter(), time.process_time()
+        with CallClock(args.concurrency) as clock:
+            first = run(registry, Path(tmp))
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        calls = server.counts()[0]
+        again = run(registry, Path(tmp))
+        rerun_calls = server.counts()[0] - calls
+    return Measured(first, again, calls, rerun_calls, wall, cpu, (load, os.getloadavg()[0]), clock, loading)
 
-    ideal = calls * args.latency / args.concurrency
-    n = len(bench.items)
-    s = first.summary
-    print(f"{n} items, protocol interviewer (default options), latency {args.latency * 1000:.0f} ms, "
-          f"concurrency {args.concurrency}")
-    print(f"calls {calls}: wall {wall:.1f} s, ideal {ideal:.1f} s")
-    print(f"RATIO wall / ideal: {wall / ideal:.3f} (target <= 1.25)")
-    print(f"our process's CPU {cpu:.1f} s, {1000 * cpu / calls:.1f} ms per call (client and protocol; the server "
-          "runs in another process)")
-    print("  " + "  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items()) + f"  modified {s['modified']}, "
-          f"follow-ups {s['followup']['all']['n']}")
-    for role, u in first.usage.items():
+
+def _load_checker() -> float:
+    """Load the answer checker's spaCy (word forms) before the clock starts (seconds, printed apart): a process
+    loads it once, at its first free-text check that no cheaper rule decides, as `_warm` loads JudgeAgent's."""
+    from judgeagent.grading.forms import stems
+
+    start = time.perf_counter()
+    stems("Which company reported the earnings?")
+    return time.perf_counter() - start
+
+
+def _print_ratio(args: argparse.Namespace, what: str, m: Measured) -> None:
+    ideal = m.calls * args.latency / args.concurrency
+    print(f"{what} (default options), latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}; "
+          f"load average {m.load[0]:.2f} at start, {m.load[1]:.2f} at end (1 min)")
+    print(f"calls {m.calls}: wall {m.wall:.1f} s, ideal {ideal:.1f} s (the answer checker's spaCy "
+          + ("loaded inside the run)" if args.cold else f"loaded before: {m.loading:.1f} s)"))
+    print(f"RATIO wall / ideal: {m.wall / ideal:.3f} (target <= 1.25)")
+    print(f"our process's CPU {m.cpu:.1f} s, {1000 * m.cpu / m.calls:.1f} ms per call (client and protocol; the "
+          "server runs in another process)")
+    print(f"  {m.clock.report()}")
+
+
+def _print_roles(m: Measured, n: int) -> None:
+    for role, u in m.first.usage.items():
         print(f"  {role:<12} calls/item {u['calls'] / n:.2f}")
-    print(f"rerun of the finished run: {rerun_calls} model calls (target 0); summary equal: "
-          f"{again.summary['score_at'] == s['score_at']}")
+
+
+class Mode(NamedTuple):
+    """A protocol's benchmark mode: its data, the roles' models, its scripted replies and what it prints."""
+
+    data: str
+    """The benchmark, under the data folder: one whose items the protocol takes (Teach2Eval: multiple choice)."""
+    models: dict[str, str]
+    script: Any
+    """items -> a function of the request alone that follows the protocol's prompts through whole dialogues."""
+    describe: Any
+    """summary -> one line that shows the dialogues ran whole."""
+
+
+def protocol_mode(args: argparse.Namespace) -> None:
+    """`--protocol interviewer | kieval | teach2eval`: the protocol's ratio (1) and its rerun (2)."""
+    from judgeagent import load_benchmark
+    from judgeagent.protocols import get_protocol, run_protocol
+
+    mode = MODES[args.protocol]
+    bench = load_benchmark(DATA.parent / mode.data / "medium.questions.jsonl", limit=args.questions)
+    run = lambda registry, tmp: run_protocol(args.protocol, bench, models=mode.models,  # noqa: E731
+                                             run_dir=tmp / "run", registry=registry, cache_dir=tmp / "cache")
+    m = _measure(args, mode.script(bench.items), run)
+    n = len(bench.items)
+    _print_ratio(args, f"{n} items of {mode.data} medium, protocol {args.protocol}", m)
+    print("  " + mode.describe(m.first.summary))
+    _print_roles(m, n)
+    headline = get_protocol(args.protocol).headline
+    print(f"rerun of the finished run: {m.rerun_calls} model calls (target 0); summary equal: "
+          f"{headline(m.again.summary) == headline(m.first.summary)}")
+
+
+def _interviewer_line(s: dict[str, Any]) -> str:
+    return ("  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items()) + f"  modified {s['modified']}, "
+            f"follow-ups {s['followup']['all']['n']}")
+
+
+def _kieval_line(s: dict[str, Any]) -> str:
+    return (f"conversations {s['conversations']} of {s['items']}, valid rounds {s['valid_rounds']:.2f} of "
+            f"{s['rounds']}, early stops {s['early_stops']}, failed evaluations {s['failed_evaluations']}, "
+            f"benchmark accuracy {s['benchmark_accuracy']:.3f}")
+
+
+def _teach2eval_line(s: dict[str, Any]) -> str:
+    by_turn = {seat: [round(a, 3) for a in x["accuracy_by_turn"]] for seat, x in s["per_student"].items()}
+    return (f"lessons of {s['turns']} turns; students' accuracy by turn {by_turn}; teacher replies without a "
+            f"judgment {s['unparsed_judgments']}/{s['teacher_turns']}, leaks redacted {s['leaks']}")
+
+
+MODES = {
+    "interviewer": Mode("multihop_rag", {"target": "fake"}, InterviewScript, _interviewer_line),
+    "kieval": Mode("multihop_rag", {"target": "fake"}, KIEvalScript, _kieval_line),
+    "teach2eval": Mode("medqa", {"target": "fake", "students": "fake"}, Teach2EvalScript, _teach2eval_line),
+}
+"""`--protocol` modes besides JudgeAgent's."""
 
 
 def _generation_requests(server: Any) -> int:
