@@ -343,3 +343,45 @@ def test_a_yes_no_question_answered_by_restating_its_claim():
     # a restatement with a qualifier, or one that says something else, is for a judge
     for reply in ("Both magazines are British publications, but only one is still printed.", "They are magazines."):
         assert decide(reply, "no", q) is None, reply
+
+
+def test_a_long_yes_no_reply_is_read_at_its_qualifier_or_its_conclusion():
+    q = "Does angiotensin-converting enzyme gene polymorphism lead to chronic kidney disease?"
+    long = "The DD genotype may be a risk factor for chronic kidney disease in hypertensive patients, so yes."
+    v = decide(long, "yes", q)
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "yes"), v
+    assert not decide(long, "no", q).correct
+    v = decide("Generally not; their wings have evolved into flippers for swimming under water.", "no", "Can penguins fly?")
+    assert (v.correct, v.extracted) == (True, "no"), v
+    # a yes/no word inside the reasoning, or two conclusions, commit to nothing
+    for reply in ("Carriers of the DD genotype had no more kidney disease than others in the first of the cohorts.",
+                  "So yes for the first cohort of patients with the genotype, but so no for the second one here."):
+        v = decide(reply, "yes", q)
+        assert v is None or v.method != "yes_no", (reply, v)
+
+
+def test_a_belief_set_aside_then_the_gold_asserted():
+    for reply, gold, q in [("Many people think Raphael did, but it was Michelangelo.", "Michelangelo",
+                            "Who painted the ceiling of the Sistine Chapel?"),
+                           ("Not the liver but the pancreas.", "the pancreas", "Which organ produces insulin?")]:
+        v = decide(reply, gold, q)
+        assert (v.correct, v.method) == (True, "corrected"), (reply, v)
+    q = "Who painted the ceiling of the Sistine Chapel?"
+    for reply in ("It was Michelangelo, but Raphael painted the ceiling.",       # the gold is set aside
+                  "Many think Michelangelo, but Raphael did it.",
+                  "It was Raphael, but Michelangelo designed the frescoes nearby."):  # more than the gold asserted
+        v = decide(reply, "Raphael" if "Michelangelo designed" in reply else "Michelangelo", q)
+        assert v is None or v.method != "corrected", (reply, v)
+
+
+def test_a_persons_name_part_for_which_person_questions():
+    q = "Which Czech composer wrote the New World Symphony?"
+    v = decide("Dvorak", "Antonín Dvořák", q)
+    assert (v.correct, v.method) == (True, "name_part"), v
+    q = "Which of the founders of the Institute contributed to the Reform Act?"
+    v = decide("It was Governor Winter.", "William Winter", q)
+    assert (v.correct, v.method) == (True, "name_part"), v
+    for reply, question in [("Josef Dvorak", "Which Czech composer wrote the New World Symphony?"),  # another person
+                            ("Dvorak", "Which Czech city is the symphony named after?")]:  # no person asked
+        v = decide(reply, "Antonín Dvořák", question)
+        assert v is None or v.method != "name_part", (reply, v)

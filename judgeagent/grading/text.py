@@ -210,7 +210,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form):
+                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form, _corrected):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -252,11 +252,31 @@ def _yes_no(case: Case) -> Rule:
     words = reply.text.split()
     said = next((w for w in words if w in _YES_NO), None)
     if said is None or (words[0] != said and len(words) > _YES_NO_SHORT):
-        return None
+        said = _yes_no_stated(reply.raw)
+        if said is None:
+            return None
     hedge = _YES_NO_HEDGE.search(reply.text)
     if hedge:
         return Verdict(False, "yes_no", hedge.group(0), None, f"hedges between answers ({hedge.group(0)!r})")
     return Verdict(said in refs, "yes_no", said, None, f"answered {said!r}, gold {ref!r}")
+
+
+# In a long reply the yes/no word that answers is the one after an opening qualifier ("In general, yes: ...",
+# "Generally not; ...") or in a conclusion ("..., so yes.", "the answer is no:"); elsewhere it may be reasoning.
+_QUALIFIED = re.compile(r"^\W*(?:(?:in\s+general|in\s+short|in\s+most\s+cases|generally|typically|usually|mostly|"
+                        r"largely|overall|broadly|basically|essentially|normally)\W+)(yes|no|not)\b\s*[,.;:!\u2014-]",
+                        re.IGNORECASE)
+_CONCLUDED = re.compile(r"(?:\b(?:so|thus|therefore|hence|overall)\W+|\b(?:the\s+)?answer\s+is\W+)(yes|no|maybe)\b"
+                        r"\s*(?:[.!:;,\u2014-]|$)", re.IGNORECASE)
+
+
+def _yes_no_stated(raw: str) -> str | None:
+    """The yes/no/maybe a long reply states after an opening qualifier or in its (last) conclusion."""
+    found = _QUALIFIED.match(raw)
+    if found:
+        return "yes" if found.group(1).lower() == "yes" else "no"
+    concluded = {m.lower() for m in _CONCLUDED.findall(raw)}
+    return concluded.pop() if len(concluded) == 1 else None
 
 
 def _contained(case: Case) -> Rule:
@@ -514,18 +534,29 @@ def _acronym(case: Case) -> Rule:
     return None
 
 
-_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor"})
+_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor",
+                     "governor", "gov", "president", "senator", "sen", "judge", "justice", "general", "gen", "captain",
+                     "king", "queen", "prince", "princess", "emperor", "pope", "father", "rev", "reverend"})
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
-_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE)
+# Nouns that make "which/what <noun>" ask for a person as "who" does.
+_PERSONS = ("person|man|woman|people|composer|writer|author|novelist|poet|playwright|painter|artist|sculptor|architect|"
+            "scientist|physicist|chemist|biologist|mathematician|astronomer|inventor|engineer|explorer|philosopher|"
+            "economist|historian|jurist|lawyer|politician|statesman|president|king|queen|emperor|ruler|monarch|leader|"
+            "general|founder|singer|songwriter|musician|actor|actress|director|player|athlete|coach|footballer")
+_WHO = re.compile(r"\b(?:who|whom|whose)\b|\b(?:which|what)\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,2}?(?:" + _PERSONS
+                  + r")s?\b", re.IGNORECASE)
+_SUBJECTS = frozenset({"it", "was", "is", "he", "she", "that", "this", "by"})
+"""Words that only point at the name ("It was Governor Winter.")."""
 
 
 def _name_part(case: Case) -> Rule:
-    """For a "who" question, part of the gold person's name that keeps the surname ("Telemann", "Richard Bach",
-    "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar"), when no other item's gold shares that surname."""
+    """For a question asking for a person ("who", "which composer"), part of the gold person's name that keeps the
+    surname ("Telemann", "Richard Bach", "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar", "It was Governor Winter."),
+    with titles and the question's own words around it, when no other item's gold shares that surname."""
     if not _WHO.search(case.question):
         return None
-    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES]
     asked = set(fold(case.question).split())
+    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES | _SUBJECTS and w not in asked]
     for gold in case.golds:
         if "," in gold or numbers(gold):
             continue
@@ -590,3 +621,29 @@ def _restated(case: Case) -> Rule:
         return None
     said = "no" if negated else "yes"
     return Verdict(said == case.refs[0], "yes_no", said, None, f"restates the question's claim ({said}), gold {case.refs[0]!r}")
+
+
+_BUT = re.compile(r"(?:^|[\s,;])but\s+", re.IGNORECASE)
+_ASSERTING = frozenset({"is", "was", "are", "were", "it", "its", "that", "this", "actually", "in", "fact", "really",
+                        "rather", "correct", "answer", "right"})
+
+
+def _corrected(case: Case) -> Rule:
+    """A reply that sets a belief aside and then asserts the gold as its final clause ("Many people think Raphael
+    did, but it was Michelangelo."; "Not the liver but the pancreas."): right when that clause is only the
+    gold, the question's words and an assertion ("it was", "the capital of Australia is")."""
+    parts = _BUT.split(case.reply.raw)
+    if len(parts) < 2 or len(fold(case.reply.raw).split()) > _LONGEST:
+        return None
+    before, after = fold(" ".join(parts[:-1])).split(), fold(parts[-1]).split()
+    asked = set(fold(case.question).split())
+    for gold in case.golds:
+        ref = fold(gold).split()
+        if not ref or " ".join(ref) in _YES_NO or f" {' '.join(ref)} " not in f" {' '.join(after)} ":
+            continue
+        if f" {' '.join(ref)} " in f" {' '.join(asked)} " or set(ref) & set(before) or listed(parts[-1], ref):
+            continue
+        if set(after) - set(ref) - asked - _ASSERTING:
+            continue  # more than an assertion of the gold: "but Raphael did the frescoes"
+        return Verdict(True, "corrected", " ".join(after), case.score, "sets a belief aside and asserts the gold")
+    return None

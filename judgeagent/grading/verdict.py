@@ -14,6 +14,7 @@ METHODS = {
     "f1": "token F1 with the gold at or above the threshold",
     "folded": "the gold (or an alias) once accents and hyphens are folded",
     "phrase": "the gold as a whole phrase in a longer reply that denies nothing and names no other candidate",
+    "corrected": "a belief set aside with \"but\", then the gold asserted as the final clause (right)",
     "word_form": "the gold's words in other forms (spaCy lemmas, agent and -ing derivations)",
     "choice": "a question offering two candidates, answered in its own words: the gold's (right) or the other (wrong)",
     "acronym": "the gold's initials written in capitals, or the gold spelled out for a gold acronym",
