@@ -385,3 +385,31 @@ def test_a_persons_name_part_for_which_person_questions():
                             ("Dvorak", "Which Czech city is the symphony named after?")]:  # no person asked
         v = decide(reply, "Antonín Dvořák", question)
         assert v is None or v.method != "name_part", (reply, v)
+
+
+def test_a_longer_form_of_the_gold_name_and_a_detail_of_another_kind():
+    v = decide("Pallas Athena", "Athena", "Who was the Greek goddess of wisdom?")
+    assert v.correct, v
+    v = decide("Sir Alexander Fleming, in 1928.", "Alexander Fleming", "Who discovered penicillin?")
+    assert v.correct, v
+    # another item's gold of another kind (a date beside a name) is a detail, of the same kind a rival
+    q, gold = "Who was the first person to walk on the Moon?", "Neil Armstrong"
+    v = decide("Neil Armstrong, commander of Apollo 11, in July 1969.", gold, q, others={"july 1969"})
+    assert v.correct, v
+    v = decide("Neil Armstrong, then Buzz Aldrin, in July 1969.", gold, q, others={"buzz aldrin"})
+    assert v is None or not v.correct, v
+    v = decide("Croatia won the final against France.", "France", "Who won the 2018 final?")
+    assert v is None or not v.correct, v
+
+
+def test_a_short_reply_stating_the_golds_number_and_no_other():
+    for reply, gold, q in [("Mars has two small moons.", "2", "How many moons does Mars have?"),
+                           ("It fell on 9 November 1989.", "1989", "In what year did the Berlin Wall fall?"),
+                           ("On 20 July 1969.", "July 1969", "When did the Apollo 11 crew land on the Moon?")]:
+        v = decide(reply, gold, q)
+        assert v.correct and v.method in ("exact", "phrase"), (reply, v)
+    for reply, gold in [("He completed nine symphonies; a tenth was left as sketches.", "nine"),  # two numbers
+                        ("It fell in 1989, not 1991.", "1991"),                                # negation
+                        ("He served six terms.", "six years")]:                                # the unit is not said
+        v = decide(reply, gold, "How many?")
+        assert v is None or not v.correct, (reply, v)

@@ -210,7 +210,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form, _corrected):
+                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form, _corrected, _stated_number):
         verdict = rule(case)
         if verdict is not None:
             return verdict
@@ -333,9 +333,20 @@ def _same_number(case: Case) -> Rule:
     stated = numbers(case.reply.raw)
     for gold, ref in zip(case.golds, case.refs):
         if (len(ref.split()) <= 3 and stated and stated == numbers(gold) and _only_number(ref, case.reply.text)
-                and not _not_comparable(case.reply.raw, [gold])):
+                and _same_unit(ref, case.reply.text) and not _not_comparable(case.reply.raw, [gold])):
             return Verdict(True, "exact", case.reply.text, case.score, "states the gold's number")
     return None
+
+
+def _after_numbers(text: str) -> set[str]:
+    words = text.split()
+    return {words[k + 1].rstrip("s") for k, w in enumerate(words[:-1]) if numbers(w) and not numbers(words[k + 1])}
+
+
+def _same_unit(ref: str, reply: str) -> bool:
+    """The word after the reply's number, if any, is the gold's unit: not "six terms" for "six years"."""
+    wanted, said = _after_numbers(ref), _after_numbers(reply)
+    return not wanted or not said or bool(wanted & said)
 
 
 _APPROX_WORDS = frozenset({"about", "around", "approximately", "roughly", "nearly", "some", "circa"})
@@ -445,10 +456,13 @@ def _guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> bo
     if set(words) - set(gold) & (_NEGATIONS | _ZH_NEGATIONS | _ZH_ALTERNATIVES | CONTRAST) or listed(case.reply.raw, gold):
         return True
     text = f" {' '.join(words)} "
-    if any(f" {o} " in text and not set(o.split()) & set(gold) for o in map(fold, case.others) if o):
-        return True
     wanted = numbers(raw_gold)
-    if wanted and numbers(case.reply.raw) - numbers(case.question) != wanted:
+    # Another gold counts as a rival only when it is the same kind of answer: "in July 1969" beside "Neil
+    # Armstrong" is a detail, not a second candidate.
+    if any(f" {o} " in text and not set(o.split()) & set(gold) and bool(numbers(o)) == bool(wanted)
+           for o in map(fold, case.others) if o):
+        return True
+    if wanted and stated_numbers(case.reply.raw, case.question) != numbers(without_days(raw_gold)):
         return True
     if has_cjk(case.reply.raw):  # the English pipeline reads no names in Chinese text ("中国" would be one)
         return False
@@ -646,4 +660,39 @@ def _corrected(case: Case) -> Rule:
         if set(after) - set(ref) - asked - _ASSERTING:
             continue  # more than an assertion of the gold: "but Raphael did the frescoes"
         return Verdict(True, "corrected", " ".join(after), case.score, "sets a belief aside and asserts the gold")
+    return None
+
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?={_MONTH}\b)|\b({_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                  rf"\b", re.IGNORECASE)
+"""The day in a date ("9 November 1989", "July 20"): a detail of a year or month answer, not another number."""
+
+
+def stated_numbers(reply: str, question: str = "") -> set[float]:
+    """The numbers a reply states beyond the question's, days of the month left out."""
+    return numbers(without_days(reply)) - numbers(question)
+
+
+def without_days(text: str) -> str:
+    return _DAY.sub(lambda m: f" {m.group(1) or ''} ", text)
+
+
+def _stated_number(case: Case) -> Rule:
+    """A short reply whose only number (besides the question's and a date's day) is the gold's, for a gold that is a
+    number with at most its unit ("Mars has two small moons." for "2"; "It fell on 9 November 1989." for "1989")."""
+    words = fold(case.reply.raw).split()
+    if len(words) > 20 or set(words) & (_NEGATIONS | CONTRAST | _APPROX_WORDS):
+        return None
+    stated = stated_numbers(case.reply.raw, case.question)
+    for gold in case.golds:
+        ref = fold(gold).split()
+        wanted = numbers(gold)
+        if (not wanted or stated != wanted or not all(numbers(w) or w in words for w in ref)
+                or not _same_unit(" ".join(ref), " ".join(words))):
+            continue  # a gold unit ("years") must be said too
+        if _not_comparable(case.reply.raw, [gold]):
+            continue
+        return Verdict(True, "exact", " ".join(words), case.score, "states the gold's number and no other")
     return None
