@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .text import numbers
+
 # "about 370,000", "roughly 70%", "~300": the writer does not claim the exact value.
 _APPROXIMATE = re.compile(r"\b(?:about|around|approximately|approx|roughly|nearly|almost|some|circa|close\s+to|"
                           r"estimated|c)\b\.?|~|≈", re.IGNORECASE)
@@ -120,3 +122,21 @@ def period(text: str) -> Period | None:
         else:  # "the '60s", "the sixties": the twentieth century's unless said otherwise
             found.add(Period("decade", 1900 + (int(short) if short else _DECADE_WORDS[word.lower()])))
     return found.pop() if len(found) == 1 else None
+
+
+# --- days in dates ---------------------------------------------------------------------------------
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?={_MONTH}\b)|\b({_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                  rf"\b", re.IGNORECASE)
+"""The day in a date ("9 November 1989", "July 20"): a detail of a year or month answer, not another number."""
+
+
+def stated_numbers(reply: str, question: str = "") -> set[float]:
+    """The numbers a reply states beyond the question's, days of the month left out."""
+    return numbers(without_days(reply)) - numbers(question)
+
+
+def without_days(text: str) -> str:
+    return _DAY.sub(lambda m: f" {m.group(1) or ''} ", text)
