@@ -413,3 +413,14 @@ def test_a_short_reply_stating_the_golds_number_and_no_other():
                         ("He served six terms.", "six years")]:                                # the unit is not said
         v = decide(reply, gold, "How many?")
         assert v is None or not v.correct, (reply, v)
+
+
+def test_spoken_scales_and_scientific_notation_near_the_gold():
+    v = decide("nearly half a million", "400,000-500,000", "How many people attended Woodstock in 1969?")
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("roughly 3 × 10^5 km per second", "300,000 km/s")
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("roughly a quarter of a million", "about one million")
+    assert (v.correct, v.method) == (False, "number_range"), v
+    v = decide("roughly 3 × 10^8 m/s", "300,000 km/s")  # another unit: not compared
+    assert v is None or not v.correct, v

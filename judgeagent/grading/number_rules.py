@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from .case import Case, Rule
-from .numeric import compare_numbers, gold_range, is_approximate, period, stated_numbers, unit
+from .numeric import compare_numbers, gold_range, is_approximate, period, stated_numbers, unit, values
 from .phrases import CONTRAST
 from .text import NEGATIONS, fold, numbers
 from .verdict import Verdict
@@ -79,12 +79,12 @@ def numbers_compared(case: Case) -> Rule:
     """A number inside the gold's range, or near an approximate gold ("about 375,000" for "about 370,000")."""
     if len(case.reply.text.split()) > 25:
         return None
-    stated = numbers(case.reply.raw)
+    stated = values(case.reply.raw) or set()
     for gold in case.golds:
-        found = compare_numbers(case.reply.raw, gold, stated, numbers(gold))
+        found = compare_numbers(case.reply.raw, gold, stated, values(gold) or set())
         if found is not None and found.correct:
             return Verdict(True, "number_range", case.reply.text, case.score, found.reason)
-    found = compare_numbers(case.reply.raw, case.golds[0], stated, numbers(case.golds[0]))
+    found = compare_numbers(case.reply.raw, case.golds[0], stated, values(case.golds[0]) or set())
     if found is not None and len(case.golds) == 1:
         return Verdict(False, "number_range", case.reply.text, case.score, found.reason)
     return None

@@ -24,6 +24,24 @@ _SCIENTIFIC = re.compile(r"\d\s*(?:[×x*]\s*10\s*(?:\^|\*\*)|e[+-]?\d)", re.IGNO
 """3 × 10^5, 3e5: notations `numbers` does not read."""
 
 
+_SCIENTIFIC_VALUE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:[×x*]\s*10\s*(?:\^|\*\*)\s*([+-]?\d+)|e([+-]?\d+))", re.IGNORECASE)
+# "a million", "half a million", "a quarter of a billion": a scale word with no digits before it.
+_SPOKEN = re.compile(r"\b(?:(half|quarter)\s+(?:of\s+)?)?an?\s+(hundred|thousand|million|billion|trillion)\b",
+                     re.IGNORECASE)
+_SPOKEN_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def values(text: str) -> set[float] | None:
+    """The values a text states for comparing magnitudes: `numbers`, plus spoken scales ("half a million") and
+    scientific notation ("3 × 10^5", "3e5"; then only those); None when scientific notation is not read."""
+    if _SCIENTIFIC.search(text):
+        found = {float(m) * 10 ** int(a or b) for m, a, b in _SCIENTIFIC_VALUE.findall(text)}
+        return found or None
+    spoken = {(0.5 if part == "half" else 0.25 if part else 1.0) * _SPOKEN_SCALES[scale.lower()]
+              for part, scale in ((p.lower(), s) for p, s in _SPOKEN.findall(text))}
+    return numbers(text) | spoken
+
+
 def is_approximate(text: str) -> bool:
     return bool(_APPROXIMATE.search(text))
 
@@ -62,7 +80,7 @@ def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float
     """Right when a reply number (of `stated`, the reply's) lies in the gold's range, or (either side
     approximate) within `TOLERANCE` of one of `wanted` (the gold's); wrong when every reply number misses by
     far more; None when units differ or nothing is stated."""
-    if not stated or not wanted or _SCIENTIFIC.search(reply) or _SCIENTIFIC.search(gold):
+    if not stated or not wanted:
         return None
     reply_unit, gold_unit = unit(reply), unit(gold)
     if reply_unit and gold_unit and reply_unit != gold_unit:
