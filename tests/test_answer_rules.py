@@ -424,3 +424,14 @@ def test_spoken_scales_and_scientific_notation_near_the_gold():
     assert (v.correct, v.method) == (False, "number_range"), v
     v = decide("roughly 3 × 10^8 m/s", "300,000 km/s")  # another unit: not compared
     assert v is None or not v.correct, v
+
+
+def test_a_name_without_the_word_for_its_kind():
+    for reply, gold in [("the Indian", "Indian Ocean"), ("at Cambridge", "University of Cambridge")]:
+        v = decide(reply, gold, "Where?")
+        assert (v.correct, v.method) == (True, "name_part"), (reply, v)
+    for reply, gold, question in [("Pacific", "Indian Ocean", "Which ocean?"),
+                                  ("Oxford", "Oxford Brookes University", "Which university?"),
+                                  ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")]:
+        v = decide(reply, gold, question)
+        assert v is None or v.method != "name_part", (reply, v)

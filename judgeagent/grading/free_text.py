@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from .case import Case, Reply, Rule
-from .name_rules import acronym, name_part
+from .name_rules import acronym, kind_dropped, name_part
 from .number_rules import number_mismatch, numbers_compared, periods, same_number, stated_number
 from .phrase_rules import contained, corrected, folded, other_answer, phrase, two_candidates, word_form
 from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer
@@ -32,7 +32,8 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,
-                 other_answer, _f1, restated, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number):
+                 other_answer, _f1, restated, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
+                 kind_dropped):
         verdict = rule(case)
         if verdict is not None:
             return verdict

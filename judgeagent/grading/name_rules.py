@@ -61,3 +61,31 @@ def name_part(case: Case) -> Rule:
                 and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
             return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
     return None
+
+
+# Words that say what kind of place or body a name is ("Indian Ocean", "University of Cambridge"): without
+# them the name still names the same thing.
+_KINDS = frozenset({
+    "ocean", "sea", "river", "lake", "mount", "mountain", "mountains", "island", "islands", "desert", "bay", "gulf",
+    "strait", "peninsula", "valley", "canal", "city", "state", "county", "province", "region", "university",
+    "college", "school", "institute", "company", "corporation", "corp", "inc", "ltd", "republic", "kingdom",
+    "empire", "airport", "station", "museum", "cathedral", "church", "palace", "castle", "bridge", "tower", "park",
+    "club", "fc", "party", "of"})
+_AROUND = frozenset({"in", "at", "on", "from", "to", "it", "is", "was", "its", "that"})
+
+
+def kind_dropped(case: Case) -> Rule:
+    """A short reply that is the gold name without the word for its kind ("the Indian" for "Indian Ocean", "at
+    Cambridge" for "University of Cambridge"), when the question does not name that distinctive part."""
+    said = [w for w in fold(case.reply.raw).split() if w not in _AROUND]
+    if not said or len(said) > 4:
+        return None
+    asked = set(fold(case.question).split())
+    for gold in case.golds:
+        words = fold(gold).split()
+        core = [w for w in words if w not in _KINDS]
+        if len(core) == len(words) or not core or numbers(gold) or set(core) & asked:
+            continue
+        if said == core and not any(o != fold(gold) and o.split() == said for o in map(fold, case.others)):
+            return Verdict(True, "name_part", " ".join(said), case.score, "the gold's name without the word for its kind")
+    return None

@@ -18,7 +18,8 @@ METHODS = {
     "word_form": "the gold's words in other forms (spaCy lemmas, agent and -ing derivations)",
     "choice": "a question offering two candidates, answered in its own words: the gold's (right) or the other (wrong)",
     "acronym": "the gold's initials written in capitals, or the gold spelled out for a gold acronym",
-    "name_part": "for a who-question, part of the gold's name that keeps the surname (no other gold shares it)",
+    "name_part": "for a question asking for a person, part of the gold's name that keeps the surname (no other gold "
+                 "shares it); or a place's or body's name without the word for its kind (\"the Indian\" for \"Indian Ocean\")",
     "number_range": "a number inside the gold's range or near an approximate gold (right), or far outside (wrong)",
     "period": "the century or decade the gold names, however written (right), or another one (wrong)",
     "yes_no": "the yes/no/maybe word the reply commits to",
