@@ -435,3 +435,18 @@ def test_a_name_without_the_word_for_its_kind():
                                   ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")]:
         v = decide(reply, gold, question)
         assert v is None or v.method != "name_part", (reply, v)
+
+
+def test_a_long_reply_that_concludes_with_the_gold_in_the_questions_relation():
+    q = "The author of 'Dune' was born in a city in what state?"
+    v = decide("Dune was written by Frank Herbert, who was born in Tacoma, a city in Washington.", "Washington", q)
+    assert v.correct and v.method in ("phrase", "exact"), v
+    q = "The runner-up of the 2005 race drove a car built by what company?"
+    v = decide("The 2005 runner-up was Kimi Raikkonen, whose car was built by McLaren.", "McLaren", q)
+    assert v.correct, v
+    for reply in ("Frank Herbert was born in Tacoma, but his family lived in Washington.",   # a contrast
+                  "Dune was written by Frank Herbert, who moved to Washington."):             # another relation
+        v = decide(reply, "Washington", "The author of 'Dune' was born in a city in what state?")
+        assert v is None or not v.correct, (reply, v)
+    v = decide("Buzz Aldrin, followed by Neil Armstrong.", "Neil Armstrong", "Who was the first person on the Moon?")
+    assert v is None or not v.correct, v

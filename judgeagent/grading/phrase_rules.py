@@ -119,7 +119,10 @@ def phrase(case: Case) -> Rule:
 def guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> bool:
     """A contrast word, a list around the gold, another item's gold, numbers beyond the gold's, or another
     name asserted before the gold ("Croatia won the final against France")."""
-    if set(words) - set(gold) & (NEGATIONS | ZH_NEGATIONS | ZH_ALTERNATIVES | CONTRAST) or listed(case.reply.raw, gold):
+    asked = set(fold(case.question).split())
+    # A contrast or negation the question itself uses ("the runner-up in ...") is the reply repeating it.
+    if set(words) - set(gold) - asked & (NEGATIONS | ZH_NEGATIONS | ZH_ALTERNATIVES | CONTRAST) \
+            or listed(case.reply.raw, gold):
         return True
     text = f" {' '.join(words)} "
     wanted = numbers(raw_gold)
@@ -132,7 +135,16 @@ def guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> boo
         return True
     if has_cjk(case.reply.raw):  # the English pipeline reads no names in Chinese text ("中国" would be one)
         return False
-    return other_name_first(case.reply.raw, set(gold) | set(fold(case.question).split()), gold)
+    if _concludes(words, gold, asked):
+        return False  # the reply's last assertion is the gold: names before it were steps of the reasoning
+    return other_name_first(case.reply.raw, set(gold) | asked, gold)
+
+
+def _concludes(words: list[str], gold: list[str], asked: set[str]) -> bool:
+    """The gold ends the reply in the question's own relation ("..., which was developed by Studio 33." for
+    "... developed by what company?"), not in another one ("Buzz Aldrin, followed by Neil Armstrong.")."""
+    n = len(gold)
+    return len(words) > n + 1 and words[-n:] == gold and words[-n - 1] in _COPULAS and words[-n - 2] in asked
 
 
 def word_form(case: Case) -> Rule:
