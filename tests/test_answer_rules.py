@@ -450,3 +450,16 @@ def test_a_long_reply_that_concludes_with_the_gold_in_the_questions_relation():
         assert v is None or not v.correct, (reply, v)
     v = decide("Buzz Aldrin, followed by Neil Armstrong.", "Neil Armstrong", "Who was the first person on the Moon?")
     assert v is None or not v.correct, v
+
+
+def test_a_yes_no_question_answered_by_denying_its_predicate():
+    q = "Screening of carotid stenosis before bypass surgery. Is it always necessary?"
+    v = decide("It is not always necessary; selective screening of high-risk patients would do.", "no", q)
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "no"), v
+    assert not decide("It is not always necessary; selective screening would do.", "yes", q).correct
+    q = "Did the sales of the company change between the two reports?"
+    for reply in ("The reports did not give figures for the whole year.",          # not the question's claim
+                  "The sales did not change in May, but they did change in June.",  # a contrast
+                  "Sales may not have changed between the reports."):               # a hedge
+        v = decide(reply, "no", q)
+        assert v is None or v.method != "yes_no", (reply, v)

@@ -10,7 +10,7 @@ from .number_rules import number_mismatch, numbers_compared, periods, same_numbe
 from .phrase_rules import contained, corrected, folded, other_answer, phrase, two_candidates, word_form
 from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer
 from .verdict import Verdict, empty
-from .yes_no import restated, uncertain, yes_no_word
+from .yes_no import denied, restated, uncertain, yes_no_word
 
 
 def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: float = 0.8, *,
@@ -32,7 +32,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,
-                 other_answer, _f1, restated, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
+                 other_answer, _f1, restated, denied, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
                  kind_dropped):
         verdict = rule(case)
         if verdict is not None:

@@ -6,6 +6,7 @@ import re
 
 from .case import Case, Rule
 from .forms import stems
+from .phrases import CONTRAST
 from .text import NEGATIONS, YES_NO, fold
 from .verdict import Verdict
 
@@ -89,3 +90,33 @@ def restated(case: Case) -> Rule:
         return None
     said = "no" if negated else "yes"
     return Verdict(said == case.refs[0], "yes_no", said, None, f"restates the question's claim ({said}), gold {case.refs[0]!r}")
+
+
+_VERB_NOT = re.compile(r"\b(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\s+not\b|n[’']t\b",
+                       re.IGNORECASE)
+_CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\n")
+_DENIED = 0.5
+"""Share of the first clause's content words (as stems) that must come from the question."""
+
+
+def denied(case: Case) -> Rule:
+    """A yes/no question answered "no" by an opening clause that denies the question's own predicate with a
+    negated verb ("It is not always necessary;" for "... Is it always necessary?", "The emphasis did not change;"):
+    most of that clause's content words are the question's, and it carries no hedge or contrast."""
+    if case.refs[0] not in ("yes", "no"):
+        return None
+    asked_sentence = _CLAUSE.split(case.question.strip())[-1]
+    if not _ASKS_YES_NO.match(asked_sentence):
+        return None
+    clause = _CLAUSE.split(case.reply.raw.strip())[0]
+    words = set(fold(clause).split())
+    asked_words = set(fold(case.question).split())
+    if len(_VERB_NOT.findall(clause)) != 1 or len((words - asked_words) & NEGATIONS) != 1 or asked_words & NEGATIONS:
+        return None
+    if words & (_HEDGES | CONTRAST | {"yes", "no", "maybe"}) or len(words) > 25:
+        return None
+    said, asked = set(stems(clause)), set(stems(case.question))
+    shared = said & asked
+    if len(shared) < 2 or len(shared) < _DENIED * len(said):
+        return None
+    return Verdict(case.refs[0] == "no", "yes_no", "no", None, f"denies the question's claim (no), gold {case.refs[0]!r}")
