@@ -463,3 +463,16 @@ def test_a_yes_no_question_answered_by_denying_its_predicate():
                   "Sales may not have changed between the reports."):               # a hedge
         v = decide(reply, "no", q)
         assert v is None or v.method != "yes_no", (reply, v)
+
+
+def test_a_spelling_variant_of_a_long_word():
+    for reply, gold in [("Haematite.", "hematite"), ("He represented an unsolvable problem.",
+                                                    "He represented an unsolveable problem")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "folded"), (reply, v)
+    for reply, gold in [("Prussia", "Russia"),         # another first letter
+                        ("Rose", "Ross"),              # a short word
+                        ("Australia", "Austria"),      # more than one letter
+                        ("hematite ore", "hematite")]:  # another word count: for the other rules
+        v = decide(reply, gold)
+        assert v is None or v.method != "folded", (reply, v)

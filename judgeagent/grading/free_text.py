@@ -7,7 +7,16 @@ from collections.abc import Collection, Sequence
 from .case import Case, Reply, Rule
 from .name_rules import acronym, kind_dropped, name_part
 from .number_rules import number_mismatch, numbers_compared, periods, same_number, stated_number
-from .phrase_rules import contained, corrected, folded, other_answer, phrase, two_candidates, word_form
+from .phrase_rules import (
+    contained,
+    corrected,
+    folded,
+    other_answer,
+    phrase,
+    spelled,
+    two_candidates,
+    word_form,
+)
 from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer
 from .verdict import Verdict, empty
 from .yes_no import denied, restated, uncertain, yes_no_word
@@ -33,7 +42,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,
                  other_answer, _f1, restated, denied, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
-                 kind_dropped):
+                 kind_dropped, spelled):
         verdict = rule(case)
         if verdict is not None:
             return verdict

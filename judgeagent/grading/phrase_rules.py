@@ -96,6 +96,30 @@ def folded(case: Case) -> Rule:
     return None
 
 
+_SPELLED = 7
+"""Letters a word needs before one changed, added or dropped letter counts as a spelling ("haematite" for
+"hematite"); shorter words are other words too often ("Ross", "Rose")."""
+
+
+def spelled(case: Case) -> Rule:
+    """The reply is a gold word for word, up to one letter in long words with the same first letter ("Haematite."
+    for "hematite", "an unsolvable problem" for "an unsolveable problem")."""
+    said = fold(case.reply.text).split()
+    for gold in case.golds:
+        ref = fold(gold).split()
+        if len(ref) == len(said) and said != ref and all(a == b or _one_letter(a, b) for a, b in zip(said, ref)):
+            return Verdict(True, "folded", " ".join(said), case.score, "the gold answer, up to a spelling variant")
+    return None
+
+
+def _one_letter(a: str, b: str) -> bool:
+    """`a` and `b` are long words with the same first letter that differ by one letter changed, added or dropped."""
+    if min(len(a), len(b)) < _SPELLED or a[0] != b[0] or abs(len(a) - len(b)) > 1 or a.isdigit() or b.isdigit():
+        return False
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return a[k + 1:] == b[k + 1:] or a[k + 1:] == b[k:] or a[k:] == b[k + 1:]
+
+
 LONGEST = 60
 """Words; in a longer reply (an essay) no rule picks out the answer."""
 
