@@ -12,7 +12,7 @@ METHODS = {
     "empty": "no answer (wrong)",
     "exact": "the gold (or an alias) after normalisation, or contained in a short reply",
     "f1": "token F1 with the gold at or above the threshold",
-    "folded": "the gold (or an alias) once accents and hyphens are folded",
+    "folded": "the gold (or an alias) once accents and hyphens are folded, or up to one letter in long words",
     "phrase": "the gold as a whole phrase in a longer reply that denies nothing and names no other candidate",
     "corrected": "a belief set aside with \"but\", then the gold asserted as the final clause (right)",
     "word_form": "the gold's words in other forms (spaCy lemmas, agent and -ing derivations)",
