@@ -381,6 +381,10 @@ def test_a_persons_name_part_for_which_person_questions():
     q = "Which of the founders of the Institute contributed to the Reform Act?"
     v = decide("It was Governor Winter.", "William Winter", q)
     assert (v.correct, v.method) == (True, "name_part"), v
+    v = decide("King", "Stephen King", "Which author wrote Carrie?")  # a title word that is the surname
+    assert (v.correct, v.method) == (True, "name_part"), v
+    v = decide("Canal", "Suez Canal", "What man-made waterway links the two seas?")  # "man-made" asks no person
+    assert v is None or not v.correct, v
     for reply, question in [("Josef Dvorak", "Which Czech composer wrote the New World Symphony?"),  # another person
                             ("Dvorak", "Which Czech city is the symphony named after?")]:  # no person asked
         v = decide(reply, "Antonín Dvořák", question)

@@ -36,9 +36,9 @@ _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _PERSONS = ("person|man|woman|people|composer|writer|author|novelist|poet|playwright|painter|artist|sculptor|architect|"
             "scientist|physicist|chemist|biologist|mathematician|astronomer|inventor|engineer|explorer|philosopher|"
             "economist|historian|jurist|lawyer|politician|statesman|president|king|queen|emperor|ruler|monarch|leader|"
-            "general|founder|singer|songwriter|musician|actor|actress|director|player|athlete|coach|footballer")
+            "founder|singer|songwriter|musician|actor|actress|director|player|athlete|coach|footballer")
 _WHO = re.compile(r"\b(?:who|whom|whose)\b|\b(?:which|what)\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,2}?(?:" + _PERSONS
-                  + r")s?\b", re.IGNORECASE)
+                  + r")s?(?![\w-])", re.IGNORECASE)
 _SUBJECTS = frozenset({"it", "was", "is", "he", "she", "that", "this", "by"})
 """Words that only point at the name ("It was Governor Winter.")."""
 
@@ -50,11 +50,13 @@ def name_part(case: Case) -> Rule:
     if not _WHO.search(case.question):
         return None
     asked = set(fold(case.question).split())
-    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES | _SUBJECTS and w not in asked]
+    words = fold(case.reply.raw).split()
     for gold in case.golds:
         if "," in gold or numbers(gold):
             continue
         name = [w for w in fold(gold).split() if w not in _SUFFIXES]
+        # a title is dropped unless it is part of the name ("King" for "Stephen King")
+        said = [w for w in words if w in name or (w not in _TITLES | _SUBJECTS and w not in asked)]
         if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked:
             continue
         if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
