@@ -343,3 +343,140 @@ def test_a_yes_no_question_answered_by_restating_its_claim():
     # a restatement with a qualifier, or one that says something else, is for a judge
     for reply in ("Both magazines are British publications, but only one is still printed.", "They are magazines."):
         assert decide(reply, "no", q) is None, reply
+
+
+def test_a_long_yes_no_reply_is_read_at_its_qualifier_or_its_conclusion():
+    q = "Does angiotensin-converting enzyme gene polymorphism lead to chronic kidney disease?"
+    long = "The DD genotype may be a risk factor for chronic kidney disease in hypertensive patients, so yes."
+    v = decide(long, "yes", q)
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "yes"), v
+    assert not decide(long, "no", q).correct
+    v = decide("Generally not; their wings have evolved into flippers for swimming under water.", "no", "Can penguins fly?")
+    assert (v.correct, v.extracted) == (True, "no"), v
+    # a yes/no word inside the reasoning, or two conclusions, commit to nothing
+    for reply in ("Carriers of the DD genotype had no more kidney disease than others in the first of the cohorts.",
+                  "So yes for the first cohort of patients with the genotype, but so no for the second one here."):
+        v = decide(reply, "yes", q)
+        assert v is None or v.method != "yes_no", (reply, v)
+
+
+def test_a_belief_set_aside_then_the_gold_asserted():
+    for reply, gold, q in [("Many people think Raphael did, but it was Michelangelo.", "Michelangelo",
+                            "Who painted the ceiling of the Sistine Chapel?"),
+                           ("Not the liver but the pancreas.", "the pancreas", "Which organ produces insulin?")]:
+        v = decide(reply, gold, q)
+        assert (v.correct, v.method) == (True, "corrected"), (reply, v)
+    q = "Who painted the ceiling of the Sistine Chapel?"
+    for reply in ("It was Michelangelo, but Raphael painted the ceiling.",       # the gold is set aside
+                  "Many think Michelangelo, but Raphael did it.",
+                  "It was Raphael, but Michelangelo designed the frescoes nearby."):  # more than the gold asserted
+        v = decide(reply, "Raphael" if "Michelangelo designed" in reply else "Michelangelo", q)
+        assert v is None or v.method != "corrected", (reply, v)
+
+
+def test_a_persons_name_part_for_which_person_questions():
+    q = "Which Czech composer wrote the New World Symphony?"
+    v = decide("Dvorak", "Antonín Dvořák", q)
+    assert (v.correct, v.method) == (True, "name_part"), v
+    q = "Which of the founders of the Institute contributed to the Reform Act?"
+    v = decide("It was Governor Winter.", "William Winter", q)
+    assert (v.correct, v.method) == (True, "name_part"), v
+    v = decide("King", "Stephen King", "Which author wrote Carrie?")  # a title word that is the surname
+    assert (v.correct, v.method) == (True, "name_part"), v
+    v = decide("Canal", "Suez Canal", "What man-made waterway links the two seas?")  # "man-made" asks no person
+    assert v is None or not v.correct, v
+    for reply, question in [("Josef Dvorak", "Which Czech composer wrote the New World Symphony?"),  # another person
+                            ("Dvorak", "Which Czech city is the symphony named after?")]:  # no person asked
+        v = decide(reply, "Antonín Dvořák", question)
+        assert v is None or v.method != "name_part", (reply, v)
+
+
+def test_a_longer_form_of_the_gold_name_and_a_detail_of_another_kind():
+    v = decide("Pallas Athena", "Athena", "Who was the Greek goddess of wisdom?")
+    assert v.correct, v
+    v = decide("Sir Alexander Fleming, in 1928.", "Alexander Fleming", "Who discovered penicillin?")
+    assert v.correct, v
+    # another item's gold of another kind (a date beside a name) is a detail, of the same kind a rival
+    q, gold = "Who was the first person to walk on the Moon?", "Neil Armstrong"
+    v = decide("Neil Armstrong, commander of Apollo 11, in July 1969.", gold, q, others={"july 1969"})
+    assert v.correct, v
+    v = decide("Neil Armstrong, then Buzz Aldrin, in July 1969.", gold, q, others={"buzz aldrin"})
+    assert v is None or not v.correct, v
+    v = decide("Croatia won the final against France.", "France", "Who won the 2018 final?")
+    assert v is None or not v.correct, v
+
+
+def test_a_short_reply_stating_the_golds_number_and_no_other():
+    for reply, gold, q in [("Mars has two small moons.", "2", "How many moons does Mars have?"),
+                           ("It fell on 9 November 1989.", "1989", "In what year did the Berlin Wall fall?"),
+                           ("On 20 July 1969.", "July 1969", "When did the Apollo 11 crew land on the Moon?")]:
+        v = decide(reply, gold, q)
+        assert v.correct and v.method in ("exact", "phrase"), (reply, v)
+    for reply, gold in [("He completed nine symphonies; a tenth was left as sketches.", "nine"),  # two numbers
+                        ("It fell in 1989, not 1991.", "1991"),                                # negation
+                        ("He served six terms.", "six years")]:                                # the unit is not said
+        v = decide(reply, gold, "How many?")
+        assert v is None or not v.correct, (reply, v)
+
+
+def test_spoken_scales_and_scientific_notation_near_the_gold():
+    v = decide("nearly half a million", "400,000-500,000", "How many people attended Woodstock in 1969?")
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("roughly 3 × 10^5 km per second", "300,000 km/s")
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("roughly a quarter of a million", "about one million")
+    assert (v.correct, v.method) == (False, "number_range"), v
+    v = decide("roughly 3 × 10^8 m/s", "300,000 km/s")  # another unit: not compared
+    assert v is None or not v.correct, v
+
+
+def test_a_name_without_the_word_for_its_kind():
+    for reply, gold in [("the Indian", "Indian Ocean"), ("at Cambridge", "University of Cambridge")]:
+        v = decide(reply, gold, "Where?")
+        assert (v.correct, v.method) == (True, "name_part"), (reply, v)
+    for reply, gold, question in [("Pacific", "Indian Ocean", "Which ocean?"),
+                                  ("Oxford", "Oxford Brookes University", "Which university?"),
+                                  ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")]:
+        v = decide(reply, gold, question)
+        assert v is None or v.method != "name_part", (reply, v)
+
+
+def test_a_long_reply_that_concludes_with_the_gold_in_the_questions_relation():
+    q = "The author of 'Dune' was born in a city in what state?"
+    v = decide("Dune was written by Frank Herbert, who was born in Tacoma, a city in Washington.", "Washington", q)
+    assert v.correct and v.method in ("phrase", "exact"), v
+    q = "The runner-up of the 2005 race drove a car built by what company?"
+    v = decide("The 2005 runner-up was Kimi Raikkonen, whose car was built by McLaren.", "McLaren", q)
+    assert v.correct, v
+    for reply in ("Frank Herbert was born in Tacoma, but his family lived in Washington.",   # a contrast
+                  "Dune was written by Frank Herbert, who moved to Washington."):             # another relation
+        v = decide(reply, "Washington", "The author of 'Dune' was born in a city in what state?")
+        assert v is None or not v.correct, (reply, v)
+    v = decide("Buzz Aldrin, followed by Neil Armstrong.", "Neil Armstrong", "Who was the first person on the Moon?")
+    assert v is None or not v.correct, v
+
+
+def test_a_yes_no_question_answered_by_denying_its_predicate():
+    q = "Screening of carotid stenosis before bypass surgery. Is it always necessary?"
+    v = decide("It is not always necessary; selective screening of high-risk patients would do.", "no", q)
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "no"), v
+    assert not decide("It is not always necessary; selective screening would do.", "yes", q).correct
+    q = "Did the sales of the company change between the two reports?"
+    for reply in ("The reports did not give figures for the whole year.",          # not the question's claim
+                  "The sales did not change in May, but they did change in June.",  # a contrast
+                  "Sales may not have changed between the reports."):               # a hedge
+        v = decide(reply, "no", q)
+        assert v is None or v.method != "yes_no", (reply, v)
+
+
+def test_a_spelling_variant_of_a_long_word():
+    for reply, gold in [("Haematite.", "hematite"), ("He represented an unsolvable problem.",
+                                                    "He represented an unsolveable problem")]:
+        v = decide(reply, gold)
+        assert (v.correct, v.method) == (True, "folded"), (reply, v)
+    for reply, gold in [("Prussia", "Russia"),         # another first letter
+                        ("Rose", "Ross"),              # a short word
+                        ("Australia", "Austria"),      # more than one letter
+                        ("hematite ore", "hematite")]:  # another word count: for the other rules
+        v = decide(reply, gold)
+        assert v is None or v.method != "folded", (reply, v)

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from ..config import CheckerConfig
 from .choice import check_choice, check_options, extract_letter
+from .free_text import check_free_text
 from .judge import JudgeDecision, judge_answer, judge_messages, question_type
-from .text import best_f1, check_free_text, is_refusal, normalise_answer, numbers, token_f1
+from .text import best_f1, is_refusal, normalise_answer, numbers, token_f1
 from .verdict import METHODS, Verdict
 
 if TYPE_CHECKING:

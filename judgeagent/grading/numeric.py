@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .text import numbers
+
 # "about 370,000", "roughly 70%", "~300": the writer does not claim the exact value.
 _APPROXIMATE = re.compile(r"\b(?:about|around|approximately|approx|roughly|nearly|almost|some|circa|close\s+to|"
                           r"estimated|c)\b\.?|~|≈", re.IGNORECASE)
@@ -20,6 +22,24 @@ _NOT_UNITS = frozenset({"and", "or", "to", "in", "of", "the", "a", "an", "so", "
 
 _SCIENTIFIC = re.compile(r"\d\s*(?:[×x*]\s*10\s*(?:\^|\*\*)|e[+-]?\d)", re.IGNORECASE)
 """3 × 10^5, 3e5: notations `numbers` does not read."""
+
+
+_SCIENTIFIC_VALUE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:[×x*]\s*10\s*(?:\^|\*\*)\s*([+-]?\d+)|e([+-]?\d+))", re.IGNORECASE)
+# "a million", "half a million", "a quarter of a billion": a scale word with no digits before it.
+_SPOKEN = re.compile(r"\b(?:(half|quarter)\s+(?:of\s+)?)?an?\s+(hundred|thousand|million|billion|trillion)\b",
+                     re.IGNORECASE)
+_SPOKEN_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def values(text: str) -> set[float] | None:
+    """The values a text states for comparing magnitudes: `numbers`, plus spoken scales ("half a million") and
+    scientific notation ("3 × 10^5", "3e5"; then only those); None when scientific notation is not read."""
+    if _SCIENTIFIC.search(text):
+        found = {float(m) * 10 ** int(a or b) for m, a, b in _SCIENTIFIC_VALUE.findall(text)}
+        return found or None
+    spoken = {(0.5 if part == "half" else 0.25 if part else 1.0) * _SPOKEN_SCALES[scale.lower()]
+              for part, scale in ((p.lower(), s) for p, s in _SPOKEN.findall(text))}
+    return numbers(text) | spoken
 
 
 def is_approximate(text: str) -> bool:
@@ -60,7 +80,7 @@ def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float
     """Right when a reply number (of `stated`, the reply's) lies in the gold's range, or (either side
     approximate) within `TOLERANCE` of one of `wanted` (the gold's); wrong when every reply number misses by
     far more; None when units differ or nothing is stated."""
-    if not stated or not wanted or _SCIENTIFIC.search(reply) or _SCIENTIFIC.search(gold):
+    if not stated or not wanted:
         return None
     reply_unit, gold_unit = unit(reply), unit(gold)
     if reply_unit and gold_unit and reply_unit != gold_unit:
@@ -120,3 +140,21 @@ def period(text: str) -> Period | None:
         else:  # "the '60s", "the sixties": the twentieth century's unless said otherwise
             found.add(Period("decade", 1900 + (int(short) if short else _DECADE_WORDS[word.lower()])))
     return found.pop() if len(found) == 1 else None
+
+
+# --- days in dates ---------------------------------------------------------------------------------
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?={_MONTH}\b)|\b({_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                  rf"\b", re.IGNORECASE)
+"""The day in a date ("9 November 1989", "July 20"): a detail of a year or month answer, not another number."""
+
+
+def stated_numbers(reply: str, question: str = "") -> set[float]:
+    """The numbers a reply states beyond the question's, days of the month left out."""
+    return numbers(without_days(reply)) - numbers(question)
+
+
+def without_days(text: str) -> str:
+    return _DAY.sub(lambda m: f" {m.group(1) or ''} ", text)

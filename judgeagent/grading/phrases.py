@@ -45,6 +45,8 @@ def other_name_first(raw: str, known: set[str], gold: list[str]) -> bool:
     for k, token in enumerate(doc):
         word = _word(token.text)
         if word == gold[0] and [_word(t.text) for t in doc[k:k + len(gold)]] == gold:
+            if in_name:  # a name running into the gold is the gold's longer form: "Pallas Athena", "Sir Alexander"
+                names.pop()
             break  # only what comes before the gold
         if token.pos_ == "PROPN" and (k == 0 or previous in _SLOTS or in_name):
             if not in_name:

@@ -1,43 +1,36 @@
-"""Free-text answers decided without a model: matches that are safe to accept, mismatches that are
-certainly wrong, and None for everything a judge must read."""
+"""Answer text as the checker reads it: SQuAD normalisation (with CJK text a character a token), token F1,
+the numbers a text states, refusals, and accent folding. The rules that use these live in the `*_rules`
+modules, `yes_no` and `free_text`."""
 from __future__ import annotations
 
 import re
 import string
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from .forms import plain, stems, unhyphen
-from .numeric import compare_numbers, gold_range, is_approximate, period, unit
-from .phrases import CONTRAST, listed, other_name_first
-from .verdict import Verdict, empty
+from .forms import plain, unhyphen
 
 ANSWER_PREFIX = re.compile(
     r"^\s*(?:the\s+)?(?:final\s+|correct\s+)?answer\b\s*(?:is|would\s+be)?\s*[:\-]?\s*", re.IGNORECASE)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation + "‘’“”")
-_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "none", "isnt", "wasnt", "arent", "doesnt",
+NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "none", "isnt", "wasnt", "arent", "doesnt",
                         "didnt", "cannot", "cant"})
-_YES_NO = ("yes", "no", "maybe")
-# A yes/no word deep inside a long reply may belong to the reasoning ("there is no evidence ..."),
-# so beyond the first word only short replies are read this way.
-_YES_NO_SHORT = 12
-_YES_NO_HEDGE = re.compile(r"\b(yes|no|maybe) (?:or|and or) (?!\1\b)(yes|no|maybe)\b")
+YES_NO = ("yes", "no", "maybe")
 
 
 # Scripts written without spaces between words (CJK ideographs, kana, hangul): each character is one token,
 # as the Chinese reading-comprehension benchmarks (CMRC, DuReader) score F1. The `zh-core-web-sm` name on
 # the package index is an empty placeholder, and character tokens need no segmenter's dictionary.
-_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")
+CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")
 # What turns the CJK treatment on: those characters, CJK punctuation (U+3000-303F) and full-width forms.
 _CJK_ANY = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]")
 _CJK_PUNCTUATION = str.maketrans("", "", "，。、；：？！「」『』（）【】《》〈〉…—·～“”‘’﹁﹂〔〕")
 # "答案是 B" / "正确答案为：北京" / "最终答案: 3": the Chinese for "the (final/correct) answer is".
 ZH_ANSWER_PREFIX = re.compile(r"^\s*(?:所以|因此)?\s*(?:最终|正确)?的?答案\s*(?:是|为|应该是|应为)?\s*[:：]?\s*")
-_ZH_NEGATIONS = frozenset({"不", "没", "未", "非", "无"})
-_ZH_ALTERNATIVES = frozenset({"或"})
+ZH_NEGATIONS = frozenset({"不", "没", "未", "非", "无"})
+ZH_ALTERNATIVES = frozenset({"或"})
 """或 ("or", 或者): with text normalised a character a token, the hedge "北京或上海" shows as this token."""
 
 
@@ -73,7 +66,7 @@ def normalise_answer(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     text = text.lower().translate(_PUNCTUATION)
     if cjk:
-        text = _CJK.sub(r" \1 ", text.translate(_CJK_PUNCTUATION))
+        text = CJK.sub(r" \1 ", text.translate(_CJK_PUNCTUATION))
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
@@ -92,8 +85,6 @@ def token_f1(prediction: str, gold: str) -> float:
 def best_f1(prediction: str, golds: Sequence[str]) -> float:
     return max(token_f1(prediction, g) for g in golds)
 
-
-# --- numbers ------------------------------------------------------------------------------------------
 
 _UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
@@ -114,7 +105,7 @@ def numbers(text: str) -> set[float]:
     written either way still matches.
     """
     if has_cjk(text):  # "答案是18元": a CJK character is a word character, so set the digits apart
-        text = _CJK.sub(r" \1 ", unicodedata.normalize("NFKC", text))
+        text = CJK.sub(r" \1 ", unicodedata.normalize("NFKC", text))
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     found: set[float] = set()
     for value, scale in _NUMERAL.findall(text):
@@ -130,8 +121,6 @@ def numbers(text: str) -> set[float]:
             found.add(value * _SCALES[scale.group(1).lower()])
     return found
 
-
-# --- refusals -----------------------------------------------------------------------------------------
 
 _REFUSAL = re.compile(
     r"^\W*(?:(?:sorry|unfortunately)\W+)?(?:"
@@ -167,426 +156,9 @@ def is_refusal(text: str) -> bool:
                 and len(text.split()) <= _MAX_REFUSAL_WORDS)
 
 
-# --- the deterministic checker ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A free-text reply, normalised once for all rules."""
-
-    raw: str
-    text: str
-    """Normalised, with a leading "The answer is" removed."""
-    first: str
-    """The normalised first sentence (models are asked to give the answer first)."""
-
-    @classmethod
-    def of(cls, raw: str) -> Reply:
-        body = ANSWER_PREFIX.sub("", raw.strip())
-        if has_cjk(body):
-            body = ZH_ANSWER_PREFIX.sub("", body)
-            first = re.split(r"\n|(?<=[。！？!?])", body, maxsplit=1)[0]
-        else:
-            first = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\n", body, maxsplit=1)[0]
-        return cls(raw, normalise_answer(body), normalise_answer(first))
-
-
-def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: float = 0.8, *,
-                    question: str = "", others: Collection[str] = ()) -> Verdict | None:
-    """Decide a free-text answer without a model when that is safe; None leaves it to the judge.
-
-    `gold` is one answer or a list of acceptable ones. `others` are the normalised golds of other
-    items (and other options): a reply that is only one of them is wrong. Rules run from the most
-    certain to the least; each decision names its rule (`Verdict.method`).
-    """
-    if not answer_text or not answer_text.strip():
-        return empty()
-    golds = [g for g in ([gold] if isinstance(gold, str) else list(gold)) if normalise_answer(g)]
-    if not golds:
-        return None
-    reply = Reply.of(answer_text)
-    case = Case(reply, golds, [normalise_answer(g) for g in golds], best_f1(reply.text, golds), f1_threshold,
-                question, others)
-    if reply.text in case.refs:
-        return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
-    for rule in (_uncertain, _refusal, _yes_no, _folded, _contained, _same_number, _periods, _numbers_compared, _number_mismatch,
-                 _other_answer, _f1, _restated, _choice, _acronym, _name_part, _phrase, _word_form):
-        verdict = rule(case)
-        if verdict is not None:
-            return verdict
-    return None
-
-
-@dataclass(frozen=True)
-class Case:
-    """What every rule reads: the reply, the golds (raw and normalised) and the settings."""
-
-    reply: Reply
-    golds: list[str]
-    refs: list[str]
-    score: float
-    """Best token F1 of the reply with a gold."""
-    threshold: float
-    question: str
-    others: Collection[str]
-
-
-Rule = Verdict | None
-
-
-def _refusal(case: Case) -> Rule:
-    reply, refs, score = case.reply, case.refs, case.score
-    gold_refuses = any(is_refusal(r) or r in ("unknown", "none") for r in refs)
-    if not is_refusal(reply.raw):
-        return None
-    if gold_refuses:
-        return Verdict(True, "refusal", reply.text, score, "declines to answer, as the gold does")
-    return Verdict(False, "refusal", reply.text, score, "declines to answer")
-
-
-def _yes_no(case: Case) -> Rule:
-    reply, refs = case.reply, case.refs
-    ref = refs[0]
-    if ref not in _YES_NO:
-        return None
-    words = reply.text.split()
-    said = next((w for w in words if w in _YES_NO), None)
-    if said is None or (words[0] != said and len(words) > _YES_NO_SHORT):
-        return None
-    hedge = _YES_NO_HEDGE.search(reply.text)
-    if hedge:
-        return Verdict(False, "yes_no", hedge.group(0), None, f"hedges between answers ({hedge.group(0)!r})")
-    return Verdict(said in refs, "yes_no", said, None, f"answered {said!r}, gold {ref!r}")
-
-
-def _contained(case: Case) -> Rule:
-    """The gold as a phrase in a short reply, or as the subject or the conclusion of the first sentence.
-
-    Not when the gold is already in the question (a reply restating the question contains it), nor
-    in a negated reply ("not X"), a hedge ("X or Y") or an enumeration ("X, Y and Z").
-    """
-    reply, score = case.reply, case.score
-    asked = f" {normalise_answer(case.question)} "
-    for gold, ref in zip(case.golds, case.refs):
-        if f" {ref} " in asked:
-            continue
-        short = len(reply.text.split()) <= 2 * len(ref.split()) + 3
-        if short and f" {ref} " in f" {reply.text} " and _plain(reply.text, ref):
-            if not _guarded(case, reply.text.split(), ref.split(), gold):
-                return Verdict(True, "exact", reply.text, score, "the short reply states the gold answer")
-        elif _leads_or_concludes(reply, ref) and _plain(reply.first, ref):
-            if not _guarded(case, reply.first.split(), ref.split(), gold):
-                return Verdict(True, "exact", reply.first, score, "the first sentence states the gold answer")
-    return None
-
-
-# Words after which the end of a sentence is what it asserts: "... was Neil Armstrong", "... in 2016".
-_COPULAS = frozenset(["is", "was", "are", "were", "be", "been", "called", "named", "by", "as", "in", "on", "at", "from", "to", "of",
-                      "是", "为", "在", "于", "叫"])
-
-
-def _leads_or_concludes(reply: Reply, ref: str) -> bool:
-    words, gold = reply.first.split(), ref.split()
-    if len(words) > 30 or len(words) <= len(gold):
-        return False
-    if words[: len(gold)] == gold:
-        listed = re.match(rf"\W*{_loose(ref)}\s*(?:,|;|\band\b|\bor\b|&)", reply.raw, re.IGNORECASE)
-        return listed is None and words[len(gold)] not in ("and", "or", "nor")
-    return words[-len(gold):] == gold and words[-len(gold) - 1] in _COPULAS and "," not in reply.raw.split(".")[0]
-
-
-def _loose(ref: str) -> str:
-    """A pattern for the normalised gold in raw text (any punctuation or article between its words)."""
-    return r"(?:the\s+|an?\s+)?" + r"\W+".join(re.escape(w) for w in ref.split())
-
-
-def _plain(span: str, ref: str) -> bool:
-    """No negation and no alternative ("or", "either") beyond the gold's own words."""
-    extra = set(span.split()) - set(ref.split())
-    return not extra & (_NEGATIONS | _ZH_NEGATIONS | _ZH_ALTERNATIVES | {"or", "either"})
-
-
-def _same_number(case: Case) -> Rule:
-    """A reply that is just a number, equal to a gold that is just a number ("3" for "three")."""
-    if len(case.reply.text.split()) > 4:
-        return None
-    stated = numbers(case.reply.raw)
-    for gold, ref in zip(case.golds, case.refs):
-        if (len(ref.split()) <= 3 and stated and stated == numbers(gold) and _only_number(ref, case.reply.text)
-                and not _not_comparable(case.reply.raw, [gold])):
-            return Verdict(True, "exact", case.reply.text, case.score, "states the gold's number")
-    return None
-
-
-_APPROX_WORDS = frozenset({"about", "around", "approximately", "roughly", "nearly", "some", "circa"})
-
-
-def _only_number(ref: str, reply: str) -> bool:
-    """Every gold word the reply lacks is a number, its unit or "about": not "Unlimited six-year terms" for
-    "six years", nor "late 1968" for "September 1968"."""
-    words, said = ref.split(), set(reply.split())
-    for k, word in enumerate(words):
-        is_number = bool(numbers(word))
-        after_number = k > 0 and bool(numbers(words[k - 1]))
-        if word not in said and not is_number and not after_number and word not in _APPROX_WORDS:
-            return False
-    return True
-
-
-# A period ("19th century", "the 1800s", "the '90s") names a span, not the number it is written with.
-_PERIOD = re.compile(r"\b(?:centur(?:y|ies)|millenni(?:um|a)|decades?)\b|\d0'?s\b|'\d0s\b", re.IGNORECASE)
-
-
-def _number_mismatch(case: Case) -> Rule:
-    reply, score = case.reply, case.score
-    if _PERIOD.search(reply.raw) or any(_PERIOD.search(g) for g in case.golds):
-        return None  # "1800s" is the 19th century: spans are compared by the judge
-    wanted = set().union(*(numbers(g) for g in case.golds))
-    stated = numbers(reply.raw)
-    if not wanted or not stated or wanted & stated or _not_comparable(reply.raw, case.golds):
-        return None
-    shown = ", ".join(f"{n:g}" for n in sorted(stated)[:4])
-    return Verdict(False, "number_mismatch", reply.text, score,
-                   f"states {shown}; the gold's number is {', '.join(f'{n:g}' for n in sorted(wanted))}")
-
-
-def _not_comparable(reply: str, golds: Sequence[str]) -> bool:
-    """A gold range or approximate number (`numbers_compared` decides those), or units that differ."""
-    if any(gold_range(g) or is_approximate(g) for g in golds) or is_approximate(reply):
-        return True
-    said = unit(reply)
-    return said is not None and any(unit(g) not in (None, said) for g in golds)
-
-
-def _other_answer(case: Case) -> Rule:
-    """The reply is another item's gold (or another option), or names one of them and nothing of the gold."""
-    reply, refs, score, others = case.reply, case.refs, case.score, case.others
-    if not others or all(r in _YES_NO for r in refs):
-        return None  # a statement answering a yes/no question is no other item's answer
-    gold_words = set().union(*(r.split() for r in refs))
-    for other in others:
-        if not other or other in refs:
-            continue
-        if token_f1(reply.text, other) <= score:
-            continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
-        short = len(reply.text.split()) <= len(other.split()) + 3
-        if reply.text == other or (short and f" {other} " in f" {reply.text} "
-                                   and not gold_words & set(reply.text.split())):
-            return Verdict(False, "other_answer", reply.text, score, f"answers {other!r}, another item's answer")
-    return None
-
-
-def _f1(case: Case) -> Rule:
-    extra = set(case.reply.text.split()) - set().union(*(r.split() for r in case.refs))
-    if case.score >= case.threshold and not (_NEGATIONS | _ZH_NEGATIONS) & extra:
-        return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
-    return None
-
-
 # --- issue 30: accents, phrases inside longer replies, word forms, ranges, approximate numbers, periods ---
 
 def fold(text: str) -> str:
     """`normalise_answer` after folding accents and ligatures ("Dáin" -> "dain") and reading hyphens as
     spaces ("Jean-Pierre" -> "jean pierre")."""
     return normalise_answer(unhyphen(plain(text.lower())))
-
-
-def _folded(case: Case) -> Rule:
-    """The reply is a gold once accents and hyphens are folded ("Antonin Dvorak" for "Antonín Dvořák")."""
-    reply = fold(case.reply.text)
-    if any(reply == fold(g) for g in case.golds):
-        return Verdict(True, "folded", reply, case.score, "the gold answer, up to accents and hyphens")
-    return None
-
-
-_LONGEST = 60
-"""Words; in a longer reply (an essay) no rule picks out the answer."""
-
-
-def _phrase(case: Case) -> Rule:
-    """The gold as a whole phrase in a longer reply that names no other candidate and denies nothing."""
-    words = fold(case.reply.raw).split()
-    if len(words) > _LONGEST or len(words) < 2:
-        return None
-    asked, text = f" {fold(case.question)} ", f" {' '.join(words)} "
-    for gold in case.golds:
-        ref = fold(gold)
-        if len(ref) < 3 or ref in _YES_NO or f" {ref} " in asked or f" {ref} " not in text:
-            continue
-        if _guarded(case, words, ref.split(), gold):
-            return None
-        return Verdict(True, "phrase", ref, case.score, "the reply states the gold as a whole phrase")
-    return None
-
-
-def _guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> bool:
-    """A contrast word, a list around the gold, another item's gold, numbers beyond the gold's, or another
-    name asserted before the gold ("Croatia won the final against France")."""
-    if set(words) - set(gold) & (_NEGATIONS | _ZH_NEGATIONS | _ZH_ALTERNATIVES | CONTRAST) or listed(case.reply.raw, gold):
-        return True
-    text = f" {' '.join(words)} "
-    if any(f" {o} " in text and not set(o.split()) & set(gold) for o in map(fold, case.others) if o):
-        return True
-    wanted = numbers(raw_gold)
-    if wanted and numbers(case.reply.raw) - numbers(case.question) != wanted:
-        return True
-    if has_cjk(case.reply.raw):  # the English pipeline reads no names in Chinese text ("中国" would be one)
-        return False
-    return other_name_first(case.reply.raw, set(gold) | set(fold(case.question).split()), gold)
-
-
-def _word_form(case: Case) -> Rule:
-    """A short reply whose content words are the gold's in other forms ("sharecroppers" for "Sharecropping")."""
-    words = fold(case.reply.raw).split()
-    asked = f" {fold(case.question)} "
-    for gold in case.golds:
-        ref = fold(gold)
-        if not ref or ref in _YES_NO or numbers(gold) or f" {ref} " in asked:
-            continue
-        if len(words) > 2 * len(ref.split()) + 6 or _guarded(case, words, ref.split(), gold):
-            continue
-        wanted, said = stems(gold), stems(case.reply.raw)
-        if wanted and set(wanted) <= set(said):
-            return Verdict(True, "word_form", " ".join(said), case.score, "the gold's words in other forms")
-    return None
-
-
-def _numbers_compared(case: Case) -> Rule:
-    """A number inside the gold's range, or near an approximate gold ("about 375,000" for "about 370,000")."""
-    if len(case.reply.text.split()) > 25:
-        return None
-    stated = numbers(case.reply.raw)
-    for gold in case.golds:
-        found = compare_numbers(case.reply.raw, gold, stated, numbers(gold))
-        if found is not None and found.correct:
-            return Verdict(True, "number_range", case.reply.text, case.score, found.reason)
-    found = compare_numbers(case.reply.raw, case.golds[0], stated, numbers(case.golds[0]))
-    if found is not None and len(case.golds) == 1:
-        return Verdict(False, "number_range", case.reply.text, case.score, found.reason)
-    return None
-
-
-def _periods(case: Case) -> Rule:
-    """A century or decade for a gold century or decade, however each is written ("the 1400s", "15th century")."""
-    if len(case.reply.text.split()) > 8:
-        return None
-    said = period(case.reply.raw)
-    if said is None:
-        return None
-    wanted = [p for p in map(period, case.golds) if p is not None and p.kind == said.kind]
-    if not wanted:
-        return None  # a decade for a century, or a period for a year: for a judge
-    return Verdict(said in wanted, "period", case.reply.text, case.score,
-                   f"names the {said.kind} {said.value}, the gold's is {wanted[0].value}")
-
-
-# "Possibly.", "It is unclear whether ...", "It is uncertain": the reply commits to "maybe".
-_UNCERTAIN = re.compile(r"^\W*(?:possibly|perhaps|uncertain|unclear|it\s+is\s+(?:uncertain|unclear|not\s+clear)|"
-                        r"it'?s\s+(?:uncertain|unclear|not\s+clear)|(?:the\s+)?evidence\s+is\s+(?:mixed|inconclusive|"
-                        r"unclear|limited))\b", re.IGNORECASE)
-
-
-def _uncertain(case: Case) -> Rule:
-    """For a yes/no/maybe gold, a reply that opens uncertain and says neither yes nor no commits to "maybe"."""
-    if case.refs[0] not in _YES_NO or not _UNCERTAIN.match(case.reply.raw):
-        return None
-    if {"yes", "no"} & set(case.reply.first.split()):
-        return None
-    return Verdict(case.refs[0] == "maybe", "yes_no", "maybe", None, f"answered 'maybe', gold {case.refs[0]!r}")
-
-
-_CONNECTORS = frozenset({"of", "and", "for", "the", "de", "von", "van", "da", "del", "la", "le"})
-
-
-def _acronym(case: Case) -> Rule:
-    """The gold's initials for the gold ("JPL" for "Jet Propulsion Laboratory", "SBF" for "Sam Bankman-Fried"),
-    or the gold spelled out for a gold acronym: the acronym written in capitals."""
-    raw = re.sub(r"[^\w\s]", "", plain(case.reply.raw)).strip()
-    for gold in case.golds:
-        short, long = (raw, gold) if raw.isupper() else (re.sub(r"[^\w\s]", "", gold).strip(), case.reply.raw)
-        if not (short.isupper() and 2 <= len(short) <= 8 and " " not in short):
-            continue
-        words = [w for w in fold(long).split()]
-        full = "".join(w[0] for w in words)
-        content = "".join(w[0] for w in words if w not in _CONNECTORS)
-        if len(words) >= 2 and short.lower() in (full, content):
-            return Verdict(True, "acronym", fold(case.reply.raw), case.score, "the gold's initials, or the gold spelled out")
-    return None
-
-
-_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor"})
-_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
-_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE)
-
-
-def _name_part(case: Case) -> Rule:
-    """For a "who" question, part of the gold person's name that keeps the surname ("Telemann", "Richard Bach",
-    "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar"), when no other item's gold shares that surname."""
-    if not _WHO.search(case.question):
-        return None
-    said = [w for w in fold(case.reply.raw).split() if w not in _TITLES]
-    asked = set(fold(case.question).split())
-    for gold in case.golds:
-        if "," in gold or numbers(gold):
-            continue
-        name = [w for w in fold(gold).split() if w not in _SUFFIXES]
-        if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked:
-            continue
-        if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
-                and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
-            return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
-    return None
-
-
-_FILLER = frozenset({"is", "was", "are", "were", "be", "been", "it", "its", "one", "that", "this", "which", "who",
-                     "answer", "so", "more", "most", "than", "of", "in", "on", "by", "to", "at", "has", "had", "have"})
-
-
-def _choice(case: Case) -> Rule:
-    """A question that offers two candidates ("Who is older, Sid Haig or Vic Darchinyan?"), answered by naming
-    one of them in the question's own words: right for the gold's, wrong for the other."""
-    asked = fold(case.question).split()
-    if asked.count("or") != 1:
-        return None
-    k = asked.index("or")
-    if k == 0 or k == len(asked) - 1:
-        return None
-    left, right = asked[k - 1], asked[-1]  # each candidate's last word: "haig", "darchinyan"
-    words = fold(case.reply.raw).split()
-    gold_words = {w for g in case.golds for w in fold(g).split()}
-    if set(words) - set(asked) - gold_words - _FILLER or set(words) & (_NEGATIONS | CONTRAST):
-        return None  # words the question does not use ("younger", "born in 1939"): for a judge
-    sides = [w for w in (left, right) if w in gold_words]
-    if len(sides) != 1 or left == right:
-        return None
-    mine, other = sides[0], right if sides[0] == left else left
-    if (mine in words) == (other in words):
-        return None
-    return Verdict(mine in words, "choice", " ".join(words), case.score,
-                   f"names the question's {'gold' if mine in words else 'other'} candidate")
-
-
-_ASKS_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.IGNORECASE)
-_RESTATED = 0.8
-"""Share of the question's content words (as stems) a reply must repeat to count as restating it."""
-_HEDGES = frozenset({"while", "whereas", "although", "though", "but", "however", "may", "might", "could", "some",
-                     "partly", "partially", "only", "unclear", "uncertain", "depends", "depending", "hard"})
-
-
-def _restated(case: Case) -> Rule:
-    """A yes/no question answered by restating its claim: as asked is "yes", with one added negation "no"
-    ("Both magazines are British publications." for "Are both magazines British publications?")."""
-    if case.refs[0] not in ("yes", "no") or not _ASKS_YES_NO.match(case.question):
-        return None
-    words = set(fold(case.reply.raw).split())
-    asked_words = set(fold(case.question).split())
-    if words & (_HEDGES | {"yes", "no", "maybe", "or", "either"}) or len(words) > 40:
-        return None
-    negated = (words - asked_words) & _NEGATIONS
-    if asked_words & _NEGATIONS or len(negated) > 1:
-        return None
-    asked = set(stems(case.question))
-    if not asked or len(asked & set(stems(case.reply.raw))) < _RESTATED * len(asked):
-        return None
-    said = "no" if negated else "yes"
-    return Verdict(said == case.refs[0], "yes_no", said, None, f"restates the question's claim ({said}), gold {case.refs[0]!r}")

@@ -1,0 +1,66 @@
+"""Free-text answers decided without a model: matches that are safe to accept, mismatches that are
+certainly wrong, and None for everything a judge must read. The rules run in one order, most certain first."""
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from .case import Case, Reply, Rule
+from .name_rules import acronym, kind_dropped, name_part
+from .number_rules import number_mismatch, numbers_compared, periods, same_number, stated_number
+from .phrase_rules import (
+    contained,
+    corrected,
+    folded,
+    other_answer,
+    phrase,
+    spelled,
+    two_candidates,
+    word_form,
+)
+from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer
+from .verdict import Verdict, empty
+from .yes_no import denied, restated, uncertain, yes_no_word
+
+
+def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: float = 0.8, *,
+                    question: str = "", others: Collection[str] = ()) -> Verdict | None:
+    """Decide a free-text answer without a model when that is safe; None leaves it to the judge.
+
+    `gold` is one answer or a list of acceptable ones. `others` are the normalised golds of other
+    items (and other options): a reply that is only one of them is wrong. Rules run from the most
+    certain to the least; each decision names its rule (`Verdict.method`).
+    """
+    if not answer_text or not answer_text.strip():
+        return empty()
+    golds = [g for g in ([gold] if isinstance(gold, str) else list(gold)) if normalise_answer(g)]
+    if not golds:
+        return None
+    reply = Reply.of(answer_text)
+    case = Case(reply, golds, [normalise_answer(g) for g in golds], best_f1(reply.text, golds), f1_threshold,
+                question, others)
+    if reply.text in case.refs:
+        return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
+    for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,
+                 other_answer, _f1, restated, denied, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
+                 kind_dropped, spelled):
+        verdict = rule(case)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _refusal(case: Case) -> Rule:
+    reply, refs, score = case.reply, case.refs, case.score
+    gold_refuses = any(is_refusal(r) or r in ("unknown", "none") for r in refs)
+    if not is_refusal(reply.raw):
+        return None
+    if gold_refuses:
+        return Verdict(True, "refusal", reply.text, score, "declines to answer, as the gold does")
+    return Verdict(False, "refusal", reply.text, score, "declines to answer")
+
+
+def _f1(case: Case) -> Rule:
+    extra = set(case.reply.text.split()) - set().union(*(r.split() for r in case.refs))
+    if case.score >= case.threshold and not (NEGATIONS | ZH_NEGATIONS) & extra:
+        return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
+    return None
