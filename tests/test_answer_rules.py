@@ -477,6 +477,10 @@ def test_a_spelling_variant_of_a_long_word():
     for reply, gold in [("Prussia", "Russia"),         # another first letter
                         ("Rose", "Ross"),              # a short word
                         ("Australia", "Austria"),      # more than one letter
-                        ("hematite ore", "hematite")]:  # another word count: for the other rules
+                        ("hematite ore", "hematite"),  # another word count: for the other rules
+                        ("chloride", "chlorine"),      # a changed letter: another compound
+                        ("Colombia", "Columbia"),
+                        ("Johnston", "Johnson"),       # a consonant: another name
+                        ("Christiana", "Christian")]:  # a letter at the end
         v = decide(reply, gold)
         assert v is None or v.method != "folded", (reply, v)

@@ -97,27 +97,30 @@ def folded(case: Case) -> Rule:
 
 
 _SPELLED = 7
-"""Letters a word needs before one changed, added or dropped letter counts as a spelling ("haematite" for
-"hematite"); shorter words are other words too often ("Ross", "Rose")."""
+"""Letters a word needs before one added or dropped vowel counts as a spelling ("haematite" for "hematite");
+shorter words are other words too often."""
 
 
 def spelled(case: Case) -> Rule:
-    """The reply is a gold word for word, up to one letter in long words with the same first letter ("Haematite."
-    for "hematite", "an unsolvable problem" for "an unsolveable problem")."""
+    """The reply is a gold word for word, up to one vowel added or dropped inside a long word ("Haematite."
+    for "hematite", "an unsolvable problem" for "an unsolveable problem"). A changed letter is another word
+    too often ("chloride", "chlorine"; "sulfite", "sulfate"; "Colombia", "Columbia"), and so is a letter
+    at either end ("Christiana") or a consonant ("Johnston", "Johnson")."""
     said = fold(case.reply.text).split()
     for gold in case.golds:
         ref = fold(gold).split()
-        if len(ref) == len(said) and said != ref and all(a == b or _one_letter(a, b) for a, b in zip(said, ref)):
+        if len(ref) == len(said) and said != ref and all(a == b or _one_vowel(a, b) for a, b in zip(said, ref)):
             return Verdict(True, "folded", " ".join(said), case.score, "the gold answer, up to a spelling variant")
     return None
 
 
-def _one_letter(a: str, b: str) -> bool:
-    """`a` and `b` are long words with the same first letter that differ by one letter changed, added or dropped."""
-    if min(len(a), len(b)) < _SPELLED or a[0] != b[0] or abs(len(a) - len(b)) > 1 or a.isdigit() or b.isdigit():
+def _one_vowel(a: str, b: str) -> bool:
+    """One of `a` and `b` is the other, at least _SPELLED letters long, with one vowel added inside it."""
+    short, long = sorted((a, b), key=len)
+    if len(short) < _SPELLED or len(long) != len(short) + 1 or short.isdigit():
         return False
-    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return a[k + 1:] == b[k + 1:] or a[k + 1:] == b[k:] or a[k:] == b[k + 1:]
+    k = next((i for i, (x, y) in enumerate(zip(short, long)) if x != y), len(short))
+    return 0 < k < len(short) and long[k] in "aeiou" and long[:k] + long[k + 1:] == short
 
 
 LONGEST = 60
