@@ -210,6 +210,10 @@ class Protocol(ABC):
         if self.needs_graph(request.config) and request.graph is None:
             raise JudgeAgentError(f"protocol {self.name} needs a graph: give --graph")
 
+    def preload(self, request: RunRequest) -> None:
+        """Start, on a background thread, loading what `prepare` will need (a pipeline, an encoder), so that it
+        loads while the models' servers start. Returns at once; `prepare` waits for what is not loaded yet."""
+
     def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
         """What identifies a run (hashed into `config_id` and the folder name): same payload, same run.
 

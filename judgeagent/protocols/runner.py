@@ -65,6 +65,11 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
                 pass  # episode is there, so nothing is asked again), and finishing writes it (and the report) anew
         resumed = len(run.records) > 0
         log = RowLog(run, EPISODES_FILE, "episode")
+        # Slow loads begin now, on their own threads, while the models' servers start: none then stalls the loop.
+        from ..grading.forms import preload
+
+        preload()
+        protocol.preload(request)
         with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,
                         journal=run.folder, max_cost=request.max_cost) as roles:
             ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,

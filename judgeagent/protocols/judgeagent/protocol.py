@@ -18,7 +18,9 @@ the code before the port (tests/make_judgeagent_reference.py).
 """
 from __future__ import annotations
 
+import json
 import platform
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import metadata
@@ -95,6 +97,13 @@ class JudgeAgentProtocol(Protocol):
         size = config.batch_size
         return [Episode(f"batch-{b}", tuple(benchmark.items[i:i + size]), b)
                 for b, i in enumerate(range(0, len(benchmark.items), size))]
+
+    def preload(self, request: RunRequest) -> None:
+        graph, config = request.graph, request.config
+        if _sampler_needed(graph, config):
+            import threading
+
+            threading.Thread(target=_question_models_of, args=(graph,), name="question-models", daemon=True).start()
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
@@ -183,15 +192,26 @@ def _feature_store(request: Any) -> Any:
 
 
 def _sampler(graph: ContextGraph | None, config: EvalConfig, store: Any = None) -> Any:
-    # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
-    if graph is None or not config.extension or graph.n_entities == 0:
+    if not _sampler_needed(graph, config):
         return None
-    import json
-
     from ...graph.sample import PathSampler
 
-    config_json = json.dumps(graph.manifest["config"]["entities"], sort_keys=True)
-    return PathSampler(graph, *_question_models(config_json, graph.manifest["embedding"]["model"]), store=store)
+    assert graph is not None
+    return PathSampler(graph, *_question_models_of(graph), store=store)
+
+
+def _sampler_needed(graph: ContextGraph | None, config: EvalConfig) -> bool:
+    # With --no-graph too: the sampler's encoder measures how on topic the random chunks are.
+    return graph is not None and config.extension and graph.n_entities > 0
+
+
+_loading = threading.Lock()
+
+
+def _question_models_of(graph: ContextGraph) -> tuple[Any, Any]:
+    with _loading:  # one load, whichever thread asks first (`preload`'s or `prepare`'s)
+        return _question_models(json.dumps(graph.manifest["config"]["entities"], sort_keys=True),
+                                graph.manifest["embedding"]["model"])
 
 
 @lru_cache(maxsize=2)
@@ -199,8 +219,6 @@ def _question_models(entity_config: str, embedding_model: str) -> tuple[Any, Any
     """spaCy and the encoder for the batches' questions, loaded once per process (seconds each, which
     the first batch would wait for): `validate` after `evaluate`, or a benchmark's runs, reuse them.
     The encoder serialises its own calls; spaCy runs on one run's `reader` thread."""
-    import json
-
     from ...config import EntityConfig
     from ...embedding import Encoder
     from ...entities import SpacyExtractor
