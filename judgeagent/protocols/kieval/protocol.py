@@ -88,6 +88,8 @@ class KIEvalProtocol(Protocol):
         return sections(summary)
 
     def report_extras(self, folder: Path) -> list[Section]:
+        if not any(Path(folder).glob("rescore-*.json")):  # the usual case: no rescore, no scipy import (~1 s)
+            return []
         from .rescore import agreement_section
 
         section = agreement_section(folder)
