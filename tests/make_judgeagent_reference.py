@@ -19,6 +19,10 @@ the code of issue 29 (entity specificity), which changes path selection by desig
 weight, generic concepts no seeds and weaker hops. That re-capture changed the extension rows (12 of
 12: other paths, so other questions), 7 of 32 verdicts (extension ones only; the 20 base verdicts and
 validation are the same), batches 0 and 3's tier trajectories and the overall score (0.75 -> 0.703).
+Written a third time by issue 29's second pass, which again changes paths by design (each path drawn from
+a pool of the best walks, hops linked through the question): the extension rows changed (12 of 12), 8 of
+32 verdicts (extension ones only; base verdicts, validation and its intervals are the same), the tier
+trajectories of batches 0 and 3 (0 stays medium, 3 goes easy), the overall score stayed 0.703.
 It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations

@@ -80,10 +80,14 @@ def test_hops_follow_links_and_explanation_matches_the_path(hotpot_graph, extrac
         q_vec = encoder.encode([question])[0]
         best = float((g.chunk_vectors @ q_vec).max())
         labels = {m.surface: m.label for m in extractor.extract([question])[0]}
+        # Linked through the question (issue 29): the nodes it names, and its best chunk's entities.
+        through = {g.entity_row[m.name] for m in extractor.extract([question])[0] if m.name in g.entity_row}
+        best_chunk = int((g.chunk_vectors @ q_vec).argmax())
+        through |= {e for e in range(g.n_entities) if best_chunk in set(g.chunks_of(e).tolist())}
         for seed in range(3):
             path = sampler.sample(question, hops=3, seed=seed)
             for prev, nxt in zip(path.entity_ids, path.entity_ids[1:]):
-                assert nxt in set(g.neighbours(prev).tolist())
+                assert nxt in set(g.neighbours(prev).tolist()) | through
             for entity, chunk_id in zip(path.entity_ids, path.chunk_ids):
                 assert g.chunk_row[chunk_id] in set(g.chunks_of(entity).tolist())
             expected = [float(g.chunk_vectors[g.chunk_row[c]] @ q_vec) for c in path.chunk_ids]

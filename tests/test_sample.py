@@ -1,7 +1,7 @@
 import pytest
 
 from judgeagent import JudgeAgentError, build_graph, sample_path
-from judgeagent.graph.sample import PathSampler
+from judgeagent.graph.sample import FIT_MARGIN, PathSampler
 
 QUESTIONS = [
     "What institution has the power to influence global financial markets with its interest rate decisions?",
@@ -111,3 +111,38 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
     # Other texts are not in the store: they are computed (here refused), never answered from another list.
     with pytest.raises(AssertionError, match="ran although"):
         again.sample(QUESTIONS[:1], hops=3, seed=0)
+
+
+def test_a_question_links_the_things_it_names(tmp_path):
+    """Two documents with no entity in common: a question naming both links them (issue 29: a comparison
+    question's second paragraph was out of a walk's reach), so the path reaches the other instead of
+    stopping (a question naming one of them still stops: the test above)."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "Zanzibar."}\n{"doc_id": "b", "text": "Madagascar."}\n')
+    graph = build_graph(corpus, tmp_path / "g")
+    for seed in range(3):
+        path = sample_path(graph, "Is Zanzibar bigger than Madagascar?", hops=3, seed=seed)
+        assert sorted(path.entities) == ["madagascar", "zanzibar"]
+        assert path.stopped_early  # two entities, three hops asked: nothing else is linked
+
+
+def test_a_far_seed_can_reach_the_questions_best_chunk(tmp_path, extractor, encoder):
+    """A seed whose chunk is well below the question's best chunk (a bridge entity) is linked to the
+    entities of that chunk through the question (issue 29), though no document links them."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "Zanzibar is an island. Its farms grow cloves, nutmeg and cinnamon for export."}\n'
+                      '{"doc_id": "b", "text": "Each year the great wildebeest migration crosses the Mara River, '
+                      'where crocodiles wait."}\n'
+                      '{"doc_id": "c", "text": "Kilimanjaro is the highest mountain in Africa."}\n')
+    graph = build_graph(corpus, tmp_path / "g")
+    sampler = PathSampler(graph, extractor, encoder)
+    question = "Which animals does a traveller from Zanzibar see crossing a river each year?"
+    options = sampler.seed_options(question)[0]
+    position = [o["entity"] for o in options].index("zanzibar")
+    fits = encoder.encode([question])[0] @ graph.chunk_vectors.T
+    assert options[position]["fit"] < fits.max() - FIT_MARGIN  # the rule's case: a far seed
+    best = graph.chunk_ids[int(fits.argmax())]
+    linked = {graph.chunk_ids[c] for e in graph.neighbours(graph.entity_row["zanzibar"]) for c in graph.chunks_of(e)}
+    assert best not in linked  # no link in the graph reaches it
+    path = sampler.sample(question, hops=2, seed=0, start=position)
+    assert path.entities[0] == "zanzibar" and path.chunk_ids[1] == best and not path.stopped_early

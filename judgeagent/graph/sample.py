@@ -35,8 +35,20 @@ GENERIC_HOP = 0.2
 links anything to anything ("way" took a path about Rosetta to the Curiosity rover)."""
 LINK_WEIGHT = 0.5
 """How much a link's best shared chunk (its similarity to the question) adds to a neighbour's score."""
-SEEN_DOC = 1.0
-"""Taken off the similarity of a chunk whose document is on the path already (twice if the chunk is)."""
+WIDEN = 5
+"""Each walk of a path's pool is extended by its WIDEN * `candidates` best next steps before the best walks
+are kept: a wide search, so that the pool holds the best walks and not the first ones found."""
+BEAM = 2
+"""Before the last hop, at most BEAM * `candidates` walks are extended (the best): long paths stay cheap."""
+SEEN_DOC = 0.1
+"""Taken off the similarity of a chunk whose document is on the path already: another chunk of a
+document the question needs can beat a weak chunk of a new one (issue 29: on MultiHop-RAG, whose articles
+have many chunks, three chunks from three documents capped the share from supporting documents near
+0.42, where the question's top 3 chunks reach 0.55). Measured on MultiHop-RAG medium (chunks from support
+/ documents per path): 1.0 0.42/3.00, 0.1 0.46/2.81, 0.05 0.48/2.65, 0 0.50/2.38 (below the 2.5 floor)."""
+ON_PATH = 2.0
+"""Taken off the similarity of a chunk on the path already: it is taken again only by an entity that has
+no other chunk (and then adds no text)."""
 
 
 @dataclass(frozen=True)
@@ -82,12 +94,24 @@ class _Seed:
 
 
 @dataclass(frozen=True)
+class _Walk:
+    """A path being built: entity and chunk rows, and the sum of its hops' scores."""
+
+    entities: tuple[int, ...]
+    chunks: tuple[int, ...]
+    score: float
+
+
+@dataclass(frozen=True)
 class _Batch:
     questions: list[str]
     similarity: np.ndarray
     """Questions x chunks: cosine similarity of every chunk to every question."""
     seeds: list[list[_Seed]]
     """Per question, heaviest first."""
+    linked: list[np.ndarray]
+    """Per question, the nodes of its specific mentions: linked to each other through the question (a
+    comparison question names two things that no document may name together)."""
 
 
 class PathSampler:
@@ -106,6 +130,7 @@ class PathSampler:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._mentions: OrderedDict[tuple[str, ...], list[list[Mention]]] = OrderedDict()
         self.store = store
+        self._pools: OrderedDict[tuple[Any, ...], list[_Walk]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -169,19 +194,16 @@ class PathSampler:
     def _sample(self, questions: list[str], hops: int, seed: int, candidates: int,
                 kinds: tuple[LinkKind, ...], position: int | None = None) -> KnowledgePath:
         rng = np.random.default_rng(seed)
-        batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
+        key = (*questions, candidates)
+        batch = _remember(self._batches, key, lambda: self._batch(questions, candidates))
         start = self._seed(batch, rng, position)
         relevance = batch.similarity[start.question]
-        own = self.graph.chunks_of(start.entity)
-        path, chunks = [start.entity], [int(own[_top(relevance[own], 1)[0]])]
-        reason = None
-        while len(path) < hops:
-            step = self._next(path, chunks, relevance, rng, candidates, kinds)
-            if step is None:
-                reason = f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
-                break
-            path.append(step[0])
-            chunks.append(step[1])
+        pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
+                         lambda: self._pool(start.entity, relevance, batch.linked[start.question], hops,
+                                            candidates, kinds))
+        walk = pool[int(rng.integers(len(pool)))]
+        path, chunks = list(walk.entities), list(walk.chunks)
+        reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
         g = self.graph
         return KnowledgePath(
             question=questions[start.question], seed=start.surface, entities=[g.entity_names[e] for e in path],
@@ -231,10 +253,13 @@ class PathSampler:
         similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
         mentions = self._mentions.get(tuple(questions)) or self.extract(questions)
         ranked = [self._ranked(found) for found in mentions]
-        near = self._near([m.surface for found in ranked for m in found if m.name not in self.graph.entity_row],
-                          candidates)
+        row = self.graph.entity_row
+        near = self._near([m.surface for found in ranked for m in found if m.name not in row], candidates)
+        named = [np.unique(np.array([row[m.name] for m in found if m.name in row], dtype=np.int64))
+                 for found in mentions]
         return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], near)
-                                              for q, found in enumerate(ranked)])
+                                              for q, found in enumerate(ranked)],
+                      [ids[~self._generic[ids]] for ids in named])
 
     def _ranked(self, mentions: list[Mention]) -> list[Mention]:
         """A question's mentions that can seed, most promising first: those with a node of their own, named
@@ -351,33 +376,65 @@ class PathSampler:
         return [found[t] for t in texts]
 
     # --- steps 2-3: the walk ---------------------------------------------------------------------------
-    def _next(self, path: list[int], chunks: list[int], relevance: np.ndarray, rng: np.random.Generator,
-              k: int, kinds: tuple[LinkKind, ...]) -> tuple[int, int] | None:
-        """The next (entity, chunk): among the linked, unvisited entities that can add a document not on
-        the path (all of them if none can), each scored by the similarity to the question of the chunk it
-        would add plus LINK_WEIGHT times that of the best chunk it shares with the current entity, less
-        GENERIC_HOP for a generic concept; one of the k best that add k different chunks, drawn at random
-        (uniformly: drawing among those near the best raised relevance but cut variety, docs/concepts.md)."""
-        current = path[-1]
-        options = np.setdiff1d(self.graph.neighbours(current, kinds), np.asarray(path))
+    def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
+              kinds: tuple[LinkKind, ...]) -> list[_Walk]:
+        """The walks a path is drawn from, best first. From the entity's chunk most similar to the question,
+        each hop extends the best walks so far (BEAM * k) by their WIDEN * k best next steps (`_options`);
+        the k ** (hops - 1) distinct walks with the best summed hop scores make the pool, as many as a
+        uniform draw among the k best at each hop could give, so paths vary as much (issue 29: those draws
+        took a weak first hop as often as the best one). A walk that cannot go on is dropped while others
+        can; when none can, the walks stop there. When the start's chunk is more than FIT_MARGIN less
+        similar to the question than the question's best chunk, that chunk's entities are linked too: a
+        bridge seed's walk can still reach what the question is most about."""
+        own = self.graph.chunks_of(entity)
+        walks = [_Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)]
+        best = int(np.argmax(relevance))
+        if relevance[walks[0].chunks[0]] < relevance[best] - FIT_MARGIN:
+            m = self._chunk_entities
+            linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
+        for hop in range(1, hops):
+            longer = [_Walk((*w.entities, e), (*w.chunks, c), w.score + s)
+                      for w in walks for s, e, c in self._options(w, relevance, linked, WIDEN * k, kinds)]
+            if not longer:
+                break
+            longer.sort(key=lambda w: -w.score)  # stable: ties keep the order the options came in
+            unique: dict[tuple[int, ...], _Walk] = {}
+            for w in longer:  # one walk per sequence of chunks: its best
+                unique.setdefault(w.chunks, w)
+            walks = list(unique.values())[:k ** (hops - 1) if hop == hops - 1 else BEAM * k]
+        return walks
+
+    def _options(self, walk: _Walk, relevance: np.ndarray, linked: np.ndarray, k: int,
+                 kinds: tuple[LinkKind, ...]) -> list[tuple[float, int, int]]:
+        """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
+        its last one (in the graph, or through the question: `linked`) that can add a document not on the
+        walk (all of them if none can), each scored by the similarity to the question of the chunk it would
+        add (less SEEN_DOC for a document on the walk) plus LINK_WEIGHT times that of the best chunk it
+        shares with the current entity (through the question: the question's best chunk), less GENERIC_HOP
+        for a generic concept; the best entity for each of k different chunks."""
+        path, chunks = np.asarray(walk.entities), list(walk.chunks)
+        current = walk.entities[-1]
+        options = np.setdiff1d(np.union1d(self.graph.neighbours(current, kinds), linked), path)
         if len(options) == 0:
-            return None
+            return []
         seen = np.isin(self._chunk_doc, self._chunk_doc[chunks])
         rows = self.graph.entity_chunks[options]
         fresh = _row_max(rows, (~seen).astype(np.float32)) > 0
         if fresh.any():
             options, rows = options[fresh], rows[fresh]
         penalised = relevance - SEEN_DOC * seen
-        penalised[chunks] -= SEEN_DOC
+        penalised[chunks] -= ON_PATH
         scores, adds = _row_best(rows, penalised)
         scores = scores - GENERIC_HOP * self._generic[options]
         if LINK_WEIGHT:
-            scores = scores + LINK_WEIGHT * self._link_scores(current, options, relevance)
+            link = self._link_scores(current, options, relevance)
+            through = np.isin(options, linked)
+            link[through] = np.maximum(link[through], float(relevance.max()))
+            scores = scores + LINK_WEIGHT * link
         order = _top(scores, len(scores))
         _, first = np.unique(adds[order], return_index=True)  # the best entity for each chunk it adds
         top = order[np.sort(first)][:k]
-        chosen = int(top[rng.integers(len(top))])
-        return int(options[chosen]), int(adds[chosen])
+        return [(float(scores[i]), int(options[i]), int(adds[i])) for i in top]
 
     def _link_scores(self, current: int, options: np.ndarray, relevance: np.ndarray) -> np.ndarray:
         """Per option: the similarity to the question of the best chunk it shares with `current` (0 if none)."""
