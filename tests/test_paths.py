@@ -51,11 +51,11 @@ def test_paths_reach_supporting_documents_across_documents(dataset, fixture, req
             n_docs.append(len(set(docs)))
             if path.seed_kind == "named":
                 named.append(touched[-1])
-    # Measured (3 seeds): touching 1.00 on both, dense top-3 also 1.00; chunks from support 0.55 / 0.59;
-    # 3.0 / 2.8 documents per path.
+    # Measured (3 seeds): touching 1.00 on both, dense top-3 also 1.00; chunks from support 0.64 / 0.57
+    # (the sampler before issue 29's pool of best walks: 0.52 / 0.56); 2.7 / 2.9 documents per path.
     assert np.mean(touched) >= 0.8 and np.mean(touched) >= 0.85 * np.mean(dense)
     assert len(named) >= 15 and np.mean(named) >= 0.8
-    assert np.mean(shares) >= 0.35
+    assert np.mean(shares) >= (0.58 if dataset == "multihop_rag" else 0.35)
     assert np.mean(n_docs) >= 2.5
     assert np.mean([n >= 2 for n in n_docs]) >= 0.85
 
