@@ -128,7 +128,7 @@ class PathSampler:
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._mentions: OrderedDict[tuple[str, ...], list[list[Mention]]] = OrderedDict()
+        self._read: OrderedDict[tuple[Any, ...], tuple[list[list[Mention]], dict[str, list[int]]]] = OrderedDict()
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[_Walk]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
@@ -215,15 +215,17 @@ class PathSampler:
         )
 
     # --- step 1: the seed ------------------------------------------------------------------------------
-    def read_ahead(self, questions: str | Sequence[str]) -> None:
-        """spaCy's part of a batch's seeds, run now (on another thread than the sampling, while earlier
-        batches are in flight): the batch's `sample` then runs no spaCy. The same questions in the same
-        order as that `sample` call, so that the mentions are those it would extract."""
+    def read_ahead(self, questions: str | Sequence[str], candidates: int = 5) -> None:
+        """Reading a batch's questions for its seeds, run now (on another thread than the sampling, while
+        earlier batches are in flight): spaCy's mentions, and the entities named like those the graph has
+        no node for. The batch's `sample` then only encodes the questions and walks. The same questions in
+        the same order as that `sample` call, so that the mentions are those it would extract."""
         questions = check_questions(questions)
-        key = tuple(questions)
-        if key not in self._mentions:
-            found = self.extract(questions)
-            _remember(self._mentions, key, lambda: found)
+        key = (*questions, candidates)
+        if key not in self._read:
+            mentions = self.extract(questions)
+            near = self._near(self._unknown(mentions), candidates)
+            _remember(self._read, key, lambda: (mentions, near))
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
         """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
@@ -251,10 +253,13 @@ class PathSampler:
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
         """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
         similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
-        mentions = self._mentions.get(tuple(questions)) or self.extract(questions)
+        read = self._read.get((*questions, candidates))
+        if read is None:
+            mentions = self.extract(questions)
+            read = mentions, self._near(self._unknown(mentions), candidates)
+        mentions, near = read
         ranked = [self._ranked(found) for found in mentions]
         row = self.graph.entity_row
-        near = self._near([m.surface for found in ranked for m in found if m.name not in row], candidates)
         named = [np.unique(np.array([row[m.name] for m in found if m.name in row], dtype=np.int64))
                  for found in mentions]
         return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], near)
@@ -271,13 +276,19 @@ class PathSampler:
             ranked.setdefault(m.name, m)
         return [m for m in ranked.values() if m.name not in row or not self._generic[row[m.name]]][:3 * SEED_POOL]
 
+    def _unknown(self, mentions: list[list[Mention]]) -> list[str]:
+        """The surfaces of the mentions that can seed (`_ranked`) and that the graph has no node for."""
+        row = self.graph.entity_row
+        return [m.surface for found in mentions for m in self._ranked(found) if m.name not in row]
+
     def _near(self, unknown: list[str], candidates: int) -> dict[str, list[int]]:
         """Per mention the graph has no node for, the `candidates` entities named most like it. The batch's
-        mentions in one encoder call, apart from its questions: with them they would be padded to them."""
+        mentions in one encoder call, apart from its questions (with them they would be padded to them), and
+        past the per-text memory: the reading thread calls this too, and one list gives one answer."""
         unknown = list(dict.fromkeys(unknown))
         if not unknown:
             return {}
-        _, found = self.graph.entity_index.search(np.stack(self._encode(unknown)), candidates)
+        _, found = self.graph.entity_index.search(self._fresh(unknown), candidates)
         return {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
 
     def _seeds(self, q: int, ranked: list[Mention], relevance: np.ndarray, near: dict[str, list[int]]) -> list[_Seed]:
@@ -369,11 +380,15 @@ class PathSampler:
         found = {t: self._vectors[t] for t in texts if t in self._vectors}
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:  # one encoder call for all of them
-            fresh = (self.store.vectors(self._encoder_identity, missing, lambda: self.encoder.encode(missing))
-                     if self.store is not None else self.encoder.encode(missing))
-            for text, vector in zip(missing, fresh):
+            for text, vector in zip(missing, self._fresh(missing)):
                 found[text] = _remember(self._vectors, text, lambda v=vector: v)
         return [found[t] for t in texts]
+
+    def _fresh(self, texts: list[str]) -> np.ndarray:
+        """The encoder's vectors of exactly this list, from the store when an earlier run encoded it."""
+        if self.store is None:
+            return self.encoder.encode(texts)
+        return self.store.vectors(self._encoder_identity, texts, lambda: self.encoder.encode(texts))
 
     # --- steps 2-3: the walk ---------------------------------------------------------------------------
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
