@@ -31,6 +31,8 @@ def acronym(case: Case) -> Rule:
 _TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor",
                      "governor", "gov", "president", "senator", "sen", "judge", "justice", "general", "gen", "captain",
                      "king", "queen", "prince", "princess", "emperor", "pope", "father", "rev", "reverend"})
+_REGNAL = frozenset({"king", "queen", "prince", "princess", "emperor", "empress", "pope", "saint", "st"})
+"""Titles followed by a given name, not a surname: "King George" is not "David Lloyd George"."""
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 # Nouns that make "which/what <noun>" ask for a person as "who" does.
 _PERSONS = ("person|man|woman|people|composer|writer|author|novelist|poet|playwright|painter|artist|sculptor|architect|"
@@ -57,7 +59,7 @@ def name_part(case: Case) -> Rule:
         name = [w for w in fold(gold).split() if w not in _SUFFIXES]
         # a title is dropped unless it is part of the name ("King" for "Stephen King")
         said = [w for w in words if w in name or (w not in _TITLES | _SUBJECTS and w not in asked)]
-        if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked:
+        if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked or (_REGNAL - set(name)) & set(words):
             continue
         if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
                 and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
@@ -73,12 +75,15 @@ _KINDS = frozenset({
     "college", "school", "institute", "company", "corporation", "corp", "inc", "ltd", "republic", "kingdom",
     "empire", "airport", "station", "museum", "cathedral", "church", "palace", "castle", "bridge", "tower", "park",
     "club", "fc", "party", "of"})
+_POLITIES = frozenset({"republic", "kingdom", "empire", "state", "commonwealth", "federation"})
+"""Kinds whose "KIND of NAME" is that name's country ("Republic of Ireland"); any other kind of NAME (a gulf,
+a church, a university) is another thing than NAME ("Mexico", "England", "California")."""
 _AROUND = frozenset({"in", "at", "on", "from", "to", "it", "is", "was", "its", "that"})
 
 
 def kind_dropped(case: Case) -> Rule:
-    """A short reply that is the gold name without the word for its kind ("the Indian" for "Indian Ocean", "at
-    Cambridge" for "University of Cambridge"), when the question does not name that distinctive part."""
+    """A short reply that is the gold name without the word for its kind ("the Indian" for "Indian Ocean",
+    "Ireland" for "Republic of Ireland"), when the question does not name that distinctive part."""
     said = [w for w in fold(case.reply.raw).split() if w not in _AROUND]
     if not said or len(said) > 4:
         return None
@@ -87,6 +92,8 @@ def kind_dropped(case: Case) -> Rule:
         words = fold(gold).split()
         core = [w for w in words if w not in _KINDS]
         if len(core) == len(words) or not core or numbers(gold) or set(core) & asked:
+            continue
+        if "of" in words and words[0] not in _POLITIES:  # "Gulf of Mexico", "Church of England": another place
             continue
         if said == core and not any(o != fold(gold) and o.split() == said for o in map(fold, case.others)):
             return Verdict(True, "name_part", " ".join(said), case.score, "the gold's name without the word for its kind")

@@ -6,7 +6,16 @@ import re
 from collections.abc import Sequence
 
 from .case import Case, Rule
-from .numeric import compare_numbers, gold_range, is_approximate, period, stated_numbers, unit, values
+from .numeric import (
+    bounded,
+    compare_numbers,
+    gold_range,
+    is_approximate,
+    period,
+    stated_numbers,
+    unit,
+    values,
+)
 from .phrases import CONTRAST
 from .text import NEGATIONS, fold, numbers
 from .verdict import Verdict
@@ -14,7 +23,7 @@ from .verdict import Verdict
 
 def same_number(case: Case) -> Rule:
     """A reply that is just a number, equal to a gold that is just a number ("3" for "three")."""
-    if len(case.reply.text.split()) > 4:
+    if len(case.reply.text.split()) > 4 or any(bounded(case.reply.raw, g) for g in case.golds):
         return None
     stated = numbers(case.reply.raw)
     for gold, ref in zip(case.golds, case.refs):
@@ -108,7 +117,8 @@ def stated_number(case: Case) -> Rule:
     """A short reply whose only number (besides the question's and a date's day) is the gold's, for a gold that is a
     number with at most its unit ("Mars has two small moons." for "2"; "It fell on 9 November 1989." for "1989")."""
     words = fold(case.reply.raw).split()
-    if len(words) > 20 or set(words) & (NEGATIONS | CONTRAST | APPROX_WORDS):
+    if len(words) > 20 or set(words) & (NEGATIONS | CONTRAST | APPROX_WORDS) or any(
+            bounded(case.reply.raw, g) for g in case.golds):
         return None
     stated = stated_numbers(case.reply.raw, case.question)
     for gold in case.golds:

@@ -158,3 +158,14 @@ def stated_numbers(reply: str, question: str = "") -> set[float]:
 
 def without_days(text: str) -> str:
     return _DAY.sub(lambda m: f" {m.group(1) or ''} ", text)
+
+
+_BOUND = re.compile(r"\b(?:more|less|fewer|greater|higher|lower)\s+than\b|\b(?:at\s+(?:least|most)|over|under|up\s+to|"
+                    r"below|above|beyond)\s+\d", re.IGNORECASE)
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def bounded(text: str, gold: str) -> bool:
+    """A bound ("more than 2", "at least 2"), or an ordinal ("2nd") for a gold that is none: not the gold's
+    number stated."""
+    return bool(_BOUND.search(text)) or (bool(_ORDINAL.search(text)) and not _ORDINAL.search(gold))

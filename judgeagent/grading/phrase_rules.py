@@ -7,7 +7,7 @@ import re
 
 from .case import Case, Reply, Rule
 from .forms import stems
-from .numeric import stated_numbers, without_days
+from .numeric import bounded, stated_numbers, without_days
 from .phrases import CONTRAST, listed, other_name_first
 from .text import (
     NEGATIONS,
@@ -32,7 +32,9 @@ def contained(case: Case) -> Rule:
     reply, score = case.reply, case.score
     asked = f" {normalise_answer(case.question)} "
     for gold, ref in zip(case.golds, case.refs):
-        if f" {ref} " in asked:
+        if f" {ref} " in asked or ref in YES_NO:  # a yes/no gold is read by the yes/no rules, not found in a phrase
+            continue
+        if numbers(gold) and bounded(reply.raw, gold):  # "at least 2" does not state "2"
             continue
         short = len(reply.text.split()) <= 2 * len(ref.split()) + 3
         if short and f" {ref} " in f" {reply.text} " and _plain(reply.text, ref):
@@ -105,11 +107,14 @@ def spelled(case: Case) -> Rule:
     """The reply is a gold word for word, up to one vowel added or dropped inside a long word ("Haematite."
     for "hematite", "an unsolvable problem" for "an unsolveable problem"). A changed letter is another word
     too often ("chloride", "chlorine"; "sulfite", "sulfate"; "Colombia", "Columbia"), and so is a letter
-    at either end ("Christiana") or a consonant ("Johnston", "Johnson")."""
+    at either end ("Christiana") or a consonant ("Johnston", "Johnson"); a capitalised gold word is a name,
+    and names differ by a vowel ("Alexandria", "Alexandra")."""
     said = fold(case.reply.text).split()
     for gold in case.golds:
         ref = fold(gold).split()
-        if len(ref) == len(said) and said != ref and all(a == b or _one_vowel(a, b) for a, b in zip(said, ref)):
+        names = {fold(w) for w in gold.split() if w[:1].isupper()}  # a name: "Alexandria" is not "Alexandra"
+        if len(ref) == len(said) and said != ref and all(
+                a == b or (b not in names and _one_vowel(a, b)) for a, b in zip(said, ref)):
             return Verdict(True, "folded", " ".join(said), case.score, "the gold answer, up to a spelling variant")
     return None
 
@@ -213,6 +218,11 @@ def two_candidates(case: Case) -> Rule:
         return None
     mine, other = sides[0], right if sides[0] == left else left
     if (mine in words) == (other in words):
+        return None
+    # The other candidate's first name with the gold's surname ("Vic Haig" for "Sid Haig" or "Vic Darchinyan")
+    # names neither: for a judge.
+    theirs = set(asked[k + 1:k + 3] if mine == left else asked[max(0, k - 2):k]) - gold_words - _FILLER
+    if set(words) & theirs and mine in words:
         return None
     return Verdict(mine in words, "choice", " ".join(words), case.score,
                    f"names the question's {'gold' if mine in words else 'other'} candidate")

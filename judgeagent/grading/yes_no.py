@@ -22,6 +22,8 @@ def yes_no_word(case: Case) -> Rule:
     if ref not in YES_NO:
         return None
     words = reply.text.split()
+    if _IDIOM.match(reply.text):  # "No doubt, it is visible.": a "no" that answers nothing
+        return None
     said = next((w for w in words if w in YES_NO), None)
     if said is None or (words[0] != said and len(words) > _YES_NO_SHORT):
         said = _yes_no_stated(reply.raw)
@@ -32,6 +34,9 @@ def yes_no_word(case: Case) -> Rule:
         return Verdict(False, "yes_no", hedge.group(0), None, f"hedges between answers ({hedge.group(0)!r})")
     return Verdict(said in refs, "yes_no", said, None, f"answered {said!r}, gold {ref!r}")
 
+
+_IDIOM = re.compile(r"^\W*no\s+(?:doubt|question|wonder|matter|longer|one|way\s+of|less)\b", re.IGNORECASE)
+"""An opening "no" that belongs to a phrase, not an answer."""
 
 # In a long reply the yes/no word that answers is the one after an opening qualifier ("In general, yes: ...",
 # "Generally not; ...") or in a conclusion ("..., so yes.", "the answer is no:"); elsewhere it may be reasoning.
