@@ -128,7 +128,7 @@ class PathSampler:
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._read: OrderedDict[tuple[Any, ...], tuple[list[list[Mention]], dict[str, list[int]]]] = OrderedDict()
+        self._read: dict[tuple[Any, ...], tuple[list[list[Mention]], dict[str, list[int]]]] = {}
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[_Walk]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
@@ -224,8 +224,9 @@ class PathSampler:
         key = (*questions, candidates)
         if key not in self._read:
             mentions = self.extract(questions)
-            near = self._near(self._unknown(mentions), candidates)
-            _remember(self._read, key, lambda: (mentions, near))
+            # Kept until the batch's `_batch` takes it (no size bound: the reader may be hundreds of batches ahead,
+            # and a dropped entry would make the sampler's thread run spaCy beside the reader's).
+            self._read[key] = (mentions, self._near(self._unknown(mentions), candidates))
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
         """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
@@ -253,7 +254,7 @@ class PathSampler:
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
         """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
         similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
-        read = self._read.get((*questions, candidates))
+        read = self._read.pop((*questions, candidates), None)
         if read is None:
             mentions = self.extract(questions)
             read = mentions, self._near(self._unknown(mentions), candidates)

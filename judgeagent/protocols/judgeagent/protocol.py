@@ -103,7 +103,8 @@ class JudgeAgentProtocol(Protocol):
         if _sampler_needed(graph, config):
             import threading
 
-            threading.Thread(target=_question_models_of, args=(graph,), name="question-models", daemon=True).start()
+            threading.Thread(target=_quietly, args=(_question_models_of, graph), name="question-models",
+                             daemon=True).start()
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
@@ -115,14 +116,23 @@ class JudgeAgentProtocol(Protocol):
         on_stage = request.on_stage if request else None
         notify = request.notify if request else None
         store = _feature_store(request)
-        shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config, store),
-                         on_record=request.progress if request else None, store=store)
-        # The batches' CPU work starts now, on the worker threads, while the judge is calibrated.
-        plan_ahead(shared, [(e.index, list(e.items)) for e in self.episodes(ctx.benchmark, config)])
-        if on_stage and config.checker.judge_policy != "off":
-            on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
-        shared.checker, calibration = await vetted_checker(config.checker, shared.models.judge, ctx.benchmark.items,
-                                                           config.seed, _near_miss(shared))
+        try:
+            shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config, store),
+                             on_record=request.progress if request else None, store=store)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
+        try:
+            # The batches' CPU work starts now, on the worker threads, while the judge is calibrated.
+            plan_ahead(shared, [(e.index, list(e.items)) for e in self.episodes(ctx.benchmark, config)])
+            if on_stage and config.checker.judge_policy != "off":
+                on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
+            shared.checker, calibration = await vetted_checker(config.checker, shared.models.judge,
+                                                               ctx.benchmark.items, config.seed, _near_miss(shared))
+        except BaseException:  # no run follows (the endpoint is down, Ctrl-C): drop the queued work, close the store
+            shared.close()
+            raise
         if notify and config.checker.judge_policy != "off" and not calibration.passed:
             notify(f"warning: {calibration.note}")
         return Prepared(shared, {"judge_calibration": calibration.to_dict()})
@@ -206,6 +216,15 @@ def _sampler_needed(graph: ContextGraph | None, config: EvalConfig) -> bool:
 
 
 _loading = threading.Lock()
+
+
+def _quietly(load: Callable[..., Any], *args: Any) -> None:
+    """A preload: an error is left to `prepare`, which loads again and reports it in one line (a thread's
+    error would print a traceback)."""
+    try:
+        load(*args)
+    except Exception:
+        pass
 
 
 def _question_models_of(graph: ContextGraph) -> tuple[Any, Any]:
