@@ -149,10 +149,18 @@ HANG = "def has_close_elements(numbers, threshold):\n    import time\n    time.s
 def test_ctrl_c_stops_the_sandbox_at_once():
     main = threading.get_ident()
     before = sandbox_children()
-    threading.Timer(0.5, lambda: signal.pthread_kill(main, signal.SIGINT)).start()
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        run(PROBLEMS[0], HANG, SandboxLimits(timeout_s=60))
+    # Python's own Ctrl-C handler, as at a terminal: a suite started in the background by a shell without job
+    # control (`make test &`) ignores SIGINT, and Python then installs none (tests/scripted.py::ctrl_c_restored).
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        threading.Timer(0.5, lambda: signal.pthread_kill(main, signal.SIGINT)).start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run(PROBLEMS[0], HANG, SandboxLimits(timeout_s=60))
+    finally:
+        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     assert time.monotonic() - start < 3 and sandbox_children() - before == set()
 
 
