@@ -77,10 +77,13 @@ def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
     paths must be those the sampler draws when it extracts the mentions itself."""
     ahead = PathSampler(mhr_graph, extractor, encoder)
     ahead.read_ahead(QUESTIONS)
+    ahead.extractor = _Refusing(extractor, "extract")  # sampling must use what was read ahead
     alone = PathSampler(mhr_graph, extractor, encoder)
     for seed in range(3):
         assert ahead.sample(QUESTIONS, hops=3, seed=seed) == alone.sample(QUESTIONS, hops=3, seed=seed)
     assert ahead.seed_options(QUESTIONS) == alone.seed_options(QUESTIONS)
+    with pytest.raises(AssertionError, match="ran although"):  # questions not read ahead: extracted on the spot
+        ahead.sample(QUESTIONS[:1], hops=3, seed=0)
 
 
 class _Refusing:
