@@ -1,9 +1,11 @@
 """Sentence-transformers encoder and FAISS index helpers. Vectors are L2-normalised: inner product = cosine."""
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from .errors import JudgeAgentError
 from .threads import sized
 
 _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"}
+_PROBE = "A fixed sentence whose vector fingerprints the weights of the embedding model, 42."
 _SLICE = 1024  # texts per encode call: large enough to batch well, small enough for a live progress bar
 
 
@@ -95,6 +98,12 @@ class Encoder:
             raise JudgeAgentError(f"unknown embedding model {name!r}: {reason}") from None
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim() or 0)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What the loaded weights make of a fixed text: a model whose weights changed under the same name (a local
+        folder retrained in place) gets another fingerprint, so stored vectors are not served for it (features.py)."""
+        return hashlib.sha256(self.encode([_PROBE]).tobytes()).hexdigest()[:16]
 
     def encode(
         self, texts: Sequence[str], batch_size: int = 64, progress: Callable[[int], None] | None = None

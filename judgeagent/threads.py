@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -69,3 +69,16 @@ def sized(n: int) -> Iterator[None]:
         return
     with one_thread():
         yield
+
+
+def load_in_background(load: Callable[..., Any], *args: Any, name: str) -> None:
+    """Start `load(*args)` on a daemon thread (a model that takes seconds to load, while other work goes on). Its
+    error is dropped: the code that needs the model loads it again and reports the error in one line, where
+    a thread's error would print a traceback."""
+    def quietly() -> None:
+        try:
+            load(*args)
+        except Exception:
+            pass
+
+    threading.Thread(target=quietly, name=name, daemon=True).start()

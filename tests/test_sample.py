@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from judgeagent import JudgeAgentError, build_graph, sample_path
@@ -76,7 +77,7 @@ def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
     """The online stage runs spaCy for a batch on another thread (`read_ahead`) before its paths: the
     paths must be those the sampler draws when it extracts the mentions itself."""
     ahead = PathSampler(mhr_graph, extractor, encoder)
-    ahead.read_ahead(QUESTIONS)
+    ahead.read_ahead([QUESTIONS[1:], QUESTIONS])  # two batches, read in one go
     ahead.extractor = _Refusing(extractor, "extract")  # sampling must use what was read ahead
     alone = PathSampler(mhr_graph, extractor, encoder)
     for seed in range(3):
@@ -114,6 +115,28 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
     # Other texts are not in the store: they are computed (here refused), never answered from another list.
     with pytest.raises(AssertionError, match="ran although"):
         again.sample(QUESTIONS[:1], hops=3, seed=0)
+
+
+def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_path, mhr_graph, extractor, encoder):
+    """A local model folder retrained in place keeps its name: the store keys vectors on what the weights make of
+    a fixed text too, so the changed model computes its own vectors instead of reading the old model's."""
+    import torch
+
+    from judgeagent.embedding import Encoder
+    from judgeagent.features import FeatureStore
+
+    first = PathSampler(mhr_graph, extractor, encoder, store=FeatureStore(tmp_path))
+    first.sample(QUESTIONS, hops=3, seed=0)
+    first.store.close()
+    changed = Encoder()
+    with torch.no_grad():
+        next(changed.model.parameters()).mul_(1.01)
+    assert changed.fingerprint != encoder.fingerprint
+    again = PathSampler(mhr_graph, extractor, changed, store=FeatureStore(tmp_path))
+    vectors = again._fresh(list(QUESTIONS))  # the list the first sampler stored
+    again.store.close()
+    assert np.array_equal(vectors, changed.encode(list(QUESTIONS)))
+    assert not np.array_equal(vectors, encoder.encode(list(QUESTIONS)))
 
 
 def test_a_question_links_the_things_it_names(tmp_path):

@@ -7,6 +7,8 @@ import threading
 import unicodedata
 from functools import lru_cache
 
+from ..threads import load_in_background
+
 _DASHES = re.compile(r"[-‐‑‒–—―]")
 _SPECIAL = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ı": "i", "þ": "th"})
 
@@ -48,15 +50,7 @@ def preload() -> None:
     reply that needs it, the load (seconds) stalled every call in flight (issue 31: the interviewer's ratio
     1.39 -> 2.03 on 40 items in a fresh process)."""
     if _load.cache_info().currsize == 0:
-        threading.Thread(target=_quietly, name="grading-spacy", daemon=True).start()
-
-
-def _quietly() -> None:
-    # An error is left to the rule that needs the pipeline: it loads again and reports it in one line.
-    try:
-        _lemmatiser()
-    except Exception:
-        pass
+        load_in_background(_lemmatiser, name="grading-spacy")
 
 
 @lru_cache(maxsize=4096)

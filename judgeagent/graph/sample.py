@@ -215,18 +215,30 @@ class PathSampler:
         )
 
     # --- step 1: the seed ------------------------------------------------------------------------------
-    def read_ahead(self, questions: str | Sequence[str], candidates: int = 5) -> None:
-        """Reading a batch's questions for its seeds, run now (on another thread than the sampling, while
+    def read_ahead(self, batches: Sequence[Sequence[str]], candidates: int = 5) -> None:
+        """Reading batches' questions for their seeds, run now (on another thread than the sampling, while
         earlier batches are in flight): spaCy's mentions, and the entities named like those the graph has
-        no node for. The batch's `sample` then only encodes the questions and walks. The same questions in
-        the same order as that `sample` call, so that the mentions are those it would extract."""
-        questions = check_questions(questions)
-        key = (*questions, candidates)
-        if key not in self._read:
-            mentions = self.extract(questions)
-            # Kept until the batch's `_batch` takes it (no size bound: the reader may be hundreds of batches ahead,
-            # and a dropped entry would make the sampler's thread run spaCy beside the reader's).
-            self._read[key] = (mentions, self._near(self._unknown(mentions), candidates))
+        no node for. Each batch's `sample` then only encodes its questions and walks. `batches`: the
+        question lists of later `sample` calls, as they will be given. All of them in one spaCy call and
+        one encoder call, which cost less per text than a call per batch (issue 31; spaCy's mentions of a
+        text do not depend on the texts read with it)."""
+        lists: dict[tuple[Any, ...], list[str]] = {}
+        for questions in batches:
+            questions = check_questions(questions)
+            lists.setdefault((*questions, candidates), questions)
+        todo = [(key, q) for key, q in lists.items() if key not in self._read]
+        if not todo:
+            return
+        found = self.extract([t for _, q in todo for t in q])
+        split, start = [], 0
+        for _, q in todo:
+            split.append(found[start:start + len(q)])
+            start += len(q)
+        near = self._near([s for mentions in split for s in self._unknown(mentions)], candidates)
+        for (key, _), mentions in zip(todo, split):
+            # Kept until the batch's `_batch` takes it (no size bound: the reader may be hundreds of batches
+            # ahead, and a dropped entry would make the sampler's thread run spaCy beside the reader's).
+            self._read[key] = (mentions, {s: near[s] for s in self._unknown(mentions)})
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
         """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
@@ -249,7 +261,8 @@ class PathSampler:
         from importlib.metadata import version
 
         libraries = ("model2vec",) if self.encoder.static else ("sentence-transformers", "torch", "transformers")
-        return {"model": self.encoder.name, "dim": self.encoder.dim, **{name: version(name) for name in libraries}}
+        return {"model": self.encoder.name, "dim": self.encoder.dim, "weights": self.encoder.fingerprint,
+                **{name: version(name) for name in libraries}}
 
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
         """What every path of a batch shares: chunk similarities and each question's ranked seeds."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...benchmark import Benchmark
 from ...errors import JudgeAgentError
+from ...threads import load_in_background
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import EvalConfig
 
@@ -101,10 +102,7 @@ class JudgeAgentProtocol(Protocol):
     def preload(self, request: RunRequest) -> None:
         graph, config = request.graph, request.config
         if _sampler_needed(graph, config):
-            import threading
-
-            threading.Thread(target=_quietly, args=(_question_models_of, graph), name="question-models",
-                             daemon=True).start()
+            load_in_background(_question_models_of, graph, name="question-models")
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
@@ -216,15 +214,6 @@ def _sampler_needed(graph: ContextGraph | None, config: EvalConfig) -> bool:
 
 
 _loading = threading.Lock()
-
-
-def _quietly(load: Callable[..., Any], *args: Any) -> None:
-    """A preload: an error is left to `prepare`, which loads again and reports it in one line (a thread's
-    error would print a traceback)."""
-    try:
-        load(*args)
-    except Exception:
-        pass
 
 
 def _question_models_of(graph: ContextGraph) -> tuple[Any, Any]:
