@@ -8,7 +8,8 @@ here instead. Stored in the cache folder (`features.sqlite`, beside the model re
 
 Keyed by the exact list of texts given to the model, not per text: a text's vector depends by ~1e-7 on the
 texts it was padded with, so only the same list gives the same bytes, and a run that reads the store writes
-the records a run that computes would. The key also holds the model's identity and the library versions.
+the records a run that computes would. The key also holds the model's identity (its name and a
+fingerprint of its weights: what they make of a fixed text) and the library versions.
 """
 from __future__ import annotations
 

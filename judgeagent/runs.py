@@ -271,13 +271,28 @@ def _open_locked(folder: Path, manifest: dict[str, Any], lock: IO[str]) -> Run:
     if existing.exists():
         old = load_manifest(folder)
         if old.get("config_id") != manifest["config_id"]:
-            raise JudgeAgentError(f"run folder {folder} holds a run with another configuration; "
-                                  "choose another --run-dir or remove it")
+            raise JudgeAgentError(f"run folder {folder} holds a run with another configuration "
+                                  f"({_differences(old, manifest)}); choose another --run-dir or remove it")
         return Run(folder, old, lock)
     manifest = {"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, "status": "running",
                 "created_at": _now(), **manifest}
     write_json_atomic(existing, manifest)
     return Run(folder, manifest, lock)
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """What a user changed since the run in a folder began: its options with both values (an option the run has no
+    value for came with a later version), else the other inputs that make a run's identity."""
+    before, now = old.get("config") or {}, new.get("config") or {}
+    changed = [f"{k}: {json.dumps(before[k]) if k in before else 'not set, an option added since'} there, "
+               f"{json.dumps(now.get(k))} now" for k in sorted(set(before) | set(now)) if before.get(k, _NONE) != now.get(k, _NONE)]
+    if changed:
+        return "options " + "; ".join(changed[:4]) + ("; ..." if len(changed) > 4 else "")
+    inputs = [k for k in ("protocol", "benchmark", "graph", "models") if old.get(k) != new.get(k)]
+    return "its " + (", ".join(inputs) if inputs else "benchmark, graph or models") + " differ"
+
+
+_NONE = object()
 
 
 def load_manifest(folder: Path) -> dict[str, Any]:

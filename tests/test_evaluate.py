@@ -176,7 +176,7 @@ def test_bad_inputs(tmp_path, mhr_graph):
         load_benchmark(empty)
     with Roles(Script()) as roles:
         run(roles, tmp_path, mhr_graph, EvalConfig(rounds=0), name="same", limit=2)
-        with pytest.raises(JudgeAgentError, match="another configuration"):
+        with pytest.raises(JudgeAgentError, match=r"another configuration \(options rounds: 0 there, 1 now\)"):
             run(roles, tmp_path, mhr_graph, EvalConfig(rounds=1), name="same", limit=2)
 
 

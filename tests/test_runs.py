@@ -235,3 +235,17 @@ def test_a_run_of_a_newer_format_is_refused_in_one_line(roles, tmp_path, capsys)
         assert_one_line_error(code, err, f"format version 99, written by judgeagent {version}")
         assert "upgrade judgeagent" in err, command
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def test_a_run_folder_of_another_configuration_names_what_differs(tmp_path):
+    """The error says which options changed, with both values: an option the run has no value for came with a
+    later version (resuming a run begun before it means giving it the value that run had)."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.runs import open_run
+
+    folder = tmp_path / "run"
+    open_run(folder, {"config_id": "a", "config": {"turns": 2}}).close()
+    with pytest.raises(JudgeAgentError, match="options reflection: not set, an option added since there, true now"):
+        open_run(folder, {"config_id": "b", "config": {"turns": 2, "reflection": True}})
+    with pytest.raises(JudgeAgentError, match=r"\(its models differ\)"):
+        open_run(folder, {"config_id": "c", "config": {"turns": 2}, "models": {"target": "other"}})
