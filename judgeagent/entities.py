@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -59,6 +60,7 @@ class SpacyExtractor:
         self.config = config
         self.nlp = load_spacy(config.spacy_model, unneeded_pipes(config))
         self._excluded = set(config.exclude_labels)
+        self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
         meta = self.nlp.meta
@@ -70,7 +72,8 @@ class SpacyExtractor:
         out = []
         # Each extra process loads the pipeline again: never more processes than there are batches.
         processes = min(self.config.spacy_processes, -(-len(texts) // self.config.batch_size)) or 1
-        with sized(len(texts)):  # a batch's questions on one BLAS thread; the build's chunks as set
+        # One pipe at a time: the online stage's reader and (seldom) its sampler thread share the pipeline.
+        with self._lock, sized(len(texts)):  # a batch's questions on one BLAS thread; the build's chunks as set
             for doc in self.nlp.pipe(texts, batch_size=self.config.batch_size, n_process=processes):
                 out.append(self._mentions(doc))
                 if progress:

@@ -74,16 +74,21 @@ def test_empty_graph_and_bad_arguments(tmp_path, mhr_graph, sampler):
 
 
 def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
-    """The online stage runs spaCy for a batch on another thread (`read_ahead`) before its paths: the
-    paths must be those the sampler draws when it extracts the mentions itself."""
+    """The online stage runs spaCy on another thread (`read_ahead`) for the questions its rounds' paths will
+    start from (`drawn`): the paths must be those the sampler draws when it extracts the mentions itself."""
+    seeds = range(4)
+    starts = {QUESTIONS[PathSampler.drawn(len(QUESTIONS), seed)] for seed in seeds}
+    assert len(starts) == 2  # these seeds start from both questions
     ahead = PathSampler(mhr_graph, extractor, encoder)
-    ahead.read_ahead([QUESTIONS[1:], QUESTIONS])  # two batches, read in one go
+    ahead.read_ahead([*QUESTIONS, QUESTIONS[0]])
     ahead.extractor = _Refusing(extractor, "extract")  # sampling must use what was read ahead
     alone = PathSampler(mhr_graph, extractor, encoder)
-    for seed in range(3):
-        assert ahead.sample(QUESTIONS, hops=3, seed=seed) == alone.sample(QUESTIONS, hops=3, seed=seed)
+    for seed in seeds:
+        path = ahead.sample(QUESTIONS, hops=3, seed=seed)
+        assert path == alone.sample(QUESTIONS, hops=3, seed=seed)
+        assert path.question == QUESTIONS[PathSampler.drawn(len(QUESTIONS), seed)]
     assert ahead.seed_options(QUESTIONS) == alone.seed_options(QUESTIONS)
-    with pytest.raises(AssertionError, match="ran although"):  # questions not read ahead: extracted on the spot
+    with pytest.raises(AssertionError, match="ran although"):  # read once, taken by its batch: another reads again
         ahead.sample(QUESTIONS[:1], hops=3, seed=0)
 
 
@@ -114,7 +119,7 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
     assert [again.sample(QUESTIONS, hops=3, seed=s) for s in range(2)] == paths
     # Other texts are not in the store: they are computed (here refused), never answered from another list.
     with pytest.raises(AssertionError, match="ran although"):
-        again.sample(QUESTIONS[:1], hops=3, seed=0)
+        again.sample([QUESTIONS[0], "Which bank raised its interest rates?"], hops=3, seed=0)
 
 
 def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_path, mhr_graph, extractor, encoder):

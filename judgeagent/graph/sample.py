@@ -107,11 +107,11 @@ class _Batch:
     questions: list[str]
     similarity: np.ndarray
     """Questions x chunks: cosine similarity of every chunk to every question."""
-    seeds: list[list[_Seed]]
-    """Per question, heaviest first."""
-    linked: list[np.ndarray]
+    seeds: dict[int, list[_Seed]] = field(default_factory=dict)
+    """Per question, heaviest first; filled for a question when a path first draws it (`_question_seeds`)."""
+    linked: dict[int, np.ndarray] = field(default_factory=dict)
     """Per question, the nodes of its specific mentions: linked to each other through the question (a
-    comparison question names two things that no document may name together)."""
+    comparison question names two things that no document may name together). Filled with `seeds`."""
 
 
 class PathSampler:
@@ -128,7 +128,7 @@ class PathSampler:
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._read: dict[tuple[Any, ...], tuple[list[list[Mention]], dict[str, list[int]]]] = {}
+        self._read: dict[tuple[str, int], tuple[list[Mention], dict[str, list[int]]]] = {}
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[_Walk]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
@@ -183,8 +183,9 @@ class PathSampler:
         questions = check_questions(questions)
         with self._threads.limit(limits=1):
             batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
+            every = [self._question_seeds(batch, i, candidates) for i in range(len(questions))]
         out = []
-        for seeds in batch.seeds:
+        for seeds in every:
             total = sum(s.weight for s in seeds)
             out.append([{"mention": s.surface, "kind": s.kind, "entity": self.graph.entity_names[s.entity],
                          "fit": round(s.fit, 4), "specificity": round(float(self._specificity[s.entity]), 4),
@@ -196,7 +197,7 @@ class PathSampler:
         rng = np.random.default_rng(seed)
         key = (*questions, candidates)
         batch = _remember(self._batches, key, lambda: self._batch(questions, candidates))
-        start = self._seed(batch, rng, position)
+        start = self._seed(batch, rng, candidates, position)
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
                          lambda: self._pool(start.entity, relevance, batch.linked[start.question], hops,
@@ -215,30 +216,27 @@ class PathSampler:
         )
 
     # --- step 1: the seed ------------------------------------------------------------------------------
-    def read_ahead(self, batches: Sequence[Sequence[str]], candidates: int = 5) -> None:
-        """Reading batches' questions for their seeds, run now (on another thread than the sampling, while
-        earlier batches are in flight): spaCy's mentions, and the entities named like those the graph has
-        no node for. Each batch's `sample` then only encodes its questions and walks. `batches`: the
-        question lists of later `sample` calls, as they will be given. All of them in one spaCy call and
-        one encoder call, which cost less per text than a call per batch (issue 31; spaCy's mentions of a
-        text do not depend on the texts read with it)."""
-        lists: dict[tuple[Any, ...], list[str]] = {}
-        for questions in batches:
-            questions = check_questions(questions)
-            lists.setdefault((*questions, candidates), questions)
-        todo = [(key, q) for key, q in lists.items() if key not in self._read]
+    def read_ahead(self, questions: Sequence[str], candidates: int = 5) -> None:
+        """Reading questions for their seeds, run now (on another thread than the sampling, while earlier
+        batches are in flight): spaCy's mentions, and the entities named like those the graph has no node
+        for. A later `sample` whose draw picks one of them then only encodes its batch and walks. Only the
+        questions that paths will start from need reading (`drawn`): a batch of 5 with 3 rounds draws 2.45
+        on average. All of them in one spaCy call and one encoder call, which cost less per text than a call
+        per batch (issue 31; spaCy's mentions of a text do not depend on the texts read with it)."""
+        todo = list(dict.fromkeys(q for q in check_questions(questions) if (q, candidates) not in self._read))
         if not todo:
             return
-        found = self.extract([t for _, q in todo for t in q])
-        split, start = [], 0
-        for _, q in todo:
-            split.append(found[start:start + len(q)])
-            start += len(q)
-        near = self._near([s for mentions in split for s in self._unknown(mentions)], candidates)
-        for (key, _), mentions in zip(todo, split):
-            # Kept until the batch's `_batch` takes it (no size bound: the reader may be hundreds of batches
+        found = self.extract(todo)
+        near = self._near([s for mentions in found for s in self._unknown(mentions)], candidates)
+        for question, mentions in zip(todo, found):
+            # Kept until a path draws the question (no size bound: the reader may be hundreds of batches
             # ahead, and a dropped entry would make the sampler's thread run spaCy beside the reader's).
-            self._read[key] = (mentions, {s: near[s] for s in self._unknown(mentions)})
+            self._read[(question, candidates)] = (mentions, {s: near[s] for s in self._unknown(mentions)})
+
+    @staticmethod
+    def drawn(questions: int, seed: int) -> int:
+        """Which of a batch's `questions` a path sampled with `seed` starts from (the first draw of `_seed`)."""
+        return int(np.random.default_rng(seed).integers(questions))
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
         """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
@@ -265,20 +263,23 @@ class PathSampler:
                 **{name: version(name) for name in libraries}}
 
     def _batch(self, questions: list[str], candidates: int) -> _Batch:
-        """What every path of a batch shares: chunk similarities and each question's ranked seeds."""
-        similarity = np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T
-        read = self._read.pop((*questions, candidates), None)
-        if read is None:
-            mentions = self.extract(questions)
-            read = mentions, self._near(self._unknown(mentions), candidates)
-        mentions, near = read
-        ranked = [self._ranked(found) for found in mentions]
-        row = self.graph.entity_row
-        named = [np.unique(np.array([row[m.name] for m in found if m.name in row], dtype=np.int64))
-                 for found in mentions]
-        return _Batch(questions, similarity, [self._seeds(q, found, similarity[q], near)
-                                              for q, found in enumerate(ranked)],
-                      [ids[~self._generic[ids]] for ids in named])
+        """What every path of a batch shares: chunk similarities, then each question's seeds once drawn."""
+        return _Batch(questions, np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T)
+
+    def _question_seeds(self, batch: _Batch, q: int, candidates: int) -> list[_Seed]:
+        """Question q's ranked seeds (and its linked nodes), from what was read ahead or read now."""
+        if q not in batch.seeds:
+            question = batch.questions[q]
+            read = self._read.pop((question, candidates), None)
+            if read is None:
+                mentions = self.extract([question])[0]
+                read = mentions, self._near(self._unknown(mentions), candidates)
+            mentions, near = read
+            row = self.graph.entity_row
+            named = np.unique(np.array([row[m.name] for m in mentions if m.name in row], dtype=np.int64))
+            batch.linked[q] = named[~self._generic[named]]
+            batch.seeds[q] = self._seeds(q, self._ranked(mentions), batch.similarity[q], near)
+        return batch.seeds[q]
 
     def _ranked(self, mentions: list[Mention]) -> list[Mention]:
         """A question's mentions that can seed, most promising first: those with a node of their own, named
@@ -290,10 +291,10 @@ class PathSampler:
             ranked.setdefault(m.name, m)
         return [m for m in ranked.values() if m.name not in row or not self._generic[row[m.name]]][:3 * SEED_POOL]
 
-    def _unknown(self, mentions: list[list[Mention]]) -> list[str]:
-        """The surfaces of the mentions that can seed (`_ranked`) and that the graph has no node for."""
+    def _unknown(self, mentions: list[Mention]) -> list[str]:
+        """The surfaces of a question's mentions that can seed (`_ranked`) and that the graph has no node for."""
         row = self.graph.entity_row
-        return [m.surface for found in mentions for m in self._ranked(found) if m.name not in row]
+        return [m.surface for m in self._ranked(mentions) if m.name not in row]
 
     def _near(self, unknown: list[str], candidates: int) -> dict[str, list[int]]:
         """Per mention the graph has no node for, the `candidates` entities named most like it. The batch's
@@ -337,12 +338,12 @@ class PathSampler:
         i = int(np.argmax(best))
         return options[i], best[i]
 
-    def _seed(self, batch: _Batch, rng: np.random.Generator, position: int | None = None) -> _Seed:
+    def _seed(self, batch: _Batch, rng: np.random.Generator, candidates: int, position: int | None = None) -> _Seed:
         """A random question of the batch, then one of its seeds drawn by weight (or the one at
         `position`); with none, the question itself, starting from the most specific entity of its best
         chunk."""
-        i = int(rng.integers(len(batch.questions)))
-        seeds = batch.seeds[i]
+        i = int(rng.integers(len(batch.questions)))  # as `drawn`
+        seeds = self._question_seeds(batch, i, candidates)
         if seeds:
             if position is not None:
                 return seeds[min(position, len(seeds) - 1)]

@@ -121,8 +121,9 @@ def _read_ahead(ctx: Context, group: list[tuple[int, list[Item]]]) -> dict[str, 
     with one_thread():
         named = _mentioned_entities(ctx, [i for _, items in group for i in items])
         if ctx.sampler is not None and _walks(ctx.config):
-            # The seeds' mentions now, so that the sampler's thread never runs spaCy (one pipeline, one thread).
-            ctx.sampler.read_ahead([[i.question for i in _seen(ctx.config, b, items)] for b, items in group])
+            # The seeds' mentions now, so that the sampler's thread seldom runs spaCy: only when a round tries
+            # another seed because its path repeated an earlier round's (`_path`).
+            ctx.sampler.read_ahead([q for b, items in group for q in _starts(ctx.config, b, items)])
         return named
 
 
@@ -134,6 +135,12 @@ def _walk_ahead(ctx: Context, b: int, items: list[Item], read: Future[dict[str, 
         seen = _seen(ctx.config, b, items)
         used: set[tuple[str, ...]] = set()
         return [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
+
+
+def _starts(config: EvalConfig, b: int, items: list[Item]) -> list[str]:
+    """The questions the batch's rounds draw their paths from, at each round's first try."""
+    seen = [i.question for i in _seen(config, b, items)]
+    return [seen[PathSampler.drawn(len(seen), _round_seed(config, b, r, 0))] for r in range(1, config.rounds + 1)]
 
 
 def _walks(config: EvalConfig) -> bool:
@@ -342,7 +349,7 @@ def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
               ) -> tuple[KnowledgePath | list[str], dict[str, Any]]:
     """The round's chunks and what the record says of them: Algorithm 4 on the graph; `--path dense`,
     the top chunks for the questions; `--no-graph`, H chunks drawn at random from the whole corpus."""
-    seed = ctx.config.seed * 1_000_003 + b * 1009 + r + attempt * 7_919
+    seed = _round_seed(ctx.config, b, r, attempt)
     assert ctx.graph is not None
     questions = [i.question for i in items]
     path: KnowledgePath | list[str]
@@ -360,6 +367,10 @@ def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
                 "seed": path.seed, "seed_kind": path.seed_kind, "similarities": path.similarities,
                 "stopped_early": path.stopped_early}
     return path, info
+
+
+def _round_seed(config: EvalConfig, b: int, r: int, attempt: int) -> int:
+    return config.seed * 1_000_003 + b * 1009 + r + attempt * 7_919
 
 
 async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
