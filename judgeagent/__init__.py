@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .threads import passive_openmp
 from .version import __version__
+
+passive_openmp()  # before torch loads: it reads the setting once
 
 _LAZY = {
     "build_graph": "judgeagent.graph.build",

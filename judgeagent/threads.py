@@ -19,6 +19,22 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+
+def passive_openmp() -> None:
+    """Idle OpenMP threads sleep instead of spinning (`OMP_WAIT_POLICY=PASSIVE`), unless the user chose a policy.
+
+    Why: torch's OpenMP threads spin for a while after each parallel region. On a machine whose other processes
+    hold the cores, a spinning thread takes the core its sibling needs next, and an encode of a few short texts
+    on two threads waits on it: the demo graph's 568 entity names took 8.5 s to embed on two threads at load
+    ~3.5, 1.0 s with PASSIVE and 1.2-1.6 s on one thread (one question per call: 541-562 ms against 26-38 ms;
+    bench/encoder_threads.py). It changes no arithmetic, only how threads wait. Read once, when torch loads
+    OpenMP: a process that imported torch before judgeagent keeps its policy.
+    """
+    import os
+
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 SMALL = 64
 """Inputs up to this many texts are small: one thread. Larger ones (the graph build's slices) use them all."""
 

@@ -53,3 +53,18 @@ def test_only_small_inputs_are_limited():
         assert torch.get_num_threads() == 1
     with threads.sized(threads.SMALL + 1):
         assert torch.get_num_threads() == default
+
+
+@pytest.mark.parametrize("chosen, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_idle_openmp_threads_sleep_unless_the_user_chose(chosen, expected):
+    """A fresh process that imports judgeagent (before torch) gets sleeping OpenMP threads; a policy the user set stays."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if chosen:
+        env["OMP_WAIT_POLICY"] = chosen
+    out = subprocess.run([sys.executable, "-c", "import os, judgeagent; print(os.environ['OMP_WAIT_POLICY'])"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected
