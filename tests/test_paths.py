@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from judgeagent.entities import CONCEPT
+from judgeagent.graph import walk
 from judgeagent.graph.sample import BRIDGE_MARGIN, FIT_MARGIN, PathSampler
 from judgeagent.graph.specificity import GENERIC
 
@@ -110,3 +111,49 @@ def test_a_batch_seeds_from_its_questions(mhr_graph, extractor, encoder):
     paths = [sampler.sample(batch, hops=3, seed=s) for s in range(12)]
     assert len({p.question for p in paths}) >= 3
     assert all(p.question in batch for p in paths)
+
+
+def defined_options(steps: walk.Steps, w: walk.Walk, k: int) -> list[tuple[float, int, int]]:
+    """`Steps.options` as its docstring defines it, one entity at a time in plain Python."""
+    g, rel = steps.on.graph, steps.relevance.astype(np.float64)
+    doc = steps.on.chunk_doc
+    seen = {int(doc[c]) for c in w.chunks}
+    current = w.entities[-1]
+    options = sorted((set(g.neighbours(current).tolist()) | set(steps.linked.tolist())) - set(w.entities))
+    fresh = [e for e in options if any(int(doc[c]) not in seen for c in g.chunks_of(e))]
+    own = set(g.chunks_of(current).tolist())
+    scored = []
+    for e in fresh or options:
+        chunks = g.chunks_of(e).tolist()
+        values = [rel[c] - (walk.SEEN_DOC if int(doc[c]) in seen else 0.0) - (walk.ON_PATH if c in w.chunks else 0.0)
+                  for c in chunks]
+        best = int(np.argmax(values))  # the first of equals
+        link = max([0.0] + [float(rel[c]) for c in chunks if c in own])  # never below 0
+        if e in steps.linked:
+            link = max(link, float(rel.max()))
+        score = values[best] - walk.GENERIC_HOP * bool(steps.on.generic[e]) + walk.LINK_WEIGHT * link
+        scored.append((score, e, chunks[best]))
+    by_chunk: dict[int, tuple[float, int, int]] = {}
+    for option in sorted(scored, key=lambda o: -o[0]):  # stable: equal scores keep the entity order
+        by_chunk.setdefault(option[2], option)
+    return list(by_chunk.values())[:k]
+
+
+@pytest.mark.parametrize("dataset, fixture", [("multihop_rag", "mhr_graph"), ("hotpotqa", "hotpot_graph")])
+def test_a_pools_next_steps_are_those_of_their_definition(dataset, fixture, request, encoder):
+    """The pool's next steps (graph/walk.py) are computed fast (each entity's best chunk once, rescored
+    only near the walk's documents): they must be the steps of their definition, entity by entity."""
+    g = request.getfixturevalue(fixture)
+    for question, _ in _questions(dataset, g)[:2]:
+        relevance = encoder.encode([question])[0] @ g.chunk_vectors.T
+        best = g.entity_chunks.T.tocsr()[int(np.argmax(relevance))].indices
+        steps = walk.Steps(walk.Graph(g, g.specificity < GENERIC), relevance, np.unique(best[:3]),
+                           ("chunk", "document"))
+        own = g.chunks_of(int(best[0]))
+        start = walk.Walk((int(best[0]),), (int(own[np.argmax(relevance[own])]),), 0.0)
+        walks = walk.pool(steps, start, hops=3, k=5)
+        second = sorted({walk.Walk(w.entities[:2], w.chunks[:2], 0.0) for w in walks}, key=lambda w: w.chunks)
+        for w in [start, *second[:3], *walks[:3]]:
+            fast, defined = steps.options(w, 25), defined_options(steps, w, 25)
+            assert [(e, c) for _, e, c in fast] == [(e, c) for _, e, c in defined]
+            assert [s for s, _, _ in fast] == pytest.approx([s for s, _, _ in defined], abs=1e-9)

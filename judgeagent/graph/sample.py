@@ -14,6 +14,7 @@ from ..embedding import Encoder
 from ..entities import CONCEPT, EntityExtractor, Mention, SpacyExtractor
 from ..errors import JudgeAgentError
 from ..features import FeatureStore
+from . import walk
 from .model import ContextGraph, LinkKind
 
 SeedKind = Literal["named", "concept", "question"]
@@ -30,27 +31,6 @@ an entity whose document is not the one most like the question (issue 29: 22 of 
 it to FIT_MARGIN)."""
 SEED_POWER = 2.0
 """A seed candidate is drawn with weight specificity ** SEED_POWER times its fit (see `_weight`)."""
-GENERIC_HOP = 0.2
-"""Taken off the score of a hop candidate that is a generic concept (specificity below GENERIC): it
-links anything to anything ("way" took a path about Rosetta to the Curiosity rover)."""
-LINK_WEIGHT = 0.5
-"""How much a link's best shared chunk (its similarity to the question) adds to a neighbour's score."""
-WIDEN = 5
-"""Each walk of a path's pool is extended by its WIDEN * `candidates` best next steps before the best walks
-are kept: a wide search, so that the pool holds the best walks and not the first ones found."""
-BEAM = 2
-"""Before the last hop, at most BEAM * `candidates` walks are extended (the best): long paths stay cheap."""
-SEEN_DOC = 0.1
-"""Taken off the similarity of a chunk whose document is on the path already: another chunk of a
-document the question needs can beat a weak chunk of a new one (issue 29: on MultiHop-RAG, whose articles
-have many chunks, three chunks from three documents capped the share from supporting documents near
-0.42, where the question's top 3 chunks reach 0.55). Measured on MultiHop-RAG medium (chunks from support
-/ documents per path): 1.0 0.42/3.00, 0.1 0.46/2.81, 0.05 0.48/2.65, 0 0.50/2.38 (below the 2.5 floor)."""
-ON_PATH = 2.0
-"""Taken off the similarity of a chunk on the path already: it is taken again only by an entity that has
-no other chunk (and then adds no text)."""
-
-
 @dataclass(frozen=True)
 class KnowledgePath:
     """A walk on the graph: the entities visited, one chunk per entity, and their text joined."""
@@ -94,15 +74,6 @@ class _Seed:
 
 
 @dataclass(frozen=True)
-class _Walk:
-    """A path being built: entity and chunk rows, and the sum of its hops' scores."""
-
-    entities: tuple[int, ...]
-    chunks: tuple[int, ...]
-    score: float
-
-
-@dataclass(frozen=True)
 class _Batch:
     questions: list[str]
     similarity: np.ndarray
@@ -130,7 +101,7 @@ class PathSampler:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._read: dict[tuple[str, int], tuple[list[Mention], dict[str, list[int]]]] = {}
         self.store = store
-        self._pools: OrderedDict[tuple[Any, ...], list[_Walk]] = OrderedDict()
+        self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -141,14 +112,12 @@ class PathSampler:
             )
 
     @cached_property
-    def _chunk_doc(self) -> np.ndarray:
-        rows = {d: i for i, d in enumerate(self.graph.doc_ids)}
-        return np.fromiter((rows[d] for d in self.graph.tables["chunks"].column("doc_id").to_pylist()),
-                           dtype=np.int64, count=len(self.graph.chunk_ids))
+    def _walks_on(self) -> walk.Graph:
+        return walk.Graph(self.graph, self._generic)
 
-    @cached_property
+    @property
     def _chunk_entities(self) -> Any:
-        return self.graph.entity_chunks.T.tocsr()
+        return self._walks_on.chunk_entities
 
     @cached_property
     def _doc_freq(self) -> np.ndarray:
@@ -202,8 +171,8 @@ class PathSampler:
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
                          lambda: self._pool(start.entity, relevance, batch.linked[start.question], hops,
                                             candidates, kinds))
-        walk = pool[int(rng.integers(len(pool)))]
-        path, chunks = list(walk.entities), list(walk.chunks)
+        drawn = pool[int(rng.integers(len(pool)))]
+        path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
         g = self.graph
         return KnowledgePath(
@@ -407,93 +376,21 @@ class PathSampler:
 
     # --- steps 2-3: the walk ---------------------------------------------------------------------------
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
-              kinds: tuple[LinkKind, ...]) -> list[_Walk]:
-        """The walks a path is drawn from, best first. From the entity's chunk most similar to the question,
-        each hop extends the best walks so far (BEAM * k) by their WIDEN * k best next steps (`_options`);
-        the k ** (hops - 1) distinct walks with the best summed hop scores make the pool, as many as a
-        uniform draw among the k best at each hop could give, so paths vary as much (issue 29: those draws
-        took a weak first hop as often as the best one). A walk that cannot go on is dropped while others
-        can; when none can, the walks stop there. When the start's chunk is more than FIT_MARGIN less
-        similar to the question than the question's best chunk, that chunk's entities are linked too: a
-        bridge seed's walk can still reach what the question is most about."""
+              kinds: tuple[LinkKind, ...]) -> list[walk.Walk]:
+        """The walks a path is drawn from (walk.pool), from the entity's chunk most similar to the question.
+        When that chunk is more than FIT_MARGIN less similar to the question than the question's best
+        chunk, that chunk's entities are linked too: a bridge seed's walk can still reach what the question
+        is most about."""
         own = self.graph.chunks_of(entity)
-        walks = [_Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)]
+        start = walk.Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)
         best = int(np.argmax(relevance))
-        if relevance[walks[0].chunks[0]] < relevance[best] - FIT_MARGIN:
+        if relevance[start.chunks[0]] < relevance[best] - FIT_MARGIN:
             m = self._chunk_entities
             linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
-        for hop in range(1, hops):
-            longer = [_Walk((*w.entities, e), (*w.chunks, c), w.score + s)
-                      for w in walks for s, e, c in self._options(w, relevance, linked, WIDEN * k, kinds)]
-            if not longer:
-                break
-            longer.sort(key=lambda w: -w.score)  # stable: ties keep the order the options came in
-            unique: dict[tuple[int, ...], _Walk] = {}
-            for w in longer:  # one walk per sequence of chunks: its best
-                unique.setdefault(w.chunks, w)
-            walks = list(unique.values())[:k ** (hops - 1) if hop == hops - 1 else BEAM * k]
-        return walks
-
-    def _options(self, walk: _Walk, relevance: np.ndarray, linked: np.ndarray, k: int,
-                 kinds: tuple[LinkKind, ...]) -> list[tuple[float, int, int]]:
-        """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
-        its last one (in the graph, or through the question: `linked`) that can add a document not on the
-        walk (all of them if none can), each scored by the similarity to the question of the chunk it would
-        add (less SEEN_DOC for a document on the walk) plus LINK_WEIGHT times that of the best chunk it
-        shares with the current entity (through the question: the question's best chunk), less GENERIC_HOP
-        for a generic concept; the best entity for each of k different chunks."""
-        path, chunks = np.asarray(walk.entities), list(walk.chunks)
-        current = walk.entities[-1]
-        options = np.setdiff1d(np.union1d(self.graph.neighbours(current, kinds), linked), path)
-        if len(options) == 0:
-            return []
-        seen = np.isin(self._chunk_doc, self._chunk_doc[chunks])
-        rows = self.graph.entity_chunks[options]
-        fresh = _row_max(rows, (~seen).astype(np.float32)) > 0
-        if fresh.any():
-            options, rows = options[fresh], rows[fresh]
-        penalised = relevance - SEEN_DOC * seen
-        penalised[chunks] -= ON_PATH
-        scores, adds = _row_best(rows, penalised)
-        scores = scores - GENERIC_HOP * self._generic[options]
-        if LINK_WEIGHT:
-            link = self._link_scores(current, options, relevance)
-            through = np.isin(options, linked)
-            link[through] = np.maximum(link[through], float(relevance.max()))
-            scores = scores + LINK_WEIGHT * link
-        order = _top(scores, len(scores))
-        _, first = np.unique(adds[order], return_index=True)  # the best entity for each chunk it adds
-        top = order[np.sort(first)][:k]
-        return [(float(scores[i]), int(options[i]), int(adds[i])) for i in top]
-
-    def _link_scores(self, current: int, options: np.ndarray, relevance: np.ndarray) -> np.ndarray:
-        """Per option: the similarity to the question of the best chunk it shares with `current` (0 if none)."""
-        own = self.graph.chunks_of(current)
-        sub = self._chunk_entities[own]
-        link = np.zeros(self.graph.n_entities, dtype=np.float32)
-        np.maximum.at(link, sub.indices, np.repeat(relevance[own], np.diff(sub.indptr)))
-        return link[options]
-
+        return walk.pool(walk.Steps(self._walks_on, relevance, linked, kinds), start, hops, k)
 
 def _kind(mention: Mention) -> SeedKind:
     return "concept" if mention.label == CONCEPT else "named"
-
-
-def _row_best(rows: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a CSR matrix without empty rows: the largest of `values` at its columns, and that column."""
-    vals = values[rows.indices]
-    row_of = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
-    first = np.lexsort((np.arange(len(vals)), -vals, row_of))[rows.indptr[:-1]]
-    return vals[first], rows.indices[first]
-
-
-def _row_max(rows: Any, values: np.ndarray) -> np.ndarray:
-    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row)."""
-    out = np.full(rows.shape[0], -np.inf)
-    filled = np.diff(rows.indptr) > 0
-    if len(rows.indices):
-        out[filled] = np.maximum.reduceat(values[rows.indices], rows.indptr[:-1][filled])
-    return out
 
 
 _REMEMBERED = 256  # batches and texts: a run samples each batch's questions once per round
