@@ -45,13 +45,21 @@ _torch_default: int | None = None
 _local = threading.local()
 
 
+def _torch() -> Any:
+    """torch if it is loaded; None in a process without it (static encoder, spaCy only), and while another thread
+    is still importing it (a partly initialised module has no `set_num_threads` yet: seen when the answer
+    checker's preload imported it as the event loop encoded)."""
+    torch = sys.modules.get("torch")
+    return torch if hasattr(torch, "set_num_threads") and hasattr(torch, "get_num_threads") else None
+
+
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run the block with one torch, OpenMP and BLAS thread; nests, and is safe across threads."""
     global _active, _blas_limit, _torch_default
     from threadpoolctl import threadpool_limits
 
-    torch = sys.modules.get("torch")  # a process without torch (static encoder, spaCy only) has nothing to set
+    torch = _torch()
     with _lock:
         if _active == 0:
             _blas_limit = threadpool_limits(limits=1, user_api="blas")

@@ -68,3 +68,16 @@ def test_idle_openmp_threads_sleep_unless_the_user_chose(chosen, expected):
     out = subprocess.run([sys.executable, "-c", "import os, judgeagent; print(os.environ['OMP_WAIT_POLICY'])"],
                          env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_a_torch_still_being_imported_by_another_thread_is_left_alone():
+    """A thread that limits itself while another thread is importing torch sees a partly initialised module (no
+    `set_num_threads` yet): the block runs without touching it instead of failing (seen in the online stage)."""
+    import subprocess
+    import sys
+
+    script = ("import sys, types; sys.modules['torch'] = types.ModuleType('torch')\n"
+              "from judgeagent.threads import one_thread\n"
+              "with one_thread():\n    print('ran')")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ran", out.stderr
