@@ -192,7 +192,8 @@ class PathSampler:
         questions that paths will start from need reading (`drawn`): a batch of 5 with 3 rounds draws 2.45
         on average. All of them in one spaCy call and one encoder call, which cost less per text than a call
         per batch (issue 31; spaCy's mentions of a text do not depend on the texts read with it)."""
-        todo = list(dict.fromkeys(q for q in check_questions(questions) if (q, candidates) not in self._read))
+        questions = check_questions(questions) if questions else []  # a batch with no rounds reads nothing
+        todo = list(dict.fromkeys(q for q in questions if (q, candidates) not in self._read))
         if not todo:
             return
         found = self.extract(todo)
