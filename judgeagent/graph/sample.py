@@ -113,8 +113,8 @@ class PathSampler:
             )
 
     @cached_property
-    def _walks_on(self) -> walk.Graph:
-        return walk.Graph(self.graph, self._generic)
+    def _walks_on(self) -> walk.WalkIndex:
+        return walk.WalkIndex(self.graph, self._generic)
 
     @property
     def _chunk_entities(self) -> Any:

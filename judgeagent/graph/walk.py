@@ -39,7 +39,7 @@ class Walk:
     score: float
 
 
-class Graph:
+class WalkIndex:
     """What every walk on a graph reads, derived once per sampler: chunk to document, chunk to entities,
     which entities are generic."""
 
@@ -74,7 +74,7 @@ class Steps:
     score every neighbour's chunks anew: on MultiHop-RAG medium a document link reaches thousands of
     entities, and a pool cost about 90 ms."""
 
-    def __init__(self, on: Graph, relevance: np.ndarray, linked: np.ndarray, kinds: tuple[LinkKind, ...],
+    def __init__(self, on: WalkIndex, relevance: np.ndarray, linked: np.ndarray, kinds: tuple[LinkKind, ...],
                  best: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """`best`: `best_chunks(on, relevance)` when the caller keeps it (the seed candidates of a question
         share it)."""
@@ -150,7 +150,7 @@ class Steps:
         return link[options]
 
 
-def best_chunks(on: Graph, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and that
     chunk (the first of equals in its row; -1 with none)."""
     return _row_best(on.graph.entity_chunks, relevance.astype(np.float64))
