@@ -147,7 +147,7 @@ def test_a_pools_next_steps_are_those_of_their_definition(dataset, fixture, requ
     for question, _ in _questions(dataset, g)[:2]:
         relevance = encoder.encode([question])[0] @ g.chunk_vectors.T
         best = g.entity_chunks.T.tocsr()[int(np.argmax(relevance))].indices
-        steps = walk.Steps(walk.Graph(g, g.specificity < GENERIC), relevance, np.unique(best[:3]),
+        steps = walk.Steps(walk.WalkIndex(g, g.specificity < GENERIC), relevance, np.unique(best[:3]),
                            ("chunk", "document"))
         own = g.chunks_of(int(best[0]))
         start = walk.Walk((int(best[0]),), (int(own[np.argmax(relevance[own])]),), 0.0)

@@ -102,6 +102,7 @@ class PathSampler:
         self._read: dict[tuple[str, int], tuple[list[Mention], dict[str, list[int]]]] = {}
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
+        self._bests: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -112,8 +113,8 @@ class PathSampler:
             )
 
     @cached_property
-    def _walks_on(self) -> walk.Graph:
-        return walk.Graph(self.graph, self._generic)
+    def _walks_on(self) -> walk.WalkIndex:
+        return walk.WalkIndex(self.graph, self._generic)
 
     @property
     def _chunk_entities(self) -> Any:
@@ -170,7 +171,7 @@ class PathSampler:
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
                          lambda: self._pool(start.entity, relevance, batch.linked[start.question], hops,
-                                            candidates, kinds))
+                                            candidates, kinds, self._best_chunks(key, start.question, relevance)))
         drawn = pool[int(rng.integers(len(pool)))]
         path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
@@ -376,10 +377,15 @@ class PathSampler:
         return self.store.vectors(self._encoder_identity, texts, lambda: self.encoder.encode(texts))
 
     # --- steps 2-3: the walk ---------------------------------------------------------------------------
+    def _best_chunks(self, key: tuple[Any, ...], question: int, relevance: np.ndarray) -> Any:
+        """Each entity's chunk most similar to a question: kept for the question's other seed candidates (for
+        a few questions: two arrays as long as the graph's entities each)."""
+        return _remember(self._bests, (key, question), lambda: walk.best_chunks(self._walks_on, relevance), size=8)
+
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
-              kinds: tuple[LinkKind, ...]) -> list[walk.Walk]:
-        """The walks a path is drawn from (walk.pool), from the entity's chunk most similar to the question.
-        When that chunk is more than FIT_MARGIN less similar to the question than the question's best
+              kinds: tuple[LinkKind, ...], per_entity: tuple[np.ndarray, np.ndarray]) -> list[walk.Walk]:
+        """The walks a path is drawn from (walk.pool), from the entity's chunk most similar to the question
+        (`per_entity`: every entity's best chunk, from `_best_chunks`). When that chunk is more than FIT_MARGIN less similar to the question than the question's best
         chunk, that chunk's entities are linked too: a bridge seed's walk can still reach what the question
         is most about."""
         own = self.graph.chunks_of(entity)
@@ -388,7 +394,8 @@ class PathSampler:
         if relevance[start.chunks[0]] < relevance[best] - FIT_MARGIN:
             m = self._chunk_entities
             linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
-        return walk.pool(walk.Steps(self._walks_on, relevance, linked, kinds), start, hops, k)
+        return walk.pool(walk.Steps(self._walks_on, relevance, linked, kinds, per_entity), start, hops, k)
+
 
 def _kind(mention: Mention) -> SeedKind:
     return "concept" if mention.label == CONCEPT else "named"
@@ -397,13 +404,13 @@ def _kind(mention: Mention) -> SeedKind:
 _REMEMBERED = 256  # batches and texts: a run samples each batch's questions once per round
 
 
-def _remember(store: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+def _remember(store: OrderedDict[Any, Any], key: Any, make: Callable[[], Any], size: int = _REMEMBERED) -> Any:
     """A small LRU: rounds of one batch reuse its question entities and vectors."""
     if key in store:
         store.move_to_end(key)
         return store[key]
     value = store[key] = make()
-    if len(store) > _REMEMBERED:
+    if len(store) > size:
         store.popitem(last=False)
     return value
 

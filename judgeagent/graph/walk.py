@@ -39,7 +39,7 @@ class Walk:
     score: float
 
 
-class Graph:
+class WalkIndex:
     """What every walk on a graph reads, derived once per sampler: chunk to document, chunk to entities,
     which entities are generic."""
 
@@ -74,17 +74,13 @@ class Steps:
     score every neighbour's chunks anew: on MultiHop-RAG medium a document link reaches thousands of
     entities, and a pool cost about 90 ms."""
 
-    def __init__(self, on: Graph, relevance: np.ndarray, linked: np.ndarray,
-                 kinds: tuple[LinkKind, ...]) -> None:
+    def __init__(self, on: WalkIndex, relevance: np.ndarray, linked: np.ndarray, kinds: tuple[LinkKind, ...],
+                 best: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """`best`: `best_chunks(on, relevance)` when the caller keeps it (the seed candidates of a question
+        share it)."""
         self.on, self.relevance, self.linked, self.kinds = on, relevance, linked, kinds
         self.top = float(relevance.max())
-
-    @cached_property
-    def _best(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and
-        that chunk (the first of equals in its row)."""
-        m = self.on.graph.entity_chunks
-        return _row_best(m, self.relevance.astype(np.float64))
+        self._best = best if best is not None else best_chunks(on, relevance)
 
     def options(self, walk: Walk, k: int) -> list[tuple[float, int, int]]:
         """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
@@ -152,6 +148,12 @@ class Steps:
         np.maximum.at(link, sub.indices, np.repeat(self.relevance[own], np.diff(sub.indptr)))
         link[self.linked] = np.maximum(link[self.linked], self.top)
         return link[options]
+
+
+def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and that
+    chunk (the first of equals in its row; -1 with none)."""
+    return _row_best(on.graph.entity_chunks, relevance.astype(np.float64))
 
 
 def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
