@@ -243,7 +243,7 @@ def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:
         return None
 
     def find(gold: str) -> str | None:
-        _, rows = graph.entity_index.search(sampler.encoder.encode([gold]), 8)
+        _, rows = graph.entity_index.search(sampler.vector(gold)[None, :], 8)
         names = [graph.entity_names[r] for r in rows[0] if r >= 0]
         return next((n for n in names if token_f1(n, gold) < 0.34), None)
 
