@@ -122,6 +122,21 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
         again.sample([QUESTIONS[0], "Which bank raised its interest rates?"], hops=3, seed=0)
 
 
+def test_a_texts_vector_alone_is_kept_across_runs(tmp_path, mhr_graph, extractor, encoder):
+    """Calibration's near misses encode each gold alone: the next run reads those bytes from the store."""
+    from judgeagent.features import FeatureStore
+
+    first = PathSampler(mhr_graph, extractor, encoder, store=FeatureStore(tmp_path))
+    vector = first.vector("the Federal Reserve")
+    first.store.close()
+    assert np.array_equal(vector, encoder.encode(["the Federal Reserve"])[0])
+    again = PathSampler(mhr_graph, extractor, _Refusing(encoder, "encode"), store=FeatureStore(tmp_path))
+    assert np.array_equal(again.vector("the Federal Reserve"), vector)
+    with pytest.raises(AssertionError, match="ran although"):
+        again.vector("the Bank of England")
+    again.store.close()
+
+
 def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_path, mhr_graph, extractor, encoder):
     """A local model folder retrained in place keeps its name: the store keys vectors on what the weights make of
     a fixed text too, so the changed model computes its own vectors instead of reading the old model's."""
