@@ -207,7 +207,7 @@ class PathSampler:
     @staticmethod
     def drawn(questions: int, seed: int) -> int:
         """Which of a batch's `questions` a path sampled with `seed` starts from (the first draw of `_seed`)."""
-        return int(np.random.default_rng(seed).integers(questions))
+        return _question_drawn(np.random.default_rng(seed), questions)
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
         """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
@@ -268,9 +268,9 @@ class PathSampler:
         return [m.surface for m in self._ranked(mentions) if m.name not in row]
 
     def _near(self, unknown: list[str], candidates: int) -> dict[str, list[int]]:
-        """Per mention the graph has no node for, the `candidates` entities named most like it. The batch's
-        mentions in one encoder call, apart from its questions (with them they would be padded to them), and
-        past the per-text memory: the reading thread calls this too, and one list gives one answer."""
+        """Per mention the graph has no node for, the `candidates` entities named most like it. The mentions
+        read together in one encoder call, apart from the questions (with them they would be padded to them),
+        and past the per-text memory: the reading thread calls this too, and one list gives one answer."""
         unknown = list(dict.fromkeys(unknown))
         if not unknown:
             return {}
@@ -313,7 +313,7 @@ class PathSampler:
         """A random question of the batch, then one of its seeds drawn by weight (or the one at
         `position`); with none, the question itself, starting from the most specific entity of its best
         chunk."""
-        i = int(rng.integers(len(batch.questions)))  # as `drawn`
+        i = _question_drawn(rng, len(batch.questions))
         seeds = self._question_seeds(batch, i, candidates)
         if seeds:
             if position is not None:
@@ -401,6 +401,11 @@ class PathSampler:
             m = self._chunk_entities
             linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
         return walk.pool(walk.Steps(self._walks_on, relevance, linked, kinds, per_entity), start, hops, k)
+
+
+def _question_drawn(rng: np.random.Generator, questions: int) -> int:
+    """A path's first draw: which question it starts from (`PathSampler.drawn` reads it ahead)."""
+    return int(rng.integers(questions))
 
 
 def _kind(mention: Mention) -> SeedKind:
