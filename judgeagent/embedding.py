@@ -5,6 +5,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import numpy as np
 
 from .config import DEFAULT_EMBEDDING_MODEL, IndexConfig
 from .errors import JudgeAgentError
-from .threads import sized
+from .threads import SMALL, sized
 
 _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"}
 _PROBE = "A fixed sentence whose vector fingerprints the weights of the embedding model, 42."
@@ -74,9 +75,11 @@ def _load_static(name: str) -> Any:
 class Encoder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, device: str | None = None) -> None:
         self.name = name
-        # One encode at a time: a fast tokenizer used from two threads at once fails ("Already borrowed"),
-        # and the online stage encodes on its worker thread while the judge's calibration may encode too.
+        # A fast tokenizer fails ("Already borrowed") when one thread changes its padding or truncation while
+        # another encodes. Calls set the same ones, so only the first call changes them: it runs alone, as
+        # large calls do (`encode`); small calls after it run side by side.
         self._lock = threading.Lock()
+        self._set_up = False
         if name == STATIC:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         if name == STATIC or (Path(name).expanduser().is_dir() and _is_static(str(Path(name).expanduser()))):
@@ -109,8 +112,12 @@ class Encoder:
         self, texts: Sequence[str], batch_size: int = 64, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
         # A few texts (a batch's questions) on one intra-op thread, many (the graph build) on all of them.
-        with self._lock, sized(len(texts)):
-            return self._encode(texts, batch_size, progress)
+        # Small calls run side by side (the online stage's two threads encode on both cores, the same bytes as
+        # one after the other); large ones, which take every core already, one at a time.
+        with self._lock if len(texts) > SMALL or not self._set_up else nullcontext(), sized(len(texts)):
+            vectors = self._encode(texts, batch_size, progress)
+            self._set_up = True
+            return vectors
 
     def _encode(self, texts: Sequence[str], batch_size: int, progress: Callable[[int], None] | None) -> np.ndarray:
         # Filled slice by slice: one copy in memory. Sized on the first slice (some models report no dim).

@@ -1,3 +1,6 @@
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -192,3 +195,48 @@ def test_a_far_seed_can_reach_the_questions_best_chunk(tmp_path, extractor, enco
     assert best not in linked  # no link in the graph reaches it
     path = sampler.sample(question, hops=2, seed=0, start=position)
     assert path.entities[0] == "zanzibar" and path.chunk_ids[1] == best and not path.stopped_early
+
+
+class _Slow:
+    """The real encoder, slowed so that two threads overlap on one batch; counts its texts."""
+
+    def __init__(self, real):
+        self._real, self.texts = real, []
+
+    def encode(self, texts, *args, **kwargs):
+        self.texts.extend(texts)
+        time.sleep(0.3)
+        return self._real.encode(texts, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+def test_a_batch_prepared_on_another_thread_is_encoded_once_with_the_same_paths(mhr_graph, extractor, encoder):
+    """The online stage's reader encodes batches the sampler's thread has not reached (`prepare`, issue 31): a
+    sample of a batch being prepared waits for it instead of encoding it again, and the paths are those of a
+    sampler that encodes itself."""
+    slow = _Slow(encoder)
+    ahead = PathSampler(mhr_graph, extractor, slow)
+    with ThreadPoolExecutor(1) as reader:
+        preparing = reader.submit(ahead.prepare, QUESTIONS)
+        time.sleep(0.1)  # the reader is inside its encode
+        path = ahead.sample(QUESTIONS, hops=3, seed=0)
+        preparing.result()
+    assert [slow.texts.count(q) for q in QUESTIONS] == [1, 1]  # one encode of the batch, by the reader
+    encoded = len(slow.texts)  # and the mentions the graph has no node for
+    alone = PathSampler(mhr_graph, extractor, encoder)
+    assert path == alone.sample(QUESTIONS, hops=3, seed=0)
+    assert ahead.relevance(QUESTIONS, path.chunk_ids) == alone.relevance(QUESTIONS, path.chunk_ids)
+    assert len(slow.texts) == encoded  # the record's relevance reads the batch's vectors too
+
+
+def test_a_batch_whose_prepare_failed_is_encoded_by_its_sample(mhr_graph, extractor, encoder):
+    failing = _Slow(encoder)
+    failing.encode = lambda texts, *a, **k: (_ for _ in ()).throw(MemoryError("out of memory"))
+    sampler = PathSampler(mhr_graph, extractor, failing)
+    with pytest.raises(MemoryError):
+        sampler.prepare(QUESTIONS)
+    sampler.encoder = encoder
+    assert sampler.sample(QUESTIONS, hops=3, seed=0) == PathSampler(mhr_graph, extractor, encoder).sample(
+        QUESTIONS, hops=3, seed=0)

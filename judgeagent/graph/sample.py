@@ -1,8 +1,10 @@
 """Algorithm 4: knowledge paths sampled on the context graph, seeded from a batch's questions."""
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -76,6 +78,8 @@ class _Seed:
 @dataclass(frozen=True)
 class _Batch:
     questions: list[str]
+    vectors: np.ndarray
+    """One row per question, encoded as one list (`_batch`)."""
     similarity: np.ndarray
     """Questions x chunks: cosine similarity of every chunk to every question."""
     seeds: dict[int, list[_Seed]] = field(default_factory=dict)
@@ -98,7 +102,13 @@ class PathSampler:
         self.extractor = extractor or SpacyExtractor(EntityConfig(**graph.manifest["config"]["entities"]))
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
+        self._making: dict[tuple[str | int, ...], Future[_Batch]] = {}
+        """Batches being encoded now, by `prepare` on another thread: a `sample` of one waits for it."""
+        self._lists: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
+        """The batches' question vectors, by their list of distinct questions (`relevance` reads them)."""
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memory = threading.Lock()
+        """Guards the memories above: `prepare` (the reader's thread) and `sample` (the sampler's) share them."""
         self._read: dict[tuple[str, int], tuple[list[Mention], dict[str, list[int]]]] = {}
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
@@ -152,7 +162,7 @@ class PathSampler:
         specificity and the probability of the draw. Empty for a question that seeds from its best chunk."""
         questions = check_questions(questions)
         with self._threads.limit(limits=1):
-            batch = _remember(self._batches, (*questions, candidates), lambda: self._batch(questions, candidates))
+            batch = self._batch_of(questions, candidates)
             every = [self._question_seeds(batch, i, candidates) for i in range(len(questions))]
         out = []
         for seeds in every:
@@ -166,7 +176,7 @@ class PathSampler:
                 kinds: tuple[LinkKind, ...], position: int | None = None) -> KnowledgePath:
         rng = np.random.default_rng(seed)
         key = (*questions, candidates)
-        batch = _remember(self._batches, key, lambda: self._batch(questions, candidates))
+        batch = self._batch_of(questions, candidates)
         start = self._seed(batch, rng, candidates, position)
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
@@ -233,9 +243,55 @@ class PathSampler:
         return {"model": self.encoder.name, "dim": self.encoder.dim, "weights": self.encoder.fingerprint,
                 **{name: version(name) for name in libraries}}
 
-    def _batch(self, questions: list[str], candidates: int) -> _Batch:
-        """What every path of a batch shares: chunk similarities, then each question's seeds once drawn."""
-        return _Batch(questions, np.stack(self._encode(questions)) @ self.graph.chunk_vectors.T)
+    def prepare(self, questions: Sequence[str], candidates: int = 5) -> None:
+        """Encode a batch's questions now, on the calling thread, for a later `sample` of the same batch: the
+        online stage's reader takes batches the sampler's thread has not reached, so that both cores encode
+        (issue 31). The vectors are the same bytes whichever thread encodes them: one list per batch."""
+        with self._threads.limit(limits=1):
+            self._batch_of(check_questions(questions), candidates)
+
+    def _batch_of(self, questions: list[str], candidates: int) -> _Batch:
+        """The batch from memory, or made now; a batch another thread is making is waited for, not made twice."""
+        key = (*questions, candidates)
+        with self._memory:
+            if key in self._batches:
+                self._batches.move_to_end(key)
+                return self._batches[key]
+            making, mine = self._making.get(key), False
+            if making is None:
+                making, mine = self._making.setdefault(key, Future()), True
+        if not mine:
+            return making.result()
+        try:
+            batch = self._batch(questions)
+        except BaseException as e:
+            with self._memory:
+                self._making.pop(key, None)  # the next call tries again
+            making.set_exception(e)
+            raise
+        with self._memory:
+            _remember(self._batches, key, lambda: batch)
+            self._making.pop(key, None)
+        making.set_result(batch)
+        return batch
+
+    def _batch(self, questions: list[str]) -> _Batch:
+        """What every path of a batch shares: its questions' vectors and chunk similarities, then each question's
+        seeds once drawn. The vectors come from one encoder call on the batch's own distinct questions, never
+        from another batch's: a text's vector depends by ~1e-7 on the texts padded with it, and batches may be
+        encoded in any order (`prepare`)."""
+        distinct = tuple(dict.fromkeys(questions))
+        with self._memory:
+            known = self._lists.get(distinct)
+        if known is None:
+            known = self._fresh(list(distinct))
+            with self._memory:
+                _remember(self._lists, distinct, lambda: known)
+                for text, vector in zip(distinct, known):
+                    _remember(self._vectors, text, lambda v=vector: v)
+        row = {text: i for i, text in enumerate(distinct)}
+        vectors = known[[row[q] for q in questions]]
+        return _Batch(questions, vectors, vectors @ self.graph.chunk_vectors.T)
 
     def _question_seeds(self, batch: _Batch, q: int, candidates: int) -> list[_Seed]:
         """Question q's ranked seeds (and its linked nodes), from what was read ahead or read now."""
@@ -327,7 +383,7 @@ class PathSampler:
         if len(entities):  # the most specific; the rarer of equals
             entity = int(entities[np.lexsort((self._doc_freq[entities], -self._specificity[entities]))[0]])
         else:  # a chunk without entities: the entity named most like the question
-            _, found = self.graph.entity_index.search(self._encode([batch.questions[i]])[0][None, :], 1)
+            _, found = self.graph.entity_index.search(batch.vectors[i][None, :], 1)
             entity = int(found[0, 0])
         return _Seed(i, batch.questions[i], "question", entity, float(batch.similarity[i, best]))
 
@@ -363,11 +419,18 @@ class PathSampler:
             return round(float((self.graph.chunk_vectors[rows] @ vectors.T).max(axis=1).mean()), 4)
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
-        found = {t: self._vectors[t] for t in texts if t in self._vectors}
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        """The texts' vectors: a batch's list as the batch encoded it, else per text from memory, else encoded."""
+        distinct = tuple(dict.fromkeys(texts))
+        with self._memory:
+            listed = self._lists.get(distinct)
+            found = ({t: v for t, v in zip(distinct, listed)} if listed is not None
+                     else {t: self._vectors[t] for t in texts if t in self._vectors})
+        missing = [t for t in distinct if t not in found]
         if missing:  # one encoder call for all of them
-            for text, vector in zip(missing, self._fresh(missing)):
-                found[text] = _remember(self._vectors, text, lambda v=vector: v)
+            vectors = self._fresh(missing)
+            with self._memory:
+                for text, vector in zip(missing, vectors):
+                    found[text] = _remember(self._vectors, text, lambda v=vector: v)
         return [found[t] for t in texts]
 
     def vector(self, text: str) -> np.ndarray:

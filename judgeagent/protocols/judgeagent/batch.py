@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -50,6 +52,12 @@ class Context:
     """spaCy on the batches' questions, a batch ahead of `worker`: the two run on both cores at once."""
     ahead: dict[int, Ahead] = field(default_factory=dict)
     """Per batch, its CPU work queued when the run starts (`plan_ahead`)."""
+    unwalked: deque[tuple[int, list[str]]] = field(default_factory=deque)
+    """Batches whose questions the reader may encode once it has read them all (`_prepare_next`), in order."""
+    walking: set[int] = field(default_factory=set)
+    """Batches whose paths `worker` has started: the reader leaves their questions to it."""
+    taking: threading.Lock = field(default_factory=threading.Lock)
+    """Guards `unwalked`."""
     store: FeatureStore | None = None
     """The questions' vectors and mentions kept across runs (the sampler's); closed with the run."""
 
@@ -89,10 +97,17 @@ def plan_ahead(ctx: Context, batches: list[tuple[int, list[Item]]]) -> None:
     flight (issue 31). The reader takes the batches in groups (`_groups`). A finished batch (a resumed
     run) queues nothing."""
     todo = [(b, items) for b, items in batches if ctx.feedback.get(b) is None and b not in ctx.ahead]
-    for group in _groups(todo):
+    helps = ctx.sampler is not None and _walks(ctx.config)
+    if helps:
+        ctx.unwalked.extend((b, [i.question for i in _seen(ctx.config, b, items)]) for b, items in todo)
+    groups, read = _groups(todo), len(ctx.walking)  # the worker's count of batches started, once it reaches
+    for k, group in enumerate(groups):
         named = ctx.reader.submit(_read_ahead, ctx, group)
         for b, items in group:
             ctx.ahead[b] = Ahead(named, ctx.worker.submit(_walk_ahead, ctx, b, items, named))
+        read += len(group)
+        if helps:
+            ctx.reader.submit(_help, ctx, read if k < len(groups) - 1 else None)
 
 
 READ_GROUP = 8
@@ -127,7 +142,39 @@ def _read_ahead(ctx: Context, group: list[tuple[int, list[Item]]]) -> dict[str, 
         return named
 
 
+LEAD = READ_GROUP
+"""The reader reads the next group once `worker` is this many batches from the end of what was read."""
+
+
+def _help(ctx: Context, read: int | None) -> None:
+    """Encode questions for `worker` (`_prepare_next`) while it is more than LEAD batches from `read`, the
+    count it will have started when it reaches the end of what the reader has read (None: all is read).
+    Encoding is most of the worker's CPU and spaCy most of the reader's, which would finish long before:
+    this way both cores stay on the batches in order (issue 31)."""
+    while ctx.unwalked and (read is None or read - len(ctx.walking) > LEAD) and _prepare_next(ctx):
+        pass
+
+
+def _prepare_next(ctx: Context) -> bool:
+    """Encode the questions of the second batch `worker` has not started, while the worker encodes the first:
+    the two encode side by side, and the worker then finds the second encoded (taking the first would make
+    the worker wait on each in turn). An error is left in this task's future, unread: the batch's own walk
+    encodes again and reports it."""
+    with ctx.taking:
+        while ctx.unwalked and ctx.unwalked[0][0] in ctx.walking:
+            ctx.unwalked.popleft()
+        if len(ctx.unwalked) < 2:
+            return False
+        _, questions = ctx.unwalked[1]
+        del ctx.unwalked[1]
+    assert ctx.sampler is not None
+    with one_thread():
+        ctx.sampler.prepare(questions)  # a batch the worker starts meanwhile waits for it, is not encoded twice
+    return True
+
+
 def _walk_ahead(ctx: Context, b: int, items: list[Item], read: Future[dict[str, list[str]]]) -> list[Walked]:
+    ctx.walking.add(b)
     read.result()  # the mentions are in the sampler (or the error is this batch's too)
     if not ctx.config.extension:
         return []
