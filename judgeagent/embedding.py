@@ -76,8 +76,9 @@ class Encoder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, device: str | None = None) -> None:
         self.name = name
         # A fast tokenizer fails ("Already borrowed") when one thread changes its padding or truncation while
-        # another encodes. Calls set the same ones, so only the first call changes them: it runs alone, as
-        # large calls do (`encode`); small calls after it run side by side.
+        # another encodes. sentence-transformers sets the same ones on every call, so only its first call
+        # changes them: that call runs alone, as large calls do, and small calls after it run side by side.
+        # model2vec sets the truncation on every call: its calls (about a millisecond each) run one at a time.
         self._lock = threading.Lock()
         self._set_up = False
         if name == STATIC:
@@ -114,7 +115,8 @@ class Encoder:
         # A few texts (a batch's questions) on one intra-op thread, many (the graph build) on all of them.
         # Small calls run side by side (the online stage's two threads encode on both cores, the same bytes as
         # one after the other); large ones, which take every core already, one at a time.
-        with self._lock if len(texts) > SMALL or not self._set_up else nullcontext(), sized(len(texts)):
+        alone = self.static or len(texts) > SMALL or not self._set_up
+        with self._lock if alone else nullcontext(), sized(len(texts)):
             vectors = self._encode(texts, batch_size, progress)
             self._set_up = True
             return vectors

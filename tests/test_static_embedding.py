@@ -43,3 +43,18 @@ def test_a_text_with_no_known_token_gets_a_zero_vector_not_nan():
     index, _ = build_index(vectors, IndexConfig(kind="hnsw"))
     _, found = index.search(encoder.encode(["the federal reserve", "banana split"]), 1)
     assert found[:, 0].tolist() == [2, 4]
+
+
+def test_the_static_model_encodes_from_two_threads():
+    """The online stage encodes on two threads (issue 31). model2vec resets its tokenizer's truncation on every
+    call, which fails ("Already borrowed") while another thread encodes: its calls must take turns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from judgeagent.embedding import Encoder
+
+    encoder = Encoder("static")
+    batches = [[f"which bank raised rates in week {i} of year {j}?" for i in range(5)] for j in range(200)]
+    alone = [encoder.encode(b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(encoder.encode, batches))
+    assert all(a.tobytes() == t.tobytes() for a, t in zip(alone, together))
