@@ -120,7 +120,9 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
     again = PathSampler(mhr_graph, _Refusing(extractor, "extract"), _Refusing(encoder, "encode"),
                         store=FeatureStore(tmp_path))
     assert [again.sample(QUESTIONS, hops=3, seed=s) for s in range(2)] == paths
-    # Other texts are not in the store: they are computed (here refused), never answered from another list.
+    # Mentions are kept per text (spaCy reads a text alike in any list): a resumed run reads other groups.
+    assert again.extract([QUESTIONS[1], QUESTIONS[0]]) == first.extract([QUESTIONS[1], QUESTIONS[0]])
+    # Other texts' vectors are not in the store: they are computed (here refused), never answered from another list.
     with pytest.raises(AssertionError, match="ran although"):
         again.sample([QUESTIONS[0], "Which bank raised its interest rates?"], hops=3, seed=0)
 

@@ -220,11 +220,11 @@ class PathSampler:
         return _question_drawn(np.random.default_rng(seed), questions)
 
     def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
-        """The extractor's mentions of `texts`, from the store when an earlier run extracted this list."""
+        """The extractor's mentions of `texts`, from the store for the texts an earlier run extracted (in any list)."""
         texts = list(texts)
         if self.store is None:
             return self.extractor.extract(texts)
-        return self.store.mentions(self._extractor_identity, texts, lambda: self.extractor.extract(texts))
+        return self.store.mentions(self._extractor_identity, texts, lambda missing: self.extractor.extract(missing))
 
     @cached_property
     def _extractor_identity(self) -> dict[str, Any]:
