@@ -49,11 +49,12 @@ class Context:
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
     """The encoder, FAISS and the walk (torch releases the GIL while it encodes)."""
     reader: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="spacy"))
-    """spaCy on the batches' questions, a batch ahead of `worker`: the two run on both cores at once."""
+    """spaCy on the batches' questions, ahead of `worker`; when far enough ahead, it encodes questions for `worker`
+    (`_help`): the two run on both cores at once."""
     ahead: dict[int, Ahead] = field(default_factory=dict)
     """Per batch, its CPU work queued when the run starts (`plan_ahead`)."""
     unwalked: deque[tuple[int, list[str]]] = field(default_factory=deque)
-    """Batches whose questions the reader may encode once it has read them all (`_prepare_next`), in order."""
+    """Batches in order, whose questions the reader may encode for `worker` (`_help`) until it starts them."""
     walking: set[int] = field(default_factory=set)
     """Batches whose paths `worker` has started: the reader leaves their questions to it."""
     taking: threading.Lock = field(default_factory=threading.Lock)
@@ -100,7 +101,8 @@ def plan_ahead(ctx: Context, batches: list[tuple[int, list[Item]]]) -> None:
     helps = ctx.sampler is not None and _walks(ctx.config)
     if helps:
         ctx.unwalked.extend((b, [i.question for i in _seen(ctx.config, b, items)]) for b, items in todo)
-    groups, read = _groups(todo), len(ctx.walking)  # the worker's count of batches started, once it reaches
+    # `read`: how many batches `worker` will have started when it reaches the end of the groups queued so far.
+    groups, read = _groups(todo), len(ctx.walking)
     for k, group in enumerate(groups):
         named = ctx.reader.submit(_read_ahead, ctx, group)
         for b, items in group:
