@@ -214,14 +214,14 @@ class _Slow:
         return getattr(self._real, name)
 
 
-def test_a_batch_prepared_on_another_thread_is_encoded_once_with_the_same_paths(mhr_graph, extractor, encoder):
-    """The online stage's reader encodes batches the sampler's thread has not reached (`prepare`, issue 31): a
-    sample of a batch being prepared waits for it instead of encoding it again, and the paths are those of a
+def test_a_batch_encoded_ahead_on_another_thread_is_encoded_once_with_the_same_paths(mhr_graph, extractor, encoder):
+    """The online stage's reader encodes batches the sampler's thread has not reached (`encode_ahead`, issue 31): a
+    sample of a batch being encoded waits for it instead of encoding it again, and the paths are those of a
     sampler that encodes itself."""
     slow = _Slow(encoder)
     ahead = PathSampler(mhr_graph, extractor, slow)
     with ThreadPoolExecutor(1) as reader:
-        preparing = reader.submit(ahead.prepare, QUESTIONS)
+        preparing = reader.submit(ahead.encode_ahead, QUESTIONS)
         time.sleep(0.1)  # the reader is inside its encode
         path = ahead.sample(QUESTIONS, hops=3, seed=0)
         preparing.result()
@@ -233,12 +233,12 @@ def test_a_batch_prepared_on_another_thread_is_encoded_once_with_the_same_paths(
     assert len(slow.texts) == encoded  # the record's relevance reads the batch's vectors too
 
 
-def test_a_batch_whose_prepare_failed_is_encoded_by_its_sample(mhr_graph, extractor, encoder):
+def test_a_batch_whose_encode_ahead_failed_is_encoded_by_its_sample(mhr_graph, extractor, encoder):
     failing = _Slow(encoder)
     failing.encode = lambda texts, *a, **k: (_ for _ in ()).throw(MemoryError("out of memory"))
     sampler = PathSampler(mhr_graph, extractor, failing)
     with pytest.raises(MemoryError):
-        sampler.prepare(QUESTIONS)
+        sampler.encode_ahead(QUESTIONS)
     sampler.encoder = encoder
     assert sampler.sample(QUESTIONS, hops=3, seed=0) == PathSampler(mhr_graph, extractor, encoder).sample(
         QUESTIONS, hops=3, seed=0)

@@ -103,12 +103,12 @@ class PathSampler:
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
         self._batches: OrderedDict[tuple[str | int, ...], _Batch] = OrderedDict()
         self._making: dict[tuple[str | int, ...], Future[_Batch]] = {}
-        """Batches being encoded now, by `prepare` on another thread: a `sample` of one waits for it."""
+        """Batches being encoded now, by `encode_ahead` on another thread: a `sample` of one waits for it."""
         self._lists: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
         """The batches' question vectors, by their list of distinct questions (`relevance` reads them)."""
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memory = threading.Lock()
-        """Guards the memories above: `prepare` (the reader's thread) and `sample` (the sampler's) share them."""
+        """Guards the memories above: `encode_ahead` (the reader's thread) and `sample` (the sampler's) share them."""
         self._read: dict[tuple[str, int], tuple[list[Mention], dict[str, list[int]]]] = {}
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
@@ -243,7 +243,7 @@ class PathSampler:
         return {"model": self.encoder.name, "dim": self.encoder.dim, "weights": self.encoder.fingerprint,
                 **{name: version(name) for name in libraries}}
 
-    def prepare(self, questions: Sequence[str], candidates: int = 5) -> None:
+    def encode_ahead(self, questions: Sequence[str], candidates: int = 5) -> None:
         """Encode a batch's questions now, on the calling thread, for a later `sample` of the same batch: the
         online stage's reader takes batches the sampler's thread has not reached, so that both cores encode
         (issue 31). The vectors are the same bytes whichever thread encodes them: one list per batch."""
@@ -257,9 +257,10 @@ class PathSampler:
             if key in self._batches:
                 self._batches.move_to_end(key)
                 return self._batches[key]
-            making, mine = self._making.get(key), False
-            if making is None:
-                making, mine = self._making.setdefault(key, Future()), True
+            making = self._making.get(key)
+            mine = making is None
+            if mine:
+                making = self._making[key] = Future()
         if not mine:
             return making.result()
         try:
@@ -279,7 +280,7 @@ class PathSampler:
         """What every path of a batch shares: its questions' vectors and chunk similarities, then each question's
         seeds once drawn. The vectors come from one encoder call on the batch's own distinct questions, never
         from another batch's: a text's vector depends by ~1e-7 on the texts padded with it, and batches may be
-        encoded in any order (`prepare`)."""
+        encoded in any order (`encode_ahead`)."""
         distinct = tuple(dict.fromkeys(questions))
         with self._memory:
             known = self._lists.get(distinct)

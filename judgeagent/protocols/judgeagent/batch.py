@@ -149,15 +149,15 @@ LEAD = READ_GROUP
 
 
 def _help(ctx: Context, read: int | None) -> None:
-    """Encode questions for `worker` (`_prepare_next`) while it is more than LEAD batches from `read`, the
+    """Encode questions for `worker` (`_encode_next`) while it is more than LEAD batches from `read`, the
     count it will have started when it reaches the end of what the reader has read (None: all is read).
     Encoding is most of the worker's CPU and spaCy most of the reader's, which would finish long before:
     this way both cores stay on the batches in order (issue 31)."""
-    while ctx.unwalked and (read is None or read - len(ctx.walking) > LEAD) and _prepare_next(ctx):
+    while ctx.unwalked and (read is None or read - len(ctx.walking) > LEAD) and _encode_next(ctx):
         pass
 
 
-def _prepare_next(ctx: Context) -> bool:
+def _encode_next(ctx: Context) -> bool:
     """Encode the questions of the second batch `worker` has not started, while the worker encodes the first:
     the two encode side by side, and the worker then finds the second encoded (taking the first would make
     the worker wait on each in turn). An error is left in this task's future, unread: the batch's own walk
@@ -171,7 +171,7 @@ def _prepare_next(ctx: Context) -> bool:
         del ctx.unwalked[1]
     assert ctx.sampler is not None
     with one_thread():
-        ctx.sampler.prepare(questions)  # a batch the worker starts meanwhile waits for it, is not encoded twice
+        ctx.sampler.encode_ahead(questions)  # a batch the worker starts meanwhile waits for it, is not encoded twice
     return True
 
 
