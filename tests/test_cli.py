@@ -42,6 +42,8 @@ def test_graph_info(built, capsys):
     info = json.loads(stdout)
     assert info["counts"]["documents"] == 12 and len(info["top_entities"]) == 15
     assert sum(info["degree"]["histogram"].values()) == info["counts"]["entities"]
+    assert 0 < info["home_documents"] < info["counts"]["documents"]  # "The Hubble Space Telescope"; not "Juno at Jupiter"
+    assert f"home documents: {info['home_documents']} of 12" in run(["graph-info", built], capsys)[1]
 
 
 def test_sample_path_text_and_json(built, capsys):

@@ -38,6 +38,7 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
             for i in order
         ],
         "specificity": _specificity(graph, n_chunks, top),
+        "home_documents": int((graph.home >= 0).sum()),
         "suspicious_entities": suspicious_entities(graph.entity_names, n_chunks),
     }
 
@@ -115,6 +116,9 @@ def render_info(info: dict[str, Any]) -> str:
         if sp["most_mentioned_generic"]:
             lines.append("    most mentioned generic: " + ", ".join(
                 f"{e['name']} ({e['specificity']:.2f})" for e in sp["most_mentioned_generic"]))
+    if "home_documents" in info:
+        lines.append(f"  home documents: {info['home_documents']:,} of {c['documents']:,} have a title naming an entity "
+                     "they mention (a question naming it starts its paths there)")
     odd = info.get("suspicious_entities") or []
     if odd:
         lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")

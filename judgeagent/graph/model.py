@@ -7,6 +7,7 @@ because their number grows with the square of entities per document (see docs/gr
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +20,7 @@ import pyarrow.compute as pc
 from scipy import sparse
 
 TABLES = ("documents", "chunks", "entities", "mentions", "edges")
+_ARTICLE = re.compile(r"^(?:the|a|an) ")
 LinkKind = Literal["chunk", "document"]
 
 
@@ -78,6 +80,27 @@ class ContextGraph:
         from .specificity import specificity
 
         return specificity(ents, self.tables["mentions"], self.tables["documents"].num_rows)
+
+    @cached_property
+    def home(self) -> np.ndarray:
+        """Per document row, the entity row its title names (-1 for none): the document is that entity's home,
+        the article about it. A title names an entity when, case-folded and cleaned as mention names are, it
+        or its part before a parenthesis or comma ("Scott Howell (political consultant)", "Laie, Hawaii"),
+        with or without a leading article (names drop it: "The Jump" is "jump"), is the entity's name and the
+        document mentions it. News headlines and "PubMed 1571683" name none."""
+        from ..entities import clean_name
+
+        out = np.full(len(self.doc_ids), -1, dtype=np.int64)
+        row = self.entity_row
+        for d, title in enumerate(self.tables["documents"].column("title").to_pylist()):
+            name = clean_name(title or "").casefold()
+            keys = (name, name.split(" (")[0].strip(), name.split(",")[0].strip())
+            for key in (*keys, *(_ARTICLE.sub("", k) for k in keys)):
+                e = row.get(key)
+                if e is not None and d in self.docs_of(e):
+                    out[d] = e
+                    break
+        return out
 
     @property
     def n_entities(self) -> int:
