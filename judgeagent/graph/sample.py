@@ -37,6 +37,8 @@ HOME_SEED = 10.0
 """And HOME_SEED times more for a mention that a document's title names (ContextGraph.home): the question
 names what that document is about (issue 29: on HotpotQA medium 80 of 84 such mentions named a supporting
 document; named mentions as a whole have their node in one 0.905 of the time)."""
+
+
 @dataclass(frozen=True)
 class KnowledgePath:
     """A walk on the graph: the entities visited, one chunk per entity, and their text joined."""
@@ -141,6 +143,14 @@ class PathSampler:
     @cached_property
     def _specificity(self) -> np.ndarray:
         return self.graph.specificity
+
+    @cached_property
+    def _has_home(self) -> np.ndarray:
+        """Per entity: whether a document's title names it (`ContextGraph.home`)."""
+        out = np.zeros(self.graph.n_entities, dtype=bool)
+        home = self.graph.home
+        out[home[home >= 0]] = True
+        return out
 
     @cached_property
     def _generic(self) -> np.ndarray:
@@ -360,9 +370,10 @@ class PathSampler:
 
     def _weight(self, entity: int, fit: float, best: float) -> float:
         """specificity ** SEED_POWER, times 1 for a start as similar to the question as its best chunk,
-        falling linearly to 1/2 at BRIDGE_MARGIN below it: specific names first, fit a tie-breaker."""
+        falling linearly to 1/2 at BRIDGE_MARGIN below it: specific names first, fit a tie-breaker; times
+        HOME_SEED for an entity a document's title names."""
         closeness = 1.0 - 0.5 * min(1.0, max(0.0, best - fit) / BRIDGE_MARGIN)
-        home = HOME_SEED if self._walks_on.has_home[entity] else 1.0
+        home = HOME_SEED if self._has_home[entity] else 1.0
         return float(self._specificity[entity]) ** SEED_POWER * closeness * home
 
     def _best_start(self, options: list[int], relevance: np.ndarray) -> tuple[int, float]:
@@ -463,7 +474,8 @@ class PathSampler:
         (`per_entity`: every entity's best chunk, from `_best_chunks`). When that chunk is more than FIT_MARGIN less similar to the question than the question's best
         chunk, that chunk's entities are linked too: a bridge seed's walk can still reach what the question
         is most about."""
-        start = walk.Walk((entity,), (int(per_entity[1][entity]),), 0.0)
+        own = self.graph.chunks_of(entity)
+        start = walk.Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)
         best = int(np.argmax(relevance))
         if relevance[start.chunks[0]] < relevance[best] - FIT_MARGIN:
             m = self._chunk_entities

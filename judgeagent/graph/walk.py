@@ -25,9 +25,6 @@ document the question needs can beat a weak chunk of a new one (issue 29: on Mul
 have many chunks, three chunks from three documents capped the share from supporting documents near
 0.42, where the question's top 3 chunks reach 0.55). Measured on MultiHop-RAG medium (chunks from support
 / documents per path): 1.0 0.42/3.00, 0.1 0.46/2.81, 0.05 0.48/2.65, 0 0.50/2.38 (below the 2.5 floor)."""
-HOME = 0.1
-"""Added to the similarity of a chunk of an entity's home document (one whose title names it, `ContextGraph.home`):
-a hop through "Ed Roland" adds a chunk of the article "Ed Roland" rather than one that only mentions him."""
 ON_PATH = 2.0
 """Taken off the similarity of a chunk on the path already: it is taken again only by an entity that has
 no other chunk (and then adds no text)."""
@@ -68,36 +65,6 @@ class WalkIndex:
     @cached_property
     def chunk_entities(self) -> Any:
         return self.graph.entity_chunks.T.tocsr()
-
-    @cached_property
-    def has_home(self) -> np.ndarray:
-        """Per entity: whether a document's title names it (`ContextGraph.home`)."""
-        out = np.zeros(self.graph.n_entities, dtype=bool)
-        home = self.graph.home
-        out[home[home >= 0]] = True
-        return out
-
-    @cached_property
-    def reach(self) -> Any:
-        """Entity x chunk: the chunks an entity can add to a walk (those mentioning it, and every chunk of its
-        home documents); each entry holds 1 plus what it adds to its chunk's similarity (HOME for a home
-        chunk), so that a row selection carries it (`_bonus`)."""
-        from scipy import sparse
-
-        mentions = self.graph.entity_chunks.tocoo()
-        home = self.graph.home
-        homed = np.flatnonzero(home >= 0)
-        dc = self.doc_chunks
-        home_rows = np.repeat(home[homed], np.diff(dc.indptr)[homed])
-        home_cols = np.concatenate([dc.indices[dc.indptr[d]:dc.indptr[d + 1]] for d in homed.tolist()] or [[]])
-        kind = sparse.csr_matrix(  # 1: a mention, 2: a home chunk, 3: both
-            (np.r_[np.ones(mentions.nnz), np.full(len(home_cols), 2.0)],
-             (np.r_[mentions.row, home_rows], np.r_[mentions.col, home_cols].astype(np.int64))),
-            shape=self.graph.entity_chunks.shape)
-        kind.sum_duplicates()
-        kind.sort_indices()
-        kind.data = np.where(kind.data >= 2, 1.0 + HOME, 1.0)
-        return kind
 
 
 class Steps:
@@ -167,9 +134,9 @@ class Steps:
             seen[seen_chunks] = True
             penalised = self.relevance - SEEN_DOC * seen
             penalised[list(walk.chunks)] -= ON_PATH
-            rows = on.reach[options[redo]]
+            rows = on.graph.entity_chunks[options[redo]]
             fresh[redo] = _row_max(rows, (~seen).astype(np.float32)) > 0
-            scores[redo], adds[redo] = _row_best(rows, penalised, _bonus(rows))
+            scores[redo], adds[redo] = _row_best(rows, penalised)
         return scores, adds, fresh
 
     def _link_scores(self, current: int, options: np.ndarray) -> np.ndarray:
@@ -186,7 +153,7 @@ class Steps:
 def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and that
     chunk (the first of equals in its row; -1 with none)."""
-    return _row_best(on.reach, relevance.astype(np.float64), _bonus(on.reach))
+    return _row_best(on.graph.entity_chunks, relevance.astype(np.float64))
 
 
 def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
@@ -226,21 +193,16 @@ def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> np.ndarray:
         m *= 4
 
 
-def _bonus(reach: Any) -> np.ndarray:
-    """What each entry of (rows of) `WalkIndex.reach` adds to its chunk's similarity."""
-    return reach.data - 1.0
-
-
-def _row_best(m: Any, values: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a CSR matrix: the largest of `values` at its columns, plus `bonus` (aligned with its
-    indices) where given (-inf for an empty row), and the first column holding it (-1 for an empty row)."""
+def _row_best(m: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row) and the first
+    column holding it (-1 for an empty row)."""
     counts = np.diff(m.indptr)
     filled = counts > 0
     best = np.full(m.shape[0], -np.inf)
     column = np.full(m.shape[0], -1, dtype=np.int64)
     if not len(m.indices):
         return best, column
-    vals = values[m.indices] if bonus is None else values[m.indices] + bonus
+    vals = values[m.indices]
     best[filled] = np.maximum.reduceat(vals, m.indptr[:-1][filled])
     row_of = np.repeat(np.arange(m.shape[0]), counts)
     hits = np.flatnonzero(vals == best[row_of])
