@@ -215,3 +215,30 @@ def test_adaptive_irt_asks_each_round_at_the_most_informative_level(tmp_path, mh
         for (b, k), level in rounds.items():
             before = [r for r in rows if r["batch"] == b and (r["stage"] == "grading" or r["round"] < k)]
             assert level == most_informative(estimate(responses(before)))
+
+
+def test_a_resumed_batch_whose_reader_fails_reports_the_error_once(tmp_path, mhr_graph, monkeypatch, caplog):
+    """On resume a batch's base records are there, so nothing awaits what the reader (spaCy) found; its error
+    must reach the run through the batch's paths, and asyncio must not also log it as never retrieved."""
+    import gc
+    import logging
+
+    from judgeagent.graph.sample import PathSampler
+
+    config = EvalConfig(batch_size=5, rounds=1)
+    with Roles(Script(target_right=True)) as roles:
+        roles.target.fail_after = 5  # the batch's base questions, then its extension answer fails
+        with pytest.raises(JudgeAgentError, match="HTTP 400"):
+            run(roles, tmp_path, mhr_graph, config, limit=5)
+        roles.target.fail_after = None
+
+        def unreadable(self, texts):
+            raise JudgeAgentError("spaCy cannot read these questions")
+
+        monkeypatch.setattr(PathSampler, "extract", unreadable)
+        caplog.set_level(logging.ERROR, logger="asyncio")
+        with pytest.raises(JudgeAgentError, match="spaCy cannot read"):
+            run(roles, tmp_path, mhr_graph, config, limit=5)
+        gc.collect()
+    assert len(records(tmp_path / "run")) == 5
+    assert "never retrieved" not in caplog.text

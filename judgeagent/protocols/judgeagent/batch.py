@@ -260,12 +260,20 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
     ahead = ctx.ahead.pop(b, None) or _queue(ctx, b, items)
     # The base questions go out at once; their records wait for the entities they name (spaCy, read ahead).
     named = asyncio.wrap_future(ahead.named)
+    named.add_done_callback(_read_once)  # a resumed batch may await none of it: its error reaches the paths
     base = [_base_question(ctx, b, item, item.qid in held) for item in items]
     state.add(await gather_all(*(ask(ctx, b, q, named) for q in base)))
     state.trajectory.append(tier_of(state.total, state.asked))
     for r, path in enumerate(await asyncio.wrap_future(ahead.paths), start=1):
         await _extension_round(ctx, b, r, path, state, [i.question for i in items])
     return await _feedback(ctx, b, items, state)
+
+
+def _read_once(future: asyncio.Future[Any]) -> None:
+    """Mark the reader's result as read: when every base record is there already (a resumed run), nothing awaits
+    it, and its error, which the batch's paths raise anyway, would be logged a second time as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def held_out(config: EvalConfig, b: int, items: list[Item]) -> set[str]:
