@@ -63,6 +63,16 @@ class ContextGraph:
         return self.tables["documents"].column("doc_id").to_pylist()
 
     @cached_property
+    def chunk_doc_ids(self) -> list[str]:
+        """Per chunk row, the id of its document."""
+        return self.tables["chunks"].column("doc_id").to_pylist()
+
+    @cached_property
+    def doc_of(self) -> dict[str, str]:
+        """Chunk id -> the id of its document."""
+        return dict(zip(self.chunk_ids, self.chunk_doc_ids))
+
+    @cached_property
     def entity_row(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.entity_names)}
 

@@ -50,7 +50,7 @@ class WalkIndex:
     @cached_property
     def chunk_doc(self) -> np.ndarray:
         rows = {d: i for i, d in enumerate(self.graph.doc_ids)}
-        return np.fromiter((rows[d] for d in self.graph.tables["chunks"].column("doc_id").to_pylist()),
+        return np.fromiter((rows[d] for d in self.graph.chunk_doc_ids),
                            dtype=np.int64, count=len(self.graph.chunk_ids))
 
     @cached_property

@@ -45,7 +45,7 @@ def run_weakness(run: Run, graph: ContextGraph) -> Weakness:
     if used and used != graph.manifest.get("graph_id"):
         raise JudgeAgentError(f"run {run.folder} used graph {used}, not this graph "
                               f"({graph.manifest.get('graph_id')}); give the graph the run was made with")
-    doc_of = _chunk_docs(graph)
+    doc_of = graph.doc_of
     asked: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     entities: Counter[str] = Counter()
@@ -77,7 +77,7 @@ class AnchorPlan:
 
     def __post_init__(self) -> None:
         self._chunks = {}
-        for chunk, doc in _chunk_docs(self.graph).items():
+        for chunk, doc in self.graph.doc_of.items():
             self._chunks.setdefault(doc, []).append(chunk)
         rng = np.random.default_rng(self.seed)
         if self.weakness is None:
@@ -102,6 +102,3 @@ class AnchorPlan:
         rng = np.random.default_rng([self.seed, slot, 1])
         return doc, options[int(rng.integers(len(options)))]
 
-
-def _chunk_docs(graph: ContextGraph) -> dict[str, str]:
-    return dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))

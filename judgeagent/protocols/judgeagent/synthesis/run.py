@@ -80,7 +80,7 @@ async def _slots(run: Run, graph: ContextGraph, sampler: PathSampler, config: Sy
                  progress: Callable[[int, int], None] | None) -> tuple[Selector, list[dict[str, Any]]]:
     log = RowLog(run, "slots.jsonl", "key")
     plan = AnchorPlan(graph, config.seed, weakness)
-    doc_of = dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))
+    doc_of = graph.doc_of
     selector = Selector(sampler.encoder, config, weakness.questions if weakness else ())
     checker = AnswerChecker()
     rows: list[dict[str, Any]] = []
@@ -168,8 +168,7 @@ def _card(graph: ContextGraph, config: SynthesisConfig, selector: Selector, rows
 
 
 def _docs(graph: ContextGraph, chunk_ids: list[str]) -> set[str]:
-    column = graph.tables["chunks"].column("doc_id")
-    return {column[graph.chunk_row[c]].as_py() for c in chunk_ids if c in graph.chunk_row}
+    return {graph.doc_of[c] for c in chunk_ids if c in graph.doc_of}
 
 
 def _run_identity(from_run: str | Path | None) -> Any:

@@ -84,8 +84,7 @@ class ExactTarget:
         self.name = name
         self.min_similarity = min_similarity
         self._encoder = encoder
-        chunk_docs = graph.tables["chunks"].column("doc_id").to_pylist()
-        self.rows = np.array([i for i, d in enumerate(chunk_docs) if self.known.known(d)], dtype=np.int64)
+        self.rows = np.array([i for i, d in enumerate(graph.chunk_doc_ids) if self.known.known(d)], dtype=np.int64)
 
     @property
     def encoder(self) -> Any:
