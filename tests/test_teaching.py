@@ -97,3 +97,39 @@ def test_paper_judgment_reads_a_missing_judgment_as_wrong():
                lesson("c", [True, True], judged=True)]
     assert judgment(lessons) == pytest.approx(2 / 3)  # silence on a wrong answer matches, as judge_guide's 0 does
     assert judgment(lessons, "geometric") == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("scoring", ["paper", "geometric"])
+def test_the_intervals_are_those_of_the_metrics_on_each_resample(scoring):
+    """The bootstrap computes every resample from counts (`_Resampled`); its values must be, to the bit, the
+    metric functions' on each resample's lesson list, as the intervals were computed before: here with students
+    missing from some items, lessons of different lengths, missing judgments, and items only the teacher
+    answered or only the students met."""
+    import random
+
+    from judgeagent.protocols.teach2eval.teaching import _percentiles, per_student
+
+    rng = random.Random(7)
+    lessons = []
+    for i in range(40):
+        for student in rng.sample(["s1", "s2", "s3"], rng.randint(0, 3)):
+            turns = rng.choice([2, 3, 3, 4])
+            lessons.append(lesson(f"q{i}", [rng.random() < 0.3 + 0.15 * t for t in range(turns)],
+                                  rng.choice([True, False, None]), student))
+    teacher = {f"q{i}": rng.random() < 0.7 for i in range(5, 45)}
+    items = sorted({le.item for le in lessons} | set(teacher))
+    out = abilities(lessons, teacher, resamples=200, seed=3, scoring=scoring)
+
+    draws_rng = random.Random(3)
+    draws = [[draws_rng.choice(items) for _ in items] for _ in range(200)]
+    kept = [[le for i in draw for le in lessons if le.item == i] for draw in draws]
+    expected = {
+        "AA": [sum(teacher[i] for i in d if i in teacher) / n if (n := sum(i in teacher for i in d)) else None
+               for d in draws],
+        "JA": [per_student(lambda ls: judgment(ls, scoring), k) for k in kept],
+        "GA": [per_student(guidance, k) for k in kept],
+        "RA": [per_student(lambda ls: reflection(ls, scoring), k) for k in kept],
+        "CA": [comprehensive(k) for k in kept],
+    }
+    for name, values in expected.items():
+        assert out[name]["interval"] == _percentiles([v for v in values if v is not None]), name

@@ -105,12 +105,113 @@ def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resam
     }
     rng = random.Random(seed)
     draws = [[rng.choice(items) for _ in items] for _ in range(resamples)] if items else []
+    resampled = _Resampled(lessons, teacher_correct, items, draws, scoring)
     out: dict[str, Any] = {}
     for name, metric in metrics.items():
-        values = [v for v in (metric(d) for d in draws) if v is not None]
+        values = [v for v in resampled.values(name) if v is not None]
         out[name] = {"value": metric(items), "interval": _percentiles(values)}
     out["student_accuracy_by_turn"] = _accuracy_by_turn(lessons)
     return out
+
+
+class _Resampled:
+    """The metrics of every bootstrap resample, from counts: a resample is how many times it drew each item,
+    and each metric a ratio of sums over the drawn items' lessons, so one integer product of the draws' counts
+    with per-(item, student) counts gives every resample's sums at once. Each value is then computed with the
+    same integer sums, divisions and summation order as the metric functions on the resample's lesson list
+    (which took 1.05 s for two scorings at 200 items x 3 students, now 0.16 s; tests/test_teaching.py holds
+    the two equal)."""
+
+    def __init__(self, lessons: Sequence[Lesson], teacher_correct: dict[str, bool], items: list[str],
+                 draws: list[list[str]], scoring: str) -> None:
+        import numpy as np
+
+        self.scoring = scoring
+        self.students = list(dict.fromkeys(le.student for le in lessons))
+        row, col = {i: k for k, i in enumerate(items)}, {s: k for k, s in enumerate(self.students)}
+        n_items, n_students = len(items), len(self.students)
+        turns = max((len(le.correct) for le in lessons), default=1)
+        counts = np.zeros((len(draws), n_items), dtype=np.int64)
+        for r, draw in enumerate(draws):
+            np.add.at(counts[r], [row[i] for i in draw], 1)
+        self.counts = counts
+
+        def table(value: Callable[[Lesson], int]) -> Any:  # per item and student, summed over its lessons
+            t = np.zeros((n_items, n_students), dtype=np.int64)
+            for le in lessons:
+                t[row[le.item], col[le.student]] += value(le)
+            return counts @ t
+
+        self.lessons = table(lambda le: 1)
+        self.matches = table(lambda le: self._said(le) is not None and self._said(le) == le.correct[0])
+        self.wrong = table(lambda le: not le.correct[0] and len(le.correct) > 1)
+        self.guided = table(lambda le: not le.correct[0] and len(le.correct) > 1 and le.correct[1])
+        self.first = table(lambda le: le.correct[0])
+        self.last = table(lambda le: le.correct[-1])
+        self.by_turn = [table(lambda le, t=t: len(le.correct) > t and le.correct[t])
+                        for t in range(turns)]
+        shortest = np.full((n_items, n_students), np.iinfo(np.int64).max)
+        for le in lessons:
+            k = (row[le.item], col[le.student])
+            shortest[k] = min(shortest[k], len(le.correct))
+        self.shortest = np.where(counts[:, :, None] > 0, shortest[None], np.iinfo(np.int64).max).min(axis=1)
+        self.taught = np.array([[i in teacher_correct for i in items]], dtype=np.int64).T
+        self.right = np.array([[teacher_correct.get(i, False) for i in items]], dtype=np.int64).T
+        taught: dict[str, dict[int, None]] = {}  # per item, its students in lesson order
+        for le in lessons:
+            taught.setdefault(le.item, {})[col[le.student]] = None
+        self.orders = [_first_seen(draw, taught, n_students) for draw in draws]
+        """Per resample, its students in the order their first lesson comes in its lesson list: per_student
+        and comprehensive average in that order."""
+
+    def _said(self, le: Lesson) -> bool | None:
+        return bool(le.judged_right) if self.scoring == "paper" else le.judged_right
+
+    def values(self, name: str) -> list[float | None]:
+        if name == "AA":
+            right, taught = self.counts @ self.right[:, 0], self.counts @ self.taught[:, 0]
+            return [_share(int(k), int(n)) for k, n in zip(right, taught)]
+        if name == "CA":
+            return [_mean([(int(self.last[r, s]) - int(self.first[r, s])) / int(self.lessons[r, s])
+                           for s in order]) for r, order in enumerate(self.orders)]
+        per = {"JA": self._judgment, "GA": self._guidance, "RA": self._reflection}[name]
+        return [_mean([v for v in (per(r, s) for s in order) if v is not None])
+                for r, order in enumerate(self.orders)]
+
+    def _judgment(self, r: int, s: int) -> float | None:
+        return _share(int(self.matches[r, s]), int(self.lessons[r, s]))
+
+    def _guidance(self, r: int, s: int) -> float | None:
+        return _share(int(self.guided[r, s]), int(self.wrong[r, s]))
+
+    def _reflection(self, r: int, s: int) -> float | None:
+        turns = int(self.shortest[r, s]) - 1
+        if turns < 2:
+            return None
+        ratios = []
+        for t in range(2, turns + 1):
+            before, after = int(self.by_turn[t - 1][r, s]), int(self.by_turn[t][r, s])
+            if before == 0:
+                return None
+            ratios.append(after / before)
+        if self.scoring == "paper":
+            return math.prod(ratios) - 1
+        if any(x == 0 for x in ratios):
+            return 0.0
+        return math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+
+
+def _first_seen(draw: list[str], taught: dict[str, dict[int, None]], everyone: int) -> list[int]:
+    seen: dict[int, None] = {}
+    for i in draw:
+        seen.update(taught.get(i, {}))
+        if len(seen) == everyone:
+            break
+    return list(seen)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def per_student(metric: Callable[[Sequence[Lesson]], float | None], lessons: Sequence[Lesson]) -> float | None:
