@@ -45,6 +45,11 @@ class OpenAIChatModel:
             # runs asyncio.run() twice gets fresh ones rather than "Event loop is closed".
             self._client, self._semaphore, self._loop = None, None, loop
         if self._client is None:
+            # openai reads sys.modules["httpx"] to accept the legacy package's types; while another thread
+            # (a model hub library loading the encoder, say) is still importing httpx, that module is there half
+            # made and client creation failed ("partially initialized module 'httpx' has no attribute 'URL'",
+            # one run in five of tests/test_recipes.py). An import waits for the other thread to finish it.
+            import httpx  # noqa: F401
             from openai import AsyncOpenAI
 
             # Our retry loop owns retries (transient errors only, capped, Retry-After honoured).
