@@ -170,6 +170,7 @@ def test_hugging_face_route_on_local_parquet_and_saved_dataset(tmp_path):
     ("nosuch:/x", "unknown benchmark format 'nosuch'"),
     (f"iwslt:{P}/iwslt2017/archive/2017-01-ted-test/texts/en/zh/en-zh.tgz#tst2015", "unknown IWSLT test set"),
     (f"gsm8k:{P}/mbpp/mbpp.jsonl", "no 'answer' field; is this the right format"),
+    (f"mbpp:{DATA}/humaneval/problems.jsonl", "task_id 'HumanEval/0' is not a number as MBPP's are"),
 ])
 def test_bad_specs_fail_with_one_line(spec, message):
     with pytest.raises(JudgeAgentError, match=message) as error:

@@ -161,3 +161,36 @@ def test_judgeagent_recipe_validates_and_puts_acc_cr_cte_under_table_1(tmp_path,
     assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
     low, high = estimate_calls(RECIPES["judgeagent-table1-multihop"], 5)
     assert low <= calls <= high, (low, calls, high)
+
+
+def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path):
+    """Table 2's recipe on 2 of MBPP's test problems: the programmer (scripted) writes MBPP's reference code, the
+    reviewer accepts it, the sandbox runs MBPP's asserts: Pass@1 is 100 under each player's s_P and s_R."""
+    from judgeagent.benchmark import load_benchmark
+
+    data = P / "mbpp" / "mbpp.jsonl"
+    golds = {i.question.split("\n")[0]: i.gold for i in load_benchmark(f"mbpp:{data}").items}
+
+    def reply(request):
+        fmt = request.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        if schema:
+            return json.dumps(example(schema, schema.get("$defs", {})))
+        text = "\n".join(str(m.get("content")) for m in request["messages"])
+        if "role of a code reviewer" in text:
+            return "over"
+        gold = next(g for q, g in golds.items() if q in text)
+        return f"```python\n{gold}\n```"
+
+    plan = prepare("dynaeval-code-mbpp", {"players": "p1,p2", "referee": "r"}, str(data), None, 2, workdir=tmp_path)
+    assert plan["options"] == {"task": "code", "scoring": "paper", "problems": str(data), "items": 2}
+    with FakeServer(reply=reply) as server:
+        registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0)
+                             for n in ("p1", "p2", "r")})
+        low, high = (int(x) for x in render_plan(plan, registry).split("calls: ")[1].split()[0].split("-"))
+        summary, table, _ = reproduce(plan, registry, run_dir=tmp_path / "run", cache=False, paper_row="GPT-4")
+        calls = server.counts["requests"]
+    assert summary["task"] == "code" and summary["games"] == 4  # 2 problems x 2 ordered pairs
+    assert _row(table, "paper: GPT-4") == ["8.97", "8.77", "–"]
+    assert {tuple(_row(table, f"ours: {m}"))[2] for m in ("p1", "p2")} == {"100.00"}
+    assert low <= calls <= high  # a game here: the code, the reviewer's "over", the referee's rating

@@ -302,7 +302,10 @@ def _mbpp_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> l
     if not text:
         raise JudgeAgentError(f"{source}: no 'text' field; is this MBPP?")
     tests = [str(t) for t in record.get("test_list") or []]
-    task_id = int(_need(record, "task_id", source))
+    raw_id = _need(record, "task_id", source)
+    if not str(raw_id).strip().isdigit():  # HumanEval's "HumanEval/0", say
+        raise JudgeAgentError(f"{source}: task_id {raw_id!r} is not a number as MBPP's are; is this MBPP's mbpp.jsonl?")
+    task_id = int(raw_id)
     # The paper's prompt: the task, then its tests, so the function's name and signature are known.
     question = text + "\nYour code should pass these tests:\n\n" + "\n".join(tests)
     meta = {"task_id": task_id, "split": mbpp_split(task_id), "test_list": tests,

@@ -73,12 +73,13 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
     if missing:
         raise JudgeAgentError(f"recipe {name} evaluates your model: give --role {missing[0]}=MODEL")
     models = {r: roles.get(r, m) for r, m in recipe.roles.items()}
-    benchmark = Benchmark(Path("no-benchmark"), [])
+    benchmark, every = Benchmark(Path("no-benchmark"), []), []
     if recipe.data_format is not None or data:
         if not data:
             raise JudgeAgentError(f"recipe {name} reads the paper's data: give --data (as published: {recipe.data})")
         spec = data if is_spec(data) or recipe.data_format is None else f"{recipe.data_format}:{data}"
         loaded = load_benchmark(spec)
+        every = loaded.items
         benchmark = Benchmark(loaded.path, select_items(recipe, loaded.items, limit), notes=loaded.notes)
     loaded_graph = None
     if recipe.needs and graph is None and recipe.protocol == "judgeagent":
@@ -88,7 +89,18 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
 
         loaded_graph = load_graph(graph)
     options, paragraphs, segments = dict(recipe.options), None, len(benchmark.items)
-    if recipe.protocol == "dynaeval" and benchmark.items:
+    if recipe.protocol == "dynaeval" and options.get("task") == "code" and benchmark.items:
+        # The code task reads MBPP's file itself and plays a seeded sample of its test split.
+        tests = sum(1 for i in every if i.meta.get("split") == "test")
+        if not tests:
+            raise JudgeAgentError(f"{benchmark.path}: no problem of MBPP's test split (task_ids 11-510) in it; "
+                                  "give MBPP's own mbpp.jsonl")
+        problems = data.removeprefix(f"{recipe.data_format}:") if data else ""
+        options |= {"problems": problems, "items": min(limit or tests, tests)}
+        segments = options["items"]
+        paragraphs = f"{options['items']} problems of MBPP's test split ({tests}), a seeded sample when fewer"
+        benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
+    elif recipe.protocol == "dynaeval" and benchmark.items:
         from ..recipes import translation_sources
 
         rows = translation_sources(benchmark.items, int(recipe.extra.get("paragraph_segments", 5)))

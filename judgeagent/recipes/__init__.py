@@ -64,6 +64,8 @@ def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, 
     c = recipe.calls
     per = max(items, 1) if recipe.items is None and not recipe.data_format else items
     pairs = students * (students - 1)
+    if recipe.protocol == "dynaeval" and recipe.options.get("task") == "code":  # a game per problem and pair
+        return (c.fixed[0] + pairs * items * c.per_pair[0], c.fixed[1] + pairs * items * c.per_pair[1])
     segments = recipe.extra.get("paragraph_segments")
     if segments:  # DynaEval translation: one game per paragraph (of `segments` items, `items` at most) and pair
         paragraphs = min(-(-items // int(segments)), int(recipe.options.get("items", 20)))

@@ -227,6 +227,35 @@ DYNAEVAL_TRANSLATION = Recipe(
     extra={"players": ("GPT-4", "ChatGPT", "Claude 2"), "paragraph_segments": 5},
 )
 
+# --- DynaEval, code generation and review (MBPP), Table 2 ----------------------------------------------
+
+DYNAEVAL_CODE = Recipe(
+    name="dynaeval-code-mbpp", paper="DynaEval (ICLR 2024 submission)",
+    experiment="Table 2 and Figure 4: code generation and review on MBPP's test set, every pair of models as "
+               "programmer and reviewer both ways, both rated by the referee (1-10), Pass@1 per round",
+    protocol="dynaeval", roles={"players": "{target}", "referee": "gpt-4"},
+    data="mbpp:mbpp.jsonl (Austin et al.'s file; the game plays its test split, task_ids 11-510)",
+    data_format="mbpp", items=500, selection="all",
+    options={"task": "code", "scoring": "paper"},
+    published=Published("Table 2", (
+        Column("s_P", "matrix.{seat}.programmer.mean", 1.0, "the referee's rating of the games it programmed, "
+               "averaged over reviewers (the table's bottom row)"),
+        Column("s_R", "matrix.{seat}.reviewer.mean", 1.0, "the rating of the games it reviewed (its last column)"),
+        Column("Pass@1", "role_measures.{seat}.programmer.pass@1 round 3", 100.0,
+               "the code standing after the programmer's last revision passes MBPP's tests (the paper shows "
+               "Pass@K only as curves, Figure 4)")), {
+        "GPT-4": (8.97, 8.77, None), "ChatGPT": (8.85, 8.74, None), "Claude 2": (8.86, 8.74, None),
+        "PaLM": (8.65, 8.52, None)}),
+    # a game: the programmer's code, then up to 2 reviews each answered by a revision, the referee's rating;
+    # one game per problem and ordered pair
+    calls=Calls(per_item=(0, 0), per_pair=(2, 6)),
+    differs=("The programmer is shown MBPP's three asserts with the description (Austin et al.'s usual prompt: the "
+             "tests call a function by name); the paper's Figure 11 shows the description alone.",
+             "Pass@1 per round from one sample per round (K = 1), run in the sandbox; the paper plots Pass@K.",
+             "`--limit N` plays a seeded sample of N test problems; the paper plays all 500."),
+    extra={"players": ("GPT-4", "ChatGPT", "Claude 2", "PaLM")},
+)
+
 # --- JudgeAgent, Tables 1 and 2 -------------------------------------------------------------------------
 
 _JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "validation.overall.acc2"),
@@ -276,4 +305,4 @@ JUDGEAGENT_RECIPES = (
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
     *(_kieval(i) for i in range(len(_KIEVAL_SETS))), TEACH2EVAL_MAIN, INTERVIEWER_MATH, _dynaeval_pgg(1),
-    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, *JUDGEAGENT_RECIPES)}
+    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, DYNAEVAL_CODE, *JUDGEAGENT_RECIPES)}

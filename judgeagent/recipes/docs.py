@@ -24,9 +24,10 @@ PAPERS = {
         "Reproducible here: the public goods game in both modes with 10 repeated games (the paper reports it as "
         "a box plot only, so there is no published row to compare with), and machine translation EN-ZH on "
         "IWSLT 2017 (Table 3): the recipe pairs each English segment with its reference from the reverse archive, "
-        "joins them into paragraphs and writes the task's sources file. Code G&R (MBPP) loads with `mbpp:`, but "
-        "DynaEval's code task reads HumanEval-style problems: not a recipe yet. Needs your API models: the "
-        "players and the referee (the paper: ChatGPT, GPT-4, Claude 2, PaLM)."),
+        "joins them into paragraphs and writes the task's sources file; and code generation and review on MBPP's "
+        "test split (Table 2, with Pass@1 per round as Figure 4 plots it): the task reads MBPP's own mbpp.jsonl and "
+        "runs every programmer turn's code against MBPP's asserts in the sandbox (bubblewrap). Needs your API "
+        "models: the players and the referee (the paper: ChatGPT, GPT-4, Claude 2, PaLM)."),
     "JudgeAgent": (
         "Reproducible here: benchmark grading, graph-driven extension (3 rounds) and feedback, then `validate` "
         "for ACC1/ACC2/CR/CtE. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
