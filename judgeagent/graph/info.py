@@ -117,8 +117,9 @@ def render_info(info: dict[str, Any]) -> str:
             lines.append("    most mentioned generic: " + ", ".join(
                 f"{e['name']} ({e['specificity']:.2f})" for e in sp["most_mentioned_generic"]))
     if "home_documents" in info:
-        lines.append(f"  home documents: {info['home_documents']:,} of {c['documents']:,} have a title naming an entity "
-                     "they mention (a question naming it starts its paths there)")
+        homes = info["home_documents"]
+        lines.append(f"  home documents: {homes:,} of {c['documents']:,} have a title naming an entity they "
+                     "mention (a question naming such an entity seeds its paths from it first)")
     odd = info.get("suspicious_entities") or []
     if odd:
         lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")
