@@ -29,17 +29,23 @@ def knowing(items):
     by_question = {i.question[:60]: i for i in items}
 
     def reply(request):
-        fmt = request.get("response_format") or {}
-        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
-        if schema:
-            return json.dumps(example(schema, schema.get("$defs", {})))
-        text = "\n".join(str(m.get("content")) for m in request["messages"])
+        structured, text = _read(request)
+        if structured:
+            return structured
         item = next((i for q, i in by_question.items() if q in text), None)
         if item is None:
             return "I invest 4 coins."
         return f"The answer is {item.gold_letter}. {item.gold}" if item.options else f"The answer is {item.gold}."
 
     return reply
+
+
+def _read(request):
+    """The smallest valid object when the request asks for JSON (else None), and the prompt's text."""
+    fmt = request.get("response_format") or {}
+    schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+    structured = json.dumps(example(schema, schema.get("$defs", {}))) if schema else None
+    return structured, "\n".join(str(m.get("content")) for m in request["messages"])
 
 
 def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None):
@@ -172,11 +178,9 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
     golds = {i.question.split("\n")[0]: i.gold for i in load_benchmark(f"mbpp:{data}").items}
 
     def reply(request):
-        fmt = request.get("response_format") or {}
-        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
-        if schema:
-            return json.dumps(example(schema, schema.get("$defs", {})))
-        text = "\n".join(str(m.get("content")) for m in request["messages"])
+        structured, text = _read(request)
+        if structured:
+            return structured
         if "role of a code reviewer" in text:
             return "over"
         gold = next(g for q, g in golds.items() if q in text)
