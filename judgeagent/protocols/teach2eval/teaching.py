@@ -44,10 +44,13 @@ def judgment(lessons: Sequence[Lesson], scoring: str = "paper") -> float | None:
     """The share of first judgments that match the truth. A missing judgment: `paper` reads it as "wrong" (the
     authors' `judge_guide` returns 0), so it matches a wrong answer; `geometric` counts it as a wrong judgment
     whatever the truth (the teacher was asked and did not judge)."""
-    def said(le: Lesson) -> bool | None:
-        return bool(le.judged_right) if scoring == "paper" else le.judged_right
+    return _share(sum(1 for le in lessons if _judged_truly(le, scoring)), len(lessons))
 
-    return _share(sum(1 for le in lessons if said(le) is not None and said(le) == le.correct[0]), len(lessons))
+
+def _judged_truly(le: Lesson, scoring: str) -> bool:
+    """Whether the teacher's first judgment matches the truth; `paper` reads a missing one as "wrong"."""
+    said = bool(le.judged_right) if scoring == "paper" else le.judged_right
+    return said is not None and said == le.correct[0]
 
 
 def guidance(lessons: Sequence[Lesson]) -> float | None:
@@ -70,6 +73,11 @@ def reflection(lessons: Sequence[Lesson], scoring: str = "paper") -> float | Non
         if before == 0:
             return None
         ratios.append(after / before)
+    return _combined(ratios, scoring)
+
+
+def _combined(ratios: list[float], scoring: str) -> float:
+    """The per-turn ratios as RA: `paper` their product minus 1, `geometric` their geometric mean."""
     if scoring == "paper":
         return math.prod(ratios) - 1
     if any(r == 0 for r in ratios):
@@ -131,10 +139,8 @@ class _Resampled:
         row, col = {i: k for k, i in enumerate(items)}, {s: k for k, s in enumerate(self.students)}
         n_items, n_students = len(items), len(self.students)
         turns = max((len(le.correct) for le in lessons), default=1)
-        counts = np.zeros((len(draws), n_items), dtype=np.int64)
-        for r, draw in enumerate(draws):
-            np.add.at(counts[r], [row[i] for i in draw], 1)
-        self.counts = counts
+        counts = np.array([np.bincount([row[i] for i in draw], minlength=n_items) for draw in draws],
+                          dtype=np.int64).reshape(len(draws), n_items)
 
         def table(value: Callable[[Lesson], int]) -> Any:  # per item and student, summed over its lessons
             t = np.zeros((n_items, n_students), dtype=np.int64)
@@ -143,7 +149,7 @@ class _Resampled:
             return counts @ t
 
         self.lessons = table(lambda le: 1)
-        self.matches = table(lambda le: self._said(le) is not None and self._said(le) == le.correct[0])
+        self.matches = table(lambda le: _judged_truly(le, scoring))
         self.wrong = table(lambda le: not le.correct[0] and len(le.correct) > 1)
         self.guided = table(lambda le: not le.correct[0] and len(le.correct) > 1 and le.correct[1])
         self.first = table(lambda le: le.correct[0])
@@ -155,22 +161,18 @@ class _Resampled:
             k = (row[le.item], col[le.student])
             shortest[k] = min(shortest[k], len(le.correct))
         self.shortest = np.where(counts[:, :, None] > 0, shortest[None], np.iinfo(np.int64).max).min(axis=1)
-        self.taught = np.array([[i in teacher_correct for i in items]], dtype=np.int64).T
-        self.right = np.array([[teacher_correct.get(i, False) for i in items]], dtype=np.int64).T
-        taught: dict[str, dict[int, None]] = {}  # per item, its students in lesson order
+        self.answered = counts @ np.array([i in teacher_correct for i in items], dtype=np.int64)
+        self.right = counts @ np.array([teacher_correct.get(i, False) for i in items], dtype=np.int64)
+        students_of: dict[str, dict[int, None]] = {}  # per item, its students in lesson order
         for le in lessons:
-            taught.setdefault(le.item, {})[col[le.student]] = None
-        self.orders = [_first_seen(draw, taught, n_students) for draw in draws]
+            students_of.setdefault(le.item, {})[col[le.student]] = None
+        self.orders = [_first_seen(draw, students_of, n_students) for draw in draws]
         """Per resample, its students in the order their first lesson comes in its lesson list: per_student
         and comprehensive average in that order."""
 
-    def _said(self, le: Lesson) -> bool | None:
-        return bool(le.judged_right) if self.scoring == "paper" else le.judged_right
-
     def values(self, name: str) -> list[float | None]:
         if name == "AA":
-            right, taught = self.counts @ self.right[:, 0], self.counts @ self.taught[:, 0]
-            return [_share(int(k), int(n)) for k, n in zip(right, taught)]
+            return [_share(int(k), int(n)) for k, n in zip(self.right, self.answered)]
         if name == "CA":
             return [_mean([(int(self.last[r, s]) - int(self.first[r, s])) / int(self.lessons[r, s])
                            for s in order]) for r, order in enumerate(self.orders)]
@@ -194,11 +196,7 @@ class _Resampled:
             if before == 0:
                 return None
             ratios.append(after / before)
-        if self.scoring == "paper":
-            return math.prod(ratios) - 1
-        if any(x == 0 for x in ratios):
-            return 0.0
-        return math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        return _combined(ratios, self.scoring)
 
 
 def _first_seen(draw: list[str], taught: dict[str, dict[int, None]], everyone: int) -> list[int]:
