@@ -23,6 +23,10 @@ Written a third time by issue 29's second pass, which again changes paths by des
 a pool of the best walks, hops linked through the question): the extension rows changed (12 of 12), 8 of
 32 verdicts (extension ones only; base verdicts, validation and its intervals are the same), the tier
 trajectories of batches 0 and 3 (0 stays medium, 3 goes easy), the overall score stayed 0.703.
+Written a fourth time by issue 29's fifth pass (documents the question names by their metadata, and the
+pool's document floor in place of the per-hop penalty): the extension rows changed (11 of 12), 6 of 32
+verdicts (extension ones only; base verdicts, validation and its intervals are the same), batch 0's tier
+trajectory, the overall score 0.703 -> 0.609.
 It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from judgeagent import load_graph
 from judgeagent.cli import main
 from tests.conftest import DEMO, ROOT
 
@@ -44,6 +45,10 @@ def test_graph_info(built, capsys):
     assert sum(info["degree"]["histogram"].values()) == info["counts"]["entities"]
     assert 0 < info["home_documents"] < info["counts"]["documents"]  # "The Hubble Space Telescope"; not "Juno at Jupiter"
     assert f"home documents: {info['home_documents']} of 12" in run(["graph-info", built], capsys)[1]
+    # Each demo document has its own "topic"; the "source" and "license" all twelve share set none apart.
+    assert info["metadata_named_documents"] == 12
+    named = load_graph(built).named_in_meta
+    assert "early space race" in named and "written for the judgeagent demo" not in named and "cc0-1.0" not in named
 
 
 def test_sample_path_text_and_json(built, capsys):

@@ -7,6 +7,7 @@ because their number grows with the square of entities per document (see docs/gr
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,13 @@ from scipy import sparse
 TABLES = ("documents", "chunks", "entities", "mentions", "edges")
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 LinkKind = Literal["chunk", "document"]
+
+
+def name_keys(name: str, qualifiers: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The entity names a cleaned, case-folded title or metadata value may be: itself, its part before each
+    qualifier, each with and without a leading article (mention names drop it: "The Jump" is "jump")."""
+    keys = (name, *(name.split(q)[0].strip() for q in qualifiers))
+    return tuple(dict.fromkeys((*keys, *(_ARTICLE.sub("", k) for k in keys))))
 
 
 class Link(NamedTuple):
@@ -104,13 +112,35 @@ class ContextGraph:
         row = self.entity_row
         for d, title in enumerate(self.tables["documents"].column("title").to_pylist()):
             name = clean_name(title or "").casefold()
-            keys = (name, name.split(" (")[0].strip(), name.split(",")[0].strip())
-            for key in (*keys, *(_ARTICLE.sub("", k) for k in keys)):
+            for key in name_keys(name, qualifiers=(" (", ",")):
                 e = row.get(key)
                 if e is not None and d in self.docs_of(e):
                     out[d] = e
                     break
         return out
+
+    @cached_property
+    def named_in_meta(self) -> dict[str, np.ndarray]:
+        """Name -> the rows of the documents whose metadata holds it as a value: a publisher or an author
+        ("TechCrunch", "Devin Coldewey"). String values of at most 6 words with a letter (a year names no one),
+        case-folded and cleaned as mention names are, also their part before " | ", " - " or ": " ("Cnbc | World
+        Business News Leader", "FOX News - Health", "Live Science: The Most Interesting Articles") and without a
+        leading article. A name held by more than half the documents is left out: it sets none apart (the demo
+        corpus's "source": "written for the judgeagent demo")."""
+        from ..entities import clean_name
+
+        found: dict[str, set[int]] = {}
+        documents = self.tables["documents"].column("meta").to_pylist()
+        for d, meta in enumerate(documents):
+            values = json.loads(meta) if meta else {}
+            for value in values.values() if isinstance(values, dict) else ():
+                if isinstance(value, str) and 0 < len(value.split()) <= 6 and any(c.isalpha() for c in value):
+                    # Split before cleaning: cleaning joins "News - Health" into "news-health".
+                    for part in {value, *(value.split(q)[0] for q in (" | ", " - ", ": "))}:
+                        for key in name_keys(clean_name(part).casefold()):
+                            if key:
+                                found.setdefault(key, set()).add(d)
+        return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= len(documents)}
 
     @property
     def n_entities(self) -> int:

@@ -19,12 +19,14 @@ WIDEN = 5
 are kept: a wide search, so that the pool holds the best walks and not the first ones found."""
 BEAM = 2
 """Before the last hop, at most BEAM * `candidates` walks are extended (the best): long paths stay cheap."""
-SEEN_DOC = 0.1
-"""Taken off the similarity of a chunk whose document is on the path already: another chunk of a
-document the question needs can beat a weak chunk of a new one (issue 29: on MultiHop-RAG, whose articles
-have many chunks, three chunks from three documents capped the share from supporting documents near
-0.42, where the question's top 3 chunks reach 0.55). Measured on MultiHop-RAG medium (chunks from support
-/ documents per path): 1.0 0.42/3.00, 0.1 0.46/2.81, 0.05 0.48/2.65, 0 0.50/2.38 (below the 2.5 floor)."""
+DOC_FLOOR = 5 / 6
+"""A pool's walks span at least DOC_FLOOR documents per hop on average (2.5 per 3-hop walk) where its
+candidates allow (`_spread`): a knowledge path is for multi-hop questions. It replaced a penalty on each hop
+to a document already on the walk (`SEEN_DOC`, 0.1), which spread every walk evenly: issue 29, on
+MultiHop-RAG medium that penalty held chunks from supporting documents at 0.46 for 2.81 documents per path
+(0 gave 0.50 for 2.38, under the floor); with the floor and no penalty the pool keeps a question's best
+walks that stay in one article and spreads the others (with NAMED_SOURCE: 0.503 for 2.60; 0.495 for 2.72
+with the penalty at 0.05)."""
 ON_PATH = 2.0
 """Taken off the similarity of a chunk on the path already: it is taken again only by an entity that has
 no other chunk (and then adds no text)."""
@@ -70,7 +72,7 @@ class WalkIndex:
 class Steps:
     """The next steps of walks towards one question. An entity's best chunk is computed once for all
     entities (one pass over the incidence); a walk recomputes it only for the entities with a chunk in a
-    document on the walk, the only chunks whose score the walk changes (SEEN_DOC, ON_PATH). Each hop used to
+    document on the walk, whose chunks may be on the walk (ON_PATH) or add no document. Each hop used to
     score every neighbour's chunks anew: on MultiHop-RAG medium a document link reaches thousands of
     entities, and a pool cost about 90 ms."""
 
@@ -86,7 +88,7 @@ class Steps:
         """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
         its last one (in the graph, or through the question: `linked`) that can add a document not on the
         walk (all of them if none can), each scored by the similarity to the question of the chunk it would
-        add (less SEEN_DOC for a document on the walk) plus LINK_WEIGHT times that of the best chunk it
+        add (less ON_PATH for a chunk on the walk) plus LINK_WEIGHT times that of the best chunk it
         shares with the current entity (through the question: the question's best chunk), less GENERIC_HOP
         for a generic concept; the best entity for each of k different chunks."""
         options = self._candidates(walk)
@@ -132,7 +134,7 @@ class Steps:
         if len(redo):  # entities with a chunk of a document on the walk: that chunk scores less
             seen = np.zeros(len(on.chunk_doc), dtype=bool)
             seen[seen_chunks] = True
-            penalised = self.relevance - SEEN_DOC * seen
+            penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
             penalised[list(walk.chunks)] -= ON_PATH
             rows = on.graph.entity_chunks[options[redo]]
             fresh[redo] = _row_max(rows, (~seen).astype(np.float32)) > 0
@@ -172,8 +174,36 @@ def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
         unique: dict[tuple[int, ...], Walk] = {}
         for w in longer:  # one walk per sequence of chunks: its best
             unique.setdefault(w.chunks, w)
-        walks = list(unique.values())[:k ** (hops - 1) if hop == hops - 1 else BEAM * k]
+        ranked = list(unique.values())
+        if hop == hops - 1:
+            return _spread(ranked, k ** (hops - 1), steps.on.chunk_doc, DOC_FLOOR * hops)
+        walks = ranked[:BEAM * k]
     return walks
+
+
+def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> list[Walk]:
+    """The n best walks, with the worst of those that span the fewest documents swapped for the best left out
+    that span more until they span `floor` documents on average (or no swap adds one). The walks left out
+    are read only when a swap is needed: most pools span enough as they are."""
+    def docs(w: Walk) -> int:
+        return len(set(chunk_doc[list(w.chunks)].tolist()))
+
+    kept = {i: docs(ranked[i]) for i in range(min(n, len(ranked)))}
+    left = iter(range(len(kept), len(ranked)))
+    waiting: list[tuple[int, int]] = []  # walks left out that span no more than the fewest kept, in rank order
+    while floor and sum(kept.values()) < floor * len(kept):
+        fewest = min(kept.values())
+        better = next((j for j, d in waiting if d > fewest), None)
+        while better is None:
+            j = next(left, None)
+            if j is None:
+                return [ranked[i] for i in sorted(kept)]
+            waiting.append((j, docs(ranked[j])))
+            better = j if waiting[-1][1] > fewest else None
+        del kept[max(i for i, d in kept.items() if d == fewest)]
+        kept[better] = dict(waiting)[better]
+        waiting = [(j, d) for j, d in waiting if j != better]
+    return [ranked[i] for i in sorted(kept)]
 
 
 def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> np.ndarray:
