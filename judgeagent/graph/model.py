@@ -22,6 +22,7 @@ from scipy import sparse
 
 TABLES = ("documents", "chunks", "entities", "mentions", "edges")
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
+_WORD = re.compile(r"[^\W_]+")
 LinkKind = Literal["chunk", "document"]
 
 
@@ -105,16 +106,24 @@ class ContextGraph:
         the article about it. A title names an entity when, case-folded and cleaned as mention names are, it
         or its part before a parenthesis or comma ("Scott Howell (political consultant)", "Laie, Hawaii"),
         with or without a leading article (names drop it: "The Jump" is "jump"), is the entity's name and the
-        document mentions it. News headlines and "PubMed 1571683" name none."""
+        document mentions it, or a longer form of a name of two words or more: every word of "scott howell" is
+        in its "scott howell iii", of "drew fuller" in 'andrew alan "drew" fuller' (one word in a longer
+        name is often another thing: "mercury" in "freddie mercury"). News headlines and "PubMed 1571683"
+        name none."""
         from ..entities import clean_name
 
         out = np.full(len(self.doc_ids), -1, dtype=np.int64)
-        row = self.entity_row
+        row, names, mentioned = self.entity_row, self.entity_names, self.doc_entities
         for d, title in enumerate(self.tables["documents"].column("title").to_pylist()):
             name = clean_name(title or "").casefold()
             for key in name_keys(name, qualifiers=(" (", ",")):
                 e = row.get(key)
-                if e is not None and d in self.docs_of(e):
+                if e is None:
+                    continue
+                words = set(_WORD.findall(key))
+                if d in self.docs_of(e) or len(words) > 1 and any(
+                        words < set(_WORD.findall(names[o])) for o in mentioned.indices[
+                            mentioned.indptr[d]:mentioned.indptr[d + 1]].tolist()):
                     out[d] = e
                     break
         return out

@@ -162,6 +162,24 @@ class PathSampler:
         return out
 
     @cached_property
+    def _home_chunks(self) -> dict[int, np.ndarray]:
+        """Per entity that a document's title names (`ContextGraph.home`), the chunks of its home documents:
+        where its paths start (`_starts`)."""
+        on = self._walks_on.doc_chunks
+        out: dict[int, list[np.ndarray]] = {}
+        for d, e in enumerate(self.graph.home.tolist()):
+            if e >= 0:
+                out.setdefault(e, []).append(on.indices[on.indptr[d]:on.indptr[d + 1]])
+        return {e: np.concatenate(parts) for e, parts in out.items()}
+
+    def _starts(self, entity: int) -> np.ndarray:
+        """The chunks a path from `entity` may start from: those of its home documents where it has one (the
+        question names what they are about: "Ed Roland" starts in "Ed Roland", not in "Ed Roland
+        discography", though that chunk is more like the question), else its own."""
+        home = self._home_chunks.get(entity)
+        return home if home is not None else self.graph.chunks_of(entity)
+
+    @cached_property
     def _generic(self) -> np.ndarray:
         from .specificity import GENERIC
 
@@ -387,7 +405,7 @@ class PathSampler:
 
     def _best_start(self, options: list[int], relevance: np.ndarray) -> tuple[int, float]:
         """Of the entities named like a mention, the one with the chunk most similar to the question."""
-        best = [float(relevance[self.graph.chunks_of(e)].max(initial=-np.inf)) for e in options]
+        best = [float(relevance[self._starts(e)].max(initial=-np.inf)) for e in options]
         i = int(np.argmax(best))
         return options[i], best[i]
 
@@ -500,7 +518,7 @@ class PathSampler:
         (`per_entity`: every entity's best chunk, from `_best_chunks`). When that chunk is more than FIT_MARGIN less similar to the question than the question's best
         chunk, that chunk's entities are linked too: a bridge seed's walk can still reach what the question
         is most about."""
-        own = self.graph.chunks_of(entity)
+        own = self._starts(entity)
         start = walk.Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)
         best = int(np.argmax(relevance))
         if relevance[start.chunks[0]] < relevance[best] - FIT_MARGIN:
