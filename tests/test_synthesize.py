@@ -90,7 +90,8 @@ class Interviewer:
         sentence = sentences[pick % len(sentences)]
         words = [w.strip(".,;:()\"'") for w in sentence.split()]
         answer = next(w for w in reversed(words) if len(w) > 4 and w.isalpha())
-        question = f"Which word is missing here: {sentence.replace(answer, '___')}"  # every occurrence
+        # every occurrence, in any case: the check reads the question case-folded ("Space Station ... in space")
+        question = f"Which word is missing here: {re.sub(re.escape(answer), '___', sentence, flags=re.IGNORECASE)}"
         if kind == "in_question":
             question = f"What is meant by {answer} in the text about {words[0]}?"
         elif kind == "too_long":
