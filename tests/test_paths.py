@@ -270,19 +270,19 @@ def test_a_pool_leaves_out_walks_far_below_its_best(hotpot_graph, encoder, monke
     than the margin below the pool's best, and some pools are cut short of 25 that would be full without it."""
     g = hotpot_graph
     on = walk.WalkIndex(g, g.specificity < GENERIC)
+
+    def pool(relevance: np.ndarray, start: walk.Walk, margin: float) -> list[walk.Walk]:
+        monkeypatch.setattr(walk, "POOL_MARGIN", margin)
+        return walk.pool(walk.Steps(on, relevance, np.zeros(0, dtype=np.int64), ("chunk", "document")),
+                         start, hops=3, k=5)
+
     cut = 0
     for question, _ in _questions("hotpotqa", g)[:8]:
         relevance = encoder.encode([question])[0] @ g.chunk_vectors.T
         entity = int(g.entity_chunks.T.tocsr()[int(np.argmax(relevance))].indices[0])
         own = g.chunks_of(entity)
         start = walk.Walk((entity,), (int(own[np.argmax(relevance[own])]),), 0.0)
-
-        def pool(margin: float) -> list[walk.Walk]:
-            monkeypatch.setattr(walk, "POOL_MARGIN", margin)
-            return walk.pool(walk.Steps(on, relevance, np.zeros(0, dtype=np.int64), ("chunk", "document")),
-                             start, hops=3, k=5)
-
-        kept, every = pool(1.0), pool(np.inf)
+        kept, every = pool(relevance, start, 1.0), pool(relevance, start, np.inf)
         assert max(w.score for w in kept) - min(w.score for w in kept) <= 1.0 + 1e-9
         cut += len(kept) < len(every) == 25
     assert cut >= 1

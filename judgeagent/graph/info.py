@@ -39,8 +39,7 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
         ],
         "specificity": _specificity(graph, n_chunks, top),
         "home_documents": int((graph.home >= 0).sum()),
-        "metadata_named_documents": int(len(np.unique(np.concatenate([np.zeros(0, dtype=np.int64),
-                                                                      *graph.named_in_meta.values()])))),
+        "metadata_named_documents": len(set().union(*(rows.tolist() for rows in graph.named_in_meta.values()))),
         "suspicious_entities": suspicious_entities(graph.entity_names, n_chunks),
     }
 
@@ -121,10 +120,12 @@ def render_info(info: dict[str, Any]) -> str:
     if "home_documents" in info:
         homes = info["home_documents"]
         lines.append(f"  home documents: {homes:,} of {c['documents']:,} have a title naming an entity they "
-                     "mention (a question naming such an entity seeds its paths from it first)")
+                     "mention, or a longer form of it (a question naming such an entity seeds its paths from it "
+                     "first, and they start in its home document)")
     if "metadata_named_documents" in info:
         lines.append(f"  metadata names: {info['metadata_named_documents']:,} of {c['documents']:,} documents have a "
-                     "short metadata value, a publisher or an author (a question naming it walks towards them)")
+                     "short metadata value that sets them apart, a publisher or an author (a question naming it walks "
+                     "towards them)")
     odd = info.get("suspicious_entities") or []
     if odd:
         lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")

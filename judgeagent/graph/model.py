@@ -113,20 +113,27 @@ class ContextGraph:
         from ..entities import clean_name
 
         out = np.full(len(self.doc_ids), -1, dtype=np.int64)
-        row, names, mentioned = self.entity_row, self.entity_names, self.doc_entities
+        row = self.entity_row
         for d, title in enumerate(self.tables["documents"].column("title").to_pylist()):
             name = clean_name(title or "").casefold()
             for key in name_keys(name, qualifiers=(" (", ",")):
                 e = row.get(key)
                 if e is None:
                     continue
-                words = set(_WORD.findall(key))
-                if d in self.docs_of(e) or len(words) > 1 and any(
-                        words < set(_WORD.findall(names[o])) for o in mentioned.indices[
-                            mentioned.indptr[d]:mentioned.indptr[d + 1]].tolist()):
+                if d in self.docs_of(e) or self._names_longer(d, key):
                     out[d] = e
                     break
         return out
+
+    def _names_longer(self, doc: int, name: str) -> bool:
+        """Whether document `doc` mentions a longer form of `name`, a name of two words or more: an entity
+        name holding every one of its words and more ("scott howell iii" for "scott howell")."""
+        words = set(_WORD.findall(name))
+        if len(words) < 2:
+            return False
+        m = self.doc_entities
+        mentioned = m.indices[m.indptr[doc]:m.indptr[doc + 1]].tolist()
+        return any(words < set(_WORD.findall(self.entity_names[e])) for e in mentioned)
 
     @cached_property
     def named_in_meta(self) -> dict[str, np.ndarray]:

@@ -81,9 +81,9 @@ class _Seed:
     kind: SeedKind
     entity: int
     """The graph entity the path starts from: the mention's node (for a mention without one, the entity
-    whose best chunk fits the question best of those named most like it)."""
+    whose start chunk fits the question best of those named most like it)."""
     fit: float
-    """The similarity to the question of that entity's best chunk."""
+    """The similarity to the question of that entity's start chunk: its best of `PathSampler._starts`."""
     weight: float = 1.0
     """How likely the draw picks it: specificity and fit (`_weight`)."""
 
@@ -152,14 +152,6 @@ class PathSampler:
     @cached_property
     def _specificity(self) -> np.ndarray:
         return self.graph.specificity
-
-    @cached_property
-    def _has_home(self) -> np.ndarray:
-        """Per entity: whether a document's title names it (`ContextGraph.home`)."""
-        out = np.zeros(self.graph.n_entities, dtype=bool)
-        home = self.graph.home
-        out[home[home >= 0]] = True
-        return out
 
     @cached_property
     def _home_chunks(self) -> dict[int, np.ndarray]:
@@ -400,7 +392,7 @@ class PathSampler:
         falling linearly to 1/2 at BRIDGE_MARGIN below it: specific names first, fit a tie-breaker; times
         HOME_SEED for an entity a document's title names."""
         closeness = 1.0 - 0.5 * min(1.0, max(0.0, best - fit) / BRIDGE_MARGIN)
-        home = HOME_SEED if self._has_home[entity] else 1.0
+        home = HOME_SEED if entity in self._home_chunks else 1.0
         return float(self._specificity[entity]) ** SEED_POWER * closeness * home
 
     def _best_start(self, options: list[int], relevance: np.ndarray) -> tuple[int, float]:
@@ -514,10 +506,11 @@ class PathSampler:
 
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
               kinds: tuple[LinkKind, ...], per_entity: tuple[np.ndarray, np.ndarray]) -> list[walk.Walk]:
-        """The walks a path is drawn from (walk.pool), from the entity's chunk most similar to the question
-        (`per_entity`: every entity's best chunk, from `_best_chunks`). When that chunk is more than FIT_MARGIN less similar to the question than the question's best
-        chunk, that chunk's entities are linked too: a bridge seed's walk can still reach what the question
-        is most about."""
+        """The walks a path is drawn from (walk.pool), from the entity's start chunk most similar to the
+        question (`_starts`: in its home document where it has one; `per_entity`: every entity's best chunk,
+        from `_best_chunks`). When that chunk is more than FIT_MARGIN less similar to the question than the
+        question's best chunk, that chunk's entities are linked too: a bridge seed's walk can still reach
+        what the question is most about."""
         own = self._starts(entity)
         start = walk.Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)
         best = int(np.argmax(relevance))

@@ -137,7 +137,7 @@ class Steps:
         scores, adds = best[options], chunk[options]
         fresh = np.isfinite(scores)
         redo = np.flatnonzero(touched[options])
-        if len(redo):  # entities with a chunk of a document on the walk: that chunk scores less
+        if len(redo):  # entities with a chunk of a document on the walk: it may be on the walk or add no document
             seen = np.zeros(len(on.chunk_doc), dtype=bool)
             seen[seen_chunks] = True
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
@@ -167,8 +167,8 @@ def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.nd
 def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
     """The walks a path is drawn from, best first. From `start`, each hop extends the best walks so far
     (BEAM * k) by their WIDEN * k best next steps; the k ** (hops - 1) distinct walks with the best summed
-    hop scores (none more than POOL_MARGIN below the best) make the pool, as many as a uniform draw among the k best at each hop could give, so paths
-    vary as much (issue 29: those draws took a weak first hop as often as the best one). A walk that cannot
+    hop scores (none more than POOL_MARGIN below the best) make the pool, as many as a uniform draw among
+    the k best at each hop could give, so paths vary as much (issue 29: those draws took a weak first hop as often as the best one). A walk that cannot
     go on is dropped while others can; when none can, the walks stop there."""
     walks = [start]
     for hop in range(1, hops):
@@ -197,7 +197,7 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
 
     kept = {i: docs(ranked[i]) for i in range(min(n, len(ranked)))}
     left = iter(range(len(kept), len(ranked)))
-    waiting: list[tuple[int, int]] = []  # walks left out that span no more than the fewest kept, in rank order
+    waiting: list[tuple[int, int]] = []  # (walk, documents) of the walks left out read so far, in rank order
     while floor and sum(kept.values()) < floor * len(kept):
         fewest = min(kept.values())
         better = next((j for j, d in waiting if d > fewest), None)
@@ -208,7 +208,7 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
             waiting.append((j, docs(ranked[j])))
             better = j if waiting[-1][1] > fewest else None
         del kept[max(i for i, d in kept.items() if d == fewest)]
-        kept[better] = dict(waiting)[better]
+        kept[better] = next(d for j, d in waiting if j == better)
         waiting = [(j, d) for j, d in waiting if j != better]
     return [ranked[i] for i in sorted(kept)]
 
