@@ -233,7 +233,7 @@ def test_code_task_stops_bad_code_scores_it_zero_and_goes_on(tmp_path):
         assert g["scores"] == {"programmer": float(g["item"] == "T/f_ok"), "reviewer": float(g["item"] == "T/f_ok")}
         assert g["end"] == "consensus" and g["rounds"] == 2
     assert status == {"T/f_ok": "passed", "T/f_loop": "timeout", "T/f_memory": "memory",
-                      "T/f_network": "forbidden", "T/f_write": "forbidden"}
+                      "T/f_network": "error", "T/f_write": "error"}
     assert not Path("/tmp/judgeagent-escaped.txt").exists()
     matrix = result.summary["matrix"]
     assert {p: set(cells) for p, cells in matrix.items()} == {"players.1": {"programmer", "reviewer"},

@@ -35,7 +35,6 @@ import functools
 import json
 import os
 import resource
-import secrets
 import selectors
 import shutil
 import signal
@@ -49,16 +48,17 @@ from pathlib import Path
 from typing import Literal
 
 from ...errors import JudgeAgentError
+from . import walls
 
-Status = Literal["passed", "failed", "timeout", "memory", "forbidden", "error"]
+Status = Literal["passed", "failed", "timeout", "memory", "error"]
 Isolation = Literal["bubblewrap", "none"]
-STATUSES = ("passed", "failed", "timeout", "memory", "forbidden", "error")
+STATUSES = ("passed", "failed", "timeout", "memory", "error")
+"""`timeout` and `memory` only where the evaluator measured it (its clock, the sandbox's cgroups): what the code
+prints or raises never names its own failure."""
 MB = 1024 * 1024
 
 BWRAP = "bwrap"
 """The bubblewrap binary, looked up on PATH (tests point it at a missing path to see the refusal)."""
-PIDS_CGROUP = Path("/sys/fs/cgroup/pids")
-"""Where a per-sandbox pids cgroup is made when writable (cgroup v1, as root): RLIMIT_NPROC does not bind root."""
 INSTALL = "apt-get install bubblewrap"
 WORK = "/tmp/work"
 """The code's folder inside the sandbox, on its tmpfs: the audit hook names writes outside it."""
@@ -92,10 +92,17 @@ class SandboxResult:
         return self.status == "passed"
 
 
-# Plain data both ways: lists and JSON scalars as JSON, the other containers tagged. The harness rebuilds
-# only builtin types from it, whatever the candidate's side sends.
-_CODEC = r'''
-import json
+# Data both ways. Plain values (None, bool, int of any size, float, str, bytes, complex, and lists, tuples, sets,
+# frozensets and dicts of them) cross as themselves; the standard library's Counter, OrderedDict, defaultdict,
+# deque and namedtuples cross as their builtin content and are rebuilt as that type; a subclass of a builtin
+# crosses as its builtin value. Anything else the candidate's side holds crosses as a *reference* ({"ref": n}):
+# the harness gets an opaque handle whose attributes and calls are answered by the candidate's side, and whose
+# equality, hash and truth are its own (identity, no truth value), so no object of the submission's can decide
+# a comparison in the harness. The harness rebuilds only builtin and standard-library types from what arrives.
+_CODEC = r"""
+import collections, json, sys
+getattr(sys, "set_int_max_str_digits", lambda n: None)(0)  # a 5000-digit int is an answer too
+REBUILT = {"Counter": collections.Counter, "OrderedDict": collections.OrderedDict, "deque": collections.deque}
 def encode(v, depth=0):
     if depth > 200:
         raise ValueError("value nested too deeply")
@@ -104,16 +111,31 @@ def encode(v, depth=0):
         return v
     if t is list:
         return [encode(x, depth + 1) for x in v]
-    if t in (tuple, set, frozenset):
-        return {t.__name__: [encode(x, depth + 1) for x in v]}
-    if t is dict:
-        return {"dict": [[encode(k, depth + 1), encode(x, depth + 1)] for k, x in v.items()]}
-    if t is bytes:
-        return {"bytes": v.hex()}
-    if t is complex:
-        return {"complex": [v.real, v.imag]}
-    raise TypeError(f"a {t.__name__} is not plain data (None, bool, int, float, str, bytes, complex, list, "
-                    "tuple, set, dict)")
+    if isinstance(v, tuple) and hasattr(t, "_fields") and type(t._fields) is tuple:
+        return {"namedtuple": [t.__name__, [str(f) for f in t._fields], [encode(x, depth + 1) for x in tuple(v)]]}
+    if t.__name__ in REBUILT and isinstance(v, REBUILT[t.__name__]):
+        items = v.items() if isinstance(v, dict) else v
+        body = [[encode(k, depth + 1), encode(x, depth + 1)] for k, x in items] if isinstance(v, dict) else \
+            [encode(x, depth + 1) for x in items]
+        return {t.__name__: body}
+    if isinstance(v, collections.defaultdict):
+        factory = v.default_factory
+        name = factory.__name__ if factory in (list, int, set, dict, str, float, tuple) else None
+        return {"defaultdict": [name, [[encode(k, depth + 1), encode(x, depth + 1)] for k, x in v.items()]]}
+    for base in (bool, int, float, str):
+        if isinstance(v, base):
+            return base(v)
+    for base in (list, tuple, set, frozenset):
+        if isinstance(v, base):
+            body = [encode(x, depth + 1) for x in base.__iter__(v)]
+            return body if base is list else {base.__name__: body}
+    if isinstance(v, dict):
+        return {"dict": [[encode(k, depth + 1), encode(x, depth + 1)] for k, x in dict.items(v)]}
+    if isinstance(v, (bytes, bytearray)):
+        return {"bytes": bytes(v).hex()}
+    if isinstance(v, complex):
+        return {"complex": [float(v.real), float(v.imag)]}
+    return {"ref": reference(v)}
 def decode(v, depth=0):
     if depth > 200:
         raise ValueError("value nested too deeply")
@@ -124,20 +146,35 @@ def decode(v, depth=0):
         return [decode(x, depth + 1) for x in v]
     if t is dict and len(v) == 1:
         (tag, x), = v.items()
-        if tag in ("tuple", "set", "frozenset") and type(x) is list:
-            return {"tuple": tuple, "set": set, "frozenset": frozenset}[tag](decode(y, depth + 1) for y in x)
-        if tag == "dict" and type(x) is list and all(type(p) is list and len(p) == 2 for p in x):
-            return {decode(k, depth + 1): decode(y, depth + 1) for k, y in x}
+        if tag in ("tuple", "set", "frozenset", "deque") and type(x) is list:
+            kind = {"tuple": tuple, "set": set, "frozenset": frozenset, "deque": collections.deque}[tag]
+            return kind(decode(y, depth + 1) for y in x)
+        if tag in ("dict", "Counter", "OrderedDict") and pairs(x):
+            content = {decode(k, depth + 1): decode(y, depth + 1) for k, y in x}
+            return content if tag == "dict" else REBUILT[tag](content)
+        if tag == "defaultdict" and type(x) is list and len(x) == 2 and pairs(x[1]):
+            factory = {"list": list, "int": int, "set": set, "dict": dict, "str": str, "float": float,
+                       "tuple": tuple}.get(x[0])
+            return collections.defaultdict(factory, ((decode(k, depth + 1), decode(y, depth + 1)) for k, y in x[1]))
+        if tag == "namedtuple" and type(x) is list and len(x) == 3 and type(x[0]) is str and type(x[1]) is list \
+                and type(x[2]) is list and len(x[1]) == len(x[2]):
+            kind = collections.namedtuple(x[0], x[1], rename=True)
+            return kind(*(decode(y, depth + 1) for y in x[2]))
         if tag == "bytes" and type(x) is str:
             return bytes.fromhex(x)
         if tag == "complex" and type(x) is list and len(x) == 2 and all(type(y) is float for y in x):
             return complex(x[0], x[1])
+        if tag == "ref" and type(x) is int:
+            return referenced(x)
     raise ValueError("malformed value")
-'''
+def pairs(x):
+    return type(x) is list and all(type(p) is list and len(p) == 2 for p in x)
+"""
 
-# The candidate's side: defines the code, then answers one call per request line.
-_CANDIDATE = _CODEC + r'''
-import os, sys
+# The candidate's side: defines the code, sends the names it defined, then answers one request per line:
+# a call of a name or a reference, or an attribute of a reference read or set.
+_CANDIDATE = _CODEC + r"""
+import os
 task = json.loads(sys.stdin.read())
 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
 requests, replies = os.fdopen(int(sys.argv[1]), "r"), os.fdopen(int(sys.argv[2]), "w")
@@ -149,9 +186,11 @@ BLOCKED = ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "
            "os.mkfifo", "os.mknod", "_posixsubprocess")
 INSIDE_OK = ("os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.truncate", "shutil.rmtree")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+objects = []
 
 class Forbidden(BaseException):
-    """Not an Exception: a bare `except Exception` in the code must not swallow it."""
+    # Not an Exception: a bare `except Exception` in the code must not swallow it.
+    pass
 
 def inside(path):
     try:
@@ -175,66 +214,148 @@ def hook(event, args):
     if event == "import" and args and args[0] in ("ctypes", "_ctypes"):
         raise Forbidden("forbidden in the sandbox: ctypes")
 
+def reference(v):
+    objects.append(v)
+    return len(objects) - 1
+
+def referenced(n):
+    if not 0 <= n < len(objects):
+        raise ValueError("no such reference")
+    return objects[n]
+
 def reply(kind, value):
     replies.write(json.dumps([kind, value]) + "\n")
     replies.flush()
 
 def failure(e):
+    # A claim, not a verdict: the evaluator labels memory only on evidence from outside (docs/security.md).
     if isinstance(e, Forbidden):
         return ["forbidden", str(e)]
     if isinstance(e, MemoryError):
-        return ["memory", "memory limit reached"]
-    return ["raise", (type(e).__name__ + ": " + str(e))[:200]]
+        return ["memory", "MemoryError"]
+    return ["raise", [type(e).__name__, (type(e).__name__ + ": " + str(e))[:200]]]
+
+def answer(request):
+    kind = request[0]
+    if kind == "names":
+        return sorted(k for k, v in scope.items() if not k.startswith("__") and callable(v))
+    if kind == "call":
+        target = scope[request[1]] if type(request[1]) is str else referenced(request[1])
+        args, kwargs = decode(request[2]), decode(request[3])
+        return target(*args, **kwargs)
+    if kind == "get":
+        return getattr(referenced(request[1]), request[2])
+    if kind == "set":
+        setattr(referenced(request[1]), request[2], decode(request[3]))
+        return None
+    raise ValueError("malformed request")
 
 broken = None
 sys.addaudithook(hook)
 try:
     scope = {"__name__": "__sandbox__"}
     exec(compile(task["code"], "solution.py", "exec"), scope)
-    function = scope[task["entry_point"]]
+    scope[task["entry_point"]]
 except BaseException as e:
     broken = failure(e)
 for line in requests:
-    if broken:
-        reply(*broken)
-        continue
     try:
-        args, kwargs = decode(json.loads(line))
-        value = encode(function(*args, **kwargs))
-    except BaseException as e:
+        if broken:
+            reply(*broken)
+            continue
+        try:
+            value = encode(answer(json.loads(line)))
+        except BaseException as e:
+            reply(*failure(e))
+        else:
+            reply("ok", value)
+    except BaseException as e:  # the reply itself failed (a value json cannot write): say so, go on
         reply(*failure(e))
-    else:
-        reply("ok", value)
-'''
+"""
 
-# The harness's side: the problem's own code and test, `check` called with a proxy of the candidate. Its
-# stdout (the verdict) is a pipe no other process holds; what the test prints goes to stderr.
-_HARNESS = _CODEC + r'''
-import os, sys
+# The harness's side: the problem's own code and test, `check` called with a proxy of the candidate; the names
+# the solution defines (a class the test's setup builds, a helper it calls) are proxies too. Its stdout (the
+# verdict) is a pipe no other process holds; what the test prints goes to stderr.
+_HARNESS = _CODEC + r"""
+import builtins, os
 verdict = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 task = json.loads(sys.stdin.read())
 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
 requests, replies = os.fdopen(int(sys.argv[1]), "w"), os.fdopen(int(sys.argv[2]), "r")
 stopped = []
+handles = {}
+raised_types = {}
+# Not rebuilt by name: a StopIteration out of a call would end the test's own loop (map, next) as if done.
+UNRAISABLE = ("StopIteration", "StopAsyncIteration", "GeneratorExit")
 
 class Stop(BaseException):
-    """The candidate's process hit a limit or ended: the run's status, whatever the test catches."""
+    # The candidate's process hit a limit or ended: the run's status, whatever the test catches.
+    pass
 
 class CandidateRaised(Exception):
     pass
 
-def say(status, detail):
-    verdict.write(json.dumps({"status": status, "detail": str(detail)[:200]}) + "\n")
+class Remote:
+    # An object of the candidate's: its attributes and calls are asked for; its identity is its own.
+    __slots__ = ("_ref",)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return ask(["get", object.__getattribute__(self, "_ref"), name])
+    def __setattr__(self, name, value):
+        ask(["set", object.__getattribute__(self, "_ref"), name, encode(value)])
+    def __call__(self, *args, **kwargs):
+        return ask(["call", object.__getattribute__(self, "_ref"), encode(list(args)), encode(kwargs)])
+    def __bool__(self):
+        raise TypeError("an object of the solution's has no truth value in the test")
+    def __repr__(self):
+        return f"<the solution's object {object.__getattribute__(self, '_ref')}>"
+
+class Named:
+    # A name the solution defines (a function, a class), called from the test or its setup.
+    def __init__(self, name):
+        self.name = name
+    def __call__(self, *args, **kwargs):
+        return ask(["call", self.name, encode(list(args)), encode(kwargs)])
+    def __bool__(self):
+        return True
+
+def reference(v):
+    if type(v) is Remote:
+        return object.__getattribute__(v, "_ref")
+    raise TypeError(f"a {type(v).__name__} cannot be sent to the solution")
+
+def referenced(n):
+    if n not in handles:
+        handle = object.__new__(Remote)
+        object.__setattr__(handle, "_ref", n)
+        handles[n] = handle
+    return handles[n]
+
+def raised(name, text):
+    # The candidate's exception, rebuilt as the builtin type of its name (a test expecting ValueError catches
+    # it) and as CandidateRaised (an uncaught one is an error, not an assertion).
+    if name not in raised_types:
+        base = getattr(builtins, name, None)
+        ok = isinstance(base, type) and issubclass(base, Exception) and name not in UNRAISABLE
+        try:
+            raised_types[name] = type(name, (base, CandidateRaised) if ok else (CandidateRaised,), {})
+        except TypeError:
+            raised_types[name] = type(name, (CandidateRaised,), {})
+    return raised_types[name](text)
+
+def say(status, detail, claim=None):
+    verdict.write(json.dumps({"status": status, "detail": str(detail)[:200], "claim": claim}) + "\n")
     verdict.flush()
     os._exit(0)
 
-def stop(status, detail):
-    stopped.append((status, detail))
+def stop(status, detail, claim=None):
+    stopped.append((status, detail, claim))
     raise Stop(detail)
 
-def candidate(*args, **kwargs):
-    requests.write(json.dumps([encode(list(args)), encode(kwargs)]) + "\n")
+def ask(request):
+    requests.write(json.dumps(request) + "\n")
     requests.flush()
     line = replies.readline(1 << 24)
     if not line.endswith("\n"):
@@ -246,14 +367,20 @@ def candidate(*args, **kwargs):
             return decode(value)
     except (ValueError, TypeError, RecursionError):
         kind = None
-    if kind == "raise":
-        raise CandidateRaised(value)
-    if kind in ("forbidden", "memory", "error"):
-        stop(kind, value)
+    if kind == "raise" and type(value) is list and len(value) == 2 and all(type(x) is str for x in value):
+        raise raised(*value)
+    if kind in ("forbidden", "memory") and type(value) is str:
+        stop("error", value[:200], kind)  # the code's own report: the evaluator decides what it was
     stop("error", "the code's process sent a malformed reply")
 
+def candidate(*args, **kwargs):
+    return ask(["call", task["entry_point"], encode(list(args)), encode(kwargs)])
+
 try:
+    names = ask(["names"])
     scope = {"__name__": "__check__"}
+    if type(names) is list:
+        scope.update((n, Named(n)) for n in names if type(n) is str and n.isidentifier())
     exec(compile(task["context"], "problem.py", "exec"), scope)
     scope[task["entry_point"]] = candidate  # HumanEval/33's test calls the function by its own name too
     exec(compile(task["test"], "test.py", "exec"), scope)
@@ -269,7 +396,7 @@ except BaseException as e:
 if stopped:
     say(*stopped[0])
 say("passed", "passed")
-'''
+"""
 
 
 def run_tests(code: str, test: str, entry_point: str, limits: SandboxLimits = SandboxLimits(), *,
@@ -281,11 +408,11 @@ def run_tests(code: str, test: str, entry_point: str, limits: SandboxLimits = Sa
     side. `cancel`, once set, stops the run at once (status error). Refuses (JudgeAgentError) when
     `isolation` is bubblewrap and it does not work here."""
     start = time.perf_counter()
-    prefix = bwrap_prefix(limits) if isolation == "bubblewrap" else None
-    if prefix is not None:
+    walled = isolation == "bubblewrap"
+    if walled:
         require_bubblewrap()
     with _folder(isolation) as cwd:
-        run = _Run(limits, prefix, cwd)
+        run = _Run(limits, walled, cwd)
         try:
             status, detail = run.go({"code": code, "entry_point": entry_point},
                                     {"context": context, "test": test, "entry_point": entry_point}, cancel)
@@ -301,10 +428,20 @@ def interpreter() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 
 
-def bwrap_prefix(limits: SandboxLimits) -> list[str]:
-    args = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+def _prefixes() -> tuple[str, ...]:
+    """The interpreter's prefixes that /usr does not already hold."""
+    found = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+    return tuple(sorted(p for p in found if p != "/usr" and not p.startswith("/usr/")))
+
+
+def bwrap_prefix(limits: SandboxLimits, seccomp: int) -> tuple[list[str], tuple[int, ...]]:
+    """bwrap's arguments up to the command, and the descriptors they name (the seccomp program's), which the
+    process must inherit."""
+    args = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--unshare-user", "--disable-userns",
+            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
             "--setenv", "HOME", WORK, "--setenv", "TMPDIR", WORK, "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
+            "--seccomp", str(seccomp),
             "--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs_mb * MB), "--tmpfs", "/tmp",
             "--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -312,12 +449,13 @@ def bwrap_prefix(limits: SandboxLimits) -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    for prefix in sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}):
-        if not prefix.startswith("/usr/"):
-            args += ["--ro-bind", prefix, prefix]
+    for prefix in _prefixes():
+        args += ["--ro-bind", walls.prefix_source(prefix, interpreter()), prefix]
     if os.path.exists("/etc/ld.so.cache"):
         args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    return [*args, "--dir", WORK, "--chdir", WORK, "--"]
+    # Read-only last: the root and /dev (with /dev/shm) are tmpfs mounts with no size of their own.
+    args += ["--dir", WORK, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORK, "--"]
+    return args, (seccomp,)
 
 
 @functools.lru_cache(maxsize=4)
@@ -326,17 +464,26 @@ def _probe(binary: str) -> tuple[str | None, str]:
     path = shutil.which(binary)
     if path is None:
         return None, f"bubblewrap ({binary}) is not installed"
-    _remove_stale_cgroups()
+    program = walls.seccomp_program()
+    if isinstance(program, str):
+        return None, program
+    walls.remove_stale_cgroups()
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
                                  check=False).stdout.strip()
-        ran = subprocess.run([*bwrap_prefix(SandboxLimits()), interpreter(), "-I", "-S", "-c", "print('ok')"],
-                             capture_output=True, text=True, timeout=20, env={}, check=False)
-    except (OSError, subprocess.SubprocessError) as e:
+        limits = SandboxLimits()
+        run = _Run(limits, True, "/")
+        try:
+            side = run._start("print('ok')", (), stderr=subprocess.PIPE)
+            out, err = side.process.communicate(timeout=20)
+        finally:
+            run.kill()
+    except (OSError, subprocess.SubprocessError, JudgeAgentError) as e:
         return None, f"bubblewrap does not run here ({e})"
-    if ran.returncode != 0 or ran.stdout.strip() != "ok":
-        why = (ran.stderr.strip().splitlines() or [f"exit code {ran.returncode}"])[-1]
-        return None, f"bubblewrap does not work here ({why[:120]})"
+    if side.process.returncode != 0 or out.decode(errors="replace").strip() != "ok":
+        why = (err.decode(errors="replace").strip().splitlines() or [f"exit code {side.process.returncode}"])[-1]
+        who = " as an unprivileged user (are user namespaces disabled?)" if os.geteuid() == 0 else ""
+        return None, f"bubblewrap does not work here{who} ({why[:120]})"
     return version or "bubblewrap", ""
 
 
@@ -358,14 +505,14 @@ def require_bubblewrap() -> str:
 @dataclass
 class _Side:
     process: subprocess.Popen[bytes]
-    cgroup: Path | None
+    cgroups: walls.Cgroups
     out: bytearray = field(default_factory=bytearray)
     err: bytearray = field(default_factory=bytearray)
 
 
 class _Run:
-    def __init__(self, limits: SandboxLimits, prefix: list[str] | None, cwd: str) -> None:
-        self.limits, self.prefix, self.cwd = limits, prefix, cwd
+    def __init__(self, limits: SandboxLimits, walled: bool, cwd: str) -> None:
+        self.limits, self.walled, self.cwd = limits, walled, cwd
         self.sides: list[_Side] = []
 
     def go(self, candidate_task: dict[str, str], harness_task: dict[str, str],
@@ -373,8 +520,8 @@ class _Run:
         calls_r, calls_w = os.pipe()
         answers_r, answers_w = os.pipe()
         try:
-            candidate = self._start(_CANDIDATE, (calls_r, answers_w), merge_stderr=True)
-            harness = self._start(_HARNESS, (calls_w, answers_r), merge_stderr=False)
+            candidate = self._start(_CANDIDATE, (calls_r, answers_w), stderr=subprocess.STDOUT)
+            harness = self._start(_HARNESS, (calls_w, answers_r), stderr=subprocess.PIPE)
         finally:
             for fd in (calls_r, calls_w, answers_r, answers_w):
                 os.close(fd)  # each end now lives only in its sandbox: EOF reaches the other side when one dies
@@ -385,23 +532,28 @@ class _Run:
             return stopped
         return self._verdict(candidate, harness)
 
-    def _start(self, script: str, fds: tuple[int, int], merge_stderr: bool) -> _Side:
-        cgroup = _make_cgroup(self.limits.processes)
-        argv = [*(self.prefix or []), interpreter(), "-I", "-S", "-B", "-c", script, *map(str, fds)]
+    def _start(self, script: str, fds: tuple[int, ...], stderr: int) -> _Side:
+        limits = self.limits
+        cgroups = walls.make_cgroups(limits.processes, (limits.memory_mb + limits.tmpfs_mb) * MB) if self.walled \
+            else walls.Cgroups()
+        seccomp = walls.seccomp_fd() if self.walled else None
+        prefix, walled_fds = bwrap_prefix(limits, seccomp) if seccomp is not None else ([], ())
+        argv = [*prefix, interpreter(), "-I", "-S", "-B", "-c", script, *map(str, fds)]
         # bwrap itself gets no more than the code: its init in the sandbox keeps the environment it was started
         # with, readable there at /proc/1/environ (the evaluator's API keys, were it inherited).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "TMPDIR": self.cwd, "PYTHONHASHSEED": "0"}
         try:
             process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, pass_fds=fds,
-                                       start_new_session=True,
+                                       stderr=stderr, pass_fds=(*fds, *walled_fds), start_new_session=True,
                                        # Safe with threads here: the function takes no lock and imports nothing.
-                                       preexec_fn=_limiter(self.limits, cgroup))  # noqa: PLW1509
+                                       preexec_fn=_limiter(limits, cgroups, walls.host_uid() if self.walled else None))  # noqa: PLW1509
         except (OSError, subprocess.SubprocessError) as e:
-            if cgroup is not None:
-                _drop_cgroup(cgroup)
+            cgroups.drop()
             raise JudgeAgentError(f"the sandbox could not start: {e}") from None
-        side = _Side(process, cgroup)
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
+        side = _Side(process, cgroups)
         self.sides.append(side)
         return side
 
@@ -455,30 +607,46 @@ class _Run:
             said = json.loads(lines[-1]) if harness.process.returncode == 0 and lines else {}
         except ValueError:
             said = {}
-        status, detail = said.get("status"), str(said.get("detail", ""))
+        said = said if isinstance(said, dict) else {}
+        status, detail, claim = said.get("status"), str(said.get("detail", "")), said.get("claim")
         if status not in STATUSES:
             return "error", _last_line(harness.err) or f"the test harness ended with code {harness.process.returncode}"
-        if status == "error" and detail == "the code's process ended":
-            return _ended(candidate)
+        if status == "error" and (claim == "memory" or detail == "the code's process ended"):
+            return self._why_ended(candidate, detail)
+        if claim == "forbidden":
+            return "error", detail  # the audit hook's words: a diagnostic, the walls are what held
         return status, detail
+
+    def _why_ended(self, candidate: _Side, detail: str) -> tuple[Status, str]:
+        """What stopped the candidate, from what the kernel counted outside it (its exit status, the CPU time and
+        memory its cgroups recorded), never from what it printed or claimed. Without cgroups (not root) there is
+        nothing to confirm a claim with: it stays an error, in the code's own words."""
+        claimed = detail != "the code's process ended"
+        # A claimant lives on until its request pipe closes, which the harness's exit did: it ends by itself.
+        try:
+            code: int | None = candidate.process.wait(2)
+        except subprocess.TimeoutExpired:
+            code = None
+        cpu, cpu_limit = candidate.cgroups.cpu_seconds(), int(self.limits.timeout_s) + 1
+        if code in _CPU_KILLED and cpu is not None and cpu >= cpu_limit - 0.1:
+            return "timeout", "CPU time limit reached"
+        if candidate.cgroups.memory_reached(self.limits.memory_mb * MB):
+            return "memory", "memory limit reached"
+        if claimed:
+            return "error", "MemoryError raised (not confirmed by a memory cgroup)"
+        if code in _CPU_KILLED:
+            return "error", f"the code's process ended by signal {128 - code if code > 0 else -code} " \
+                            "(no CPU limit reached by the kernel's count)" if cpu is not None else \
+                            "the code's process ended by SIGXCPU or SIGKILL (not confirmed by a cpuacct cgroup)"
+        return "error", f"the code's process ended (exit code {code})"
 
     def kill(self) -> None:
         for side in self.sides:
             _kill(side)
 
 
-def _ended(candidate: _Side) -> tuple[Status, str]:
-    """Why the candidate's process ended mid-test: its exit status (bwrap passes on 128 + a signal)."""
-    try:
-        code = candidate.process.wait(2)
-    except subprocess.TimeoutExpired:
-        code = None
-    if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
-        return "timeout", "CPU time limit reached"
-    text = candidate.out.decode(errors="replace")
-    if "MemoryError" in text or code in (-signal.SIGSEGV, 128 + signal.SIGSEGV):
-        return "memory", "memory limit reached"
-    return "error", f"the code's process ended (exit code {code})"
+_CPU_KILLED = (-signal.SIGXCPU, 128 + signal.SIGXCPU, -signal.SIGKILL, 128 + signal.SIGKILL)
+"""Exit statuses of RLIMIT_CPU (bwrap passes a signal on as 128 + its number)."""
 
 
 def _last_line(data: bytearray) -> str:
@@ -487,7 +655,7 @@ def _last_line(data: bytearray) -> str:
 
 
 def _kill(side: _Side) -> None:
-    """SIGKILL bwrap's group (its sandbox dies with it) and anything left in its cgroup, then reap."""
+    """SIGKILL bwrap's group (its sandbox dies with it) and anything left in its cgroups, then reap."""
     if side.process.poll() is None:
         try:
             os.killpg(side.process.pid, signal.SIGKILL)
@@ -500,8 +668,7 @@ def _kill(side: _Side) -> None:
             except BrokenPipeError:
                 pass
     side.process.wait()
-    if side.cgroup is not None:
-        _drop_cgroup(side.cgroup)
+    side.cgroups.drop()
 
 
 class _folder:
@@ -536,27 +703,33 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limiter(limits: SandboxLimits, cgroup: Path | None):  # type: ignore[no-untyped-def]
+def _limiter(limits: SandboxLimits, cgroups: walls.Cgroups, uid: int | None):  # type: ignore[no-untyped-def]
     parent = os.getpid()
     cpu = int(limits.timeout_s) + 1
-    nproc = None if cgroup is not None or os.getuid() == 0 else _processes_of_user() + limits.processes
-    procs = os.fsencode(cgroup / "cgroup.procs") if cgroup is not None else None
+    # RLIMIT_NPROC counts the host uid's processes everywhere: a fresh uid has none, the evaluator's own has some.
+    nproc = None if cgroups.pids is not None else limits.processes + (0 if uid is not None else _processes_of_user())
+    procs = cgroups.procs()
 
     def apply() -> None:
-        # Killed when this thread's process dies, so the evaluator's SIGKILL takes the sandbox along.
+        for path in procs:  # as the evaluator, before the uid changes and before RLIMIT_NOFILE
+            fd = os.open(path, os.O_WRONLY)
+            os.write(fd, b"0")
+            os.close(fd)
+        for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
+                            (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
+                            (resource.RLIMIT_CORE, 0), (resource.RLIMIT_MSGQUEUE, 0)):
+            resource.setrlimit(kind, (value, value))
+        if nproc is not None and (uid is not None or os.geteuid() != 0):
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        if uid is not None:  # a root evaluator: bwrap, and so the code, is an unprivileged host uid
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        # Killed when this thread's process dies, so the evaluator's SIGKILL takes the sandbox along; set after the
+        # uid change, which clears it.
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)
-        if procs is not None:  # before RLIMIT_NOFILE: the evaluator's descriptors are not closed yet
-            fd = os.open(procs, os.O_WRONLY)
-            os.write(fd, b"0")
-            os.close(fd)
-        elif nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
-                            (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
-                            (resource.RLIMIT_CORE, 0)):
-            resource.setrlimit(kind, (value, value))
 
     return apply
 
@@ -570,57 +743,3 @@ def _processes_of_user() -> int:
         except OSError:
             pass
     return count
-
-
-def _own_pids_cgroup() -> Path | None:
-    if not os.access(PIDS_CGROUP, os.W_OK):
-        return None
-    try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            if "pids" in controllers.split(","):
-                return PIDS_CGROUP / path.lstrip("/")
-    except OSError:
-        return None
-    return None
-
-
-def _make_cgroup(max_pids: int) -> Path | None:
-    base = _own_pids_cgroup()
-    if base is None:
-        return None
-    path = base / f"judgeagent-sandbox-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        path.mkdir()
-        (path / "pids.max").write_text(str(max_pids))
-    except OSError:
-        _drop_cgroup(path)
-        return None
-    return path
-
-
-def _drop_cgroup(path: Path) -> None:
-    for _ in range(50):
-        try:
-            for pid in (path / "cgroup.procs").read_text().split():
-                os.kill(int(pid), signal.SIGKILL)
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.01)  # the killed processes take a moment to leave
-
-
-def _remove_stale_cgroups() -> None:
-    """Empty cgroups of evaluators that were killed (their pid is gone); a busy one refuses rmdir."""
-    base = _own_pids_cgroup()
-    if base is None or not base.is_dir():
-        return
-    for path in base.glob("judgeagent-sandbox-*"):
-        pid = path.name.split("-")[2]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            try:
-                path.rmdir()
-            except OSError:
-                pass
