@@ -323,3 +323,31 @@ def test_without_isolation_a_killed_evaluators_folder_goes_at_the_next_start(tmp
     p = PROBLEMS[0]
     assert run(p, solve(p, p["canonical_solution"]), isolation="none").passed
     assert sorted(tmp_path.iterdir()) == [live]
+
+
+def test_the_solutions_names_reach_the_test_but_never_shadow_a_builtin():
+    """The test's setup may build the solution's classes (MBPP/367's Node) and read their attributes; a solution
+    that defines `sorted` or `abs` does not change what the test's asserts compute."""
+    code = ("class Node:\n    def __init__(self, data):\n        self.data, self.left = data, None\n"
+            "def depth(node):\n    return 0 if node is None else 1 + depth(node.left)\n")
+    test = ("root = Node(1)\nroot.left = Node(2)\n"
+            "def check(candidate):\n    assert candidate(root) == 2 and root.left.data == 2\n")
+    assert run_tests(code, test, "depth", FAST).passed
+    forged = ("def sorted(x, *a, **k):\n    return [1, 2]\ndef abs(x):\n    return 0\n"
+              "def f():\n    return [9]\n")
+    test = "def check(candidate):\n    assert sorted(candidate()) == [1, 2]\n    assert abs(candidate()[0] - 1) < 1\n"
+    result = run_tests(forged, test, "f", FAST)
+    assert not result.passed and result.status == "failed", result
+
+
+def test_collections_big_ints_and_expected_exceptions_cross_as_themselves():
+    code = ("from collections import Counter, OrderedDict, defaultdict, deque, namedtuple\n"
+            "Point = namedtuple('Point', 'x y')\n"
+            "def f(n):\n    if n < 0:\n        raise ValueError('negative')\n"
+            "    return Counter('aab'), Point(1, 2), defaultdict(list, a=[1]), deque([1]), 7 ** 6000, n\n")
+    test = ("def check(candidate):\n    counts, point, groups, queue, big, n = candidate(3)\n"
+            "    assert counts == {'a': 2, 'b': 1} and counts.most_common(1) == [('a', 2)]\n"
+            "    assert point == (1, 2) and point.y == 2 and groups['missing'] == [] and queue.popleft() == 1\n"
+            "    assert big == 7 ** 6000 and n == 3\n"
+            "    try:\n        candidate(-1)\n    except ValueError:\n        pass\n    else:\n        assert False\n")
+    assert run_tests(code, test, "f", FAST).passed

@@ -2,7 +2,7 @@
 secret, touch the host, reach the network, spawn or signal processes, or exhaust a resource. Whatever it
 does, it must not pass, a canary folder outside must stay byte- and mtime-identical, a canary API key in
 the evaluator's environment must not show up in the result, the test's listeners and signal handler must
-hear nothing, and no sandbox process may outlive its run. Most attacks first disable the in-sandbox audit
+hear nothing, and no process in a sandbox's pid namespace may outlive its run. Most attacks first disable the in-sandbox audit
 hook, so the OS walls, not the hook, are what is tested; a few run without isolation to show they bite."""
 import json
 import os
@@ -20,7 +20,6 @@ from tests.conftest import DATA, ROOT
 
 PROBLEM = json.loads((DATA / "humaneval" / "problems.jsonl").read_text().splitlines()[0])  # has_close_elements
 SMALL = SandboxLimits(timeout_s=2, memory_mb=256, output_kb=256, processes=16)
-MARKER = "Names what the code tried"  # a line of the candidate's runner, on its command line
 
 # --- forged verdicts: a wrong solution dressed up as a pass --------------------------------------------------
 
@@ -201,16 +200,11 @@ def snapshot(folder):
 
 
 def sandbox_processes():
-    """Live processes running the candidate's runner (forks of it included), by pid."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and MARKER.encode() in (entry / "cmdline").read_bytes() \
-                    and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                found.append(int(entry.name))
-        except OSError:
-            pass
-    return found
+    """Live processes in another pid namespace than the test's: every sandboxed process, forks and exec'd
+    children included, whatever their command line."""
+    from tests.test_sandbox_kernel import foreign_pids
+
+    return foreign_pids()
 
 
 def attack(code, limits=SMALL, **options):

@@ -341,12 +341,13 @@ def test_a_foreign_abi_kills_the_code(who, host, nothing_left):
 
 # --- the code cannot choose its own failure label -----------------------------------------------------------
 
+UNHOOK = "import __main__\n__main__.hook.__code__ = (lambda event, args: None).__code__\n"
 LABELS = {
     "prints MemoryError and exits": "import sys\ndef f():\n    print('MemoryError')\n    sys.stdout.flush()\n"
                                     "    import os\n    os._exit(1)\n",
     "raises MemoryError": "def f():\n    raise MemoryError\n",
-    "kills itself with SIGXCPU": "import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGXCPU)\n",
-    "kills itself with SIGSEGV": "import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
+    "kills itself with SIGXCPU": f"{UNHOOK}import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGXCPU)\n",
+    "kills itself with SIGSEGV": f"{UNHOOK}import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
     "replies forbidden": "import __main__\ndef f():\n    raise __main__.Forbidden('forbidden in the sandbox: nothing')\n",
 }
 

@@ -379,8 +379,8 @@ def candidate(*args, **kwargs):
 try:
     names = ask(["names"])
     scope = {"__name__": "__check__"}
-    if type(names) is list:
-        scope.update((n, Named(n)) for n in names if type(n) is str and n.isidentifier())
+    if type(names) is list:  # never a builtin's name: the solution's `sorted` must not judge the test's asserts
+        scope.update((n, Named(n)) for n in names if type(n) is str and n.isidentifier() and n not in vars(builtins))
     exec(compile(task["context"], "problem.py", "exec"), scope)
     scope[task["entry_point"]] = candidate  # HumanEval/33's test calls the function by its own name too
     exec(compile(task["test"], "test.py", "exec"), scope)

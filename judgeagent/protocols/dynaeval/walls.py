@@ -143,16 +143,20 @@ def prefix_source(prefix: str, interpreter: str) -> str:
 def _mirror(prefix: str, interpreter: str) -> Path:
     from ...errors import JudgeAgentError
 
+    if not Path(interpreter).is_relative_to(prefix):
+        raise JudgeAgentError(f"the sandbox's uid cannot read this Python ({interpreter}), which is outside its own "
+                              f"prefix ({prefix}): run judgeagent with a Python every user can read")
     binary = os.stat(interpreter)
     key = hashlib.sha256(f"{prefix}\0{interpreter}\0{binary.st_ino}\0{binary.st_mtime_ns}".encode()).hexdigest()[:16]
     mirror = MIRRORS / f"python-{key}"
     if mirror.is_dir():
+        _owned_by_root(MIRRORS, mirror)
         return mirror
     if os.geteuid() != 0:
         raise JudgeAgentError(f"the sandbox's uid cannot read this Python ({prefix}) and there is no mirror of it: "
                               "run judgeagent with a Python every user can read, or once as root")
     MIRRORS.mkdir(mode=0o755, parents=True, exist_ok=True)
-    os.chmod(MIRRORS, 0o755)
+    _owned_by_root(MIRRORS)
     temp = Path(tempfile.mkdtemp(prefix=".python-", dir=MIRRORS))
     os.chmod(temp, 0o755)
     root = Path(prefix)
@@ -174,6 +178,17 @@ def _mirror(prefix: str, interpreter: str) -> Path:
     except OSError:  # another evaluator made it first
         shutil.rmtree(temp, ignore_errors=True)
     return mirror
+
+
+def _owned_by_root(*folders: Path) -> None:
+    """The mirror runs the trusted harness too: a folder another user could have written is refused."""
+    from ...errors import JudgeAgentError
+
+    for folder in folders:
+        info = folder.lstat()
+        if info.st_uid != 0 or info.st_mode & 0o022 or not folder.is_dir() or folder.is_symlink():
+            raise JudgeAgentError(f"{folder} is not a folder only root can write: remove it, and judgeagent makes it "
+                                  "anew")
 
 
 # --- cgroups (v1, where the evaluator may write them) ---------------------------------------------------------
