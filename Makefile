@@ -45,11 +45,11 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver || \
 		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
 
-# bubblewrap, the OS isolation DynaEval's code task runs model-written code under (docs/security.md).
+# bubblewrap and libseccomp, the OS isolation DynaEval's code task runs model-written code under (docs/security.md).
 sandbox:
-	command -v bwrap >/dev/null || \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap || \
-		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap)
+	(command -v bwrap >/dev/null && ldconfig -p | grep -q libseccomp.so.2) || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap libseccomp2 || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap libseccomp2)
 
 # The tests also cover the optional engines: Ray (build-graph --engine ray) and the static embedding model.
 $(VENV)/.extras: $(VENV)/.installed

@@ -283,6 +283,20 @@ def test_without_bubblewrap_run_tests_and_the_code_task_refuse_in_one_line(no_bu
     assert "-o sandbox=unsafe-no-isolation" in err and not (tmp_path / "run").exists()
 
 
+def test_without_libseccomp_the_sandbox_refuses_in_one_line(monkeypatch):
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.dynaeval import walls
+
+    monkeypatch.setattr(walls, "seccomp_program", lambda: "libseccomp, which builds its seccomp filter, is not installed")
+    sandbox._probe.cache_clear()
+    try:
+        with pytest.raises(JudgeAgentError, match="libseccomp, which builds its seccomp filter, is not installed: "
+                                                  "install it \\(apt-get install bubblewrap libseccomp2\\)"):
+            run(PROBLEMS[0], solve(PROBLEMS[0], PROBLEMS[0]["canonical_solution"]))
+    finally:
+        sandbox._probe.cache_clear()
+
+
 def test_the_unsafe_opt_in_runs_and_records_no_isolation(no_bubblewrap, tmp_path):
     from tests.test_dynaeval import coder, problems_file
     from tests.test_dynaeval import run as play

@@ -1,32 +1,35 @@
 """Run generated code against its unit tests under OS isolation, with a verdict the code cannot forge.
 
 Model-written code is untrusted (docs/security.md). Two processes take part in one test run, each in its
-own bubblewrap sandbox (new user, PID, network, IPC and UTS namespaces; an empty environment; read-only
-binds of the Python runtime and /usr only; a size-limited tmpfs as its only writable folder; its own
-/proc; killed with its parent):
+own bubblewrap sandbox (new user, PID, network, IPC and UTS namespaces; no nested user namespaces; a
+seccomp filter; never host root; an empty environment; read-only binds of the Python runtime and /usr
+only; a read-only root and /dev and a size-limited tmpfs as its only writable folder; its own /proc;
+killed with its parent; `walls.py` has the uid, the filter and the cgroups):
 
-- the *candidate* sandbox defines the submitted code and answers calls of its function: arguments come in,
-  the return value goes out as plain data (None, bool, int, float, str, bytes, complex, and lists, tuples,
-  sets and dicts of them) or the exception it raised;
+- the *candidate* sandbox defines the submitted code and answers requests: calls of its names, attributes
+  of its objects. Values go out as data (builtins, the standard library's collections, big ints) or as
+  references to objects that stay on its side;
 - the *harness* sandbox runs the problem's test (`check(candidate)`) against a proxy that makes those calls.
 
 The verdict is what the harness prints on its own stdout, a pipe only the harness holds: the submission
 never runs in the harness's interpreter, so it cannot patch builtins, `check` or AssertionError there,
-read a token, or exit it with status 0; its return values arrive as data rebuilt from plain types there,
-so an object whose `__eq__` is always true cannot exist on that side. All the submission controls is the
-values its own function returns, which is what is under test.
+read a token, or exit it with status 0; its return values arrive as data rebuilt from builtin and standard
+library types there, or as references that compare by identity and have no truth value, so an object whose
+`__eq__` is always true cannot decide a comparison. All the submission controls is the values its own names
+return, which is what is under test.
 
 Limits are enforced from outside the code: wall time by this process (it kills both sandboxes at the
 deadline, on Ctrl-C or cancellation, and whatever happens in between), address space, CPU time, file
-size and open files by rlimits set before bwrap starts, the process count by a pids cgroup where one can
-be made (else RLIMIT_NPROC), output by reading with a cap, disk by the tmpfs size. The evaluator's death
-takes the sandboxes with it (PR_SET_PDEATHSIG on bwrap, --die-with-parent inside). Nothing is written to
-the host's disk. An audit hook in the candidate still names what was refused (status `forbidden`); it is a
-diagnostic, not the boundary: code that disables it meets the same walls.
+size and open files by rlimits set before bwrap starts, processes and memory by cgroups where they can be
+made (else RLIMIT_NPROC), output by reading with a cap, disk by the tmpfs size. The failure's label comes
+from the same outside counts, never from what the code prints or claims. The evaluator's death takes the
+sandboxes with it (PR_SET_PDEATHSIG on bwrap, --die-with-parent inside). Nothing is written to the host's
+disk. An audit hook in the candidate still names what was refused (an `error` whose detail starts
+"forbidden in the sandbox"); it is a diagnostic, not the boundary: code that disables it meets the same walls.
 
-Where bubblewrap is missing or does not work, `run_tests` refuses (JudgeAgentError) unless the caller
-asks for `isolation="none"`: the same two processes with rlimits, no walls (the verdict still cannot be
-forged, but the code can read and write what the evaluator can).
+Where bubblewrap or libseccomp is missing or does not work, `run_tests` refuses (JudgeAgentError) unless the
+caller asks for `isolation="none"`: the same two processes with rlimits, no walls (the verdict still cannot
+be forged, but the code can read and write what the evaluator can).
 """
 from __future__ import annotations
 
@@ -59,7 +62,7 @@ MB = 1024 * 1024
 
 BWRAP = "bwrap"
 """The bubblewrap binary, looked up on PATH (tests point it at a missing path to see the refusal)."""
-INSTALL = "apt-get install bubblewrap"
+INSTALL = "apt-get install bubblewrap libseccomp2"
 WORK = "/tmp/work"
 """The code's folder inside the sandbox, on its tmpfs: the audit hook names writes outside it."""
 SANDBOX_UID = 65534

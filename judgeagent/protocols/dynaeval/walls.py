@@ -64,7 +64,7 @@ def seccomp_program() -> bytes | str:
     try:
         lib = ctypes.CDLL(name, use_errno=True)
     except OSError:
-        return "libseccomp is not installed (apt-get install libseccomp2)"
+        return "libseccomp, which builds its seccomp filter, is not installed"
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
