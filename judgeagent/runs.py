@@ -288,8 +288,24 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
                f"{json.dumps(now.get(k))} now" for k in sorted(set(before) | set(now)) if before.get(k, _NONE) != now.get(k, _NONE)]
     if changed:
         return "options " + "; ".join(changed[:4]) + ("; ..." if len(changed) > 4 else "")
+    models = _model_differences(old.get("models") or {}, new.get("models") or {})
+    if models:
+        return "models " + "; ".join(models[:4])
     inputs = [k for k in ("protocol", "benchmark", "graph", "models") if old.get(k) != new.get(k)]
     return "its " + (", ".join(inputs) if inputs else "benchmark, graph or models") + " differ"
+
+
+def _model_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Per role, what differs between the models a run recorded and those named now (served model, endpoint,
+    settings, weights): a resume never mixes two models' answers in one run."""
+    out = []
+    for role in sorted(set(old) | set(new)):
+        then, now = old.get(role) or {}, new.get(role) or {}
+        for field in ("name", "model", "base_url", "generation", "weights"):
+            if field in then and field in now and then[field] != now[field] and not (
+                    field == "base_url" and "weights" in now):  # the embedded model's port is whatever was free
+                out.append(f"{role} {field}: {json.dumps(then[field])} there, {json.dumps(now[field])} now")
+    return out
 
 
 _NONE = object()

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from judgeagent.benchmark import Benchmark, Item
+from judgeagent.models.cache import journal_calls
 from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols.kieval.prompts import EVALUATOR_SYSTEM, INTERACTOR_SYSTEM
 from judgeagent.protocols import PROTOCOLS, run_protocol
 from judgeagent.protocols.kieval.report import conversation_scores, numbers
 from judgeagent.protocols.kieval.rescore import rescore
@@ -202,6 +204,13 @@ def test_kieval_end_to_end(tmp_path):
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert set(manifest["models"]) == {"candidate", "interactor", "evaluator"}
     assert manifest["models"]["evaluator"]["name"] == "eval" and s["evaluator"] == "eval"
+    assert {"python", "judgeagent", "openai", "spacy"} <= set(manifest["versions"])
+    # the whole conversation of every call is in the run's folder: the system prompts included
+    calls = journal_calls(result.folder)
+    firsts = {(c["source"], c["messages"][0]["content"]) for c in calls if c["messages"][0]["role"] == "system"}
+    assert ("function int", INTERACTOR_SYSTEM) in firsts and ("function eval", EVALUATOR_SYSTEM) in firsts
+    asked = {json.dumps(c) for model in m.values() for c in model.calls}
+    assert {json.dumps(c["messages"]) for c in calls} == asked  # each distinct call once, as sent
 
 
 def test_verification_can_be_skipped(tmp_path):

@@ -290,3 +290,78 @@ def test_roles_that_default_to_the_target_use_its_base_url():
     registry = Registry({"qwen": ModelSpec(name="qwen", base_url="https://elsewhere/v1", model="qwen-plus")})
     with open_models("qwen", registry=registry, base_url="http://127.0.0.1:5/v1", cache=False) as models:
         assert {s.base_url for s in models.specs.values()} == {"http://127.0.0.1:5/v1"}
+
+
+def test_two_weights_files_are_two_cache_identities_and_the_port_is_none(tmp_path, monkeypatch):
+    """`local` and `local:/other.gguf` never share answers: the identity is the file's (size, first and last
+    MiB), not the port its server got. A copy of a file is the same weights; a change at its end is not."""
+    from judgeagent.models.cache import cache_key, source_of
+    from judgeagent.models.spec import local_spec
+
+    one, two = tmp_path / "one.gguf", tmp_path / "two.gguf"
+    one.write_bytes(b"GGUF" + bytes(3 << 20))
+    two.write_bytes(b"GGUF" + bytes(3 << 20)[:-1] + b"\x01")  # the same size, one byte differs at the end
+    copy = tmp_path / "copy.gguf"
+    copy.write_bytes(one.read_bytes())
+    ids = {name: OpenAIChatModel(local_spec(str(path))).identity() for name, path in
+           {"one": one, "two": two, "copy": copy}.items()}
+    monkeypatch.setenv("JUDGEAGENT_LOCAL_PORT", "9999")
+    moved = OpenAIChatModel(local_spec(str(one))).identity()
+    messages = [{"role": "user", "content": "hi"}]
+    keys = {name: cache_key(identity, messages, None, {}) for name, identity in ids.items()}
+    assert keys["one"] != keys["two"] and keys["one"] == cache_key(moved, messages, None, {})
+    assert ids["one"]["weights"]["sha256_ends"] == ids["copy"]["weights"]["sha256_ends"]
+    assert source_of(ids["two"]) == "local:two.gguf" and "base_url" not in ids["one"]
+
+
+def test_cached_calls_behind_a_journal_are_counted_as_cached_and_cost_nothing(tmp_path):
+    """A rerun into a new run folder (its journal empty) answered by the shared cache: no request, every call
+    counted as cached, $0, and --max-cost unmoved."""
+    with FakeServer() as server:
+        def layered(run):
+            inner = CachedModel(OpenAIChatModel(spec(server)), ResponseCache(tmp_path / "cache"))
+            return CachedModel(inner, ResponseCache(tmp_path / run), keep_messages=True)
+
+        first, second = UsageLedger(), UsageLedger(max_cost=1e-9)
+        for run, ledger in (("a", first), ("b", second)):
+            model = RoleModel("target", layered(run), ledger, Prices(input=1000.0, output=1000.0))
+            for text in ("one", "two", "three"):
+                ask(model, text)
+        assert server.counts["requests"] == 3
+    assert first.roles["target"].calls == 3 and first.roles["target"].cost > 0
+    line = second.roles["target"]
+    assert (line.calls, line.cache_hits, line.cost) == (0, 3, 0.0) and second.spent() == 0.0
+
+
+def test_a_runs_journal_keeps_every_calls_messages(tmp_path):
+    with FakeServer() as server:
+        model = CachedModel(OpenAIChatModel(spec(server)), ResponseCache(tmp_path), keep_messages=True)
+        messages = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]
+        asyncio.run(model.complete(messages, max_tokens=7))
+    (value,) = [v for _, v, _ in ResponseCache(tmp_path).entries()]
+    assert value["messages"] == messages and value["settings"] == {"max_tokens": 7}
+    assert value["source"] == f"fake-model at {server.base_url}"
+
+
+def test_cache_command_lists_prunes_and_clears_by_model(tmp_path, capsys):
+    import time
+
+    from judgeagent.cli import main
+
+    store = ResponseCache(tmp_path)
+    store.put("a", {"text": "x", "usage": {}, "model": "m", "source": "local:one.gguf"})
+    store.put("b", {"text": "y", "usage": {}, "model": "m", "source": "gpt at http://x/v1"})
+    store._db().execute("UPDATE responses SET created = ? WHERE key = 'a'", (time.time() - 40 * 86400,))
+    store.put("c", {"text": "z", "usage": {}, "model": "old-model"})  # stored before sources were recorded
+    store.close()
+    assert main(["cache", "--cache-dir", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in ("local:one.gguf", "gpt at http://x/v1", "old-model"))
+    assert main(["cache", "prune", "--older-than", "30d", "--cache-dir", str(tmp_path)]) == 0
+    assert "removed 1 answer " in capsys.readouterr().out
+    assert main(["cache", "clear", "--model", "nothing", "--cache-dir", str(tmp_path)]) == 1
+    assert "holds no answers of 'nothing'" in capsys.readouterr().err
+    assert main(["cache", "clear", "--model", "old-model", "--cache-dir", str(tmp_path)]) == 0
+    assert sorted(ResponseCache(tmp_path).sources()) == ["gpt at http://x/v1"]
+    assert main(["cache", "prune", "--cache-dir", str(tmp_path)]) == 1
+    assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0 and len(ResponseCache(tmp_path)) == 0

@@ -51,6 +51,7 @@ def test_validate_numbers_match_the_rows_and_rerun_is_free(tmp_path, mhr_graph):
         roles.__exit__(None, None, None)
     rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
     assert len(rows) == 10
+    assert_validate_is_held_to_the_runs_models(result.folder)
     recomputed = rates([(r["before"], r["after"]) for r in rows])
     assert v["overall"] == recomputed == again["overall"]
     o = v["overall"]
@@ -78,14 +79,36 @@ def test_holdout_is_kept_from_feedback_and_reported(tmp_path, mhr_graph):
     assert v["held_out"]["n"] == 4 and v["seen"]["n"] == 6
 
 
+def assert_validate_is_held_to_the_runs_models(folder):
+    """The names now point at other servers (the same script, so the numbers would even agree): validate refuses in
+    one line naming the change, sends nothing; with --allow-model-change it goes on and the manifest says so."""
+    elsewhere = Roles(Helpful()).__enter__()
+    try:
+        before = (folder / "validation.json").read_bytes()
+        with pytest.raises(JudgeAgentError, match=r"^validate would use other models than run .*target 'tgt': "
+                                                   r"base_url 'http://127\.0\.0\.1:\d+/v1' then, 'http://127"):
+            validate(folder, registry=elsewhere.registry(), cache=False)
+        assert elsewhere.calls() == 0 and (folder / "validation.json").read_bytes() == before
+        assert "model_changes" not in json.loads((folder / "manifest.json").read_text())
+        validate(folder, registry=elsewhere.registry(), cache=False, allow_model_change=True)
+        assert elsewhere.calls() > 0
+        changes = json.loads((folder / "manifest.json").read_text())["model_changes"]
+        assert [c["command"] for c in changes] == ["validate"] and len(changes[0]["changes"]) == 3
+    finally:
+        elsewhere.__exit__(None, None, None)
+
+
 def test_report_export_and_compare(tmp_path, mhr_graph, capsys):
     roles, a = make_run(tmp_path, mhr_graph, name="a")
+    others = None
     try:
-        _, b = make_run(tmp_path, mhr_graph, name="b", config=EvalConfig(rounds=1, extension=False))
-        for run in (a, b):
-            validate(run.folder, registry=roles.registry(), cache=False)
+        others, b = make_run(tmp_path, mhr_graph, name="b", config=EvalConfig(rounds=1, extension=False))
+        for servers, run in ((roles, a), (others, b)):  # each run validated by its own servers (held to them)
+            validate(run.folder, registry=servers.registry(), cache=False)
     finally:
         roles.__exit__(None, None, None)
+        if others is not None:
+            others.__exit__(None, None, None)
     assert main(["report", str(a.folder)]) == 0
     out = capsys.readouterr().out
     assert "report.html" in out

@@ -13,6 +13,7 @@ from ..errors import Interrupted, JudgeAgentError
 # Importing a command module registers its commands; this order is `judgeagent --help`'s.
 from . import graph  # noqa: F401, I001
 from . import models  # noqa: F401
+from . import cache  # noqa: F401
 from . import evaluate  # noqa: F401
 from . import results  # noqa: F401
 from . import view  # noqa: F401

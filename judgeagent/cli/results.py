@@ -10,6 +10,11 @@ from .app import app
 from .fields import ConfigOption, every_tenth
 
 
+AllowModelChange = Annotated[bool, typer.Option(
+    "--allow-model-change", help="Go on when a model's name now resolves to another model than the run used "
+    "(another server, weights or settings); the change is recorded in the run.")]
+
+
 def validation_progress(quiet: bool) -> Any:
     """A line every tenth of the way (and at the end) on stderr, unless quiet."""
     return None if quiet else every_tenth(
@@ -26,13 +31,15 @@ def validate_cmd(
     all_rounds: Annotated[bool, typer.Option("--all-rounds", help="Also validate the feedback the interviewer "
                                              "gives after each earlier extension round (round 0: base questions "
                                              "only), as the authors' --eval_all_rounds.")] = False,
+    allow_model_change: AllowModelChange = False,
 ) -> None:
     """Re-answer the base questions with each batch's suggestions: ACC1, ACC2, CR, CtE (Algorithm 2; JudgeAgent)."""
     from ..models.spec import load_registry
     from ..protocols.judgeagent.validate import render_validation, validate
 
     result = validate(run, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
-                      progress=validation_progress(quiet), all_rounds=all_rounds)
+                      progress=validation_progress(quiet), all_rounds=all_rounds,
+                      allow_model_change=allow_model_change)
     typer.echo(render_validation(result))
     typer.echo(f"written: {run / 'validation.json'}")
 
@@ -69,6 +76,7 @@ def rescore_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     cache_dir: Annotated[Optional[Path], typer.Option(help="Shared response cache folder.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    allow_model_change: AllowModelChange = False,
 ) -> None:
     """Score a KIEval run's stored conversations with another evaluator; agreement per aspect."""
     from ..models.spec import load_registry
@@ -76,7 +84,7 @@ def rescore_cmd(
 
     said = every_tenth(lambda done, total: f"conversations: {done}/{total} rescored")
     result = rescore(run, evaluator, registry=load_registry(config), cache_dir=cache_dir, cache=not no_cache,
-                     progress=None if quiet else said)
+                     progress=None if quiet else said, allow_model_change=allow_model_change)
     typer.echo(render_rescore(result))
 
 

@@ -101,6 +101,65 @@ class ResponseCache:
     def __len__(self) -> int:
         return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
+    def entries(self) -> Iterator[tuple[str, dict[str, Any], float]]:
+        """(key, value, created) of every stored answer."""
+        with self._failing():
+            rows = self._db().execute("SELECT key, value, created FROM responses").fetchall()
+        for key, value, created in rows:
+            yield key, json.loads(value), float(created)
+
+    def sources(self) -> dict[str, dict[str, Any]]:
+        """Per model (`source_of`; answers stored before sources were recorded go by their served model name):
+        how many answers, their size in bytes, the oldest and newest time stored."""
+        out: dict[str, dict[str, Any]] = {}
+        with self._failing():
+            rows = self._db().execute("SELECT value, created, length(value) FROM responses").fetchall()
+        for value, created, size in rows:
+            line = out.setdefault(_label(json.loads(value)), {"answers": 0, "bytes": 0, "oldest": created,
+                                                              "newest": created})
+            line["answers"] += 1
+            line["bytes"] += size
+            line["oldest"], line["newest"] = min(line["oldest"], created), max(line["newest"], created)
+        return dict(sorted(out.items()))
+
+    def remove(self, *, source: str | None = None, older_than: float | None = None) -> int:
+        """Delete the answers of one model (as `sources` names it) and/or stored more than `older_than` seconds
+        ago (both: the answers that match both; neither: every answer). Returns how many went."""
+        cutoff = None if older_than is None else time.time() - older_than
+        doomed = [key for key, value, created in self.entries()
+                  if (source is None or _label(value) == source) and (cutoff is None or created < cutoff)]
+        with self._failing():
+            db = self._db()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("DELETE FROM responses WHERE key = ?", [(k,) for k in doomed])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            if doomed:
+                db.execute("VACUUM")
+        return len(doomed)
+
+
+def journal_calls(folder: str | Path) -> list[dict[str, Any]]:
+    """Every model call a run's journal holds (its folder's `responses.sqlite`), oldest first: the model
+    (`source`), the full message list, settings and schema as sent, the reply and its usage. Calls journaled
+    before messages were kept have no `messages`. Failed calls are not journaled (they are in the records)."""
+    path = Path(folder) / "responses.sqlite"
+    if not path.is_file():
+        return []
+    journal = ResponseCache(folder)
+    try:
+        rows = sorted(journal.entries(), key=lambda entry: entry[2])
+    finally:
+        journal.close()
+    return [{**value, "stored": created} for _, value, created in rows]
+
+
+def _label(value: dict[str, Any]) -> str:
+    return str(value.get("source") or value.get("model") or "unknown")
+
 
 def _nearly_full(folder: Path) -> bool:
     """Less than a megabyte free where `folder` is: SQLite reports a full disk as a "disk I/O error" when
@@ -109,6 +168,17 @@ def _nearly_full(folder: Path) -> bool:
         return shutil.disk_usage(folder).free < 1 << 20
     except OSError:
         return False
+
+
+def source_of(identity: dict[str, Any]) -> str:
+    """One line naming the model an identity is: `local:<weights file>`, `<model> at <url>`, `function <name>`."""
+    if "weights" in identity:
+        return f"local:{identity['weights']['file']}"
+    if "base_url" in identity:
+        return f"{identity.get('model')} at {identity['base_url']}"
+    if "function" in identity:
+        return f"function {identity['function']}"
+    return json.dumps(identity, sort_keys=True)[:80]
 
 
 def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None,
@@ -125,10 +195,12 @@ def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[Ba
 class CachedModel:
     """Wraps any model that has `identity()`: answers from the cache when it can, stores successes."""
 
-    def __init__(self, inner: Any, cache: ResponseCache) -> None:
+    def __init__(self, inner: Any, cache: ResponseCache, keep_messages: bool = False) -> None:
         self.inner = inner
         self.name = inner.name
         self.cache = cache
+        self.keep_messages = keep_messages
+        """A run's journal keeps each call's full message list, settings and schema: what was asked, for an audit."""
         # Identical requests in flight share one call: a run that asks the same thing twice at once
         # (two calibration pairs, two batches with one prompt) pays once, as a resumed run would.
         self._flights: dict[str, asyncio.Future[Completion]] = {}
@@ -160,8 +232,17 @@ class CachedModel:
             self._flights.pop(key, None)
         flight.set_result(result)
         if result.ok:
-            self.cache.put(key, {"text": result.text, "usage": vars(result.usage), "model": result.model})
-        return replace(result, cached=False)
+            value = {"text": result.text, "usage": vars(result.usage), "model": result.model,
+                     "source": source_of(self.inner.identity())}
+            if self.keep_messages:
+                value["messages"] = messages
+                value["settings"] = settings
+                if schema is not None:
+                    value["schema"] = schema.__name__
+            self.cache.put(key, value)
+        # As the layer below answered: a hit of the shared cache behind a run's journal is still a hit (no request
+        # sent, no cost), not a paid call.
+        return result
 
     async def aclose(self) -> None:
         close = getattr(self.inner, "aclose", None)

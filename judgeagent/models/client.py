@@ -33,7 +33,13 @@ class OpenAIChatModel:
         """HTTP requests sent, retries and repairs included."""
 
     def identity(self) -> dict[str, Any]:
-        """Everything about this endpoint that changes an answer (for the response cache)."""
+        """Everything about this endpoint that changes an answer (for the response cache). The embedded model is
+        its weights file, not the port its server happened to get: two GGUF files never share answers."""
+        if self.spec.gguf:
+            from .weights import weights_identity
+
+            return {"weights": weights_identity(self.spec.gguf), "model": self.spec.model,
+                    "generation": self.spec.generation.model_dump(), "mode": self.spec.structured_output}
         return {"base_url": self.spec.base_url, "model": self.spec.model,
                 "generation": self.spec.generation.model_dump(), "mode": self.spec.structured_output}
 

@@ -7,6 +7,7 @@ per role), one response cache, and the run's call journal, so that a resumed run
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,8 +83,7 @@ class Roles(Mapping[str, RoleModel]):
             if spec is None:
                 out[role] = {"name": self.models[role].name, "model": self.models[role].name, "python": True}
             else:
-                out[role] = {"name": spec.name, "model": spec.model, "base_url": spec.base_url,
-                             "api_key_env": spec.api_key_env, "generation": spec.generation.model_dump()}
+                out[role] = describe_spec(spec)
         return out
 
     async def aclose(self) -> None:
@@ -120,9 +120,66 @@ def describe_roles(models: Mapping[str, str | ChatModel], registry: Registry) ->
             continue
         s = registry.resolve(value)
         s.api_key()
-        out[role] = {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env,
-                     "generation": s.generation.model_dump()}
+        out[role] = describe_spec(s)
     return out
+
+
+def describe_spec(s: ModelSpec) -> dict[str, Any]:
+    """A resolved model as a manifest records it: never a key, only the variable's name; the embedded model
+    with its weights file's identity (`weights.py`)."""
+    described: dict[str, Any] = {"name": s.name, "model": s.model, "base_url": s.base_url,
+                                 "api_key_env": s.api_key_env, "generation": s.generation.model_dump()}
+    if s.gguf:
+        from .weights import weights_identity
+
+        described["weights"] = {"path": s.gguf, **weights_identity(s.gguf)}
+    return described
+
+
+COMPARED = ("model", "base_url", "generation", "weights")
+"""What must match for a later command to use "the run's model": the served model, where, with what settings,
+and for the embedded model its weights (whose port is whatever was free, so its address is not compared)."""
+
+
+def model_changes(recorded: Mapping[str, dict[str, Any]], registry: Registry) -> list[str]:
+    """How the models a run recorded differ from what their names resolve to now, one phrase per difference
+    (none: the same models). Roles given as Python objects are not checked (nothing to resolve)."""
+    changes = []
+    for role, then in recorded.items():
+        if then.get("python") or "name" not in then:
+            continue
+        now = describe_spec(registry.resolve(then["name"]))
+        for field in COMPARED:
+            if field == "base_url" and ("weights" in then or "weights" in now):
+                continue
+            if field == "weights" and "weights" in then and "weights" in now:
+                same = all(then["weights"].get(k) == now["weights"].get(k) for k in ("size", "sha256_ends"))
+            else:
+                same = field not in then or then[field] == now.get(field)
+            if not same:
+                was = _short(then.get(field), field)
+                changes.append(f"{role} {then['name']!r}: {field} {was} then, {_short(now.get(field), field)} now")
+    return changes
+
+
+def _short(value: Any, field: str) -> str:
+    if field == "weights" and isinstance(value, dict):
+        return f"{value.get('file')} ({value.get('size')} bytes, {str(value.get('sha256_ends'))[:12]})"
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict) else repr(value)
+
+
+def hold_to_run(recorded: Mapping[str, dict[str, Any]], registry: Registry, *, command: str, folder: Path,
+                allow_change: bool) -> list[str]:
+    """Refuse (one line naming the differences) when the run's models are not what their names resolve to now,
+    unless `allow_change`; then the changes are what the caller records. Returns them."""
+    from ..errors import JudgeAgentError
+
+    changes = model_changes(recorded, registry)
+    if changes and not allow_change:
+        raise JudgeAgentError(f"{command} would use other models than run {folder} did ({'; '.join(changes)}): "
+                              "point the names back at the run's models, or pass --allow-model-change to go on "
+                              "with these (recorded in the run)")
+    return changes
 
 
 @contextlib.contextmanager
@@ -155,7 +212,7 @@ def open_roles(models: Mapping[str, str | ChatModel], *, registry: Registry | No
             if spec is None:
                 model: Any = value
                 if log is not None and callable(getattr(value, "identity", None)):
-                    model = CachedModel(model, log)
+                    model = CachedModel(model, log, keep_messages=True)
                 built[role] = RoleModel(role, model, ledger, Prices())
                 continue
             if spec.gguf:
@@ -168,6 +225,6 @@ def open_roles(models: Mapping[str, str | ChatModel], *, registry: Registry | No
             client = endpoints.setdefault(spec.model_dump_json(), OpenAIChatModel(spec))  # one bound per endpoint
             model = CachedModel(client, store) if store is not None else client
             if log is not None:
-                model = CachedModel(model, log)
+                model = CachedModel(model, log, keep_messages=True)
             built[role] = RoleModel(role, model, ledger, spec.prices)
         yield Roles(built, ledger, specs)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from ..runs import RowLog, RunResult, open_run
+from ..version import versions
 from .base import Episode, EpisodeContext, Protocol, RunRequest
 from .reports import write_report
 
@@ -56,7 +57,7 @@ def run_episodes(protocol: Protocol, request: RunRequest) -> RunResult:
                 "benchmark": {"path": str(request.benchmark.path), "items": len(request.benchmark.items)},
                 "graph": None if request.graph is None else {"path": str(request.graph.path),
                                                              "graph_id": request.graph.manifest.get("graph_id")},
-                **protocol.manifest_fields(request)}
+                "versions": versions(), **protocol.manifest_fields(request)}
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             try:

@@ -19,17 +19,16 @@ the code before the port (tests/make_judgeagent_reference.py).
 from __future__ import annotations
 
 import json
-import platform
 import threading
 from collections.abc import Callable
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...benchmark import Benchmark
 from ...errors import JudgeAgentError
 from ...threads import load_in_background
+from ...version import versions
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import EvalConfig
 
@@ -89,7 +88,7 @@ class JudgeAgentProtocol(Protocol):
         graph = request.graph
         return {"graph": None if graph is None else {"path": str(graph.path), "graph_id": graph.manifest.get("graph_id"),
                                                      "embedding_model": graph.manifest["embedding"]["model"]},
-                "versions": _versions()}
+                "versions": versions()}
 
     def episode_progress(self, request: RunRequest) -> Any:
         return None  # JudgeAgent's progress hears every question (record, ledger): see `prepare`
@@ -250,11 +249,3 @@ def _near_miss(ctx: Context) -> Callable[[str], str | None] | None:
     return find
 
 
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in ("judgeagent", "openai", "sentence-transformers", "faiss-cpu", "spacy", "torch", "networkx"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
-    return out

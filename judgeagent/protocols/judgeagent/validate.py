@@ -43,14 +43,17 @@ def open_finished(folder: str | Path) -> Run:
 
 def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path | None = None, cache: bool = True,
              resamples: int = 2000, progress: Callable[[int, int], None] | None = None,
-             all_rounds: bool = False) -> dict[str, Any]:
+             all_rounds: bool = False, allow_model_change: bool = False) -> dict[str, Any]:
     """Validate a finished run; writes validation.jsonl and validation.json into its folder.
 
     `progress(done, total)` is called as each base question is answered both ways. `all_rounds` also validates
     the feedback the interviewer gives after each earlier round (the authors' `--eval_all_rounds`): round 0 from
     the base questions alone (the paper's w/o interactive extension), round r from the base questions and
-    extension rounds 1..r; validation.json's `by_round` holds each round's rates, the last being the run's own."""
+    extension rounds 1..r; validation.json's `by_round` holds each round's rates, the last being the run's own.
+    The run's models are asked again: where a name now resolves to another model (another server, other weights or
+    settings), it refuses unless `allow_model_change`, and then records the change in the manifest."""
     from ...models import open_models
+    from ...models.roles import hold_to_run
     from ...models.spec import load_registry
 
     protocol = load_manifest(Path(folder)).get("protocol", "judgeagent")
@@ -59,11 +62,16 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
                               f"(its report: judgeagent report {folder})")
     run = open_finished(folder)
     names = {role: m["name"] for role, m in run.manifest["models"].items()}
+    registry = registry or load_registry()
+    changes = hold_to_run(run.manifest["models"], registry, command="validate", folder=run.folder,
+                          allow_change=allow_model_change)
     # Validation writes the run's journal and files: it takes the writer lock, so that a second one is
     # refused instead of repeating every call.
     with lock_run(run.folder):
+        if changes:
+            record_model_change(run, "validate", changes)
         with open_models(names["target"], names["interviewer"], names["judge"],
-                         registry=registry or load_registry(), cache_dir=cache_dir, cache=cache,
+                         registry=registry, cache_dir=cache_dir, cache=cache,
                          journal=run.folder) as models:
             checker = run_checker(run, models.judge)
             rows, by_round = asyncio.run(_answer_both(run, models, checker, progress, all_rounds))
@@ -76,6 +84,15 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
                           "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         write_json_atomic(run.folder / "validation.json", result)
     return result
+
+
+def record_model_change(run: Run, command: str, changes: list[str]) -> None:
+    """A later command that went on with other models (--allow-model-change) says so in the run's manifest."""
+    from datetime import datetime, timezone
+
+    entry = {"command": command, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "changes": changes}
+    run.manifest["model_changes"] = [*run.manifest.get("model_changes", []), entry]
+    write_json_atomic(run.folder / "manifest.json", run.manifest)
 
 
 def run_checker(run: Run, judge: Any) -> AnswerChecker:

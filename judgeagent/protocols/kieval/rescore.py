@@ -26,9 +26,13 @@ from .report import SCORED, numbers
 
 
 def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_dir: str | Path | None = None,
-            cache: bool = True, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Score the run's conversations with `evaluator` (a registry name or a `ChatModel`); returns what it writes."""
-    from ...models.roles import describe_roles, open_roles
+            cache: bool = True, progress: Callable[[int, int], None] | None = None,
+            allow_model_change: bool = False) -> dict[str, Any]:
+    """Score the run's conversations with `evaluator` (a registry name or a `ChatModel`); returns what it writes.
+
+    A rescore that resumes (its journal under `rescore/<label>/`) is held to the evaluator it began with: where
+    the name now resolves to another model it refuses, unless `allow_model_change` (then recorded)."""
+    from ...models.roles import describe_roles, hold_to_run, open_roles
     from ...models.spec import load_registry
 
     folder = Path(folder)
@@ -38,8 +42,16 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
     registry = registry or load_registry()
     described = describe_roles({"evaluator": evaluator}, registry)["evaluator"]  # a missing key fails here
     label = re.sub(r"[^A-Za-z0-9._-]+", "-", described["name"]).strip("-") or "evaluator"
+    began = folder / "rescore" / label / "model.json"  # the evaluator this rescore began with
+    changes: list[str] = []
+    if began.is_file():
+        first = json.loads(began.read_text(encoding="utf-8"))
+        changes = hold_to_run({"evaluator": first["evaluator"]}, registry, command="rescore", folder=folder,
+                              allow_change=allow_model_change)
     with open_roles({"evaluator": evaluator}, registry=registry, cache_dir=cache_dir, cache=cache,
                     journal=folder / "rescore" / label) as roles:
+        if not began.is_file():  # the journal's folder is there now (or its one-line error was raised)
+            write_json_atomic(began, {"evaluator": described})
         rescored = asyncio.run(_all(roles, rows, progress))
         usage = roles.ledger.totals()
     # Scored as the first evaluator's summary was: the run's own scoring options (runs begun before they existed
@@ -51,6 +63,7 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
                                             "kieval": _first_summary(folder)["kieval"]},
               "second": {"evaluator": described["name"], "model": described, **summary},
               "agreement": turn_agreement(rows, rescored), "usage": usage,
+              **({"model_changes": changes} if changes else {}),
               "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
                                 for r in rescored if r["verified"]]}
     result["file"] = str(folder / f"rescore-{label}.json")
