@@ -384,3 +384,33 @@ def test_an_evaluator_whose_calls_fail_stops_the_run_in_one_line_and_it_resumes(
     # every item got as far as its first evaluation: answers, first questions and replies are not asked again
     assert len(first["candidate"].calls) == 10 and len(again["candidate"].calls) == len(clean["candidate"].calls) - 10
     assert result.summary["kieval"] == json.loads((tmp_path / "clean" / "summary.json").read_text())["kieval"]
+
+
+def test_inside_a_running_loop_the_sync_call_refuses_and_the_async_one_runs(tmp_path):
+    """A notebook's loop: run_protocol says what to await and leaves no folder; run_protocol_async gives the same
+    run while the caller's loop keeps running."""
+    import asyncio
+
+    from judgeagent import JudgeAgentError, run_protocol_async
+
+    async def main():
+        with pytest.raises(JudgeAgentError, match=r"^run_protocol\(\) was called inside a running event loop .*"
+                                                  r"await judgeagent\.protocols\.run_protocol_async"):
+            run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "sync", cache=False)
+        assert not (tmp_path / "sync").exists()
+        ticks = []
+
+        async def tick():
+            while True:
+                ticks.append(1)
+                await asyncio.sleep(0.005)
+
+        ticking = asyncio.create_task(tick())
+        result = await run_protocol_async("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "async",
+                                          cache=False)
+        ticking.cancel()
+        return result, len(ticks)
+
+    result, ticks = asyncio.run(main())
+    plain = run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "plain", cache=False)
+    assert result.summary["kieval"] == plain.summary["kieval"] and ticks > 3

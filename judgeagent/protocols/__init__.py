@@ -17,7 +17,7 @@ from .teach2eval import Teach2EvalProtocol
 
 __all__ = ["PROTOCOLS", "Episode", "EpisodeContext", "InterviewerProtocol", "JudgeAgentProtocol", "Protocol",
            "Record", "RoleSpec", "RunRequest", "Score", "Section", "compare_runs", "get_protocol", "parse_options",
-           "protocol_of_run", "run_protocol"]
+           "protocol_of_run", "run_protocol", "run_protocol_async"]
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (JudgeAgentProtocol(), InterviewerProtocol(), KIEvalProtocol(),
                                                       Teach2EvalProtocol(), DynaEvalProtocol())}
@@ -39,6 +39,14 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
     `config` is the protocol's `Config`, a dict of its fields, or None for the defaults; the other
     keyword arguments are `RunRequest`'s (run_dir, runs_root, registry, cache_dir, cache, max_cost, ...).
     """
+    from .runner import refuse_inside_a_loop
+
+    refuse_inside_a_loop("run_protocol", "judgeagent.protocols.run_protocol_async")
+    return _run_protocol(protocol, benchmark, graph, models=models, config=config, **kwargs)
+
+
+def _run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *, models: dict[str, Any],
+                  config: Any = None, **kwargs: Any) -> Any:
     chosen = get_protocol(protocol) if isinstance(protocol, str) else protocol
     if config is None or isinstance(config, dict):
         config = parse_options(chosen, config or {})
@@ -47,6 +55,16 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
             kwargs[key] = Path(kwargs[key])
     request = RunRequest(benchmark, graph, dict(models), config, **kwargs)
     return run_episodes(chosen, request)
+
+
+async def run_protocol_async(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
+                             models: dict[str, Any], config: Any = None, **kwargs: Any) -> Any:
+    """`run_protocol` for code that already runs an event loop (a notebook, an async service): the run, with its
+    own loop and model clients, goes on a worker thread while the caller's loop stays free. `ChatModel` objects
+    given in `models` are called from that thread's loop."""
+    import asyncio
+
+    return await asyncio.to_thread(_run_protocol, protocol, benchmark, graph, models=models, config=config, **kwargs)
 
 
 def protocol_of_run(folder: str | Path) -> Protocol:

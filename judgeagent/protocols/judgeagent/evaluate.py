@@ -36,7 +36,20 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
 
     models = {role: name for role, name in (("target", target), ("interviewer", interviewer), ("judge", judge))
               if name}
-    return run_episodes(JudgeAgentProtocol(), RunRequest(
+    entry = ("evaluate", "judgeagent.evaluate_async")
+    return run_episodes(JudgeAgentProtocol(), entry=entry, request=RunRequest(
         benchmark, graph, models, config, run_dir=Path(run_dir) if run_dir else None, runs_root=Path(runs_root),
         registry=registry, cache_dir=Path(cache_dir) if cache_dir else None, cache=cache, max_cost=max_cost,
         request=request or {}, notify=notify, progress=progress, on_stage=on_stage))
+
+
+async def evaluate_async(benchmark: Benchmark, graph: ContextGraph | None, target: str, **kwargs: Any) -> RunResult:
+    """`evaluate` for code that already runs an event loop (a notebook, an async service): the run goes on a worker
+    thread, with its own loop and model clients, while the caller's loop stays free. The same arguments."""
+    import asyncio
+
+    return await asyncio.to_thread(_evaluate_here, benchmark, graph, target, kwargs)
+
+
+def _evaluate_here(benchmark: Benchmark, graph: ContextGraph | None, target: str, kwargs: dict[str, Any]) -> RunResult:
+    return evaluate(benchmark, graph, target, **kwargs)  # on the worker thread: no loop runs there

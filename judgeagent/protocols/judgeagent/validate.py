@@ -55,6 +55,9 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
     from ...models import open_models
     from ...models.roles import hold_to_run
     from ...models.spec import load_registry
+    from ..runner import refuse_inside_a_loop
+
+    refuse_inside_a_loop("validate", "asyncio.to_thread(validate, ...)")
 
     protocol = load_manifest(Path(folder)).get("protocol", "judgeagent")
     if protocol != "judgeagent":
