@@ -365,3 +365,33 @@ def test_cache_command_lists_prunes_and_clears_by_model(tmp_path, capsys):
     assert sorted(ResponseCache(tmp_path).sources()) == ["gpt at http://x/v1"]
     assert main(["cache", "prune", "--cache-dir", str(tmp_path)]) == 1
     assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0 and len(ResponseCache(tmp_path)) == 0
+
+
+def test_the_names_users_type_resolve_as_their_tools_do(monkeypatch):
+    """`provider:model` and `provider/model`; the prefix never sent; each provider's own default port;
+    `<PROVIDER>_BASE_URL` and `<PROVIDER>_API_KEY` read (a flag beats the toml, which beats the environment)."""
+    registry = Registry({"mine": ModelSpec(name="mine", base_url="http://toml/v1", model="m")})
+    for name in ("vllm:Qwen/Qwen2.5-7B-Instruct", "vllm/Qwen/Qwen2.5-7B-Instruct"):
+        s = registry.resolve(name)
+        assert (s.model, s.base_url, s.api_key_env) == ("Qwen/Qwen2.5-7B-Instruct", "http://127.0.0.1:8000/v1", None)
+    assert registry.resolve("vllm:NAME", "http://h:9/v1").model == "NAME"
+    assert registry.resolve("llamacpp:x").base_url.endswith(":8080/v1")
+    assert registry.resolve("llama-cpp-python:x").base_url.endswith(":8000/v1")
+    assert registry.resolve("ollama/llama3").base_url.endswith(":11434/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy:1/v1")
+    monkeypatch.setenv("VLLM_API_KEY", "token")
+    monkeypatch.setenv("MINE_BASE_URL", "http://env/v1")
+    assert registry.resolve("openai:gpt-4o").base_url == "http://proxy:1/v1"
+    assert registry.resolve("openai:gpt-4o", "http://flag/v1").base_url == "http://flag/v1"
+    assert registry.resolve("openai:gpt-4o").api_key_env == "OPENAI_API_KEY"
+    assert registry.resolve("vllm:x").api_key_env == "VLLM_API_KEY"
+    assert registry.resolve("mine").base_url == "http://toml/v1"
+    assert registry.resolve("Qwen/Qwen2.5", "http://h/v1").model == "Qwen/Qwen2.5"  # not a provider: sent whole
+
+
+def test_version_flag(capsys):
+    from judgeagent.cli import main
+    from judgeagent.version import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith(f"judgeagent {__version__}")

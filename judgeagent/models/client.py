@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import time
 from typing import Any
 
@@ -134,10 +135,17 @@ class OpenAIChatModel:
         return "json_schema" if self._mode == "auto" else self._mode
 
     def _fallback(self, error: BaseException) -> bool:
-        """`auto`: an endpoint that rejects `json_schema` (llama.cpp answers 422) gets `json_object`."""
-        if self._mode == "auto" and status_of(error) in (400, 422) and any(
+        """`auto`: an endpoint that refuses `json_schema` gets `json_object` from then on, said once. Servers refuse
+        it in their own ways: llama.cpp's answers 422, llama-cpp-python's 500 (its request validation fails), others
+        400; each names the response format in the message."""
+        status = status_of(error)
+        if self._mode == "auto" and status in (400, 422, 500) and any(
             word in str(error) for word in ("response_format", "json_schema")):
             self._mode = "json_object"
+            logging.getLogger("judgeagent").warning(
+                f"note: model {self.spec.name!r} ({self.spec.endpoint()}) refused a json_schema response format "
+                f"(HTTP {status}); asking it for json_object from now on (set structured_output = \"json_object\" "
+                "for it in judgeagent.toml to skip the first try)")
             return True
         return False
 

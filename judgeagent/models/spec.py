@@ -16,14 +16,33 @@ ROLES: tuple[Role, ...] = ("target", "interviewer", "judge")
 LOCAL = "local"
 CONFIG_NAME = "judgeagent.toml"
 
-# Ad-hoc `provider:model` specs: where each provider lives and which variable holds its key.
-PROVIDERS: dict[str, tuple[str, str | None]] = {
-    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
-    "dashscope": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
-    "vllm": ("http://127.0.0.1:8000/v1", None),
-    "ollama": ("http://127.0.0.1:11434/v1", None),
-    "llamacpp": ("http://127.0.0.1:8080/v1", None),
+# Ad-hoc `provider:model` (or `provider/model`) specs: where each provider's own server listens by default, and
+# whether it needs a key. `<PROVIDER>_BASE_URL` and `<PROVIDER>_API_KEY` (OPENAI_BASE_URL, VLLM_API_KEY, ...) in
+# the environment override both, as the OpenAI SDK and Inspect read them.
+PROVIDERS: dict[str, tuple[str, bool]] = {
+    "openai": ("https://api.openai.com/v1", True),
+    "dashscope": ("https://dashscope.aliyuncs.com/compatible-mode/v1", True),
+    "vllm": ("http://127.0.0.1:8000/v1", False),  # vllm serve
+    "ollama": ("http://127.0.0.1:11434/v1", False),  # ollama serve
+    "llamacpp": ("http://127.0.0.1:8080/v1", False),  # llama.cpp's llama-server
+    "llama-cpp-python": ("http://127.0.0.1:8000/v1", False),  # python -m llama_cpp.server
+    "lmstudio": ("http://127.0.0.1:1234/v1", False),  # LM Studio's server
 }
+
+
+def provider_env(provider: str, what: str) -> str:
+    """`llama-cpp-python`, `BASE_URL` -> `LLAMA_CPP_PYTHON_BASE_URL`."""
+    return f"{provider.upper().replace('-', '_')}_{what}"
+
+
+def split_provider(name: str) -> tuple[str, str] | None:
+    """(provider, model) for `provider:model` or `provider/model` with a known provider, else None. Only the first
+    separator counts: `vllm/Qwen/Qwen2.5-7B-Instruct` is vLLM serving `Qwen/Qwen2.5-7B-Instruct`."""
+    for sep in (":", "/"):
+        provider, found, model = name.partition(sep)
+        if found and provider in PROVIDERS and model:
+            return provider, model
+    return None
 
 
 class Frozen(BaseModel):
@@ -101,17 +120,27 @@ class Registry:
             return spec.model_copy(update={"base_url": base_url}) if base_url else spec
         if name == LOCAL or name.startswith(f"{LOCAL}:"):
             return local_spec(name.partition(":")[2] or None)
+        split = split_provider(name)
+        if split:
+            return provider_spec(name, *split, base_url)
         if base_url:
             return ModelSpec(name=name, base_url=base_url, model=name)
-        provider, sep, model = name.partition(":")
-        if sep and provider in PROVIDERS and model:
-            url, key_env = PROVIDERS[provider]
-            return ModelSpec(name=name, base_url=url, model=model, api_key_env=key_env)
         known = ", ".join(self.names())
         raise JudgeAgentError(
             f"unknown model {name!r}; known models: {known} (or use provider:model with provider one of "
             f"{', '.join(PROVIDERS)}, or --base-url)"
         )
+
+
+def provider_spec(name: str, provider: str, model: str, base_url: str | None = None) -> ModelSpec:
+    """An ad-hoc provider's model. Its endpoint: --base-url, else `<PROVIDER>_BASE_URL`, else the provider's own
+    default; its key: `<PROVIDER>_API_KEY` (required by the hosted providers, used when set by local servers).
+    The provider prefix is never part of the model name sent."""
+    default, needs_key = PROVIDERS[provider]
+    url = base_url or os.environ.get(provider_env(provider, "BASE_URL")) or default
+    key = provider_env(provider, "API_KEY")
+    return ModelSpec(name=name, base_url=url, model=model,
+                     api_key_env=key if needs_key or os.environ.get(key) else None)
 
 
 def config_path(explicit: str | Path | None = None) -> Path | None:
