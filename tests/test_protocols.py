@@ -381,9 +381,11 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
                         f'[models.int]\nbase_url = "{itv.base_url}"\nmodel = "i"\n')
         argv = ["evaluate", "--protocol", "interviewer", "--target", "tgt", "--interviewer", "int", "--benchmark",
                 str(bench), "--config", str(toml), "--no-cache", "-q", "-o", "judge_policy=off", "-o", "followups=1",
-                "--run-dir", str(tmp_path / "run")]
+                "--run-dir", str(tmp_path / "run"), "--temperature", "0.5", "-M", "seed=7", "--max-connections", "2"]
         code, out, err = _cli(argv, capsys)
         assert code == 0, err
+        # the generation settings given on the command line reach every request of every role, and the manifest
+        assert all(b["temperature"] == 0.5 and b["seed"] == 7 for b in tgt.bodies + itv.bodies)
         assert "Score@1 0.250  Score@2 0.500  Score@3 0.500" in out and "contamination probe" in out
         # Where the time went, on stderr: the run's stages and the seconds inside each role's calls.
         timing = next(line for line in err.splitlines() if line.startswith("time: "))
@@ -397,3 +399,5 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
         assert tgt.counts["requests"] + itv.counts["requests"] == calls
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["request"]["option"] == ["judge_policy=off", "followups=1"]
+    assert manifest["models"]["target"]["generation"] == {"temperature": 0.5, "top_p": None, "max_tokens": 512,
+                                                          "seed": 7}

@@ -22,7 +22,8 @@ from .fields import ConfigOption, every_tenth, parse_fields, parse_roles
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
             "fixed_difficulty", "adaptive", "no_extension", "passages", "max_passage_words", "holdout",
-            "judge_policy", "easy_generator", "no_self_check")
+            "judge_policy", "easy_generator", "no_self_check", "temperature", "max_tokens", "max_connections",
+            "model_arg")
 """The options that define a run: the manifest keeps those given, and `--resume` takes them back."""
 
 CONFIG_FLAGS = {"batch_size": None, "rounds": None, "hops": None, "questions_per_round": None, "seed": None,
@@ -46,6 +47,15 @@ def evaluate_cmd(
     interviewer: Annotated[Optional[str], typer.Option(help="Writes questions and feedback (default: the target).")] = None,
     judge: Annotated[Optional[str], typer.Option(help="Judges free-text answers (default: the interviewer).")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint for an ad-hoc target.")] = None,
+    temperature: Annotated[Optional[float], typer.Option(min=0, max=2, help="Sampling temperature of every "
+                                                         "model of the run (default: the registry's, 0).")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option(min=1, help="Reply length cap of every model of the "
+                                                      "run, in tokens.")] = None,
+    max_connections: Annotated[Optional[int], typer.Option(min=1, help="Requests in flight per endpoint.")] = None,
+    model_arg: Annotated[list[str], typer.Option("--model-arg", "-M", help="A model setting KEY=VALUE for every "
+                                                 "model of the run (repeat): temperature, top_p, max_tokens, seed, "
+                                                 "max_connections, timeout, max_retries, "
+                                                 "structured_output.")] = [],
     config: ConfigOption = None,
     field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
     limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
@@ -121,6 +131,11 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         if not args["target"]:
             raise JudgeAgentError("--base-url gives the endpoint of --target; give --target NAME with it")
         registry = registry.with_endpoint(args["target"], args["base_url"])
+    settings = model_settings(args)
+    if settings:
+        names = [n for value in resolved.values() for n in (value if isinstance(value, list) else [value])
+                 if isinstance(n, str)]
+        registry = registry.with_settings(list(dict.fromkeys(names)), settings)
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in RUN_KEYS and k in given}
     request["protocol"] = protocol.name
     warn = _echo_err
@@ -149,6 +164,26 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
                                               progress=validation_progress(args["quiet"]))))
         timings["validation"] = time.perf_counter() - clock
     typer.echo(render_timings(timings, result.timings), err=True)  # diagnostics: stdout stays the results
+
+
+def model_settings(args: dict[str, Any]) -> dict[str, Any]:
+    """--temperature, --max-tokens, --max-connections and each -M KEY=VALUE (a JSON value, else text), one dict;
+    a setting given twice is one line naming it."""
+    import json
+
+    settings = {k: args[k] for k in ("temperature", "max_tokens", "max_connections") if args.get(k) is not None}
+    for pair in args.get("model_arg") or []:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            raise JudgeAgentError(f"-M {pair!r}: give KEY=VALUE, e.g. -M temperature=0.7")
+        key = key.strip()
+        if key in settings:
+            raise JudgeAgentError(f"model setting {key} is given twice: give it once")
+        try:
+            settings[key] = json.loads(text)
+        except ValueError:
+            settings[key] = text
+    return settings
 
 
 def render_timings(outer: dict[str, float], run: dict[str, float]) -> str:

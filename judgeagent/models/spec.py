@@ -114,6 +114,28 @@ class Registry:
         (the interviewer and judge default to the target) reaches the same endpoint."""
         return Registry({**self.models, name: self.resolve(name, base_url)}, self.source)
 
+    def with_settings(self, names: list[str], settings: dict[str, Any]) -> Registry:
+        """This registry with each of `names` given `settings` (--temperature, --max-tokens, --max-connections,
+        -M KEY=VALUE): generation settings (`MODEL_ARGS`) and the endpoint's own (concurrency, timeout, retries,
+        structured output). An unknown key or a bad value is one line naming it."""
+        unknown = sorted(set(settings) - set(MODEL_ARGS))
+        if unknown:
+            raise JudgeAgentError(f"model argument {unknown[0]!r} is not one judgeagent sends or sets; the model "
+                                  f"arguments are {', '.join(MODEL_ARGS)}")
+        generation = {k: v for k, v in settings.items() if k in Generation.model_fields}
+        top = {MODEL_ARGS[k]: v for k, v in settings.items() if k not in Generation.model_fields}
+        updated = {}
+        for name in names:
+            spec = self.resolve(name)
+            try:
+                updated[name] = ModelSpec.model_validate(
+                    {**spec.model_dump(), **top, "generation": {**spec.generation.model_dump(), **generation}})
+            except ValidationError as e:
+                first = e.errors()[0]
+                raise JudgeAgentError(f"model argument {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") \
+                    from None
+        return Registry({**self.models, **updated}, self.source)
+
     def resolve(self, name: str, base_url: str | None = None) -> ModelSpec:
         if name in self.models:
             spec = self.models[name]
@@ -141,6 +163,12 @@ def provider_spec(name: str, provider: str, model: str, base_url: str | None = N
     key = provider_env(provider, "API_KEY")
     return ModelSpec(name=name, base_url=url, model=model,
                      api_key_env=key if needs_key or os.environ.get(key) else None)
+
+
+MODEL_ARGS = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens", "seed": "seed",
+              "max_connections": "max_concurrency", "max_concurrency": "max_concurrency", "timeout": "timeout",
+              "max_retries": "max_retries", "structured_output": "structured_output"}
+"""What -M KEY=VALUE may set (Inspect's `--max-connections` is our `max_concurrency`)."""
 
 
 def config_path(explicit: str | Path | None = None) -> Path | None:
