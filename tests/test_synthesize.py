@@ -121,6 +121,23 @@ def test_model_items_pass_or_fail_each_check_as_scripted(tmp_path, demo_graph):
     assert "| medium | answer longer than 8 words |" in readme or served["too_long"] == 0
 
 
+def test_a_synthesis_that_keeps_no_item_says_why_and_writes_no_dataset(tmp_path, demo_graph):
+    """Every question the interviewer writes gives its answer away: no item, a one-line error naming the checks
+    that refused them, and no items.jsonl or items.parquet for a loader to choke on."""
+    from judgeagent.errors import JudgeAgentError
+
+    def leaky(request):
+        return json.dumps({"generated_question": [{"question": "Is the answer Paris? Paris.", "answer": "Paris"}]})
+
+    with FakeServer(reply=leaky) as server:
+        registry = Registry({"int": ModelSpec(name="int", base_url=server.base_url, model="m")})
+        with pytest.raises(JudgeAgentError, match=r"^no item passed the checks \(medium: \d+ candidates, rejected "
+                                                  r"\d+ answer appears in the question\); nothing was written"):
+            synthesize(demo_graph, tmp_path / "set", SynthesisConfig(n=2, difficulties=("medium",)),
+                       interviewer="int", registry=registry, cache=False)
+    assert not {p.name for p in (tmp_path / "set").iterdir()} & {"items.jsonl", "items.parquet", "card.json"}
+
+
 def test_a_killed_synthesis_resumes_without_repeating_model_calls(tmp_path, demo_graph):
     script = Interviewer()
 

@@ -70,6 +70,12 @@ def synthesize(graph: ContextGraph, out: str | Path, config: SynthesisConfig = S
             selector, rows = asyncio.run(_slots(run, graph, sampler, config, weakness,
                                                 roles["interviewer"] if models else None, progress))
         card = _card(graph, config, selector, rows, weakness, from_run, run.manifest, time.perf_counter() - started)
+        if not selector.kept:  # a 0-row set is no dataset: say why, write none (the journal keeps the calls made)
+            why = "; ".join(f"{c['difficulty']}: {c['candidates']} candidates" + (
+                ", rejected " + ", ".join(f"{n} {reason}" for reason, n in c["rejected"].items())
+                if c["rejected"] else "") for c in card["checks"])
+            raise JudgeAgentError(f"no item passed the checks ({why}); nothing was written to {out}: try another "
+                                  "interviewer model, other difficulties, or a graph with more named entities")
         write_dataset(out, selector.kept, card)
         run.finish({"items": len(selector.kept), "config_id": config_id})
     return SynthesisResult(out, card)
