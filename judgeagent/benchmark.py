@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from .errors import JudgeAgentError
 from .files import json_records, jsonl_records, read_text
 
 __all__ = ["DIFFICULTIES", "SUFFIXES", "Benchmark", "Difficulty", "Item", "ItemFields", "attach_passages",
-           "load_benchmark", "normalise_difficulty", "option_letter", "to_item"]
+           "choose_items", "load_benchmark", "normalise_difficulty", "option_letter", "to_item"]
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
@@ -74,6 +75,48 @@ def load_benchmark(path: str | Path, fields: ItemFields = ItemFields(), *, limit
     return Benchmark(file, items, notes=notes)
 
 
+def choose_items(benchmark: Benchmark, limit: str | int | None = None, ids: list[str] | None = None) -> Benchmark:
+    """The items a user names the way other tools let them: `limit` as a count (`10`), a fraction of the file
+    (`0.2`, as lm-evaluation-harness), or a 1-based inclusive range (`10-20`, as Inspect); `ids` by qid (Inspect's
+    --sample-id), in file order. A bad value or an unknown id is one line naming it."""
+    items = benchmark.items
+    if ids:
+        wanted = [i.strip() for part in ids for i in str(part).split(",") if i.strip()]
+        known = {item.qid for item in items}
+        missing = [i for i in wanted if i not in known]
+        if missing:
+            raise JudgeAgentError(f"--sample-id {missing[0]!r} is no item of {benchmark.path} (its ids look like "
+                                  f"{', '.join(list(known)[:3])})")
+        items = [item for item in items if item.qid in set(wanted)]
+    if limit is not None and str(limit).strip():
+        items = items[_limit_slice(str(limit).strip(), len(items))]
+    if not items:
+        raise JudgeAgentError(f"--limit {limit} keeps no item of {benchmark.path}")
+    return Benchmark(benchmark.path, items, notes=benchmark.notes)
+
+
+def _limit_slice(text: str, count: int) -> slice:
+    start, dash, stop = text.partition("-")
+    try:
+        if dash:
+            first, last = int(start), int(stop)
+            if first < 1 or last < first:
+                raise ValueError
+            return slice(first - 1, last)
+        if "." in text:
+            share = float(text)
+            if not 0 < share <= 1:
+                raise ValueError
+            return slice(0, max(1, math.ceil(share * count)))
+        n = int(text)
+        if n < 1:
+            raise ValueError
+        return slice(0, n)
+    except ValueError:
+        raise JudgeAgentError(f"--limit {text!r}: give a count (10), a fraction of the items (0.2) or a range "
+                              "(10-20, counted from 1)") from None
+
+
 def attach_passages(benchmark: Benchmark, documents: Mapping[str, str]) -> Benchmark:
     """Give items without a passage the texts of their supporting documents, joined by blank lines."""
     items = []
@@ -111,9 +154,18 @@ def _unique(items: list[Item]) -> list[Item]:
 # --- reading records ---------------------------------------------------------------------------------
 
 
+INSPECT_FIELDS = ItemFields(qid="id", question="input", answer="target", options="choices")
+"""Inspect AI's sample columns (`input`, `target`, `choices`, `id`): read as they are when a file has them and
+not ours. A multiple-choice `target` is the gold option's letter."""
+
+
 def _read_items(file: Path, fields: ItemFields) -> Iterator[Item]:
     for number, (record, source) in enumerate(_records(file), start=1):
-        yield to_item(record, source, fields, default_qid=f"{file.stem}-{number}")
+        chosen = fields
+        if fields == ItemFields() and isinstance(record, dict) and "question" not in record and "input" in record:
+            chosen = INSPECT_FIELDS.model_copy(update={"answer_letter": "target"}) if record.get("choices") \
+                else INSPECT_FIELDS
+        yield to_item(record, source, chosen, default_qid=f"{file.stem}-{number}")
 
 
 def _records(file: Path) -> Iterator[tuple[Any, str]]:

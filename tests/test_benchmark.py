@@ -1,6 +1,7 @@
 """Benchmark loading: the shared datasets, other formats with field maps, sampling and every bad input."""
 import csv
 import json
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -200,3 +201,46 @@ def test_nested_fields_are_mapped_by_dotted_paths(tmp_path):
     missing = ItemFields(qid="id", question="body", answer="meta.ideal")
     with pytest.raises(JudgeAgentError, match="no gold answer|meta.ideal"):
         load_benchmark(path, missing)
+
+
+def test_inspect_columns_are_read_and_other_tools_columns_are_named_in_the_error(tmp_path):
+    from judgeagent.benchmark import load_benchmark
+
+    inspect = tmp_path / "inspect.jsonl"
+    inspect.write_text('{"id": "s1", "input": "What is the capital of France?", "target": "Paris"}\n'
+                       '{"id": "s2", "input": "Which is a fruit?", "choices": ["carrot", "apple"], "target": "B"}\n')
+    free, choice = load_benchmark(inspect).items
+    assert (free.qid, free.question, free.gold, free.options) == ("s1", "What is the capital of France?", "Paris", None)
+    assert (choice.gold, choice.gold_letter, choice.options) == ("apple", "B", {"A": "carrot", "B": "apple"})
+    lm_eval = tmp_path / "lm.csv"
+    lm_eval.write_text('prompt,completion\n"2+2?",4\n')
+    with pytest.raises(JudgeAgentError, match=r"has no question \(field 'question'\); its columns: prompt, "
+                                              r"completion; read them with --field question=prompt --field "
+                                              r"answer=completion$"):
+        load_benchmark(lm_eval)
+
+
+@pytest.mark.parametrize("limit, ids, kept", [
+    ("3", None, ["q1", "q2", "q3"]), ("0.25", None, ["q1", "q2"]), ("2-4", None, ["q2", "q3", "q4"]),
+    (None, ["q5,q1"], ["q1", "q5"]), ("1", ["q5", "q2"], ["q2"]),
+])
+def test_limit_as_a_count_a_fraction_or_a_range_and_sample_ids(tmp_path, limit, ids, kept):
+    from judgeagent.benchmark import choose_items, load_benchmark
+
+    path = tmp_path / "b.jsonl"
+    path.write_text("".join(json.dumps({"qid": f"q{i}", "question": f"Q{i}?", "answer": "a"}) + "\n"
+                            for i in range(1, 9)))
+    assert [i.qid for i in choose_items(load_benchmark(path), limit, ids).items] == kept
+
+
+@pytest.mark.parametrize("limit, ids, message", [
+    ("0", None, "--limit '0': give a count"), ("4-2", None, "range"), ("1.5", None, "fraction"),
+    (None, ["nope"], "--sample-id 'nope' is no item"),
+])
+def test_bad_limits_and_ids_are_one_line(tmp_path, limit, ids, message):
+    from judgeagent.benchmark import choose_items, load_benchmark
+
+    path = tmp_path / "b.jsonl"
+    path.write_text('{"qid": "q1", "question": "Q?", "answer": "a"}\n')
+    with pytest.raises(JudgeAgentError, match=re.escape(message)):
+        choose_items(load_benchmark(path), limit, ids)

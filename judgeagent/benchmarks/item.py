@@ -90,7 +90,7 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     qid = _text(field_value(record, fields.qid)) or default_qid
     question = _text(field_value(record, fields.question))
     if not question:
-        raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r})")
+        raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r}){_hint(record)}")
     options = _options(record, fields, source)
     letter = _several(_letter(field_value(record, fields.answer_letter)), options)
     answers = _answers(record, fields)
@@ -102,7 +102,7 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
         known = ", ".join(options or {}) or "none"
         raise JudgeAgentError(
             f"{source}: item {qid!r}: answer_letter {letter!r} is not among the options ({known})")
-    if options and letter and not answer:
+    if options and letter and (not answer or (fields.answer == fields.answer_letter and answer == letter)):
         answer = "; ".join(options[x] for x in letter) if len(letter) > 1 else options[letter]
     if options and answer and not letter:
         letter = option_letter(answer, options)
@@ -115,6 +115,23 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
         passage=_text(field_value(record, fields.passage)) or None,
         meta=_meta(record, fields), source=source,
     )
+
+
+QUESTION_COLUMNS = ("input", "prompt", "query", "problem", "instruction", "question_text", "text", "context")
+ANSWER_COLUMNS = ("target", "gold", "label", "output", "completion", "solution", "answers", "response")
+"""Where other tools keep the question and the answer (Inspect, lm-evaluation-harness, Hugging Face sets)."""
+
+
+def _hint(record: dict[str, Any]) -> str:
+    """The record's columns, and the --field mapping that would read it where its columns say so."""
+    columns = [str(k) for k in record]
+    shown = ", ".join(columns[:12]) + (", ..." if len(columns) > 12 else "")
+    question = next((c for c in QUESTION_COLUMNS if c in record), None)
+    answer = next((c for c in ANSWER_COLUMNS if c in record), None)
+    mapping = " ".join(f"--field {name}={column}" for name, column in (("question", question), ("answer", answer))
+                       if column)
+    return f"; its columns: {shown}" + (f"; read them with {mapping}" if mapping else
+                                        "; name yours with --field question=COLUMN --field answer=COLUMN")
 
 
 def _answers(record: dict[str, Any], fields: ItemFields) -> list[str]:

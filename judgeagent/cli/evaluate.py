@@ -20,7 +20,7 @@ from .app import app
 from .fields import ConfigOption, every_tenth, parse_fields, parse_roles
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
-            "limit", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
+            "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
             "fixed_difficulty", "adaptive", "no_extension", "passages", "max_passage_words", "holdout",
             "judge_policy", "easy_generator", "no_self_check", "temperature", "max_tokens", "max_connections",
             "model_arg")
@@ -58,7 +58,9 @@ def evaluate_cmd(
                                                  "structured_output.")] = [],
     config: ConfigOption = None,
     field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
-    limit: Annotated[Optional[int], typer.Option(min=1, help="Only the first N items.")] = None,
+    limit: Annotated[Optional[str], typer.Option(help="Only some items: the first N (10), a fraction (0.2) or a "
+                                                 "range (10-20, from 1).")] = None,
+    sample_id: Annotated[list[str], typer.Option(help="Only the items of these ids (repeat, or comma-separated).")] = [],
     sample: Annotated[Optional[int], typer.Option(min=1, help="N items drawn at random (with --seed).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=MAX_BATCH_SIZE, help="N_B: questions per batch.")] = 5,
     rounds: Annotated[int, typer.Option(min=0, max=MAX_ROUNDS, help="RND_e: extension rounds a batch.")] = 3,
@@ -270,12 +272,13 @@ def _graph(path: Any) -> Any:
 
 
 def _benchmark(args: dict[str, Any], graph: Any) -> Any:
-    from ..benchmark import Benchmark, ItemFields, attach_passages, load_benchmark
+    from ..benchmark import Benchmark, ItemFields, attach_passages, choose_items, load_benchmark
 
     if not args["benchmark"]:
         return Benchmark(Path("no-benchmark"), [])
-    benchmark = load_benchmark(args["benchmark"], parse_fields(args["field"] or [], ItemFields), limit=args["limit"],
-                               sample=args["sample"], seed=args["seed"] or 0)
+    benchmark = choose_items(load_benchmark(args["benchmark"], parse_fields(args["field"] or [], ItemFields),
+                                            sample=args["sample"], seed=args["seed"] or 0),
+                             args["limit"], args["sample_id"])
     for note in benchmark.notes:
         _echo_err(f"{args['benchmark']}: {note}")
     if args["passages"]:
