@@ -105,3 +105,12 @@ def test_no_import_circle():
         if m not in state:
             visit(m)
     assert circles == []
+
+
+def test_the_python_the_package_asks_for_is_the_one_it_runs_on():
+    """pyproject.toml and the README say 3.11+: the code uses tomllib and typing.Self, both 3.11's."""
+    import tomllib
+
+    root = PACKAGE.parent
+    asked = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert asked == ">=3.11" and "Python 3.11+" in (root / "README.md").read_text()
