@@ -141,6 +141,30 @@ def test_interviewer_protocol_end_to_end(tmp_path):
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert manifest["protocol"] == "interviewer" and manifest["status"] == "finished"
     assert manifest["checker"]["judge_policy"] == "off"
+    # the follow-up scores rest on a judge nobody calibrated: said in the summary, on screen and in the report
+    mark = s["trust"]["followup"]
+    assert mark.startswith("graded by a judge that was not calibrated")
+    assert f"(UNVETTED: {mark})" in PROTOCOLS["interviewer"].render_summary(s, "run")
+    assert f"**Unvetted:** the follow-up scores below are {mark}" in report
+
+
+def test_a_judges_reason_that_repeats_its_instructions_is_recorded_as_none(tmp_path):
+    script = Script()
+    models = {**roles(script), "judge": FunctionModel(
+        lambda messages: json.dumps({"reasoning": "One or two sentences on the reply.", "adequate": True}), "jdg")}
+    result = run_protocol("interviewer", items(), models=models, config=OPTS, run_dir=tmp_path / "run", cache=False)
+    follow = [r for r in records(result.folder) if r["meta"].get("stage") == "followup"]
+    assert follow and all(r["scores"]["followup"]["reason"] ==
+                          "(the judge gave no reasoning: it repeated its instructions)" for r in follow)
+
+
+def test_unvetted_says_why_a_judges_numbers_are_not_measured():
+    from judgeagent.grading.calibration import unvetted
+
+    assert unvetted({"passed": True, "pairs": 40, "accuracy": 0.95, "fpr": 0.0}) is None
+    assert unvetted({"passed": False, "pairs": 40, "accuracy": 0.5, "fpr": 1.0}) == \
+        "graded by a judge that failed calibration (accuracy 0.50, false-positive rate 1.00)"
+    assert unvetted(None) is None
 
 
 def test_feedback_never_shows_the_gold(tmp_path):
@@ -401,3 +425,28 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
     assert manifest["request"]["option"] == ["judge_policy=off", "followups=1"]
     assert manifest["models"]["target"]["generation"] == {"temperature": 0.5, "top_p": None, "max_tokens": 512,
                                                           "seed": 7}
+
+
+def test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback(tmp_path):
+    """An interviewer that says back the schema's description of `suggestions` gave no advice: the batch's
+    feedback is recorded as failed, and validation measures nothing with it."""
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
+    from judgeagent.protocols.judgeagent.validate import validate
+    from tests.make_judgeagent_reference import setup
+    from tests.scripted import Roles
+    from tests.scripted import Script as LoopbackScript
+
+    class Echo(LoopbackScript):
+        def _feedback(self, prompt):
+            return json.dumps({"flaws_knowledge": "gaps", "flaws_capability": "rushes", "comprehensive_performance":
+                               "fair", "suggestions": "Guidance that helps the answerer do better on questions like "
+                               "these."})
+
+    bench, config, known = setup()
+    with Roles(Echo(target_right=known)) as roles:
+        folder = evaluate(bench, None, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+                          registry=roles.registry(), cache=False).folder
+        result = validate(folder, registry=roles.registry(), cache=False)
+    entries = [json.loads(line) for line in (folder / "feedback.jsonl").read_text().splitlines()]
+    assert entries and all(e["feedback"] is None and "repeat the schema" in e["feedback_error"] for e in entries)
+    assert not (folder / "validation.jsonl").read_text().strip() and result["overall"]["n"] == 0

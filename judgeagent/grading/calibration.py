@@ -277,3 +277,16 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def unvetted(calibration: dict[str, Any] | None) -> str | None:
+    """Why numbers graded by this judge are not to be trusted as measured (None: it passed calibration): the
+    mark a summary, its terminal lines and its report carry beside every number that rests on the judge."""
+    if not calibration or calibration.get("passed"):
+        return None
+    if not calibration.get("pairs"):
+        return f"graded by a judge that was not calibrated ({calibration.get('note') or calibration.get('policy')})"
+    accuracy, fpr = calibration.get("accuracy"), calibration.get("fpr")
+    measured = ", ".join(f"{name} {value:.2f}" for name, value in (("accuracy", accuracy), ("false-positive rate", fpr))
+                         if value is not None)
+    return f"graded by a judge that failed calibration ({measured})"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -107,8 +107,29 @@ _LOOSELY = 0.6
 def copies_instructions(reason: str) -> bool:
     """The reason repeats a sentence of the schema or the prompt (copied, perhaps with a word changed)
     instead of comparing the two answers: "True only if the candidate gives the reference's answer."."""
+    return copies(reason, _instructions())
+
+
+def instruction_sentences(schema: Any = None, *texts: str) -> list[str]:
+    """A model's instructions, normalised, whole and sentence by sentence: the schema's field descriptions and
+    the given prompt texts (its instructions, not the material it is asked about)."""
+    found = [f.description or "" for f in schema.model_fields.values()] if schema is not None else []
+    found += list(texts)
+    sentences = [s for t in found for s in re.split(r"(?<=[.?!:])\s+", t) if len(s.split()) >= 3]
+    return [normalise_answer(s) for s in found + sentences if s.strip()]
+
+
+def echoes(text: str, schema: Any = None, *instructions: str) -> bool:
+    """A model's output (a reason, a suggestion, a question) that is its schema's field description or its
+    prompt's instruction said back (copied, perhaps with a word changed), not something of its own. Such output
+    is recorded as empty wherever it appears."""
+    return bool(text.strip()) and copies(text, instruction_sentences(schema, *instructions))
+
+
+def copies(reason: str, sentences: list[str]) -> bool:
     said = normalise_answer(reason)
-    sentences = _instructions()
+    if not said or not sentences:
+        return False
     if any(said in s for s in sentences):
         return True
     vocabulary = {w for s in sentences for w in s.split()}

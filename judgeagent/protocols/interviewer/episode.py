@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...grading.judge import echoes
 from ...grading.leakage import leaked_strings, redact
 from ...grading.verdict import Verdict, one_line
 from ...models.dialogue import Dialogue
@@ -255,4 +256,7 @@ async def _grade_followup(ctx: EpisodeContext, kind: str, transcript: str, gold:
         prompts.followup_grade_messages(kind, transcript, gold, question, reply), schema=prompts.FollowUpGrade)
     if not isinstance(result.parsed, prompts.FollowUpGrade):
         return Score(0.0, "judge_failed", one_line(result.error or "no decision"))
-    return Score(1.0 if result.parsed.adequate else 0.0, "followup_judge", one_line(result.parsed.reasoning))
+    reason = one_line(result.parsed.reasoning)
+    if echoes(reason, prompts.FollowUpGrade, prompts.FOLLOWUP_GRADE_SYSTEM):
+        reason = "(the judge gave no reasoning: it repeated its instructions)"
+    return Score(1.0 if result.parsed.adequate else 0.0, "followup_judge", reason)

@@ -214,8 +214,10 @@ def followup_grade_messages(kind: str, transcript: str, gold: str, followup: str
     user = (f"Interview so far:\n{transcript}\n\nReference answer of the original question: {gold}\n"
             f"Follow-up question ({kind}): {followup}\nReply: {reply}\n\nIs the reply a correct, relevant and "
             "complete answer to the follow-up question? First write your reasoning, then the verdict.")
-    return [{"role": "system", "content": "You grade an interviewee's answer to a follow-up question."},
-            {"role": "user", "content": user}]
+    return [{"role": "system", "content": FOLLOWUP_GRADE_SYSTEM}, {"role": "user", "content": user}]
+
+
+FOLLOWUP_GRADE_SYSTEM = "You grade an interviewee's answer to a follow-up question."
 
 
 def summary_messages(scores: str, transcripts: str) -> list[Message]:

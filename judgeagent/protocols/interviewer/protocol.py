@@ -7,6 +7,7 @@ from typing import Any
 from ...benchmark import Benchmark
 from ...grading.answers import AnswerChecker
 from ...grading.verdict import one_line
+from ...grading.calibration import unvetted
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
@@ -58,6 +59,8 @@ class InterviewerProtocol(Protocol):
         summary = numbers(episodes, cfg.revisions, cfg.resamples, cfg.seed)
         summary["scoring"] = scoring(cfg)
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
+        # Follow-ups are graded by the judge whatever its calibration said: say so beside their score.
+        summary["trust"] = {"followup": unvetted(summary["judge_calibration"])}
         if cfg.summary:
             summary["interviewer_summary"] = await self._written(ctx, summary, episodes)
         return summary
@@ -89,7 +92,9 @@ class InterviewerProtocol(Protocol):
         if s["adaptability"] is not None:
             lines.append(f"  adaptability {s['adaptability']:+.3f}")
         if f["all"]["n"]:
-            lines.append(f"  follow-up score {f['all']['score']:.3f} over {f['all']['n']} questions")
+            mark = (s.get("trust") or {}).get("followup")
+            lines.append(f"  follow-up score {f['all']['score']:.3f} over {f['all']['n']} questions"
+                         + (f" (UNVETTED: {mark})" if mark else ""))
         if p.get("n"):
             lines.append(f"  contamination probe: original {p['original_accuracy']:.3f} vs modified "
                          f"{p['modified_accuracy']:.3f}, gap {p['gap']:+.3f} [{p['gap_interval'][0]:+.3f}, "

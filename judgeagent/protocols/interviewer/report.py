@@ -143,7 +143,9 @@ def _scores(s: dict[str, Any]) -> str:
                 + ", ".join(f"{k} {_pct(v)}" for k, v in fs.items() if k != "items") + ".\n\n")
     return (how + f"Over {s['items']} items (%; Score@n keeps an item's score once it is solved).\n\n| {head} |\n|"
             + "---|" * len(s["score_at"]) + f"\n| {row} |\n\nAdaptability (Score@N - Score@1): {adapt}\n\n"
-            f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
+            + (f"**Unvetted:** the follow-up scores below are {mark}; read them as the judge's opinion, not a "
+               "measurement.\n\n" if (mark := (s.get("trust") or {}).get("followup")) else "")
+            + f"Follow-up score: {_pct(f['all']['score'])} over {f['all']['n']} questions; after a solved seed "
             f"{_pct(f['seed_solved']['score'])} (n={f['seed_solved']['n']}), after a failed seed "
             f"{_pct(f['seed_failed']['score'])} (n={f['seed_failed']['n']})."
             + (f" {f['retried']['questions']} follow-ups were asked again after an inadequate reply, "

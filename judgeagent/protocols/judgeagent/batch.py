@@ -13,6 +13,7 @@ import numpy as np
 from ...benchmark import Item
 from ...features import FeatureStore
 from ...grading.answers import AnswerChecker, Verdict
+from ...grading.judge import echoes
 from ...grading.leakage import leaked_strings, redact
 from ...graph.model import ContextGraph
 from ...graph.sample import KnowledgePath, PathSampler
@@ -509,6 +510,10 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
     reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
     leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
     feedback = reply.parsed if reply.ok else None
+    error = None
+    if isinstance(feedback, Feedback) and echoes(feedback.suggestions, Feedback):
+        # The schema's description said back is no advice: validated as advice it would measure nothing.
+        feedback, error = None, "the interviewer's suggestions repeat the schema's description of them"
     if isinstance(feedback, Feedback):
         found = leaked_strings(feedback.suggestions, golds)
         if found:
@@ -523,7 +528,7 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
     entry = {
         "batch": b, "qids": [i.qid for i in items],
         "feedback": feedback.model_dump() if isinstance(feedback, Feedback) else None,
-        "feedback_error": None if isinstance(feedback, Feedback) else (reply.error or "no feedback"),
+        "feedback_error": None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
         "leakage": leak, "score": state.total, "asked": state.asked, "trajectory": state.trajectory,
         "rounds": state.rounds,
     }

@@ -9,6 +9,7 @@ from typing import Any
 from ...benchmark import Benchmark
 from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
+from ...grading.calibration import unvetted
 from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import KIEvalConfig
 from .episode import dialogue
@@ -77,6 +78,8 @@ class KIEvalProtocol(Protocol):
         summary = numbers(episodes, cfg.rounds, cfg.scoring, cfg.decay, cfg.early_stop)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
         summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
+        # The KIEval scores are the evaluator's: a failed or skipped calibration is said beside them.
+        summary["trust"] = {"kieval": unvetted(summary["judge_calibration"])}
         return summary
 
     async def close(self, ctx: EpisodeContext) -> None:
@@ -107,6 +110,8 @@ class KIEvalProtocol(Protocol):
         k = s["kieval"]
         if k["overall"] is not None:
             lines.append("  KIEval " + "  ".join(f"{key} {100 * k[key]:.1f}" for key in SCORED))
+            if (s.get("trust") or {}).get("kieval"):
+                lines.append(f"  UNVETTED: these scores are {s['trust']['kieval']}")
         else:
             lines.append("  KIEval: no conversation was scored")
         if s["valid_rounds"] is not None:

@@ -100,7 +100,10 @@ def bar(value: float | None, width: int = 30) -> str:
 
 
 def sections(summary: dict[str, Any]) -> list[Section]:
-    out = [Section("KIEval scores", _scores(summary)), Section("Verification and early stops", _stops(summary))]
+    mark = (summary.get("trust") or {}).get("kieval")
+    scores = (f"**Unvetted:** these scores are {mark}; read them as the evaluator's opinion, not a measurement."
+              f"\n\n{_scores(summary)}" if mark else _scores(summary))
+    out = [Section("KIEval scores", scores), Section("Verification and early stops", _stops(summary))]
     for name, conv in summary["examples"].items():
         out.append(Section(f"The {name} conversation ({md_text(conv['qid'])})", _conversation(conv)))
     return out
