@@ -1,6 +1,7 @@
 """`judgeagent view` in real headless Chromium and `judgeagent export --format inspect` read back by inspect_ai:
 a run of each protocol (scripted roles: FunctionModel in process, JudgeAgent's through the loopback server)."""
 import json
+import re
 import os
 from pathlib import Path
 
@@ -245,7 +246,9 @@ def test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai(runs, capsys
                 assert record["verdict"]["method"] in sample.scores["correct"].explanation
                 continue
             mine = [r for r in records if r["episode"] == sample.id]
-            assert len(sample.messages) == 2 * len(mine)  # each turn: its prompt and its reply
+            turns = [m for m in sample.messages if m.role != "system"]
+            assert len(turns) == 2 * len(mine)  # each turn: its prompt and its reply (and the system prompts)
+            assert len(sample.events) == len(mine)  # each turn a model event, in Inspect's transcript
             row = next(r for r in lines(folder / "episodes.jsonl") if r["episode"] == sample.id)
             for score, value in sample.scores.items():
                 if name == "dynaeval" and score.startswith("players."):  # a player's coins, whichever seat it had
@@ -260,6 +263,31 @@ def test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai(runs, capsys
             {role: u["input_tokens"] for role, u in usage.items()}
     kv = read_eval_log(str(tmp_path / "kieval.json"))
     assert {"overall", "accuracy", "logic"} <= {s.name for s in kv.results.scores}
+
+
+def test_inspect_lists_the_default_export_and_shows_system_prompts_transcript_and_tokens(runs, capsys):
+    """Named as Inspect names its logs, so that `inspect view --log-dir RUN` (Inspect's own listing) lists it; each
+    call's whole conversation as sent (the system prompts from the run's journal) in the transcript."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from judgeagent.protocols.kieval.prompts import EVALUATOR_SYSTEM, INTERACTOR_SYSTEM
+
+    folder = runs["kieval"]
+    said = cli(["export", folder, "--format", "inspect"], capsys)
+    path = Path(said.split(": ", 1)[1].strip())
+    assert path.parent == folder and re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}.*_judgeagent-kieval_\w+\.json$",
+                                              path.name)
+    listed = list_eval_logs(str(folder))
+    assert [Path(info.name.removeprefix("file://")).name for info in listed] == [path.name]
+    assert listed[0].task == "judgeagent-kieval"
+    log = read_eval_log(str(path))
+    sample = next(s for s in log.samples if s.events)
+    systems = {m.content for s in log.samples for m in s.messages if m.role == "system"}
+    assert INTERACTOR_SYSTEM in systems or EVALUATOR_SYSTEM in systems
+    events = [e for e in sample.events if e.event == "model"]
+    assert len(events) == sum(1 for m in sample.messages if m.role == "assistant")
+    assert any(e.input[0].role == "system" for e in events) and all(e.output.choices for e in events)
+    assert sum(u.total_tokens for u in sample.model_usage.values()) > 0
 
 
 def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_one():

@@ -38,7 +38,8 @@ def export_cmd(
     run: Annotated[Path, typer.Argument(help="A finished run folder (of any protocol).")],
     format: Annotated[str, typer.Option("--format", help="inspect: an Inspect AI eval log (one sample per "
                                         "episode), for `inspect view`.")] = "inspect",
-    out: Annotated[Optional[Path], typer.Option(help="The file to write (default: RUN/RUN-NAME.eval.json).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="The file to write, or a folder to write it into under "
+                                                "Inspect's log name (default: the run's folder).")] = None,
 ) -> None:
     """Write the run in another tool's format (JudgeAgent's trainer export is `judgeagent report`'s)."""
     from ..errors import JudgeAgentError

@@ -4,13 +4,15 @@ prompt it saw (a user message) and its reply (an assistant message naming the ro
 scores with their reasons as explanations, and the models' usage per model and per role.
 
 Written by hand from the format's documented fields, not with inspect_ai (a test-only dependency): the test
-reads the log back with inspect_ai's own reader."""
+reads the log back with inspect_ai's own reader and lists it with Inspect's own listing (what `inspect view`
+shows). Named as Inspect names its logs (`log_name`), since `inspect view` lists no other JSON log."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import write_json_atomic
+from ..models.cache import journal_calls
 from ..runs import load_run
 from .episodes import EpisodeView, Turn
 
@@ -20,22 +22,37 @@ if TYPE_CHECKING:
 LOG_VERSION = 2
 
 
+def log_name(protocol: Protocol, manifest: dict[str, Any]) -> str:
+    """Inspect's own log name, `<ISO time>_<task>_<id>.json`: `inspect view` lists a JSON log only under such a
+    name (its file pattern), and reads the task and id from it."""
+    created = (manifest.get("created_at") or "1970-01-01T00:00:00+00:00").replace(":", "-")
+    return f"{created}_judgeagent-{protocol.name}_{(manifest.get('config_id') or 'run')[:22]}.json"
+
+
 def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None = None) -> tuple[Path, int]:
-    """Write the finished run at `folder` as an Inspect eval log; its path and the number of samples."""
+    """Write the finished run at `folder` as an Inspect eval log; its path and the number of samples. `out` is a
+    file, or a folder to write the log into under Inspect's own name (the default: the run's folder)."""
     from ..protocols.reports import finished_run
 
     run, summary = finished_run(protocol, folder)
-    out = out or run.folder / f"{run.folder.name}.eval.json"
+    if out is None or out.is_dir():
+        out = (out or run.folder) / log_name(protocol, run.manifest)
     episodes = protocol.view_episodes(load_run(run.folder))
-    write_json_atomic(out, inspect_log(protocol, run.folder, run.manifest, summary, episodes))
+    write_json_atomic(out, inspect_log(protocol, run.folder, run.manifest, summary, episodes,
+                                       journal_calls(run.folder)))
     return out, len(episodes)
 
 
 def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summary: dict[str, Any],
-                episodes: list[EpisodeView]) -> dict[str, Any]:
+                episodes: list[EpisodeView], calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The log. `calls` (the run's journal, `journal_calls`) give each turn its full conversation as sent, system
+    prompt included, its tokens and its time: in the sample's messages, its model events (Inspect's transcript)
+    and its usage. A turn the journal does not hold (a failed call, a run from before messages were kept) shows
+    its prompt and reply only."""
     models = manifest.get("models") or {}
     target = next(iter(models.values()), {}).get("name", "unknown")
     created = manifest.get("created_at") or ""
+    index = _index(calls)
     bench = manifest.get("benchmark") or {}
     return {
         "version": LOG_VERSION, "status": "success",
@@ -55,24 +72,77 @@ def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summ
         "stats": {"started_at": created, "completed_at": manifest.get("finished_at") or created,
                   "model_usage": _model_usage(summary.get("usage") or {}, models),
                   "role_usage": {role: _usage(u) for role, u in (summary.get("usage") or {}).items()}},
-        "samples": [_sample(e, target) for e in episodes],
+        "samples": [_sample(e, target, index, created) for e in episodes],
     }
 
 
-def _sample(e: EpisodeView, target: str) -> dict[str, Any]:
-    messages = [m for t in e.turns for m in _messages(t)]
+def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, Any]], created: str) -> dict[str, Any]:
+    sent = [index.get((t.prompt, t.reply)) for t in e.turns]
+    messages: list[dict[str, Any]] = []
+    system = None
+    for t, call in zip(e.turns, sent):
+        said = _system(call)
+        if said is not None and said != system:  # a system prompt where it first applies, or changes
+            messages.append({"role": "system", "content": said, "source": "input", "metadata": {"role": t.role}})
+        system = said if said is not None else system
+        messages += _messages(t)
     scored = [t for t in e.turns if t.scores] or e.turns  # the item as first put to a scored model
     first = scored[0].prompt if scored else e.item
     last = e.turns[-1] if e.turns else None
+    usage: dict[str, dict[str, int]] = {}
+    for t, call in zip(e.turns, sent):
+        if call is not None:
+            line = usage.setdefault(t.model or target, {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
+            i, o = int(call["usage"].get("input_tokens") or 0), int(call["usage"].get("output_tokens") or 0)
+            line["input_tokens"] += i
+            line["output_tokens"] += o
+            line["total_tokens"] += i + o
     return {
         "id": e.id, "epoch": 1, "input": first or e.item, "target": e.gold or "",
         "messages": messages,
         "output": {"model": (last.model if last else "") or target, "choices": [] if last is None else [
             {"message": _assistant(last), "stop_reason": "stop"}]},
-        "scores": {name: {"value": value, "explanation": _explanation(e.turns, name)}
-                   for name, value in e.scores.items()},
+        "scores": {name: {"value": value, "answer": last.reply if last else None,
+                          "explanation": _explanation(e.turns, name)} for name, value in e.scores.items()},
         "metadata": {"item": e.item, "qid": e.qid, "methods": e.methods, **e.facets},
+        "model_usage": usage,
+        "events": [_event(t, call, target, created) for t, call in zip(e.turns, sent)],
     }
+
+
+def _index(calls: list[dict[str, Any]] | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """Journaled calls by (the last message sent, the reply): how a recorded turn finds its full conversation."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for call in calls or []:
+        messages = call.get("messages")
+        if messages:
+            out.setdefault((str(messages[-1].get("content", "")), str(call.get("text", ""))), call)
+    return out
+
+
+def _system(call: dict[str, Any] | None) -> str | None:
+    if not call:
+        return None
+    first = call["messages"][0]
+    return str(first.get("content", "")) if first.get("role") == "system" else None
+
+
+def _event(t: Turn, call: dict[str, Any] | None, target: str, created: str) -> dict[str, Any]:
+    """A model event for Inspect's transcript: the call's whole input as sent (or the turn's prompt), its reply."""
+    sent = call["messages"] if call else [{"role": "user", "content": t.prompt}]
+    inputs = [{"role": m.get("role", "user"), "content": str(m.get("content", "")), "source": "input"} for m in sent]
+    usage = (call or {}).get("usage") or {}
+    i, o = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+    return {"event": "model", "timestamp": created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
+            "model": t.model or target, "role": t.role, "input": inputs, "tools": [], "tool_choice": "none",
+            "config": {k: v for k, v in ((call or {}).get("settings") or {}).items() if k in _CONFIG},
+            "output": {"model": t.model or target, "choices": [{"message": _assistant(t), "stop_reason": "stop"}],
+                       "usage": {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}},
+            "metadata": {"step": t.step, "journaled": call is not None}}
+
+
+_CONFIG = ("max_tokens", "temperature", "top_p", "seed")
+"""Call settings Inspect's GenerateConfig also has."""
 
 
 def _messages(t: Turn) -> list[dict[str, Any]]:
