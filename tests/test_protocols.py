@@ -425,6 +425,8 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
     assert manifest["request"]["option"] == ["judge_policy=off", "followups=1"]
     assert manifest["models"]["target"]["generation"] == {"temperature": 0.5, "top_p": None, "max_tokens": 512,
                                                           "seed": 7}
+    usage = json.loads((tmp_path / "run" / "summary.json").read_text())["usage"]
+    assert usage["target"]["served"] == ["t"] and usage["interviewer"]["served"] == ["i"]  # as the servers said
 
 
 def test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback(tmp_path):

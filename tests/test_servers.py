@@ -75,6 +75,7 @@ def test_structured_output_falls_back_once_on_llama_cpp_pythons_500(llama_cpp_py
         first, second = asyncio.run(twice())
     assert first.ok and isinstance(first.parsed, Capital) and second.ok, (first, second)
     assert model.requests == 3, model.requests  # the refusal once, then one request per call
+    assert model.served == gguf  # the name the server itself answers with (its model id: the file's path)
     notes = [r.getMessage() for r in caplog.records if "refused a json_schema" in r.getMessage()]
     assert len(notes) == 1 and "HTTP 500" in notes[0] and 'structured_output = "json_object"' in notes[0]
     assert time.perf_counter() - start < 60  # no retries with backoff on the refusal

@@ -32,6 +32,9 @@ class OpenAIChatModel:
         self._mode = spec.structured_output
         self.requests = 0
         """HTTP requests sent, retries and repairs included."""
+        self.served = ""
+        """The model name the endpoint said it answered with (its reply's `model`: `gpt-4o-2024-08-06` for
+        `gpt-4o`, a vLLM or llama.cpp server's own name for what it loaded), once it has answered."""
 
     def identity(self) -> dict[str, Any]:
         """Everything about this endpoint that changes an answer (for the response cache). The embedded model is
@@ -113,6 +116,7 @@ class OpenAIChatModel:
                 # per call, to send the same JSON; measured with bench/evaluate.py --protocol interviewer.
                 response = await self.client.post("/chat/completions", cast_to=_completion_type(),
                                                   body=self._request(messages, schema, settings))
+                self.served = str(getattr(response, "model", "") or "") or self.served
                 return _text(response), _usage(response), attempt
             except JudgeAgentError:
                 raise

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,9 +21,14 @@ class RoleUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    served: list[str] = field(default_factory=list)
+    """The model names the endpoint answered with (its replies' `model`), in order first seen."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "cost": round(self.cost, 6)}
+        out = {**asdict(self), "cost": round(self.cost, 6)}
+        if not self.served:
+            out.pop("served")
+        return out
 
 
 class UsageLedger:
@@ -92,4 +97,18 @@ class RoleModel:
         finally:
             self.ledger.seconds[self.role] = self.ledger.seconds.get(self.role, 0.0) + time.perf_counter() - start
         self.ledger.record(self.role, result, self.prices)
+        served = _served(self.model)
+        line = self.ledger.roles[self.role]
+        if served and served not in line.served:
+            line.served.append(served)
         return result
+
+
+def _served(model: Any) -> str:
+    """The endpoint's own name for its model, through the cache and journal layers (none for a Python model)."""
+    while model is not None:
+        served = getattr(model, "served", None)
+        if isinstance(served, str):
+            return served
+        model = getattr(model, "inner", None)
+    return ""
