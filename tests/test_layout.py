@@ -114,3 +114,20 @@ def test_the_python_the_package_asks_for_is_the_one_it_runs_on():
     root = PACKAGE.parent
     asked = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
     assert asked == ">=3.11" and "Python 3.11+" in (root / "README.md").read_text()
+
+
+def test_no_package_imports_another_that_imports_it_back():
+    """Between the package's folders too: the engine (protocols) never imports the viewer (view), which renders
+    what the engine wrote. (Checked at module level above; folders can circle where modules do not.)"""
+    def folder(module: str) -> str:
+        parts = module.split(".")
+        return ".".join(parts[:2]) if len(parts) > 2 else module
+
+    edges: dict[str, set[str]] = {}
+    for m, ts in GRAPH.items():
+        for t in ts:
+            if t in GRAPH and folder(t) != folder(m) and "." in folder(t)[len("judgeagent"):]:
+                edges.setdefault(folder(m), set()).add(folder(t))
+    both = sorted(f"{a} <-> {b}" for a in edges for b in edges[a] if a < b and a in edges.get(b, set()))
+    assert both == []
+    assert "judgeagent.view" not in edges.get("judgeagent.protocols", set())

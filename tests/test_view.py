@@ -291,7 +291,7 @@ def test_inspect_lists_the_default_export_and_shows_system_prompts_transcript_an
 
 
 def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_one():
-    from judgeagent.view.episodes import path_of
+    from judgeagent.protocols.episodes import path_of
 
     kieval = {"seed": "jazz", "entities": ["jazz", "Montreux"], "chunk_ids": ["d1#0", "d2#3"], "text": "Jazz in Montreux"}
     assert path_of(kieval).chunks == [{"id": "d1#0, d2#3", "text": "Jazz in Montreux"}]
@@ -303,7 +303,7 @@ def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_on
 
 def test_an_unfinished_run_is_viewed_with_what_it_has_and_refused_for_export(tmp_path, capsys):
     from judgeagent.runs import load_run
-    from judgeagent.view.episodes import generic_episodes
+    from judgeagent.protocols.episodes import generic_episodes
     from tests.scripted import kill_after
 
     with pytest.raises(RuntimeError, match="killed"):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..models.base import ChatModel
     from ..models.roles import Roles
     from ..runs import Run
-    from ..view.episodes import EpisodeView
+    from .episodes import EpisodeView
 
 
 SHARED_ROLES = ("target", "interviewer", "judge")
@@ -296,7 +296,7 @@ class Protocol(ABC):
         """The run's episodes as `judgeagent view` lists them and `judgeagent export --format inspect` writes them:
         the default reads the shared `Record` envelope (a row per episode in episodes.jsonl); a protocol whose
         records differ (JudgeAgent's) builds its own."""
-        from ..view.episodes import generic_episodes
+        from .episodes import generic_episodes
 
         return generic_episodes(run)
 

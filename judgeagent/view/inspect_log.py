@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..files import write_json_atomic
 from ..models.cache import journal_calls
 from ..runs import load_run
-from .episodes import EpisodeView, Turn
+from ..protocols.episodes import EpisodeView, Turn
 
 if TYPE_CHECKING:
     from ..protocols.base import Protocol

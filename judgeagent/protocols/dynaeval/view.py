@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...runs import Run, read_rows
-from ...view.episodes import EpisodeView, generic_episodes
+from ..episodes import EpisodeView, generic_episodes
 
 
 def view_episodes(run: Run) -> list[EpisodeView]:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...runs import Run, read_rows
-from ...view.episodes import EpisodeView, Turn, item_facets, path_of, with_item_facets
+from ..episodes import EpisodeView, Turn, item_facets, path_of, with_item_facets
 from .export import graph_chunk_texts
 from .feedback import read_feedback
 
