@@ -219,3 +219,21 @@ def test_sample_path_takes_a_file_of_questions_and_loads_models_once(built, caps
     (tmp_path / "empty.txt").write_text("\n")
     code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "empty.txt"], capsys)
     assert code == 1 and stderr.strip().startswith("error: --questions") and "one question a line" in stderr
+
+
+def test_progress_lines_in_a_log_carry_the_elapsed_time_and_the_rate(capsys, monkeypatch):
+    """What a log (nohup, CI) shows: every tenth of the way, the time since the start and the rate, never 00:00
+    throughout."""
+    import time
+
+    from judgeagent.cli.fields import clock, every_tenth
+
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    said = every_tenth(lambda done, total: f"episodes: {done}/{total} done")
+    for done in range(1, 21):
+        now[0] += 3.0
+        said(done, 20)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "episodes: 2/20 done (00:06 elapsed, 0.33/s)" and lines[-1] == "episodes: 20/20 done (01:00 elapsed, 0.33/s)"
+    assert clock(3725) == "1:02:05"

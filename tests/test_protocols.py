@@ -452,3 +452,16 @@ def test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback(tmp_path):
     entries = [json.loads(line) for line in (folder / "feedback.jsonl").read_text().splitlines()]
     assert entries and all(e["feedback"] is None and "repeat the schema" in e["feedback_error"] for e in entries)
     assert not (folder / "validation.jsonl").read_text().strip() and result["overall"]["n"] == 0
+
+
+def test_a_judge_that_fails_calibration_is_said_on_screen_and_beside_its_scores(tmp_path):
+    """A judge that accepts every answer (false-positive rate 1.0): the interviewer protocol warns when the run
+    begins, as JudgeAgent does, and marks the follow-up scores it graded."""
+    yes = FunctionModel(lambda messages: json.dumps({"reasoning": "The reply states the answer plainly.",
+                                                     "correct": True, "adequate": True}), "jdg")
+    heard = []
+    result = run_protocol("interviewer", items(), models={**roles(Script()), "judge": yes},
+                          config={"judge_policy": "calibrated", "resamples": 200}, run_dir=tmp_path / "run",
+                          cache=False, notify=heard.append)
+    assert len(heard) == 1 and heard[0].startswith("warning: ") and "calibration" in heard[0]
+    assert "failed calibration" in result.summary["trust"]["followup"]

@@ -17,7 +17,7 @@ import typer
 from ..errors import Interrupted, JudgeAgentError
 from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 from .app import app
-from .fields import ConfigOption, every_tenth, parse_fields, parse_roles
+from .fields import ConfigOption, clock, every_tenth, parse_fields, parse_roles
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -333,6 +333,7 @@ class _QuestionBar:
         from tqdm import tqdm
 
         self.bar = tqdm(total=self.total, desc="starting", unit="q", disable=not sys.stderr.isatty())
+        self.started = time.monotonic()
         return self
 
     def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
@@ -354,9 +355,10 @@ class _QuestionBar:
         if self.bar is None or name == self.stage_name:
             return
         self.stage_name = name
-        if self.bar.disable:
-            typer.echo(f"{name} ({self.asked} questions asked, {self.bar.format_interval(self.bar.format_dict['elapsed'])})",
-                       err=True)
+        if self.bar.disable:  # a log: tqdm keeps no clock when it draws nothing, so the elapsed time is ours
+            elapsed = time.monotonic() - self.started
+            rate = f", {self.asked / elapsed:.2f} questions/s" if elapsed > 0 and self.asked else ""
+            typer.echo(f"{name} ({self.asked} questions asked, {clock(elapsed)} elapsed{rate})", err=True)
         else:
             self.bar.set_description(name)
 

@@ -48,9 +48,23 @@ def first_error(e: ValueError) -> str:
 
 def every_tenth(say: Callable[[int, int], str]) -> Callable[[int, int], None]:
     """A progress callback (done, total) printing `say(done, total)` on stderr every tenth of the way and at
-    the end: what validate, rescore and the episodes of evaluate print."""
+    the end, with the time since the first call and the rate: what validate, rescore and the episodes of
+    evaluate print (also into a log, where no bar can be drawn)."""
+    import time
+
+    start = time.monotonic()
+
     def said(done: int, total: int) -> None:
         if done == total or done % max(1, total // 10) == 0:
-            typer.echo(say(done, total), err=True)
+            elapsed = time.monotonic() - start
+            rate = f", {done / elapsed:.2f}/s" if elapsed > 0 and done else ""
+            typer.echo(f"{say(done, total)} ({clock(elapsed)} elapsed{rate})", err=True)
 
     return said
+
+
+def clock(seconds: float) -> str:
+    """12:34 or 1:02:03."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"

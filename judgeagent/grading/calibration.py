@@ -290,3 +290,9 @@ def unvetted(calibration: dict[str, Any] | None) -> str | None:
     measured = ", ".join(f"{name} {value:.2f}" for name, value in (("accuracy", accuracy), ("false-positive rate", fpr))
                          if value is not None)
     return f"graded by a judge that failed calibration ({measured})"
+
+
+def warn_if_unvetted(calibration: Calibration, notify: Any) -> None:
+    """A judge that failed calibration is said on screen when the run begins, whatever the protocol."""
+    if notify and calibration.policy != "off" and not calibration.passed:
+        notify(f"warning: {calibration.note}")

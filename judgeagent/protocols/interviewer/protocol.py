@@ -42,11 +42,12 @@ class InterviewerProtocol(Protocol):
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
-        from ...grading.calibration import vetted_checker
+        from ...grading.calibration import vetted_checker, warn_if_unvetted
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
                                                     ctx.config.seed)
+        warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         return Prepared(InterviewerState(checker),
                         {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()})
 

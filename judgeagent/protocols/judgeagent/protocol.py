@@ -105,7 +105,7 @@ class JudgeAgentProtocol(Protocol):
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         """The batches' shared context, and the judge vetted on pairs from the benchmark (Algorithm 1's setup)."""
-        from ...grading.calibration import vetted_checker
+        from ...grading.calibration import vetted_checker, warn_if_unvetted
         from .batch import Context, plan_ahead
 
         config: EvalConfig = ctx.config
@@ -130,8 +130,7 @@ class JudgeAgentProtocol(Protocol):
         except BaseException:  # no run follows (the endpoint is down, Ctrl-C): drop the queued work, close the store
             shared.close()
             raise
-        if notify and config.checker.judge_policy != "off" and not calibration.passed:
-            notify(f"warning: {calibration.note}")
+        warn_if_unvetted(calibration, notify)
         return Prepared(shared, {"judge_calibration": calibration.to_dict()})
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:

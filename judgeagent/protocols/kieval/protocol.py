@@ -55,11 +55,12 @@ class KIEvalProtocol(Protocol):
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
-        from ...grading.calibration import vetted_checker
+        from ...grading.calibration import vetted_checker, warn_if_unvetted
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
                                                     ctx.config.seed)
+        warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         state = KIEvalState(checker)
         if ctx.graph is not None:
             from ...graph.sample import PathSampler
