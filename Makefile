@@ -11,7 +11,7 @@ DEMO_QUESTION ?= Which rocket carried the Rosetta spacecraft, and from where did
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: demo test install local browser sandbox clean
+.PHONY: demo test test-fast install local browser sandbox clean
 
 install: $(VENV)/.installed
 
@@ -58,6 +58,10 @@ $(VENV)/.extras: $(VENV)/.installed
 
 test: install local browser sandbox $(VENV)/.extras
 	$(BIN)/python -m pytest -q
+
+# The edit loop: everything but the slow tests and those needing a model server, a browser or Ray (docs/testing.md).
+test-fast: install sandbox $(VENV)/.extras
+	$(BIN)/python -m pytest -q -m "not slow and not model and not browser and not ray"
 
 clean:
 	rm -rf $(VENV) graphs/demo .pytest_cache

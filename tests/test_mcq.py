@@ -12,11 +12,6 @@ from judgeagent.grading.mcq import DistractorBuilder, check_options, to_record
 from tests.conftest import DATA
 
 
-@pytest.fixture(scope="module")
-def hotpot_graph(tmp_path_factory):
-    return build_graph(DATA / "hotpotqa" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "hotpot")
-
-
 def converted(graph, name, seed=0):
     items = load_benchmark(DATA / name / "small.questions.jsonl").items
     return items, DistractorBuilder(graph, seed=seed).convert(items)

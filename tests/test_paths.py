@@ -15,14 +15,6 @@ from judgeagent.graph.specificity import GENERIC
 from .conftest import DATA
 
 
-@pytest.fixture(scope="module")
-def hotpot_graph(tmp_path_factory):
-    """HotpotQA small: 60 Wikipedia paragraphs, one chunk each."""
-    from judgeagent import build_graph
-
-    return build_graph(DATA / "hotpotqa" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "hotpot")
-
-
 def _questions(dataset: str, graph) -> list[tuple[str, set[str]]]:
     docs = set(graph.doc_ids)
     out = []

@@ -22,8 +22,8 @@ def leaked_strings(text: str, golds: Sequence[tuple[str, dict[str, str] | None, 
             g = normalise_answer(gold)
             if len(g) >= 4 and any(c.isalpha() for c in g) and f" {g} " in norm:
                 found.append(gold)
-            elif g and re.search(rf"\b(answer|correct option|correct choice)\s+(is|was|:)\s+\W*{re.escape(g)}\b",
-                                 text, re.IGNORECASE):
+            elif g and re.search(rf"\b(answer|correct option|correct choice)\s*(?:(?:is|was)\s*:?|:)\s*\W*"
+                                 rf"{re.escape(g)}\b", text, re.IGNORECASE):  # "is 42", "is: 42", ": 42"
                 found.append(gold)
         if letter and re.search(rf"\b(answer|option|choice)\s+(is\s+|was\s+|:\s*)?\(?{letter}\)?(?![\w'])", text):
             found.append(f"option {letter}")

@@ -1,0 +1,184 @@
+"""Mutation testing over `ast`: put one small defect at a time into a module, run the tests that cover it, and
+list the defects no test caught (the surviving mutants). `make mutants` runs every target below.
+
+    .venv/bin/python scripts/mutants.py [MODULE ...] [--out bench/mutants.md] [--timeout 300] [--list]
+
+Each mutant changes one node: a comparison (`<` for `<=`, `==` for `!=`, `in` for `not in`, ...), an arithmetic
+or boolean operator (`+`/`-`, `*`/`/`, `and`/`or`), a `not` removed, a constant (a number + 1, `True`/`False`
+swapped, a string emptied), or a `return` of None. The module file is rewritten in place for the test run and
+restored afterwards, whatever happens (Ctrl-C included). A mutant is killed when the tests fail (or time out), and
+survives when they pass: then either a test is missing, or the mutant does not change behaviour (an equivalent
+mutant: list it in EQUIVALENT with the reason, and it is left out of the score). docs/testing.md says how to read
+the report.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TARGETS: dict[str, list[str]] = {
+    # module -> the tests that cover it (run with -x: the first failure kills the mutant)
+    "judgeagent/metrics.py": ["tests/test_metrics.py"],
+    "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
+    "judgeagent/grading/choice.py": ["tests/test_answer_rules.py", "tests/test_answers.py"],
+    "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
+}
+
+EQUIVALENT: dict[str, str] = {
+    # "module:line:col:what": "why it changes nothing that can be observed",
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    line: int
+    col: int
+    what: str
+    source: str
+
+    @property
+    def key(self) -> str:
+        """Where and what: unique within a module (two constants on one column differ in `what` or position)."""
+        return f"{self.module}:{self.line}:{self.col}:{self.what}"
+
+
+_SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv, ast.And: ast.Or, ast.Or: ast.And,
+}
+
+
+def _points(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
+    """Every place a mutant can go, with what it does there."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for i, op in enumerate(node.ops):
+                if type(op) in _SWAPS:
+                    yield node, f"compare{i}:{type(op).__name__}->{_SWAPS[type(op)].__name__}"
+        elif isinstance(node, (ast.BinOp, ast.BoolOp)) and type(node.op) in _SWAPS:
+            yield node, f"op:{type(node.op).__name__}->{_SWAPS[type(node.op)].__name__}"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            yield node, "not:removed"
+        elif isinstance(node, ast.Constant) and id(node) not in docstrings:
+            if isinstance(node.value, bool):
+                yield node, f"const:{node.value}->{not node.value}"
+            elif isinstance(node.value, (int, float)):
+                yield node, f"const:{node.value}->{node.value + 1}"
+            elif isinstance(node.value, str) and node.value:
+                yield node, "const:str->empty"
+        elif isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            yield node, "return:None"
+
+
+def _apply(node: ast.AST, what: str) -> None:
+    kind = what.split(":")[0]
+    if kind.startswith("compare"):
+        i = int(kind.removeprefix("compare"))
+        node.ops[i] = _SWAPS[type(node.ops[i])]()  # type: ignore[attr-defined]
+    elif kind == "op":
+        node.op = _SWAPS[type(node.op)]()  # type: ignore[attr-defined]
+    elif kind == "not":
+        raise AssertionError("handled by the parent")
+    elif kind == "const":
+        value = node.value  # type: ignore[attr-defined]
+        node.value = (not value) if isinstance(value, bool) else (value + 1 if isinstance(value, (int, float))  # type: ignore[attr-defined]
+                                                                  else "")
+    elif kind == "return":
+        node.value = ast.Constant(None)  # type: ignore[attr-defined]
+
+
+class _Unnot(ast.NodeTransformer):
+    def __init__(self, target: tuple[int, int]) -> None:
+        self.target = target
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and (node.lineno, node.col_offset) == self.target:
+            return node.operand
+        return node
+
+
+def mutants(module: str) -> list[Mutant]:
+    text = (ROOT / module).read_text()
+    tree = ast.parse(text)
+    out = []
+    for index, (node, what) in enumerate(list(_points(tree))):
+        copied = copy.deepcopy(tree)
+        twin = [n for n, w in _points(copied)][index]
+        if what == "not:removed":
+            copied = _Unnot((twin.lineno, twin.col_offset)).visit(copied)
+        else:
+            _apply(twin, what)
+        source = ast.unparse(ast.fix_missing_locations(copied))
+        if source != ast.unparse(tree) and all(m.source != source for m in out):
+            out.append(Mutant(module, node.lineno, node.col_offset, f"{what}#{index}", source))
+    return out
+
+
+def run(mutant: Mutant, tests: list[str], timeout: float) -> str:
+    """killed, survived or timeout (a timeout counts as killed: the defect was noticed)."""
+    path = ROOT / mutant.module
+    original = path.read_text()
+    try:
+        path.write_text(mutant.source)
+        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                              cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+        return "survived" if done.returncode == 0 else "killed"
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    finally:
+        path.write_text(original)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("modules", nargs="*", help="modules of TARGETS (default: all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "mutants.md")
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--list", action="store_true", help="only count the mutants")
+    args = parser.parse_args()
+    chosen = args.modules or list(TARGETS)
+    rows, survivors = [], []
+    for module in chosen:
+        found = mutants(module)
+        if args.list:
+            print(f"{module}: {len(found)} mutants")
+            continue
+        start = time.perf_counter()
+        outcome = {m.key: run(m, TARGETS[module], args.timeout) for m in found}
+        counted = [k for k in outcome if k not in EQUIVALENT]
+        alive = [k for k in counted if outcome[k] == "survived"]
+        survivors += [m for m in found if m.key in alive]
+        score = 1 - len(alive) / len(counted) if counted else 1.0
+        rows.append(f"| {module} | {len(found)} | {len(counted) - len(alive)} | {len(alive)} | "
+                    f"{len(found) - len(counted)} | {100 * score:.0f}% | {time.perf_counter() - start:.0f} s |")
+        print(rows[-1], flush=True)
+    if args.list:
+        return
+    lines = ["# Mutation testing", "", f"`scripts/mutants.py`, {time.strftime('%Y-%m-%d')}: each mutant one defect, "
+             "the module's tests run against it (docs/testing.md).", "",
+             "| module | mutants | killed | survived | equivalent | score | time |", "|---|---|---|---|---|---|---|",
+             *rows, "", "## Surviving mutants", ""]
+    lines += [f"- `{m.key}`" for m in survivors] or ["none"]
+    args.out.write_text("\n".join(lines) + "\n")
+    print(f"written: {args.out}")
+
+
+if __name__ == "__main__":
+    main()
