@@ -237,3 +237,17 @@ def test_progress_lines_in_a_log_carry_the_elapsed_time_and_the_rate(capsys, mon
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "episodes: 2/20 done (00:06 elapsed, 0.33/s)" and lines[-1] == "episodes: 20/20 done (01:00 elapsed, 0.33/s)"
     assert clock(3725) == "1:02:05"
+
+
+def test_contradictory_options_are_refused_before_anything_is_read(tmp_path, capsys):
+    from judgeagent.cli import main
+
+    bench = tmp_path / "b.jsonl"
+    bench.write_text('{"qid": "q1", "question": "Q?", "answer": "a"}\n')
+    code = main(["evaluate", "--resume", str(tmp_path / "run"), "--run-dir", str(tmp_path / "other")])
+    err = capsys.readouterr().err
+    assert code == 1 and "--resume" in err and "--run-dir names another" in err and not (tmp_path / "other").exists()
+    code = main(["evaluate", "--target", "local", "--benchmark", str(bench), "--max-passage-words", "50", "--no-graph",
+                 "--no-extension", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 1 and "--max-passage-words cuts the items' passages, and no item of" in err

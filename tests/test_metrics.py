@@ -70,3 +70,47 @@ def test_mean_interval_and_the_convergence_rule():
         lo, hi = mean_interval(scores[k])["interval"]
         assert lo - epsilon <= mu <= hi + epsilon
     assert not converged({}, 0.5) and not converged({"a": [1.0, 1.0]}, 0.5)  # below min_runs
+
+
+def test_every_rate_is_reported_under_its_name():
+    """The whole dict, so a renamed or dropped key fails (readers take them by name)."""
+    pairs = [(True, True)] * 4 + [(False, True)] * 3 + [(True, False)] + [(False, False)] * 2
+    assert rates(pairs) == {
+        "n": 10, "right_before": 5, "right_after": 7, "wrong_to_right": 3, "right_to_wrong": 1,
+        "acc1": 0.5, "acc2": 0.7, "cr": 0.3, "cte": 0.1, "delta": 0.2,
+        "cr_given_wrong": 0.6, "cte_given_right": 0.2, "mcnemar_p": pytest.approx(0.625)}
+
+
+def test_bootstrap_percentiles_by_hand():
+    """The interval is the 2.5th and 97.5th percentiles of the statistic over `resamples` resamples (2000 by
+    default, seed 0), recomputed here from the same draws; a 50% level narrows it."""
+    import numpy as np
+
+    pairs = [(False, True)] * 7 + [(True, True)] * 9 + [(True, False)] * 3 + [(False, False)] * 6
+    arr = np.array(pairs, dtype=bool)
+    idx = np.random.default_rng(0).integers(0, len(arr), size=(2000, len(arr)))
+    a, b = arr[idx, 0], arr[idx, 1]
+    delta = (~a & b).mean(1) - (a & ~b).mean(1)
+    ci = bootstrap(pairs)
+    assert ci["delta"] == (float(np.percentile(delta, 2.5)), float(np.percentile(delta, 97.5)))
+    assert ci["acc1"] == (float(np.percentile(a.mean(1), 2.5)), float(np.percentile(a.mean(1), 97.5)))
+    assert ci["cr"] == (float(np.percentile((~a & b).mean(1), 2.5)), float(np.percentile((~a & b).mean(1), 97.5)))
+    narrow = bootstrap(pairs, level=0.5)["delta"]
+    assert ci["delta"][0] < narrow[0] <= narrow[1] < ci["delta"][1]
+
+
+def test_mean_interval_at_its_edges_and_convergence_at_its_bounds():
+    from judgeagent.metrics import converged, mean_interval
+
+    assert mean_interval([5.0]) == {"n": 1, "mean": 5.0, "half_width": None, "interval": None}
+    assert mean_interval([]) == {"n": 0, "mean": None, "half_width": None, "interval": None}
+    two = mean_interval([1.0, 3.0])  # sd 1.414..., n 2: the first case with an interval
+    half = 1.96 * 2 ** 0.5 / 2 ** 0.5
+    assert two["n"] == 2 and two["half_width"] == pytest.approx(half) and two["interval"] == pytest.approx(
+        [2.0 - half, 2.0 + half])
+    assert mean_interval([1.0, 3.0], z=1.0)["half_width"] == pytest.approx(1.0)
+    values = [1.0, 3.0, 2.0]  # half-width 1.96 * 1 / sqrt(3) = 1.1316
+    width = mean_interval(values)["half_width"]
+    assert converged({"a": values}, width + 1e-9) is True and converged({"a": values}, width) is False
+    assert converged({"a": values}, 10.0, min_runs=3) is True and converged({"a": values}, 10.0, min_runs=4) is False
+    assert converged({}, 0.5) is False

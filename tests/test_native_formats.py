@@ -186,3 +186,21 @@ def test_evaluate_takes_a_native_benchmark_and_says_what_it_left_out(capsys):
                  "--limit", "3"]) == 0
     out, err = capsys.readouterr()
     assert "estimate for 3 items" in out
+
+
+def test_a_truncated_iwslt_archive_is_one_line_not_an_abort(tmp_path, capsys):
+    """A gzip stream cut short raises EOFError, which click takes for Ctrl-C ("aborted", exit 130)."""
+    from judgeagent.cli.main import main
+
+    source = WIT3 / "en" / "zh" / "en-zh.tgz"
+    cut = tmp_path / "texts" / "en" / "zh" / "en-zh.tgz"
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes(source.read_bytes()[: source.stat().st_size // 2])
+    other = tmp_path / "texts" / "zh" / "en" / "zh-en.tgz"  # the references' archive, whole
+    other.parent.mkdir(parents=True)
+    other.write_bytes((WIT3 / "zh" / "en" / "zh-en.tgz").read_bytes())
+    with pytest.raises(JudgeAgentError, match=r"en-zh\.tgz is truncated \(its compressed data ends early\)"):
+        load_benchmark(f"iwslt:{cut}")
+    code = main(["evaluate", "--benchmark", f"iwslt:{cut}", "--target", "local", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 1 and "is truncated" in err and "aborted" not in err and len(err.strip().splitlines()) == 1

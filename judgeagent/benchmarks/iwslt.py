@@ -67,6 +67,8 @@ def _segments(archive: Path, member: str) -> dict[tuple[str, str], tuple[str, di
             root = ET.fromstring(data.read())
     except KeyError:
         raise JudgeAgentError(f"{archive} has no {member}: is it a WIT3 test archive of that year?") from None
+    except EOFError:  # a gzip stream cut short: click would take it for Ctrl-C ("aborted", exit 130)
+        raise JudgeAgentError(f"{archive} is truncated (its compressed data ends early): download it again") from None
     except (tarfile.TarError, OSError, ET.ParseError) as e:
         raise JudgeAgentError(f"cannot read {member} in {archive}: {e}") from None
     out: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}

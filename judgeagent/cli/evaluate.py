@@ -112,6 +112,7 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     from ..models.spec import load_registry
     from ..protocols import get_protocol, run_protocol
 
+    _refuse_contradictions(args, given)
     protocol = get_protocol(_protocol_name(args, given))
     if args["resume"]:
         stored = _from_run(Path(args["resume"]))
@@ -127,6 +128,9 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     clock = time.perf_counter()
     graph = _graph(args["graph"])
     benchmark = _benchmark(args, graph)
+    if args["max_passage_words"] and not any(item.passage for item in benchmark.items):
+        raise JudgeAgentError(f"--max-passage-words cuts the items' passages, and no item of {args['benchmark']} has "
+                              "one: give --passages (their documents from the graph) with it, or leave it out")
     timings = {"loading graph and benchmark": time.perf_counter() - clock}
     registry = load_registry(args["config"])
     if args["base_url"]:
@@ -186,6 +190,13 @@ def model_settings(args: dict[str, Any]) -> dict[str, Any]:
         except ValueError:
             settings[key] = text
     return settings
+
+
+def _refuse_contradictions(args: dict[str, Any], given: set[str]) -> None:
+    """Options that cannot both hold, in one line before anything is read."""
+    if args["resume"] and "run_dir" in given and Path(args["run_dir"]) != Path(args["resume"]):
+        raise JudgeAgentError(f"--resume {args['resume']} continues the run in that folder and --run-dir names another "
+                              f"({args['run_dir']}): give one of them")
 
 
 def render_timings(outer: dict[str, float], run: dict[str, float]) -> str:

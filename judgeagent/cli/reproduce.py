@@ -6,7 +6,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ..errors import JudgeAgentError
+from ..errors import Interrupted, JudgeAgentError
 from .app import app
 from .fields import ConfigOption, parse_roles
 
@@ -48,7 +48,11 @@ def reproduce_cmd(
         typer.echo(render_plan(plan, registry))
         return
     typer.echo(render_plan(plan, registry), err=True)
-    _summary, table, folder = reproduce(plan, registry, run_dir=run_dir, cache=not no_cache, paper_row=paper_row)
+    try:
+        _summary, table, folder = reproduce(plan, registry, run_dir=run_dir, cache=not no_cache, paper_row=paper_row)
+    except KeyboardInterrupt:  # the run's journal keeps every finished call
+        again = f"the same command{' (same --run-dir)' if run_dir else ''}"
+        raise Interrupted(f"resume with {again}: finished calls are not made again") from None
     typer.echo(table)
     typer.echo(f"run: {folder}")
 

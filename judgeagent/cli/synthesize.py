@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import JudgeAgentError
+from ..errors import Interrupted, JudgeAgentError
 from ..limits import MAX_HOPS
 from .app import app
 from .fields import ConfigOption, every_tenth, first_error
@@ -57,8 +57,11 @@ def synthesize_cmd(
         typer.echo(json.dumps(estimate(loaded, settings, prices), indent=2))
         return
     progress = None if quiet else every_tenth(lambda done, total: f"synthesize: {done}/{total} items")
-    result = synthesize(loaded, out, settings, interviewer=interviewer, from_run=from_run, registry=registry,
-                        cache_dir=cache_dir, cache=not no_cache, progress=progress)
+    try:
+        result = synthesize(loaded, out, settings, interviewer=interviewer, from_run=from_run, registry=registry,
+                            cache_dir=cache_dir, cache=not no_cache, progress=progress)
+    except KeyboardInterrupt:  # the journal keeps every finished call: the same command continues
+        raise Interrupted(f"continue it with the same command (--out {out})") from None
     card = result.card
     kept = ", ".join(f"{c['difficulty']} {c['kept']}/{c['wanted']}" for c in card["checks"])
     cov = card["coverage"]

@@ -35,6 +35,8 @@ def _segments(archive: Path, pair: str, lang: str) -> dict[str, list[tuple[str, 
         with tarfile.open(archive, "r:gz") as tar:
             found = tar.extractfile(member)
             data = found.read() if found else b""
+    except EOFError:  # a gzip stream cut short: click would take it for Ctrl-C ("aborted", exit 130)
+        raise JudgeAgentError(f"{archive} is truncated (its compressed data ends early): download it again") from None
     except (OSError, tarfile.TarError, KeyError) as e:
         raise JudgeAgentError(f"cannot read {member} from {archive}: {e}") from None
     if not data:
