@@ -12,6 +12,9 @@ And KIEval's and Teach2Eval's summaries now say which scoring produced their num
 reference runs ask for the scoring they had (`linear`, `geometric`), and that one key is left out of the comparison.
 The Interviewer's summary names its choices the same way; its reference run asks no follow-ups and has no LaTeX gold,
 so the paper-faithful defaults (outcome-dependent follow-ups, MATH answers where the gold is LaTeX) change no record.
+The Interviewer's and KIEval's summaries also mark the numbers a judge graded without passing calibration (`trust`,
+issue 43), and a role's usage names the model its endpoint answered with (`served`): both checked, against TRUST and
+SERVED, and left out of the comparison.
 """
 from __future__ import annotations
 
@@ -30,11 +33,31 @@ SCORING = {"kieval": {"scoring": "linear", "decay": True, "early_stop": True}, "
 """The summary key added after the references were captured, and its value in the reference runs (DynaEval's
 runs at its new defaults: its 2 fixed repetitions play what 2 repetitions under the stopping rule played)."""
 
+_UNCALIBRATED = "graded by a judge that was not calibrated (judge policy off: deterministic rules only)"
+TRUST = {"interviewer": {"followup": _UNCALIBRATED}, "kieval": {"kieval": _UNCALIBRATED}}
+"""Issue 43's trust marks, added after the references: the reference runs grade with the judge off, so the numbers
+that rest on the judge (the follow-ups, KIEval's scores) say so; the key is checked and left out of the comparison."""
+
 
 def renamed(name: str, data: bytes) -> bytes:
     for old, new in RENAMED.get(name, []):
         data = data.replace(old, new)
     return data
+
+
+SERVED = {"judgeagent": {"interviewer": ["interviewer-model"], "judge": ["interviewer-model"],
+                        "target": ["target-model"]}}
+"""Issue 43's provenance, added after the references: each role's usage names the model its endpoint answered with
+(the JudgeAgent reference runs on loopback servers; the others' models are Python objects, which name none)."""
+
+
+def without_served(name: str, summary: bytes) -> bytes:
+    import json
+
+    data = json.loads(summary)
+    served = {role: line.pop("served") for role, line in (data.get("usage") or {}).items() if "served" in line}
+    assert served == SERVED.get(name, {})
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode() if served else summary
 
 
 @pytest.mark.parametrize("name", list(RUNS))
@@ -48,7 +71,9 @@ def test_a_scripted_run_writes_what_the_code_before_the_move_wrote(name, tmp_pat
 
         summary = json.loads(found["summary.json"])
         assert summary.pop("scoring") == SCORING[name]
+        if name in TRUST:
+            assert summary.pop("trust") == TRUST[name]
         assert json.dumps(summary, indent=2, ensure_ascii=False) == json.dumps(json.loads(reference["summary.json"]),
                                                                               indent=2, ensure_ascii=False)
         return
-    assert found["summary.json"] == reference["summary.json"]
+    assert without_served(name, found["summary.json"]) == reference["summary.json"]

@@ -225,12 +225,18 @@ STEAL_KEYS = submission("""
     # not namespaced: the evaluator's are listed here too).
     out.append(libc.syscall(248, b'user', b'planted', b'x', 1, ctypes.c_int(-4)) >= 0 or err())
     buffer = ctypes.create_string_buffer(256)
-    for line in open('/proc/keys'):
-        serial = int(line.split()[0], 16)
-        libc.syscall(250, 8, serial, ctypes.c_int(-3))  # KEYCTL_LINK into its own session keyring
-        n = libc.syscall(250, 11, serial, buffer, 256)  # KEYCTL_READ
-        if n > 0 and 'canary' in line:
-            out.append(buffer.raw[:n].decode(errors='replace'))
+    keys = [(int(line.split()[0], 16), 'canary' in line) for line in open('/proc/keys')]
+    read = set()
+    # First as a possessor through the user-session keyring; then each linked into a session keyring of its own
+    # (which ends that first route, so it comes second).
+    for link in (False, True):
+        for serial, canary in keys:
+            if link:
+                libc.syscall(250, 8, serial, ctypes.c_int(-3))  # KEYCTL_LINK
+            n = libc.syscall(250, 11, serial, buffer, 256)  # KEYCTL_READ
+            if n > 0 and canary and serial not in read:
+                read.add(serial)
+                out.append(buffer.raw[:n].decode(errors='replace')[:40])
     out.append(err())
     return out""")
 
@@ -242,12 +248,15 @@ def test_the_evaluators_keyring_is_out_of_reach(who, host, nothing_left):
             add_canary_key("judgeagent-canary", secret)
     except OSError as e:
         pytest.skip(f"this host refuses keyrings to the evaluator too ({e})")
-    before = set(Path("/proc/keys").read_text().splitlines())
-    got = report(run_as(who, host, STEAL_KEYS, setup=lambda: add_canary_key("judgeagent-canary", secret)
-                        if who == "user" else None))
+    before = keys_listed()
+    try:
+        got = report(run_as(who, host, STEAL_KEYS, setup=lambda: add_canary_key("judgeagent-canary", secret)
+                            if who == "user" else None))
+    finally:
+        remove_keys("judgeagent-canary")
     assert secret not in got and "Operation not permitted" in got, got
-    new = set(Path("/proc/keys").read_text().splitlines()) - before
-    assert all("judgeagent-canary" in line for line in new), new  # the user's own canary at most: nothing planted
+    new = keys_listed() - before
+    assert all(description.startswith("judgeagent-canary") for _, description in new), new  # nothing planted
 
 
 def cgroup_tree() -> set[str]:
@@ -373,7 +382,17 @@ def test_the_walls_bite_without_them(host):
     try:
         result = run_tests(STEAL_KEYS, TEST, "f", LIMITS, isolation="none")
     finally:
-        for line in Path("/proc/keys").read_text().splitlines():
-            if line.split()[-2].rstrip(":") in ("planted", "judgeagent-canary-bite", "judgeagent-canary"):
-                LIBC.syscall(NR["keyctl"], 9, int(line.split()[0], 16), ctypes.c_int(-4))  # KEYCTL_UNLINK
+        remove_keys("planted", "judgeagent-canary-bite")
     assert secret in result.detail, result
+
+
+def keys_listed() -> set[tuple[str, str]]:
+    """(serial, description) of every key /proc/keys shows this process (not the link counts, which change)."""
+    return {(line.split()[0], line.split()[8].rstrip(":")) for line in Path("/proc/keys").read_text().splitlines()}
+
+
+def remove_keys(*names: str) -> None:
+    """This process's user keyring without the keys of these descriptions (what the tests put or let be put)."""
+    for line in Path("/proc/keys").read_text().splitlines():
+        if line.split()[-2].rstrip(":") in names:
+            LIBC.syscall(NR["keyctl"], 9, int(line.split()[0], 16), ctypes.c_int(-4))  # KEYCTL_UNLINK
