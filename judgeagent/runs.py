@@ -344,6 +344,15 @@ def check_run_format(manifest: dict[str, Any], folder: Path) -> None:
                               f"{', '.join(map(str, READS_RUN_FORMATS))}: rerun the evaluate command to make it again")
 
 
+def run_protocol_name(manifest: dict[str, Any], folder: Path) -> str:
+    """The protocol a run folder was written by (runs from before protocols are JudgeAgent runs); another kind of
+    folder with a run's manifest (a synthesis's work folder) is refused by name, with where its output is."""
+    if manifest.get("kind") == "synthesis":
+        raise JudgeAgentError(f"{folder} is the work folder of a synthesis, not a run: its dataset is "
+                              f"{folder.parent / 'items.jsonl'} (evaluate a model on it with --benchmark)")
+    return str(manifest.get("protocol", "judgeagent"))
+
+
 def load_run(folder: str | Path) -> Run:
     """A run to read (even one being written): it never writes, and takes no lock."""
     folder = Path(folder)

@@ -211,3 +211,17 @@ def test_out_must_be_new_empty_or_the_same_synthesis(tmp_path, demo_graph):
                "--interviewer", "local", "--dry-run")
     assert done.returncode == 0 and json.loads(done.stdout)["calls_low"] == 15 * 2
     assert not (tmp_path / "set").exists()
+
+
+def test_a_synthesis_work_folder_is_refused_by_every_run_command(tmp_path, demo_graph, capsys):
+    """Its manifest is a run's: report, validate, view, export and evaluate --resume name it for what it is."""
+    from judgeagent.cli import main
+
+    synthesize(demo_graph, tmp_path / "set", SynthesisConfig(n=2, difficulties=("easy",)), cache=False)
+    work = tmp_path / "set" / ".synthesis"
+    for argv in (["report", work], ["validate", work], ["view", work], ["export", work], ["evaluate", "--resume", work]):
+        code = main([str(a) for a in argv])
+        err = capsys.readouterr().err
+        assert code == 1 and "is the work folder of a synthesis, not a run" in err, (argv, err)
+        assert str(tmp_path / "set" / "items.jsonl") in err and len(err.strip().splitlines()) == 1
+    assert not (work / "viewer.html").exists() and not list(work.glob("*_judgeagent-*.json"))  # nothing written

@@ -246,7 +246,9 @@ def _protocol_name(args: dict[str, Any], given: set[str]) -> str:
     if args["resume"] and ("protocol" not in given or args["protocol"] == "judgeagent"):
         from ..runs import load_manifest
 
-        return str(load_manifest(Path(args["resume"])).get("protocol", "judgeagent"))
+        from ..runs import run_protocol_name
+
+        return run_protocol_name(load_manifest(Path(args["resume"])), Path(args["resume"]))
     return str(args["protocol"])
 
 

@@ -77,8 +77,9 @@ def protocol_of_run(folder: str | Path) -> Protocol:
     if folder.is_dir() and not (folder / "manifest.json").is_file():
         raise JudgeAgentError(f"{folder} is not a run folder (no manifest.json); give a folder judgeagent evaluate "
                               "wrote (its --run-dir)")
-    # Runs from before protocols existed are JudgeAgent runs.
-    return get_protocol(str(load_manifest(folder).get("protocol", "judgeagent")))
+    from ..runs import run_protocol_name
+
+    return get_protocol(run_protocol_name(load_manifest(folder), folder))
 
 
 def compare_runs(folders: list[str | Path]) -> str:

@@ -14,7 +14,7 @@ from ...grading.answers import AnswerChecker, other_golds
 from ...grading.leakage import leaked_strings, redact
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
-from ...runs import Run, load_manifest, load_run, lock_run
+from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
 from .feedback import read_feedback
 
@@ -31,7 +31,7 @@ def with_suggestions(messages: list[Message], suggestions: str) -> list[Message]
 
 def open_finished(folder: str | Path) -> Run:
     run = load_run(folder)
-    protocol = run.manifest.get("protocol", "judgeagent")  # runs from before protocols are JudgeAgent runs
+    protocol = run_protocol_name(run.manifest, run.folder)  # runs from before protocols are JudgeAgent runs
     if protocol != "judgeagent":
         raise JudgeAgentError(f"run {folder} is a {protocol} run: this step is JudgeAgent's; "
                               f"its report: judgeagent report {folder}")
@@ -59,7 +59,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
 
     refuse_inside_a_loop("validate", "asyncio.to_thread(validate, ...)")
 
-    protocol = load_manifest(Path(folder)).get("protocol", "judgeagent")
+    protocol = run_protocol_name(load_manifest(Path(folder)), Path(folder))
     if protocol != "judgeagent":
         raise JudgeAgentError(f"validate re-answers with JudgeAgent's feedback; {folder} is a {protocol} run "
                               f"(its report: judgeagent report {folder})")
