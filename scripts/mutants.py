@@ -36,6 +36,8 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what#n": "why it changes nothing that can be observed",
     "judgeagent/metrics.py:11:0:const:str->empty#0": "the docstring of `Pair`, a string no code reads",
+    "judgeagent/metrics.py:38:12:const:0->1#36": "McNemar's early return for n == 0 moved to n == 1: both n give "
+                                                "p = 1.0 by the formula too",
 }
 
 

@@ -86,15 +86,20 @@ def test_bootstrap_percentiles_by_hand():
     default, seed 0), recomputed here from the same draws; a 50% level narrows it."""
     import numpy as np
 
-    pairs = [(False, True)] * 7 + [(True, True)] * 9 + [(True, False)] * 3 + [(False, False)] * 6
+    # Many questions, so that the percentiles fall between resampled values (another seed, count or level moves them)
+    pairs = [(False, True)] * 271 + [(True, True)] * 389 + [(True, False)] * 97 + [(False, False)] * 243
     arr = np.array(pairs, dtype=bool)
     idx = np.random.default_rng(0).integers(0, len(arr), size=(2000, len(arr)))
     a, b = arr[idx, 0], arr[idx, 1]
     delta = (~a & b).mean(1) - (a & ~b).mean(1)
     ci = bootstrap(pairs)
-    assert ci["delta"] == (float(np.percentile(delta, 2.5)), float(np.percentile(delta, 97.5)))
-    assert ci["acc1"] == (float(np.percentile(a.mean(1), 2.5)), float(np.percentile(a.mean(1), 97.5)))
-    assert ci["cr"] == (float(np.percentile((~a & b).mean(1), 2.5)), float(np.percentile((~a & b).mean(1), 97.5)))
+
+    def interval(values):
+        return pytest.approx((float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))), rel=1e-12)
+
+    assert ci["delta"] == interval(delta) and ci["acc1"] == interval(a.mean(1))
+    assert ci["acc2"] == interval(b.mean(1)) and ci["cr"] == interval((~a & b).mean(1))
+    assert ci["cte"] == interval((a & ~b).mean(1))
     narrow = bootstrap(pairs, level=0.5)["delta"]
     assert ci["delta"][0] < narrow[0] <= narrow[1] < ci["delta"][1]
 
@@ -114,3 +119,7 @@ def test_mean_interval_at_its_edges_and_convergence_at_its_bounds():
     assert converged({"a": values}, width + 1e-9) is True and converged({"a": values}, width) is False
     assert converged({"a": values}, 10.0, min_runs=3) is True and converged({"a": values}, 10.0, min_runs=4) is False
     assert converged({}, 0.5) is False
+
+
+def test_an_empty_run_has_no_interval_for_any_rate():
+    assert bootstrap([]) == {"acc1": None, "acc2": None, "cr": None, "cte": None, "delta": None}
