@@ -6,7 +6,8 @@ list the defects no test caught (the surviving mutants). `make mutants` runs eve
 Each mutant changes one node: a comparison (`<` for `<=`, `==` for `!=`, `in` for `not in`, ...), an arithmetic
 or boolean operator (`+`/`-`, `*`/`/`, `and`/`or`), a `not` removed, a constant (a number + 1, `True`/`False`
 swapped, a string emptied), or a `return` of None. The module file is rewritten in place for the test run and
-restored afterwards, whatever happens (Ctrl-C included). A mutant is killed when the tests fail (or time out), and
+restored afterwards, whatever happens (Ctrl-C and SIGTERM included; after a SIGKILL, the next run puts the
+module back from the copy it left beside it). A mutant is killed when the tests fail (or time out), and
 survives when they pass: then either a test is missing, or the mutant does not change behaviour (an equivalent
 mutant: list it in EQUIVALENT with the reason, and it is left out of the score). docs/testing.md says how to read
 the report.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import signal
 import subprocess
 import sys
 import time
@@ -134,10 +136,24 @@ def mutants(module: str) -> list[Mutant]:
     return out
 
 
+def _backup(path: Path) -> Path:
+    return path.with_name(path.name + ".unmutated")
+
+
+def restore_left_over() -> None:
+    """A run killed outright (SIGKILL) leaves its mutant in place and the module's text beside it: put it back."""
+    for module in TARGETS:
+        backup = _backup(ROOT / module)
+        if backup.is_file():
+            backup.replace(ROOT / module)
+            print(f"restored {module} from a run that was killed")
+
+
 def run(mutant: Mutant, tests: list[str], timeout: float) -> str:
     """killed, survived or timeout (a timeout counts as killed: the defect was noticed)."""
     path = ROOT / mutant.module
     original = path.read_text()
+    _backup(path).write_text(original)
     try:
         path.write_text(mutant.source)
         done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
@@ -147,6 +163,7 @@ def run(mutant: Mutant, tests: list[str], timeout: float) -> str:
         return "timeout"
     finally:
         path.write_text(original)
+        _backup(path).unlink(missing_ok=True)
 
 
 def main() -> None:
@@ -156,6 +173,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--list", action="store_true", help="only count the mutants")
     args = parser.parse_args()
+    # SIGTERM (a killed job, a CI timeout) as Ctrl-C, so that the mutated module is restored on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    restore_left_over()
     chosen = args.modules or list(TARGETS)
     rows, survivors = [], []
     for module in chosen:
