@@ -1,6 +1,7 @@
 """Real OpenAI-compatible servers as users start them, with their own defaults: llama-cpp-python's
 (`python -m llama_cpp.server --model FILE`, only the port chosen free), reached by the names users type."""
 import asyncio
+import http.client
 import logging
 import os
 import socket
@@ -32,23 +33,36 @@ def llama_cpp_python():
     """llama-cpp-python's server with its defaults: the model's id is the file's path, json_schema is refused."""
     pytest.importorskip("llama_cpp")
     gguf = str(packaged_gguf())
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", gguf, "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://localhost:{port}/v1"
+    for _ in range(3):  # a port free when chosen may be taken before the server binds it: another one then
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", gguf, "--port", str(port)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        url = f"http://localhost:{port}/v1"
+        if _ready(server, url):
+            break
+        server.kill()
+        server.wait(10)
+    else:
+        pytest.fail("llama-cpp-python's server did not start on three free ports")
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=1).read()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "llama-cpp-python's server did not start"
-                time.sleep(0.25)
         yield url, gguf
     finally:
         server.terminate()
         server.wait(10)
+
+
+def _ready(server, url: str) -> bool:
+    """True once the server answers its model list as itself (something else on the port is not it)."""
+    deadline = time.monotonic() + 120
+    while server.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=1) as response:
+                if b'"object"' in response.read():
+                    return True
+        except (OSError, http.client.HTTPException, ValueError):
+            pass
+        time.sleep(0.25)
+    return False
 
 
 def test_structured_output_falls_back_once_on_llama_cpp_pythons_500(llama_cpp_python, caplog):
