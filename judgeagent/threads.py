@@ -39,6 +39,7 @@ SMALL = 64
 """Inputs up to this many texts are small: one thread. Larger ones (the graph build's slices) use them all."""
 
 _lock = threading.Lock()
+_controllers: dict[int, Any] = {}
 _active = 0
 _blas_limit: Any = None
 _torch_default: int | None = None
@@ -53,16 +54,34 @@ def _torch() -> Any:
     return torch if hasattr(torch, "set_num_threads") and hasattr(torch, "get_num_threads") else None
 
 
+def _pools() -> Any:
+    """threadpoolctl's view of the loaded BLAS and OpenMP libraries, found once per set of imported modules.
+
+    Why: `threadpool_limits` looks for the libraries anew at every call (it reads each loaded library's file);
+    that cost about 5 ms a call, three calls per question on the path of a knowledge path's first sample
+    (issue 50: 28 of its 84 ms). A thread-pool library is loaded by an import (numpy, torch, faiss), so a
+    process that imported nothing since the last look has the same libraries."""
+    from threadpoolctl import ThreadpoolController
+
+    key = len(sys.modules)
+    found = _controllers.get(key)
+    if found is None:
+        found = ThreadpoolController()
+        _controllers.clear()
+        _controllers[key] = found
+    return found
+
+
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run the block with one torch, OpenMP and BLAS thread; nests, and is safe across threads."""
     global _active, _blas_limit, _torch_default
-    from threadpoolctl import threadpool_limits
 
     torch = _torch()
+    pools = _pools()
     with _lock:
         if _active == 0:
-            _blas_limit = threadpool_limits(limits=1, user_api="blas")
+            _blas_limit = pools.limit(limits=1, user_api="blas")
             _torch_default = torch.get_num_threads() if torch is not None else None
         _active += 1
         default = _torch_default  # what this thread goes back to: the count before any block was open
@@ -70,7 +89,7 @@ def one_thread() -> Iterator[None]:
     _local.depth = getattr(_local, "depth", 0) + 1
     if outermost and torch is not None:
         torch.set_num_threads(1)
-    openmp = threadpool_limits(limits=1, user_api="openmp")  # this thread's OpenMP pools (faiss, torch's)
+    openmp = pools.limit(limits=1, user_api="openmp")  # this thread's OpenMP pools (faiss, torch's)
     try:
         yield
     finally:
