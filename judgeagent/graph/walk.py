@@ -74,6 +74,26 @@ class WalkIndex:
     def chunk_entities(self) -> Any:
         return self.graph.entity_chunks.T.tocsr()
 
+    @cached_property
+    def doc_entities(self) -> Any:
+        """Document x entity incidence (CSR), from the entities' chunks: an entity is in a document when one of
+        its chunks is."""
+        m = (self.doc_chunks @ self.chunk_entities).tocsr()
+        m.data[:] = 1
+        m.sort_indices()
+        return m
+
+    @cached_property
+    def n_docs(self) -> np.ndarray:
+        """Per entity, the number of documents its chunks are in."""
+        return np.bincount(self.doc_entities.indices, minlength=self.graph.n_entities)
+
+    @cached_property
+    def chunk_rows(self) -> np.ndarray:
+        """Per stored entry of the entity x chunk incidence, its entity (row): `best_chunks` reads it per question."""
+        m = self.graph.entity_chunks
+        return np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+
 
 class Steps:
     """The next steps of walks towards one question. An entity's best chunk is computed once for all
@@ -114,9 +134,7 @@ class Steps:
         graph, current = self.on.graph, walk.entities[-1]
         mask = np.zeros(graph.n_entities, dtype=bool)
         if "document" in self.kinds:  # sharing a chunk implies sharing a document: a superset
-            m = graph.doc_entities
-            for d in graph.docs_of(current).tolist():
-                mask[m.indices[m.indptr[d]:m.indptr[d + 1]]] = True
+            mask[_gather(graph.doc_entities, graph.docs_of(current))[0]] = True
         else:
             mask[graph.neighbours(current, self.kinds)] = True
         mask[self.linked] = True
@@ -125,35 +143,37 @@ class Steps:
 
     def _chunk_scores(self, walk: Walk, options: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per option: the score of the best chunk it would add, that chunk, and whether it has a chunk of
-        a document not on the walk."""
+        a document not on the walk. Only what the walk changes is computed here (issue 50: re-scoring every
+        entity of the walk's documents was most of a pool's time): an option adds a document when it is in
+        more documents than those of the walk it is in, and its best chunk changes only when one of its
+        chunks is on the walk (ON_PATH)."""
         on = self.on
-        docs = np.unique(on.chunk_doc[list(walk.chunks)])
-        dc = on.doc_chunks
-        seen_chunks = np.concatenate([dc.indices[dc.indptr[d]:dc.indptr[d + 1]] for d in docs.tolist()])
-        ce = on.chunk_entities
-        touched = np.zeros(on.graph.n_entities, dtype=bool)
-        touched[np.concatenate([ce.indices[ce.indptr[c]:ce.indptr[c + 1]] for c in seen_chunks.tolist()])] = True
+        chunks = np.array(walk.chunks, dtype=np.int64)
+        docs = np.unique(on.chunk_doc[chunks])
+        inside = np.bincount(_gather(on.doc_entities, docs)[0], minlength=on.graph.n_entities)
+        fresh = on.n_docs[options] > inside[options]
         best, chunk = self._best
         scores, adds = best[options], chunk[options]
-        fresh = np.isfinite(scores)
-        redo = np.flatnonzero(touched[options])
-        if len(redo):  # entities with a chunk of a document on the walk: it may be on the walk or add no document
-            seen = np.zeros(len(on.chunk_doc), dtype=bool)
-            seen[seen_chunks] = True
+        on_walk = np.unique(_gather(on.chunk_entities, chunks)[0])
+        redo = np.flatnonzero(np.isin(options, on_walk, assume_unique=True))
+        if len(redo):  # a chunk on the walk scores ON_PATH less: its best chunk may be another now
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
-            penalised[list(walk.chunks)] -= ON_PATH
-            rows = on.graph.entity_chunks[options[redo]]
-            fresh[redo] = _row_max(rows, (~seen).astype(np.float32)) > 0
-            scores[redo], adds[redo] = _row_best(rows, penalised)
+            penalised[chunks] -= ON_PATH
+            scores[redo], adds[redo] = _rows_best(on.graph.entity_chunks, options[redo], penalised)
         return scores, adds, fresh
 
     def _link_scores(self, current: int, options: np.ndarray) -> np.ndarray:
         """Per option: the similarity to the question of the best chunk it shares with `current` (0 if none);
         through the question (`linked`), at least the question's best chunk's."""
         own = self.on.graph.chunks_of(current)
-        sub = self.on.chunk_entities[own]
+        entities, counts = _gather(self.on.chunk_entities, own)
         link = np.zeros(self.on.graph.n_entities, dtype=np.float32)
-        np.maximum.at(link, sub.indices, np.repeat(self.relevance[own], np.diff(sub.indptr)))
+        if len(entities):
+            values = np.repeat(self.relevance[own], counts)
+            order = np.argsort(entities, kind="stable")
+            entities, values = entities[order], values[order]
+            starts = np.flatnonzero(np.r_[True, entities[1:] != entities[:-1]])
+            link[entities[starts]] = np.maximum(np.maximum.reduceat(values, starts), 0)  # none shared: 0
         link[self.linked] = np.maximum(link[self.linked], self.top)
         return link[options]
 
@@ -161,7 +181,7 @@ class Steps:
 def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and that
     chunk (the first of equals in its row; -1 with none)."""
-    return _row_best(on.graph.entity_chunks, relevance.astype(np.float64))
+    return _row_best(on.graph.entity_chunks, relevance.astype(np.float64), on.chunk_rows)
 
 
 def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
@@ -230,9 +250,42 @@ def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> np.ndarray:
         m *= 4
 
 
-def _row_best(m: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gather(m: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The column indices of some rows of a CSR matrix, concatenated in the rows' order, and each row's count:
+    slicing without scipy's fancy indexing, which costs more than the rows of a walk hold."""
+    rows = np.asarray(rows, dtype=np.int64)
+    starts = m.indptr[rows].astype(np.int64)
+    counts = m.indptr[rows + 1] - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), counts
+    shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    return m.indices[np.arange(total) + shift], counts
+
+
+def _rows_best(m: Any, rows: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_row_best` for some rows of `m` only."""
+    columns, counts = _gather(m, rows)
+    indptr = np.r_[0, np.cumsum(counts)]
+    return _row_best(_Rows(indptr, columns, len(rows)), values)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Rows of a CSR matrix as `_row_best` reads them."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    n: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, 0)
+
+
+def _row_best(m: Any, values: np.ndarray, row_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row) and the first
-    column holding it (-1 for an empty row)."""
+    column holding it (-1 for an empty row). `row_of`: each stored entry's row, when the caller keeps it."""
     counts = np.diff(m.indptr)
     filled = counts > 0
     best = np.full(m.shape[0], -np.inf)
@@ -241,17 +294,9 @@ def _row_best(m: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return best, column
     vals = values[m.indices]
     best[filled] = np.maximum.reduceat(vals, m.indptr[:-1][filled])
-    row_of = np.repeat(np.arange(m.shape[0]), counts)
+    if row_of is None:
+        row_of = np.repeat(np.arange(m.shape[0]), counts)
     hits = np.flatnonzero(vals == best[row_of])
     first = hits[np.r_[True, row_of[hits][1:] != row_of[hits][:-1]]]
     column[row_of[first]] = m.indices[first]
     return best, column
-
-
-def _row_max(rows: Any, values: np.ndarray) -> np.ndarray:
-    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row)."""
-    out = np.full(rows.shape[0], -np.inf)
-    filled = np.diff(rows.indptr) > 0
-    if len(rows.indices):
-        out[filled] = np.maximum.reduceat(values[rows.indices], rows.indptr[:-1][filled])
-    return out
