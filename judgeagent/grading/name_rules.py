@@ -62,7 +62,7 @@ def name_part(case: Case) -> Rule:
         if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked or (_REGNAL - set(name)) & set(words):
             continue
         if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
-                and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
+                and not any(o != fold(gold) for o in case.rivals.folded_with(name[-1])):
             return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
     return None
 
@@ -95,6 +95,6 @@ def kind_dropped(case: Case) -> Rule:
             continue
         if "of" in words and words[0] not in _POLITIES:  # "Gulf of Mexico", "Church of England": another place
             continue
-        if said == core and not any(o != fold(gold) and o.split() == said for o in map(fold, case.others)):
+        if said == core and not (" ".join(said) in case.rivals.folded and " ".join(said) != fold(gold)):
             return Verdict(True, "name_part", " ".join(said), case.score, "the gold's name without the word for its kind")
     return None

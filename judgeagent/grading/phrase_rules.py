@@ -74,11 +74,11 @@ def _plain(span: str, ref: str) -> bool:
 
 def other_answer(case: Case) -> Rule:
     """The reply is another item's gold (or another option), or names one of them and nothing of the gold."""
-    reply, refs, score, others = case.reply, case.refs, case.score, case.others
-    if not others or all(r in YES_NO for r in refs):
+    reply, refs, score = case.reply, case.refs, case.score
+    if not case.others or all(r in YES_NO for r in refs):
         return None  # a statement answering a yes/no question is no other item's answer
     gold_words = set().union(*(r.split() for r in refs))
-    for other in others:
+    for other in case.rivals.within(reply.text.split()):  # only those the reply can contain
         if not other or other in refs:
             continue
         if token_f1(reply.text, other) <= score:
@@ -161,7 +161,7 @@ def guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> boo
     # Another gold counts as a rival only when it is the same kind of answer: "in July 1969" beside "Neil
     # Armstrong" is a detail, not a second candidate.
     if any(f" {o} " in text and not set(o.split()) & set(gold) and bool(numbers(o)) == bool(wanted)
-           for o in map(fold, case.others) if o):
+           for o in case.rivals.folded_within(words)):
         return True
     if wanted and stated_numbers(case.reply.raw, case.question) != numbers(without_days(raw_gold)):
         return True
