@@ -137,6 +137,9 @@ def main() -> None:
     parser.add_argument("--judge", default="local", help="The judge model (registry name, local, provider:model).")
     parser.add_argument("--no-judge", action="store_true", help="Only the deterministic checker.")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hard-probes", action="store_true",
+                        help="Calibrate the judge with hard negatives (another gold of the asked kind, a near number, "
+                             "part of the answer) and print the false-positive bound they give.")
     parser.add_argument("--show", type=int, default=12, help="How many wrong rule verdicts to list.")
     parser.add_argument("--half", choices=("tune", "heldout", "both"), default="both",
                         help="For an EVOUNA file: which half of its questions to measure (both: each in turn).")
@@ -175,13 +178,14 @@ def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dic
 
 def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str]) -> None:
     from judgeagent.grading.calibration import vetted_checker
+    from judgeagent.grading.hard_negatives import hard_fpr
     from judgeagent.models import open_models
 
     items = list({(r["dataset"], r["qid"]): i for r, i in triples}.values())
 
     async def run(policy: str) -> tuple[Any, list[Any]]:
         settings = CheckerConfig(judge_policy=policy)  # type: ignore[arg-type]
-        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed)
+        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed, hard=args.hard_probes)
         checker = AnswerChecker(settings, checker.judge, others, checker.judge_note)
         return calibration, await verdicts(checker, triples)
 
@@ -192,8 +196,10 @@ def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Ite
                 calibration, found = asyncio.run(run(policy))
                 report(f"end to end, judge {args.judge}, {policy}", triples, found)
                 if calibration.pairs:
+                    bound = hard_fpr(calibration.by_kind)
                     print(f"  calibration: {calibration.note}; {calibration.failures} unusable replies; "
-                          f"by kind {calibration.by_kind}")
+                          f"by kind {calibration.by_kind}; hard negatives accepted {bound.accepted} of "
+                          f"{bound.probes} (95% interval {', '.join(f'{x:.3f}' for x in bound.interval)})")
                 by_method(triples, found)
                 print(f"  ({time.perf_counter() - start:.0f} s)")
         finally:

@@ -45,6 +45,11 @@ _SUBJECTS = frozenset({"it", "was", "is", "he", "she", "that", "this", "by"})
 """Words that only point at the name ("It was Governor Winter.")."""
 
 
+def asks_for_person(question: str) -> bool:
+    """"Who ...?", "Which composer ...?": the question asks for a person."""
+    return _WHO.search(question) is not None
+
+
 def name_part(case: Case) -> Rule:
     """For a question asking for a person ("who", "which composer"), part of the gold person's name that keeps the
     surname ("Telemann", "Richard Bach", "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar", "It was Governor Winter."),
