@@ -536,6 +536,14 @@ def test_number_mismatch_ignores_the_questions_own_numbers():
     assert (v.correct, v.method) == (False, "number_mismatch")
 
 
+def test_number_mismatch_leaves_a_question_that_asks_for_a_rough_number():
+    # Catches: "18.2 million" rejected when the question asks for the nearest million.
+    v = decide("Australia has 18.2 million people.", "18 million", "To the nearest million, what is its population?")
+    assert _not_mismatch(v)
+    v = decide("Australia has 21 million people.", "18 million", "What was its population in 1995?")
+    assert (v.correct, v.method) == (False, "number_mismatch")
+
+
 def test_a_month_is_no_number_outside_a_range_of_its_days():
     # Catches: "June 1944" rejected against "6-8 June 1944" (the days read as a range of values 6 to 8), and
     # a verse range ("Daniel 5:1-5") read as values.

@@ -67,6 +67,7 @@ _PERIOD = re.compile(r"\b(?:centur(?:y|ies)|millenni(?:um|a)|decades?)\b|\d0'?s\
 
 _ORDINAL_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b", re.IGNORECASE)
 _LEADING_ZERO = re.compile(r"(?<![\d.,])0\d")
+_ROUGHLY_ASKED = re.compile(r"\b(?:nearest|approximately|approximate|roughly|about|around|estimated)\b", re.IGNORECASE)
 _SPAN = re.compile(r"\d\s*(?:-|–|—|to)\s*\d")
 _ROMAN = re.compile(r"\b(?=[IVXLC]{2,}\b)C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})\b")
 """A Roman numeral of two letters or more ("II", "XXIV"), which `numbers` does not read."""
@@ -87,8 +88,8 @@ def number_mismatch(case: Case) -> Rule:
         return None  # "1800s" is the 19th century: spans are compared by the judge
     # Every gold must be a number: TriviaQA lists "Bond 13" among the aliases of "Octopussy", and then a
     # reply's "1983" is no mismatch (measured on EVOUNA's TriviaQA tuning half: 27% precise without this).
-    if not all(number_answer(g) for g in case.golds):
-        return None
+    if not all(number_answer(g) for g in case.golds) or _ROUGHLY_ASKED.search(case.question):
+        return None  # "To the nearest million, ...?", "Approximately what percentage ...?": 18.2 million may be right
     wanted = set().union(*(numbers(g) for g in case.golds))
     # "In 1900, ..." restates the question's number; a reply that is only a number ("2016.") answers with it
     stated = stated_numbers(reply.raw, case.question) or (numbers(reply.raw) if len(reply.text.split()) <= 3 else set())
