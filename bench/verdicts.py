@@ -1,10 +1,17 @@
 """How often are verdicts right? The answer checker against a hand-labelled set of real answers.
 
     .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl ...] [--judge local] [--no-judge]
+    .venv/bin/python bench/verdicts.py --no-judge --file /tmp/evouna/TQ.json [--half tune|heldout|both]
 
 The labelled file (see its header) names items of ../shared/data by dataset/split/qid and holds the
 answers and their labels; questions and golds are read from the shared data, unless the record writes
-its item out itself ("question" and "gold", a list whose first entry is the gold). Prints, for the
+its item out itself ("question" and "gold", a list whose first entry is the gold). A `.json` file in
+EVOUNA's format (github wangcunxiang/QA-Eval, `EVOUNA/TQ.json`: one record per question with
+`golden_answer`, its aliases joined by "/", and `answer_<system>` / `judge_<system>` for five systems) is
+read too: each system's answer is a labelled pair, questions marked `improper` and unjudged answers
+("nan") are left out, and the questions are split by a hash of their text into a tuning half and a
+held-out half (`--half`); wrong verdicts are listed only for the tuning half, so the held-out half is never
+read row by row. Prints, for the
 whole checker without a judge (what no rule decides is settled by token F1, as `--judge-policy off` or a
 failed calibration gives) and end to end with the judge under each `--judge-policy`: accuracy, precision,
 recall and false-positive rate of "correct" verdicts, plus each rule's decisions and their precision.
@@ -14,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -28,7 +37,7 @@ from judgeagent.benchmark import Item, load_benchmark  # noqa: E402
 from judgeagent.config import CheckerConfig  # noqa: E402
 from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data")  # as bench/evaluate.py
 UNDECIDED = ("undecided", "judge_failed")
 
 
@@ -47,6 +56,31 @@ def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
                       else DATA / row["dataset"] / f"{row['split']}.questions.jsonl")
             files[key] = {i.qid: i for i in load_benchmark(source).items}
         out.append((row, files[key][row["qid"]]))
+    return out
+
+
+EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
+
+
+def evouna_half(question: str) -> str:
+    """`tune` or `heldout`: a fixed split of EVOUNA's questions by the SHA-256 of their text (about half each)."""
+    return "tune" if int(hashlib.sha256(question.encode()).hexdigest(), 16) % 2 == 0 else "heldout"
+
+
+def load_evouna(path: Path, half: str) -> list[tuple[dict[str, Any], Item]]:
+    """EVOUNA's records as (row, item) pairs for one half (`tune`, `heldout` or `both`)."""
+    out = []
+    for k, record in enumerate(json.loads(path.read_text())):
+        if record.get("improper") or (half != "both" and evouna_half(record["question"]) != half):
+            continue
+        golds = [g.strip() for g in record["golden_answer"].split("/") if g.strip()]
+        item = Item(f"q{k}", record["question"], golds[0], aliases=tuple(golds[1:]))
+        for system in EVOUNA_SYSTEMS:
+            label = record.get(f"judge_{system}")
+            if isinstance(label, bool) and isinstance(record.get(f"answer_{system}"), str):
+                row = {"id": f"q{k}:{system}", "dataset": "evouna", "qid": item.qid,
+                       "answer": record[f"answer_{system}"], "correct": label}
+                out.append((row, item))
     return out
 
 
@@ -103,6 +137,12 @@ def main() -> None:
     parser.add_argument("--judge", default="local", help="The judge model (registry name, local, provider:model).")
     parser.add_argument("--no-judge", action="store_true", help="Only the deterministic checker.")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hard-probes", action="store_true",
+                        help="Calibrate the judge with hard negatives (another gold of the asked kind, a near number, "
+                             "part of the answer) and print the false-positive bound they give.")
+    parser.add_argument("--show", type=int, default=12, help="How many wrong rule verdicts to list.")
+    parser.add_argument("--half", choices=("tune", "heldout", "both"), default="both",
+                        help="For an EVOUNA file: which half of its questions to measure (both: each in turn).")
     args = parser.parse_args()
     for path in args.file or [ROOT / "bench" / "data" / "verdicts.jsonl", ROOT / "bench" / "data" / "verdicts_heldout.jsonl"]:
         measure(args, path)
@@ -110,29 +150,42 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace, path: Path) -> None:
-    triples = load_triples(path)
+    if path.suffix == ".json":  # EVOUNA: the halves are measured apart, each with its own items' golds as others
+        for half in (("tune", "heldout") if args.half == "both" else (args.half,)):
+            measure_triples(args, f"{path.name}, {half} half", load_evouna(path, half), show_errors=half == "tune")
+        return
+    measure_triples(args, path.name, load_triples(path))
+
+
+def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dict[str, Any], Item]],
+                    show_errors: bool = True) -> None:
     counts = Counter(row["correct"] for row, _ in triples)
-    print(f"{path.name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
+    print(f"{name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
           f"{len({(r['dataset'], r['qid']) for r, _ in triples})} items")
     others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in triples}.items()
                           for g in item.golds])
+    start = time.perf_counter()
     alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
+    per_pair = 1000 * (time.perf_counter() - start) / max(1, len(triples))
     report("whole checker without a judge", triples, alone)
+    print(f"  {per_pair:.1f} ms per pair ({len(others)} other golds)")
     by_method(triples, alone)
-    errors(triples, alone)
+    if show_errors:
+        errors(triples, alone, args.show)
     if not args.no_judge:
         end_to_end(args, triples, others)
 
 
 def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str]) -> None:
     from judgeagent.grading.calibration import vetted_checker
+    from judgeagent.grading.hard_negatives import hard_fpr
     from judgeagent.models import open_models
 
     items = list({(r["dataset"], r["qid"]): i for r, i in triples}.values())
 
     async def run(policy: str) -> tuple[Any, list[Any]]:
         settings = CheckerConfig(judge_policy=policy)  # type: ignore[arg-type]
-        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed)
+        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed, hard=args.hard_probes)
         checker = AnswerChecker(settings, checker.judge, others, checker.judge_note)
         return calibration, await verdicts(checker, triples)
 
@@ -143,8 +196,10 @@ def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Ite
                 calibration, found = asyncio.run(run(policy))
                 report(f"end to end, judge {args.judge}, {policy}", triples, found)
                 if calibration.pairs:
+                    bound = hard_fpr(calibration.by_kind)
                     print(f"  calibration: {calibration.note}; {calibration.failures} unusable replies; "
-                          f"by kind {calibration.by_kind}")
+                          f"by kind {calibration.by_kind}; hard negatives accepted {bound.accepted} of "
+                          f"{bound.probes} (95% interval {', '.join(f'{x:.3f}' for x in bound.interval)})")
                 by_method(triples, found)
                 print(f"  ({time.perf_counter() - start:.0f} s)")
         finally:

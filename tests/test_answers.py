@@ -250,3 +250,51 @@ def test_probes_whose_right_answer_is_ambiguous_are_not_asked():
     assert not [p for p in pairs_from_items(numbers_differ, 40, seed=0) if p.kind == "changed_number"]
     assert [p for p in pairs_from_items([Item("d", "How many?", "10"), Item("e", "Which river?", "Nile")], 40, seed=0)
             if p.kind == "changed_number"]
+
+
+# --- issue 46: hard negative probes bound the judge's false-positive rate -------------------------------------
+
+_KINDS = {"nile": "river", "seine": "river", "danube": "river", "thames": "river",
+          "neil armstrong": "person", "william shakespeare": "person", "ada lovelace": "person", "marie curie": "person"}
+
+
+def _careless(request):
+    """A judge that accepts any candidate of the kind the question asks for, or sharing a word with the reference."""
+    prompt = request["messages"][-1]["content"]
+    question = re.search(r"Question: (.*)", prompt).group(1).lower()
+    reference = re.search(r"Reference answer: (.*)", prompt).group(1).lower()
+    candidate = re.search(r"Candidate answer: (.*)", prompt).group(1).lower()
+    asked = "river" if "river" in question else "person"
+    kind = next((k for name, k in _KINDS.items() if name in candidate), None)
+    right = kind == asked or bool(set(re.findall(r"\w+", candidate)) & set(re.findall(r"\w+", reference)))
+    return json.dumps({"reasoning": "plausible" if right else "off topic", "correct": right})
+
+
+def _kinds_items():
+    rivers = [("Which river flows through Cairo?", "Nile"), ("Which river flows through Paris?", "Seine"),
+              ("Which river flows through Vienna?", "Danube"), ("Which river flows through London?", "Thames")]
+    people = [("Who first walked on the Moon?", "Neil Armstrong"), ("Who wrote Hamlet?", "William Shakespeare"),
+              ("Who wrote the first program?", "Ada Lovelace"), ("Who discovered radium?", "Marie Curie")]
+    return [Item(f"q{k}", q, g) for k, (q, g) in enumerate(rivers + people)]
+
+
+def test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through():
+    from judgeagent.grading.hard_negatives import hard_fpr
+
+    items = _kinds_items()
+    basic, hard = pairs_from_items(items, 40, seed=2), pairs_from_items(items, 40, seed=2, hard=True)
+    assert {p.kind for p in hard if not p.accept} <= {"same_kind", "partial"}
+    for p in hard:  # right by construction: a partial answer is no gold, another kind's gold is of the asked kind
+        if p.kind == "same_kind":
+            assert _KINDS[normalise_answer(p.gold)] == _KINDS[next(n for n in _KINDS if n in p.answer.lower())]
+    with FakeServer(reply=_careless) as server:
+        careless_basic = asyncio.run(calibrate(_judge(server), basic, CheckerConfig(judge_policy="trust")))
+        careless_hard = asyncio.run(calibrate(_judge(server), hard, CheckerConfig(judge_policy="trust")))
+    with FakeServer(reply=_faithful) as server:
+        faithful_hard = asyncio.run(calibrate(_judge(server), hard, CheckerConfig(judge_policy="trust")))
+    assert careless_hard.fpr == 1.0 and not careless_hard.passed
+    assert careless_basic.fpr < careless_hard.fpr  # other items' golds of another kind are rejected even carelessly
+    bound = hard_fpr(faithful_hard.by_kind)
+    assert faithful_hard.passed and bound.accepted == 0 and bound.probes == 20
+    assert bound.interval[0] == 0.0 and 0.1 < bound.interval[1] < 0.2  # 0 of 20: at most 16% at 95% confidence
+    assert hard_fpr(careless_hard.by_kind).interval[0] > 0.8

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import CheckerConfig
 from .answers import AnswerChecker, other_golds
+from .hard_negatives import partial, same_kind
 from .judge import judge_answer
 from .text import normalise_answer, numbers, token_f1
 
@@ -33,7 +34,8 @@ class Pair:
     answer: str
     accept: bool
     kind: str
-    """`restated` or `alias` (accept); `other_gold`, `other_option`, `changed_number`, `near_miss` (reject)."""
+    """`restated` or `alias` (accept); `other_gold`, `other_option`, `changed_number`, `near_miss`, `same_kind`,
+    `partial` (reject)."""
     golds: tuple[str, ...] = ()
     """The golds the probe was built from, when more than `gold`: an alias probe is judged against the
     item's gold and aliases, since in open-QA sets an alias is often another acceptable answer ("Rockwell"
@@ -72,12 +74,14 @@ class Calibration:
 
 
 def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
-                     near_miss: Callable[[str], str | None] | None = None) -> list[Pair]:
+                     near_miss: Callable[[str], str | None] | None = None, hard: bool = False) -> list[Pair]:
     """`n` pairs, half to accept and half to reject, drawn with `seed` from the items' gold answers.
 
     Free-text golds and multiple-choice gold option texts both serve; yes/no golds do not (the judge
     never sees them: they are decided by rule). `near_miss(gold)` may name a similar but different
-    entity (from the graph) to use as a wrong answer.
+    entity (from the graph) to use as a wrong answer. With `hard`, wrong answers are those a careless judge
+    accepts (`hard_negatives`: a near number, another gold of the kind the question asks for, part of the
+    answer) before another item's gold of any kind, so that passing bounds the false-positive rate (`hard_fpr`).
     """
     rng = random.Random(seed)
     pool = [i for i in items if _usable(i.gold)]
@@ -91,7 +95,8 @@ def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
         if k % 2 == 0:
             accept.append(_positive(item, saying, rng))
         else:
-            wrong = _negative(item, golds, rng, near_miss)
+            wrong = _hard_negative(item, pool, rng) if hard else None
+            wrong = wrong or _negative(item, golds, rng, near_miss)
             if wrong is not None and not _ambiguous(wrong[0], item, pool, wrong[1]):
                 reject.append(Pair(item.question, item.gold, saying.format(wrong[0]), False, wrong[1]))
     return [p for pair in zip(accept, reject) for p in pair]
@@ -104,7 +109,7 @@ def _ambiguous(answer: str, item: Item, pool: Sequence[Item], kind: str = "") ->
     if kind == "changed_number":
         stated = [numbers(g) for g in item.golds if numbers(g)]
         return any(numbers(answer) == n for n in stated) or any(n != stated[0] for n in stated)
-    if kind in ("other_gold", "near_miss"):
+    if kind in ("other_gold", "near_miss", "same_kind"):
         asked = normalise_answer(item.question)
         return any(normalise_answer(i.question) == asked and not _distinct(answer, i.golds) for i in pool)
     return False
@@ -140,6 +145,15 @@ def _negative(item: Item, golds: list[str], rng: random.Random,
     return (rng.choice(others), "other_gold") if others else None
 
 
+def _hard_negative(item: Item, pool: Sequence[Item], rng: random.Random) -> tuple[str, str] | None:
+    """A plausible wrong answer: the gold's number moved a little, else another gold of the kind the question
+    asks for or part of the answer, whichever exists (drawn with `rng`)."""
+    if numbers(item.gold):
+        return _changed_number(item.gold, rng), "changed_number"
+    found = [(a, k) for a, k in ((same_kind(item, pool, rng), "same_kind"), (partial(item, rng), "partial")) if a]
+    return rng.choice(found) if found else None
+
+
 def _distinct(answer: str, golds: Sequence[str]) -> bool:
     """Certainly another answer: shares no more than a third of its words with any gold."""
     return all(token_f1(answer, g) < 0.34 for g in golds)
@@ -159,13 +173,15 @@ def _changed_number(gold: str, rng: random.Random) -> str:
 
 
 async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items: Sequence[Item], seed: int = 0,
-                         near_miss: Callable[[str], str | None] | None = None) -> tuple[AnswerChecker, Calibration]:
-    """The run's answer checker, with the judge only if the policy (and its calibration) allows it."""
+                         near_miss: Callable[[str], str | None] | None = None,
+                         hard: bool = False) -> tuple[AnswerChecker, Calibration]:
+    """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard`
+    probes it with hard negatives (`pairs_from_items`)."""
     others = other_golds([g for item in items for g in item.golds])
     if judge is None or settings.judge_policy == "off":
         calibration = skipped(settings, "judge policy off: deterministic rules only")
     else:
-        pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss)
+        pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss, hard)
         calibration = (await calibrate(judge, pairs, settings) if pairs else
                        skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cached_property
 
+from .rivals import Rivals, rivals
 from .text import ANSWER_PREFIX, ZH_ANSWER_PREFIX, has_cjk, normalise_answer
 from .verdict import Verdict
 
@@ -42,6 +44,11 @@ class Case:
     threshold: float
     question: str
     others: Collection[str]
+
+    @cached_property
+    def rivals(self) -> Rivals:
+        """`others` indexed by word."""
+        return rivals(self.others)
 
 
 Rule = Verdict | None

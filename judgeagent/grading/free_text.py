@@ -2,6 +2,7 @@
 certainly wrong, and None for everything a judge must read. The rules run in one order, most certain first."""
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from .case import Case, Reply, Rule
@@ -17,7 +18,7 @@ from .phrase_rules import (
     two_candidates,
     word_form,
 )
-from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer
+from .text import NEGATIONS, ZH_NEGATIONS, best_f1, is_refusal, normalise_answer, token_f1
 from .verdict import Verdict, empty
 from .yes_no import denied, restated, uncertain, yes_no_word
 
@@ -59,8 +60,18 @@ def _refusal(case: Case) -> Rule:
     return Verdict(False, "refusal", reply.text, score, "declines to answer")
 
 
+# A gold that lists several things ("Malcolm & Donald Campbell", "War, Famine, Pestilence and Death").
+_LIST = re.compile(r"&|\band\b|,[^,]*,", re.IGNORECASE)
+
+
 def _f1(case: Case) -> Rule:
-    extra = set(case.reply.text.split()) - set().union(*(r.split() for r in case.refs))
+    """Token F1 at the threshold, without a negation; for a gold that lists things, every one of them (token F1
+    takes "Malcolm Campbell" for "Malcolm & Donald Campbell", and "War, Famine, Famine, and Death")."""
+    said = set(case.reply.text.split())
+    extra = said - set().union(*(r.split() for r in case.refs))
+    best = max(zip(case.golds, case.refs), key=lambda g: token_f1(case.reply.text, g[1]))
+    if _LIST.search(best[0]) and set(best[1].split()) - {"and"} - said:
+        return None
     if case.score >= case.threshold and not (NEGATIONS | ZH_NEGATIONS) & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .case import Case, Rule
-from .forms import plain
+from .forms import plain, unhyphen
 from .text import fold, numbers
 from .verdict import Verdict
 
@@ -28,7 +28,7 @@ def acronym(case: Case) -> Rule:
     return None
 
 
-_TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor",
+TITLES = frozenset({"dr", "sir", "mr", "mrs", "ms", "st", "saint", "lord", "lady", "dame", "prof", "professor",
                      "governor", "gov", "president", "senator", "sen", "judge", "justice", "general", "gen", "captain",
                      "king", "queen", "prince", "princess", "emperor", "pope", "father", "rev", "reverend"})
 _REGNAL = frozenset({"king", "queen", "prince", "princess", "emperor", "empress", "pope", "saint", "st"})
@@ -45,6 +45,11 @@ _SUBJECTS = frozenset({"it", "was", "is", "he", "she", "that", "this", "by"})
 """Words that only point at the name ("It was Governor Winter.")."""
 
 
+def asks_for_person(question: str) -> bool:
+    """"Who ...?", "Which composer ...?": the question asks for a person."""
+    return _WHO.search(question) is not None
+
+
 def name_part(case: Case) -> Rule:
     """For a question asking for a person ("who", "which composer"), part of the gold person's name that keeps the
     surname ("Telemann", "Richard Bach", "B. R. Ambedkar" for "Bhimrao Ramji Ambedkar", "It was Governor Winter."),
@@ -53,18 +58,29 @@ def name_part(case: Case) -> Rule:
         return None
     asked = set(fold(case.question).split())
     words = fold(case.reply.raw).split()
+    own = {fold(g) for g in case.golds}  # the item's aliases share its surname: no other person's
     for gold in case.golds:
         if "," in gold or numbers(gold):
             continue
         name = [w for w in fold(gold).split() if w not in _SUFFIXES]
         # a title is dropped unless it is part of the name ("King" for "Stephen King")
-        said = [w for w in words if w in name or (w not in _TITLES | _SUBJECTS and w not in asked)]
+        said = [w for w in words if w in name or (w not in TITLES | _SUBJECTS and w not in asked)]
         if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked or (_REGNAL - set(name)) & set(words):
             continue
+        if not _written_as_name(case.reply.raw, name[-1]):
+            continue  # "a cat always has an alibi" does not name "Macavity, the Mystery Cat"
         if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
-                and not any(name[-1] in fold(o).split() for o in case.others if fold(o) != fold(gold)):
+                and not any(o not in own for o in case.rivals.folded_with(name[-1])):
             return Verdict(True, "name_part", " ".join(said), case.score, "part of the gold's name, with its surname")
     return None
+
+
+def _written_as_name(raw: str, word: str) -> bool:
+    """`word` capitalised in the reply, as a name is (a reply written all in lower case gives no sign)."""
+    text = unhyphen(plain(raw))
+    if text == text.lower():
+        return True
+    return any(m.group(0)[0].isupper() for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE))
 
 
 # Words that say what kind of place or body a name is ("Indian Ocean", "University of Cambridge"): without
@@ -88,6 +104,7 @@ def kind_dropped(case: Case) -> Rule:
     if not said or len(said) > 4:
         return None
     asked = set(fold(case.question).split())
+    own = {fold(g) for g in case.golds}
     for gold in case.golds:
         words = fold(gold).split()
         core = [w for w in words if w not in _KINDS]
@@ -95,6 +112,6 @@ def kind_dropped(case: Case) -> Rule:
             continue
         if "of" in words and words[0] not in _POLITIES:  # "Gulf of Mexico", "Church of England": another place
             continue
-        if said == core and not any(o != fold(gold) and o.split() == said for o in map(fold, case.others)):
+        if said == core and not (" ".join(said) in case.rivals.folded and " ".join(said) not in own):
             return Verdict(True, "name_part", " ".join(said), case.score, "the gold's name without the word for its kind")
     return None

@@ -7,6 +7,7 @@ import re
 
 from .case import Case, Reply, Rule
 from .forms import stems
+from .name_rules import TITLES
 from .numeric import bounded, stated_numbers, without_days
 from .phrases import CONTRAST, listed, other_name_first
 from .text import (
@@ -72,22 +73,47 @@ def _plain(span: str, ref: str) -> bool:
     return not extra & (NEGATIONS | ZH_NEGATIONS | ZH_ALTERNATIVES | {"or", "either"})
 
 
+# Words that frame an answer without adding to it ("It was X.", "I think X"): a reply of another item's gold and
+# these (and the question's words) answers that gold and nothing else.
+_FRAMING = frozenset({"it", "its", "is", "was", "are", "were", "be", "would", "i", "think", "believe", "answer",
+                      "that", "this", "he", "she", "they", "called", "named", "probably", "likely", "my", "guess"})
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+"""Counts of times, which `numbers` does not read: "twice" for "two-time" is the gold in another form."""
+_LINKS = frozenset({"of", "in", "on", "and", "or", "by", "for", "to", "at", "s", "de"})
+
+
 def other_answer(case: Case) -> Rule:
-    """The reply is another item's gold (or another option), or names one of them and nothing of the gold."""
-    reply, refs, score, others = case.reply, case.refs, case.score, case.others
-    if not others or all(r in YES_NO for r in refs):
+    """The reply is another item's gold (or another option), with at most framing words and the question's.
+
+    Not when the reply shares a word or a number with a gold ("Abba" for "ABBA (he directed their films)", "4"
+    for "Four pieces of fruit"), nor for another gold that is a form of this one (shares a word, or is its
+    initials: "Melbourne Cricket Ground" for "Melbourne", "JFK" for "John Fitzgerald Kennedy"), nor for another
+    gold that is one word of a longer reply ("4" in "Paris (4 times)", "green" in "Lucinda Green")."""
+    reply, refs, score = case.reply, case.refs, case.score
+    if not case.others or all(r in YES_NO for r in refs):
         return None  # a statement answering a yes/no question is no other item's answer
-    gold_words = set().union(*(r.split() for r in refs))
-    for other in others:
-        if not other or other in refs:
+    said = reply.text.split()
+    gold_words = set().union(*(r.split() for r in refs)) - _LINKS
+    stated = numbers(reply.raw) | {_TIMES[w] for w in said if w in _TIMES}
+    if gold_words & set(said) or any(stated & numbers(g) for g in case.golds):
+        return None
+    framing = _FRAMING | set(normalise_answer(case.question).split())
+    for other in case.rivals.within(said):  # only those the reply can contain
+        words = set(other.split())
+        if not other or other in refs or words & gold_words or any(_initials(other, r) for r in refs) \
+                or words <= framing:  # the question's own subject, restated ("Deltha O'Neal was selected twice")
             continue
         if token_f1(reply.text, other) <= score:
             continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
-        short = len(reply.text.split()) <= len(other.split()) + 3
-        if reply.text == other or (short and f" {other} " in f" {reply.text} "
-                                   and not gold_words & set(reply.text.split())):
+        if set(said) - words <= framing and f" {other} " in f" {reply.text} ":
             return Verdict(False, "other_answer", reply.text, score, f"answers {other!r}, another item's answer")
     return None
+
+
+def _initials(short: str, long: str) -> bool:
+    words = long.split()
+    return " " not in short and len(words) >= 2 and short in ("".join(w[0] for w in words),
+                                                              "".join(w[0] for w in words if w not in _LINKS))
 
 
 def folded(case: Case) -> Rule:
@@ -110,9 +136,11 @@ def spelled(case: Case) -> Rule:
     at either end ("Christiana") or a consonant ("Johnston", "Johnson"); a capitalised gold word is a name,
     and names differ by a vowel ("Alexandria", "Alexandra")."""
     said = fold(case.reply.text).split()
+    # a name: "Alexandria" is not "Alexandra"; capitalised in any gold ("Nadia comeneci" is an alias of "Nadia
+    # Comaneci", and "Comneci" a misspelling of neither)
+    names = {fold(w) for gold in case.golds for w in gold.split() if w[:1].isupper()}
     for gold in case.golds:
         ref = fold(gold).split()
-        names = {fold(w) for w in gold.split() if w[:1].isupper()}  # a name: "Alexandria" is not "Alexandra"
         if len(ref) == len(said) and said != ref and all(
                 a == b or (b not in names and _one_vowel(a, b)) for a, b in zip(said, ref)):
             return Verdict(True, "folded", " ".join(said), case.score, "the gold answer, up to a spelling variant")
@@ -160,8 +188,9 @@ def guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> boo
     wanted = numbers(raw_gold)
     # Another gold counts as a rival only when it is the same kind of answer: "in July 1969" beside "Neil
     # Armstrong" is a detail, not a second candidate.
+    own = {fold(g) for g in case.golds}  # the item's own aliases are no rivals
     if any(f" {o} " in text and not set(o.split()) & set(gold) and bool(numbers(o)) == bool(wanted)
-           for o in map(fold, case.others) if o):
+           and o not in own and not _generic(o, asked) for o in case.rivals.folded_within(words)):
         return True
     if wanted and stated_numbers(case.reply.raw, case.question) != numbers(without_days(raw_gold)):
         return True
@@ -170,6 +199,13 @@ def guarded(case: Case, words: list[str], gold: list[str], raw_gold: str) -> boo
     if _concludes(words, gold, asked):
         return False  # the reply's last assertion is the gold: names before it were steps of the reasoning
     return other_name_first(case.reply.raw, set(gold) | asked, gold)
+
+
+def _generic(other: str, asked: set[str]) -> bool:
+    """Another gold that is the question's own words or a title ("president", "king"): the reply repeating
+    the question or titling the gold ("President Wilson"), not naming a rival."""
+    words = other.split()
+    return set(words) <= asked or (len(words) == 1 and words[0] in TITLES)
 
 
 def _concludes(words: list[str], gold: list[str], asked: set[str]) -> bool:
