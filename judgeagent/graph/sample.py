@@ -16,6 +16,7 @@ from ..embedding import Encoder
 from ..entities import CONCEPT, EntityExtractor, Mention, SpacyExtractor, clean_name
 from ..errors import JudgeAgentError
 from ..features import FeatureStore
+from ..threads import one_thread
 from . import walk
 from .model import ContextGraph, LinkKind, name_keys
 
@@ -209,7 +210,12 @@ class PathSampler:
                 kinds: tuple[LinkKind, ...], position: int | None = None) -> KnowledgePath:
         rng = np.random.default_rng(seed)
         key = (*questions, candidates)
-        batch = self._batch_of(questions, candidates)
+        reading = self._read_beside(questions, seed, candidates)
+        try:
+            batch = self._batch_of(questions, candidates)
+        finally:
+            if reading is not None:
+                reading.join()
         start = self._seed(batch, rng, candidates, position)
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
@@ -245,6 +251,29 @@ class PathSampler:
             # Kept until a path draws the question (no size bound: the reader may be hundreds of batches
             # ahead, and a dropped entry would make the sampler's thread run spaCy beside the reader's).
             self._read[(question, candidates)] = (mentions, {s: near[s] for s in self._unknown(mentions)})
+
+    def _read_beside(self, questions: list[str], seed: int, candidates: int) -> threading.Thread | None:
+        """Read the question a path will start from on another thread while this one encodes its batch, when
+        neither is done yet: a first path's two model calls on the question (spaCy, the encoder) then overlap
+        on two cores (issue 50). The same mentions and vectors as one after the other: each model call is the
+        same list whichever thread makes it. An error is left to the sampling thread, which reads again."""
+        with self._memory:
+            if (*questions, candidates) in self._batches or (*questions, candidates) in self._making:
+                return None
+        question = questions[self.drawn(len(questions), seed)]
+        if (question, candidates) in self._read:
+            return None
+
+        def read() -> None:
+            try:
+                with one_thread():
+                    self.read_ahead([question], candidates)
+            except Exception:
+                pass
+
+        thread = threading.Thread(target=read, name="judgeagent-read-question", daemon=True)
+        thread.start()
+        return thread
 
     @staticmethod
     def drawn(questions: int, seed: int) -> int:
