@@ -191,8 +191,9 @@ def _dynaeval_pgg(mode: int) -> Recipe:
         protocol="dynaeval", roles={"players": "{target}", "referee": "gpt-4"},
         data="none: the game needs no dataset", data_format=None, items=None, selection="all",
         options={"task": "public_goods", "mode": mode, "min_runs": 10, "max_runs": 10},
-        # each player answers once a round, 5 rounds x 10 games; the referee reads a reply the rule cannot parse
-        published=None, calls=Calls(per_item=(0, 0), fixed=(0, 10), per_student=(50, 50)),
+        # each player answers once a round, 5 rounds x 10 games, and the referee reads each answer (a reply read
+        # before is answered from the run's journal: a run whose players repeat themselves makes fewer calls)
+        published=None, calls=Calls(per_item=(0, 0), per_student=(100, 100)),
         differs=("The paper shows the payoffs as a box plot (Figure 3) and prints no table: nothing to put beside "
                  "our numbers.", "Endowment, multiplier and rounds are our defaults (10 coins, x1.5, 5 rounds); "
                  "the paper's prompts do not fix them in the text we have."),
