@@ -52,7 +52,7 @@ def _read(request):
     return structured, "\n".join(str(m.get("content")) for m in request["messages"])
 
 
-def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None):
+def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None, bodies=None):
     plan = prepare(name, roles, data, graph, limit, workdir=tmp_path)
     with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
         names = {m for v in plan["models"].values() for m in v.split(",")}
@@ -60,6 +60,8 @@ def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=N
         estimate = render_plan(plan, registry)
         summary, table, folder = reproduce(plan, registry, run_dir=tmp_path / name, cache=False, paper_row=paper_row)
         calls = server.counts["requests"]
+        if bodies is not None:
+            bodies.extend(server.bodies)
         if again:  # the same folder again: the finished run is read back, no call repeated
             assert reproduce(plan, registry, run_dir=tmp_path / name, cache=False)[1] == table
             assert server.counts["requests"] == calls
@@ -94,10 +96,19 @@ def test_teach2eval_recipe_with_two_students(tmp_path):
     assert low <= calls <= high
 
 
-def test_interviewer_recipe_stratifies_by_level(tmp_path):
-    plan, s, table, _, calls, _ = run("interviewer-math", {"target": "t", "interviewer": "i", "judge": "i"},
-                                      f"{P}/math/data/math/test.jsonl", 5, tmp_path, paper_row="GPT-4o")
+def test_interviewer_recipe_stratifies_by_level_and_runs_the_papers_setup(tmp_path):
+    bodies = []
+    plan, s, table, folder, calls, _ = run("interviewer-math", {"target": "t", "interviewer": "i", "judge": "i"},
+                                           f"{P}/math/data/math/test.jsonl", 5, tmp_path, paper_row="GPT-4o",
+                                           bodies=bodies)
     assert sorted(i.meta["level"] for i in plan["benchmark"].items) == [1, 2, 3, 4, 5]
+    # the paper's setup (A.1, Section 6; the authors' interview_math.sh): information removed, 3 clarifications,
+    # 3 answers, 1 follow-up
+    config = json.loads((folder / "manifest.json").read_text())["config"]
+    assert {k: config[k] for k in ("modification", "clarifications", "revisions", "followups")} == {
+        "modification": "unclarifying", "clarifications": 3, "revisions": 2, "followups": 1}
+    answers = [b for b in bodies if b["model"] == "t" and "response_format" not in b]
+    assert answers and {b.get("max_tokens") for b in answers} == {4096}  # a long MATH solution keeps its \boxed{}
     assert _row(table, "paper: GPT-4o") == ["0.72", "0.82", "0.84", "0.12", "0.99", "0.17", "0.93"]
     assert float(_row(table, "ours: t")[0]) == pytest.approx(s["score_at"]["@1"])
     low, high = estimate_calls(RECIPES["interviewer-math"], 5)
@@ -197,6 +208,8 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
         low, high = (int(x) for x in render_plan(plan, registry).split("calls: ")[1].split()[0].split("-"))
         summary, table, _ = reproduce(plan, registry, run_dir=tmp_path / "run", cache=False, paper_row="GPT-4")
         calls = server.counts["requests"]
+        if bodies is not None:
+            bodies.extend(server.bodies)
     assert summary["task"] == "code" and summary["games"] == 4  # 2 problems x 2 ordered pairs
     assert _row(table, "paper: GPT-4") == ["8.97", "8.77", "–"]
     assert {tuple(_row(table, f"ours: {m}"))[2] for m in ("p1", "p2")} == {"100.00"}

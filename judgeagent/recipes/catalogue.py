@@ -162,7 +162,12 @@ INTERVIEWER_MATH = Recipe(
                "interviewing, 100 queries balanced over the 5 levels",
     protocol="interviewer", roles={"target": "{target}", "interviewer": "gpt-4o", "judge": "gpt-4o"},
     data="math:MATH/test (the per-problem JSON files) or a jsonl of them", data_format="math",
-    items=100, selection="stratified:level", options={"revisions": 2, "followups": 2},
+    items=100, selection="stratified:level",
+    # the paper's and the authors' setup (interview_math.sh: --init_action unclarifying, --state_threshold 3): one
+    # piece of information removed, up to 3 clarifications, 3 answers, 1 follow-up; replies up to 4096 tokens (the
+    # authors send no max_tokens; the model registry's default 512 cuts long MATH solutions before their \boxed{})
+    options={"modification": "unclarifying", "clarifications": 3, "revisions": 2, "followups": 1,
+             "reply_tokens": 4096},
     published=Published("Table 4", (
         Column("Acc_seed@1", "score_at.@1", 1.0), Column("Acc_seed@2", "score_at.@2", 1.0),
         Column("Acc_seed@3", "score_at.@3", 1.0), Column("Adapt.", "adaptability", 1.0),
