@@ -95,8 +95,8 @@ _KIEVAL_SETS = (  # name, title, format, data as published, items in the split
 
 def _kieval(index: int) -> Recipe:
     key, title, fmt, data, _ = _KIEVAL_SETS[index]
-    columns = (Column("Acc.", "benchmark_accuracy", note="paper: 5-shot accuracy; ours: the candidate's answer to "
-                      "the same items, zero-shot"),
+    columns = (Column("Acc.", "benchmark_accuracy", note="5-shot: the candidate's generated answer, its letter read "
+                      "and checked, as the authors' simple_multiple_choice step does"),
                Column("KIEval", "kieval.overall"), Column("Rnds.", "valid_rounds", 1.0))
     rows = {m: v[3 * index:3 * index + 3] for m, v in _KIEVAL_T2.items()}
     return Recipe(
@@ -105,14 +105,15 @@ def _kieval(index: int) -> Recipe:
         protocol="kieval", roles={"candidate": "{target}", "interactor": "gpt-4-1106-preview",
                                   "evaluator": "gpt-4-1106-preview"},
         data=data, data_format=fmt, items=200, selection="sample",
-        options={"rounds": 5, "scoring": "paper", "judge_policy": "trust"},
+        options={"rounds": 5, "scoring": "paper", "judge_policy": "trust", "shots": 5},
         published=Published("Table 2", columns, rows),
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
         # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls)
         calls=Calls(per_item=(3, 24), tokens_per_call=(1050, 115)),
-        missing=("5-shot log-likelihood accuracy (the paper's Acc. column, from its harness): our Acc. is the "
-                 "candidate's generated zero-shot answer to the same items.",),
-        differs=("judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
+        differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
+                 "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
+                 "items (seeded per item), so a run needs 6 items or more.",
+                 "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
 
