@@ -142,7 +142,9 @@ TEACH2EVAL_MAIN = Recipe(
     protocol="teach2eval",
     roles={"teacher": "{target}", "students": "Llama-3.2-1B-Instruct,Qwen2.5-1.5B-Instruct,MiniCPM-2B,internlm2.5-1.8b"},
     data="teach2eval:Teach2Eval/dataset/dataset_test (the authors' unified JSON, 60 files)", data_format="teach2eval",
-    items=15000, selection="all", options={"turns": 3, "scoring": "paper", "max_tokens": 2048},
+    items=15000, selection="all",
+    # tell_answer: the authors' runs let the teacher state the answer (main.sh: can_tell_answer="True")
+    options={"turns": 3, "scoring": "paper", "max_tokens": 2048, "tell_answer": True},
     published=Published("Table 2", (Column("CA", "abilities.CA.value"), Column("AA", "abilities.AA.value"),
                                     Column("JA", "abilities.JA.value"), Column("GA", "abilities.GA.value"),
                                     Column("RA", "abilities.RA.value")), _T2E_ROWS),
@@ -152,7 +154,9 @@ TEACH2EVAL_MAIN = Recipe(
     differs=("Table 2 has four more columns whose header the text extraction lost (per-domain CA, our reading); "
              "they are not stored.",
              "The paper samples 15,000 items from 60 datasets; the shared copy has 21 of the 60 files.",
-             "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config."),
+             "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config.",
+             "The teacher is shown the text of the option the student chose (ours; the authors' teacher sees the "
+             "student's solution only, without the options)."),
 )
 
 # --- LLM-as-an-Interviewer, Table 4 (MATH) --------------------------------------------------------------
