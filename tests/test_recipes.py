@@ -52,8 +52,8 @@ def _read(request):
     return structured, "\n".join(str(m.get("content")) for m in request["messages"])
 
 
-def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None, bodies=None):
-    plan = prepare(name, roles, data, graph, limit, workdir=tmp_path)
+def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None, bodies=None, overrides=None):
+    plan = prepare(name, roles, data, graph, limit, workdir=tmp_path, overrides=overrides)
     with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
         names = {m for v in plan["models"].values() for m in v.split(",")}
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
@@ -87,6 +87,17 @@ def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
     assert answers and all(len(r["meta"]["shots"]) == 5 for r in answers)  # the paper's 5-shot first answer
     low, high = estimate_calls(RECIPES["kieval-table2-ceval"], 6)
     assert low <= calls <= high
+
+
+def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path):
+    plan, s, table, folder, _, estimate = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 3,
+                                              tmp_path, overrides={"shots": "0", "rounds": "2"})
+    assert json.loads((folder / "manifest.json").read_text())["config"]["shots"] == 0 and s["rounds"] == 2
+    assert "| `shots` | 5 | 0 |\n| `rounds` | 5 | 2 |" in table and "not the paper's setup" in table
+    assert "changed: shots=0 (the paper's: 5)" in estimate
+    plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
+                   overrides={"verify": "false"})  # not set by the recipe: the paper's is the protocol's default
+    assert plan["overrides"] == {"verify": ("True (not set: the default)", "false")}
 
 
 def test_teach2eval_recipe_with_two_students(tmp_path):
@@ -151,6 +162,10 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
              (["reproduce", "kieval-table2-mmlu", "--data", str(P / "mmlu")], "give --role candidate=MODEL"),
              (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x"], "give --data"),
              (["reproduce", "kieval-table2-mmlu", "--role", "teacher=x"], "has no role 'teacher'"),
+             (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",
+               "shotz=1", "--dry-run"], "protocol kieval has no option 'shotz'"),
+             (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",
+               "rounds"], "-o expects KEY=VALUE; got 'rounds'"),
              (["reproduce", "judgeagent-table2-quality", "--role", "target=x", "--data",
                str(P / "quality/data/v1.0.1/QuALITY.v1.0.1.htmlstripped.dev")], "needs --graph")]
     for argv, message in cases:
@@ -212,8 +227,6 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
         low, high = (int(x) for x in render_plan(plan, registry).split("calls: ")[1].split()[0].split("-"))
         summary, table, _ = reproduce(plan, registry, run_dir=tmp_path / "run", cache=False, paper_row="GPT-4")
         calls = server.counts["requests"]
-        if bodies is not None:
-            bodies.extend(server.bodies)
     assert summary["task"] == "code" and summary["games"] == 4  # 2 problems x 2 ordered pairs
     assert _row(table, "paper: GPT-4") == ["8.97", "8.77", "–"]
     assert {tuple(_row(table, f"ours: {m}"))[2] for m in ("p1", "p2")} == {"100.00"}
