@@ -42,7 +42,9 @@ def render_docs() -> str:
              "`judgeagent recipes` lists the experiments below; `judgeagent reproduce NAME --role ROLE=MODEL "
              "--data PATH` runs one with the paper's settings and writes `reproduce.md` into the run folder: our "
              "numbers under the paper's published row (`--paper-row MODEL` picks the row). `--dry-run` prints the "
-             "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items.", "",
+             "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items; `-o KEY=VALUE` "
+             "changes one of the recipe's settings (a protocol option), and `reproduce.md` then lists each change "
+             "beside the paper's setting under the table.", "",
              "## Benchmarks in their native formats", "",
              "`--benchmark FORMAT:PATH` (evaluate) and `--data` (reproduce) read a benchmark as its publisher ships "
              "it. The format is named, never guessed from the file: a plain path keeps the generic loader "
