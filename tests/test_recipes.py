@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,11 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
     assert main(["recipes"]) == 0
     out = capsys.readouterr().out
     assert all(f"{name}:" in out for name in RECIPES)
+    # a whole run at the paper's size: recipes that take all of the paper's data count its items (issue 45: the
+    # JudgeAgent recipes printed 0-40 and translation 0-0)
+    estimates = re.findall(r"expected calls: (\d+)-(\d+)", out)
+    assert len(estimates) == len(RECIPES) and all(0 < int(low) <= int(high) for low, high in estimates)
+    assert "judgeagent-table1-medqa" in out and "expected calls: 3819-7678" in out  # 1273 questions x (3, 6) + 40
     cases = [(["reproduce", "nope"], "unknown recipe 'nope'"),
              (["reproduce", "kieval-table2-mmlu", "--data", str(P / "mmlu")], "give --role candidate=MODEL"),
              (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x"], "give --data"),

@@ -69,6 +69,9 @@ class Recipe:
     needs: tuple[str, ...] = ()
     """Inputs beyond the data (e.g. a graph) and where they come from."""
     extra: dict[str, Any] = field(default_factory=dict)
+    data_items: int | None = None
+    """Items in the paper's data, where the recipe takes all of them (`items` None): what `judgeagent recipes`
+    estimates the calls of a whole run from."""
 
 
 # --- KIEval (Yu et al., ACL 2024), Table 2 -------------------------------------------------------------
@@ -236,6 +239,7 @@ DYNAEVAL_TRANSLATION = Recipe(
              "games it translated and proofread; BLEU is sentence-level per game, averaged.",
              "The paper's test-set size is not stated; ours plays `items` (20) paragraphs, a seeded sample."),
     extra={"players": ("GPT-4", "ChatGPT", "Claude 2"), "paragraph_segments": 5},
+    data_items=1459,  # the segments of tst2017 en-zh
 )
 
 # --- DynaEval, code generation and review (MBPP), Table 2 ----------------------------------------------
@@ -274,7 +278,8 @@ _JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "valida
 
 
 def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, ...]], data: str, fmt: str | None,
-                needs: tuple[str, ...], columns: tuple[Column, ...] = _JA_COLUMNS, differs: tuple[str, ...] = ()) -> Recipe:
+                needs: tuple[str, ...], data_items: int, columns: tuple[Column, ...] = _JA_COLUMNS,
+                differs: tuple[str, ...] = ()) -> Recipe:
     return Recipe(
         name=f"judgeagent-{key}", paper="JudgeAgent",
         experiment=f"{table}: {title}: the target's accuracy before (ACC1) and after (ACC2) JudgeAgent's feedback, "
@@ -283,8 +288,10 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
                                       "judge": "gpt-4.1-2025-04-14"},
         data=data, data_format=fmt, items=None, selection="all", options={"rounds": 3},
         published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), fixed=(0, 40)), needs=needs,
+        data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
-                 " The paper's batch size is not stated; ours is 5.", *differs))
+                 " The paper states no batch size; ours is 5, the authors' code 3 (`-o batch_size=3`); "
+                 "docs/protocols.md lists every departure from the authors' code.", *differs))
 
 
 _TARGETS = ("Qwen3", "GLM4-Flash", "GPT-4.1", "Gemini-2.5-pro")
@@ -293,19 +300,21 @@ JUDGEAGENT_RECIPES = (
                 dict(zip(_TARGETS, [(91.71, 96.38, 5.02, 0.35), (80.09, 92.82, 13.46, 0.73), (84.97, 92.44, 7.65, 0.18),
                                     (91.04, 94.60, 4.03, 0.47)])),
                 "medqa:data_clean/questions/US/4_options/phrases_no_exclude_test.jsonl", "medqa",
-                ("--graph: a graph built from MedQA's English textbooks (judgeagent build-graph textbooks/en/)",)),
+                ("--graph: a graph built from MedQA's English textbooks (judgeagent build-graph textbooks/en/)",),
+                1273),
     _judgeagent("table1-multihop", "MultiHop-RAG", "Table 1",
                 dict(zip(_TARGETS, [(63.65, 70.07, 17.49, 11.07), (51.25, 65.92, 24.26, 9.59),
                                     (68.94, 75.55, 12.36, 5.75), (62.25, 71.83, 15.41, 5.83)])),
                 "MultiHop-RAG questions as jsonl (question, answer; e.g. shared multihop_rag/*.questions.jsonl)", None,
-                ("--graph: a graph built from the MultiHop-RAG news corpus (judgeagent build-graph corpus.jsonl)",)),
+                ("--graph: a graph built from the MultiHop-RAG news corpus (judgeagent build-graph corpus.jsonl)",),
+                2556),
     _judgeagent("table2-quality", "QuALITY (dev), overall and by difficulty", "Table 2",
                 dict(zip(_TARGETS, [(87.83, 88.84, 1.88, 0.87, 94.63, 95.61, 88.53, 80.10),
                                     (73.48, 76.38, 4.78, 1.88, 83.26, 84.65, 74.35, 62.14),
                                     (89.13, 92.75, 3.91, 0.29, 93.66, 96.10, 91.04, 82.04),
                                     (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 93.57, 90.29)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
-                ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",),
+                ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
                 columns=(*_JA_COLUMNS, Column("easy ACC1", "validation.by_difficulty.easy.acc1"),
                          Column("easy ACC2", "validation.by_difficulty.easy.acc2"),
                          Column("medium ACC1", "validation.by_difficulty.medium.acc1"),

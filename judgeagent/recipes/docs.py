@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..benchmarks import FORMATS
-from . import RECIPES, _many, estimate_calls
+from . import RECIPES, _many, estimate_calls, whole_run_items
 
 PAPERS = {
     "KIEval (Yu et al., ACL 2024)": (
@@ -61,7 +61,7 @@ def render_docs() -> str:
     for paper, prose in PAPERS.items():
         lines += [f"## {paper}", "", prose, ""]
         for r in (r for r in RECIPES.values() if r.paper == paper):
-            low, high = estimate_calls(r, r.items or 0, _many(r))
+            low, high = estimate_calls(r, whole_run_items(r), _many(r))
             target = next(role for role, m in r.roles.items() if m == "{target}")
             data = f" --data {r.data.split(' ')[0].split(':', 1)[-1]}" if r.data_format else (
                 " --data QUESTIONS.jsonl" if r.protocol == "judgeagent" else "")
