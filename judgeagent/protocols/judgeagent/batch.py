@@ -347,7 +347,9 @@ async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
                                           else state.trajectory[-1])
     path, path_info = walked
     if tier == "easy" and ctx.config.easy_generator == "cloze":
-        accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
+        # avoid the batch's earlier extension questions too: two rounds' paths can share a sentence (issue 45)
+        earlier = [rec["question"] for rec in state.records if rec["stage"] == "extension"]
+        accepted, rejected, generator = _cloze(ctx, path, b, r, [*all_questions, *earlier]), [], "cloze"
     else:
         (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
     info: dict[str, Any] = {"round": r, "tier": tier, "path": path_info, "rejected": rejected,
