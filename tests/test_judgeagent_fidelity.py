@@ -11,6 +11,7 @@ import json
 import pytest
 
 from judgeagent import EvalConfig
+from judgeagent.benchmark import load_benchmark
 from judgeagent.metrics import rates
 from judgeagent.protocols.judgeagent.scoring import points, tier_of
 from judgeagent.protocols.judgeagent.validate import render_validation, validate
@@ -95,3 +96,28 @@ def test_validation_after_every_round_as_the_authors_eval_all_rounds(tmp_path, m
     assert rounds[0]["wrong_to_right"] == 0  # from the base questions alone the feedback names no key facts
     assert rounds[1]["wrong_to_right"] > 0 and rounds[1]["acc1"] == rounds[0]["acc1"] == v["overall"]["acc1"]
     assert "after round 0: n 10" in render_validation(v)
+
+
+def test_the_authors_setting_batches_by_three_and_keeps_the_grading_tier(tmp_path, mhr_graph):
+    """`setting=authors`: batches of 3 (evaluate_target.py `--bs 3`) and every extension round at the tier after
+    grading (judge_agent.py `stage_interactive_extension` reads `current_difficulty` once, before the rounds). A
+    target right on the base questions (hard after grading) and wrong on every extension question: ours (the
+    paper's Algorithm 1) re-tiers to medium by round 3, the authors' stays hard. Seen to fail with the authors'
+    tier read as `state.trajectory[-1]` (round 3 medium), and without the batch size of 3 (one batch of 6).
+    The default setting's records are checked against the code before it in tests/test_protocols.py."""
+    from judgeagent.config import CheckerConfig
+    from tests.scripted import Roles, Script
+    from tests.test_evaluate import MHR, records, run
+
+    base = {i.question for i in load_benchmark(MHR, limit=6).items}
+    found = {}
+    for setting, extra in (("authors", {}), ("ours", {"batch_size": 3})):
+        config = EvalConfig(setting=setting, rounds=3, checker=CheckerConfig(judge_policy="off"), **extra)
+        with Roles(Script(target_right=base)) as roles:
+            found[setting] = records(run(roles, tmp_path, mhr_graph, config, name=setting, limit=6).folder)
+    authors = found["authors"]
+    assert sorted((r["batch"], r["stage"]) for r in authors if r["stage"] == "grading") == \
+        [(0, "grading")] * 3 + [(1, "grading")] * 3
+    tiers = {s: [r["difficulty"] for r in sorted(recs, key=lambda r: r["round"])
+                 if r["stage"] == "extension" and r["batch"] == 0] for s, recs in found.items()}
+    assert tiers == {"authors": ["hard", "hard", "hard"], "ours": ["hard", "hard", "medium"]}
