@@ -204,6 +204,8 @@ def test_judgeagent_recipe_validates_and_puts_acc_cr_cte_under_table_1(tmp_path,
     assert ours == pytest.approx([100 * overall[k] for k in ("acc1", "acc2", "cr", "cte")], abs=0.01)
     assert ours[0] == 100.0  # the scripted target knows every gold
     assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
+    config = json.loads((folder / "manifest.json").read_text())["config"]
+    assert (config["setting"], config["batch_size"]) == ("authors", 3)  # the authors' batches of 3
     low, high = estimate_calls(RECIPES["judgeagent-table1-multihop"], 5)
     assert low <= calls <= high, (low, calls, high)
 

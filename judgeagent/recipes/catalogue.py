@@ -286,12 +286,14 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
                    "correction rate and correct-to-error rate; GPT-4.1 as interviewer and judge, 3 extension rounds",
         protocol="judgeagent", roles={"target": "{target}", "interviewer": "gpt-4.1-2025-04-14",
                                       "judge": "gpt-4.1-2025-04-14"},
-        data=data, data_format=fmt, items=None, selection="all", options={"rounds": 3},
+        data=data, data_format=fmt, items=None, selection="all",
+        # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
+        options={"rounds": 3, "setting": "authors"},
         published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), fixed=(0, 40)), needs=needs,
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
-                 " The paper states no batch size; ours is 5, the authors' code 3 (`-o batch_size=3`); "
-                 "docs/protocols.md lists every departure from the authors' code.", *differs))
+                 " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
+                 "extension rounds; docs/protocols.md lists the departures from the authors' code that remain.", *differs))
 
 
 _TARGETS = ("Qwen3", "GLM4-Flash", "GPT-4.1", "Gemini-2.5-pro")
