@@ -242,3 +242,14 @@ def test_a_resumed_batch_whose_reader_fails_reports_the_error_once(tmp_path, mhr
         gc.collect()
     assert len(records(tmp_path / "run")) == 5
     assert "never retrieved" not in caplog.text
+
+
+def test_a_batch_never_asks_the_same_cloze_question_twice(tmp_path, mhr_graph):
+    """Issue 45: batch 0 of MultiHop-RAG small asked one cloze question in two of its 8 easy rounds (two paths
+    shared a sentence); the cloze now avoids the batch's earlier extension questions as well as its base questions.
+    Seen to fail with `_cloze` given the base questions only (the code before the fix)."""
+    with Roles(Script(target_right=False)) as roles:
+        result = run(roles, tmp_path, mhr_graph, EvalConfig(rounds=8, checker=CheckerConfig(judge_policy="off")),
+                     limit=5)
+    asked = [r["question"] for r in records(result.folder) if r["stage"] == "extension"]
+    assert len(asked) == 8 and len(set(asked)) == 8

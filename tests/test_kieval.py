@@ -83,6 +83,17 @@ def test_paper_scoring_gives_the_authors_numbers(turns, authors):
     assert 100 * scores["overall"] == pytest.approx(authors, abs=0.05)
 
 
+@pytest.mark.parametrize("turns, rounds, authors", [
+    ([4, 3, 2], 3, 71.28),  # (10 + 7 e^-0.2 + 3 e^-0.4) / (1 + e^-0.2 + e^-0.4) x 10; exp(-i/3) would give 74.24
+    ([4] * 5 + [1] * 5, 10, 75.80),  # exp(-i/10) would give 66.02
+])
+def test_paper_decay_is_the_authors_at_any_round_count(turns, rounds, authors):
+    """The authors' weighted_mean (get_scores.py) weighs the j-th turn exp(-0.2 j) whatever the round count. Seen to
+    fail with the weights exp(-i/n) of the planned rounds (the scoring before issue 45: 74.24 and 66.02)."""
+    scores = conversation_scores([ev(s) for s in turns], rounds)
+    assert 100 * scores["overall"] == pytest.approx(authors, abs=0.005)
+
+
 def test_paper_scoring_leaves_failed_turns_out_and_counts_the_stopping_turn_as_a_round():
     assert conversation_scores([ev(4), None, ev(4)], 5)["accuracy"] == pytest.approx(1.0)
     def row(qid, evaluations, stop="none"):
@@ -100,7 +111,7 @@ def test_the_ablations_switch_off_the_decay_and_the_early_stop():
     turns = [ev(4), ev(2, stop=True, reason="off_topic"), ev(2)]
     assert conversation_scores(turns, 3, decay=False)["overall"] == pytest.approx((1.0 + 0.3) / 2)
     assert conversation_scores(turns, 3, decay=False, early_stop=False)["overall"] == pytest.approx((1.0 + 0.3 + 0.3) / 3)
-    w = decay_weights(3)
+    w = [1.0, math.exp(-0.2)]  # the authors' weights over the two turns before the stop, at any round count
     assert conversation_scores(turns, 3)["overall"] == pytest.approx((w[0] + 0.3 * w[1]) / (w[0] + w[1]))
 
 

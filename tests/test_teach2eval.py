@@ -145,6 +145,25 @@ def test_the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer(tm
     assert "(redacted before the student saw it): 8" in (result.folder / "report.md").read_text()
 
 
+def test_the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it(tmp_path):
+    """tell_answer=true (the authors' main.sh: can_tell_answer="True"): no instruction to withhold the answer, and
+    the teacher's statement of it reaches the student as written; the leaks are still counted."""
+    ms = models(teacher=Teacher(leak=True))
+    result = run_protocol("teach2eval", bench(), models=ms, config={**OPTS, "tell_answer": True},
+                          run_dir=tmp_path / "run", cache=False)
+    s = result.summary
+    assert s["leaks"] == 8 and s["tell_answer"] is True
+    given = [c[-1]["content"].split("Your teacher's guidance:", 1)[1] for c in ms["students.1"].calls
+             if "Your teacher's guidance" in c[-1]["content"]]
+    assert len(given) == 8 and not any("[withheld]" in g for g in given) and any("The answer is Paris" in g
+                                                                                  for g in given)
+    systems = {c[0]["content"] for c in ms["teacher"].calls if c[0]["content"].startswith("You are a teacher")}
+    assert len(systems) == 1 and "you may state the answer" in systems.pop()
+    assert "(given to the student as written: tell_answer=true" in (result.folder / "report.md").read_text()
+    assert "tell_answer" not in run_protocol("teach2eval", bench(), models=models(), config=OPTS,
+                                             run_dir=tmp_path / "default", cache=False).summary
+
+
 def test_resume_after_a_kill_repeats_no_finished_call(tmp_path):
     def go(m, folder):
         return run_protocol("teach2eval", bench(), models=m, config=OPTS, run_dir=folder, cache=False)

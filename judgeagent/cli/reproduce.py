@@ -33,6 +33,8 @@ def reproduce_cmd(
                                                      "paper names it).")] = None,
     limit: Annotated[Optional[int], typer.Option(min=1, help="A smaller run: N of the paper's items (stratified "
                                                  "recipes keep their strata).")] = None,
+    option: Annotated[list[str], typer.Option("--option", "-o", help="Change one of the recipe's settings, "
+                                              "KEY=VALUE (repeat); reproduce.md prints each beside the paper's.")] = [],
     run_dir: Annotated[Optional[Path], typer.Option(help="Run folder (default: a new one under runs/); the same folder again resumes the run.")] = None,
     config: ConfigOption = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
@@ -42,8 +44,10 @@ def reproduce_cmd(
     from ..models.spec import load_registry
 
     registry = load_registry(config)
+    from ..protocols.options import split_options
+
     plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
-                   dry_run=dry_run)
+                   dry_run=dry_run, overrides=split_options(option))
     if dry_run:
         typer.echo(render_plan(plan, registry))
         return
@@ -58,8 +62,11 @@ def reproduce_cmd(
 
 
 def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None,
-            workdir: Path = Path("runs"), dry_run: bool = False) -> dict[str, Any]:
+            workdir: Path = Path("runs"), dry_run: bool = False,
+            overrides: dict[str, str] | None = None) -> dict[str, Any]:
     """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call.
+    `overrides` (`-o KEY=VALUE`) replace the recipe's settings; each is checked against the protocol's options
+    and kept with the paper's setting for reproduce.md.
 
     A DynaEval task reads its own file: the recipe writes it from the data into `workdir` (named by its content,
     so the same data gives the same file and a run resumes)."""
@@ -111,8 +118,39 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         paragraphs = f"{len(rows)} paragraphs from {len(benchmark.items)} segments (the game plays `items` of them)"
         options["sources"] = "(written when the run starts)" if dry_run else str(_sources_file(recipe, rows, workdir))
         benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
+    changed = _overrides(protocol, options, overrides or {})
+    options |= {k: new for k, (_, new) in changed.items()}
     return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph,
-            "options": options, "paragraphs": paragraphs, "segments": segments}
+            "options": options, "paragraphs": paragraphs, "segments": segments, "overrides": changed}
+
+
+def _overrides(protocol: Any, options: dict[str, Any], overrides: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Each override as (the paper's setting, ours): the recipe's value, else the protocol's default. Checked
+    against the protocol's options with the recipe's (an unknown key or a bad value fails in one line)."""
+    from ..protocols.options import parse_options
+
+    if not overrides:
+        return {}
+    parse_options(protocol, {**options, **overrides})
+    fields = protocol.Config.model_fields
+    out = {}
+    for key, value in overrides.items():
+        if key in options:
+            paper = str(options[key])
+        else:
+            default = fields[key].default if key in fields else None
+            paper = "(not set: the default)" if default is None else f"{default} (not set: the default)"
+        out[key] = (paper, value)
+    return out
+
+
+def overrides_table(changed: dict[str, tuple[str, str]]) -> str:
+    """reproduce.md's record of the settings changed from the paper's (empty when none)."""
+    if not changed:
+        return ""
+    rows = "".join(f"| `{k}` | {paper} | {ours} |\n" for k, (paper, ours) in changed.items())
+    return ("\nSettings changed from the paper's (`-o`): the numbers above are not the paper's setup.\n\n"
+            "| option | the paper's setting | this run |\n|---|---|---|\n" + rows)
 
 
 def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Path:
@@ -142,6 +180,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
                  f" (the paper: {recipe.items})" if recipe.items else "")),
              "  roles: " + ", ".join(f"{k}={v}" for k, v in plan["models"].items()),
              "  options: " + ", ".join(f"{k}={v}" for k, v in plan["options"].items()),
+             *(f"  changed: {k}={ours} (the paper's: {paper})" for k, (paper, ours) in plan.get("overrides", {}).items()),
              f"  calls: {low}-{high}"]
     if recipe.calls.tokens_per_call:
         prompt, completion = recipe.calls.tokens_per_call
@@ -190,6 +229,7 @@ def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = Non
         summary["validation"] = validate(result.folder, registry=registry, cache=cache, cache_dir=cache_dir)
     target = next(plan["models"][r] for r, m in recipe.roles.items() if m == "{target}")
     table = f"## {recipe.name}\n\n{recipe.experiment}\n\n" + beside_paper(recipe, summary, str(target), paper_row)
+    table += overrides_table(plan.get("overrides", {}))
     if recipe.missing:
         table += "\nWhat this tool does not have yet (the run went without it):\n" + "".join(f"- {m}\n" for m in recipe.missing)
     if recipe.differs:

@@ -134,6 +134,11 @@ def _many(recipe: Recipe) -> int:
                + [len(recipe.extra.get("players", ()))] + [1])
 
 
+def whole_run_items(recipe: Recipe) -> int:
+    """The items of a run at the paper's size: the recipe's count, else all of the paper's data (0: no data)."""
+    return recipe.items or recipe.data_items or 0
+
+
 def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
@@ -146,7 +151,7 @@ def render_catalogue(recipe: Recipe | None = None) -> str:
         roles = ", ".join(f"{k}={v}" for k, v in r.roles.items())
         opts = ", ".join(f"{k}={v}" for k, v in r.options.items())
         items = "all" if r.items is None else f"{r.items} ({r.selection})"
-        low, high = estimate_calls(r, r.items or 0, students=_many(r))
+        low, high = estimate_calls(r, whole_run_items(r), students=_many(r))
         lines = [f"{r.name}: {r.paper}", f"  experiment: {r.experiment}", f"  protocol: {r.protocol} ({opts})",
                  f"  roles (the paper's models): {roles}", f"  data: {r.data}", f"  items: {items}",
                  f"  expected calls: {low}-{high}" + (f" (~{r.calls.tokens_per_call[0]}+{r.calls.tokens_per_call[1]} "

@@ -69,6 +69,9 @@ class Recipe:
     needs: tuple[str, ...] = ()
     """Inputs beyond the data (e.g. a graph) and where they come from."""
     extra: dict[str, Any] = field(default_factory=dict)
+    data_items: int | None = None
+    """Items in the paper's data, where the recipe takes all of them (`items` None): what `judgeagent recipes`
+    estimates the calls of a whole run from."""
 
 
 # --- KIEval (Yu et al., ACL 2024), Table 2 -------------------------------------------------------------
@@ -95,8 +98,8 @@ _KIEVAL_SETS = (  # name, title, format, data as published, items in the split
 
 def _kieval(index: int) -> Recipe:
     key, title, fmt, data, _ = _KIEVAL_SETS[index]
-    columns = (Column("Acc.", "benchmark_accuracy", note="paper: 5-shot accuracy; ours: the candidate's answer to "
-                      "the same items, zero-shot"),
+    columns = (Column("Acc.", "benchmark_accuracy", note="5-shot: the candidate's generated answer, its letter read "
+                      "and checked, as the authors' simple_multiple_choice step does"),
                Column("KIEval", "kieval.overall"), Column("Rnds.", "valid_rounds", 1.0))
     rows = {m: v[3 * index:3 * index + 3] for m, v in _KIEVAL_T2.items()}
     return Recipe(
@@ -105,14 +108,15 @@ def _kieval(index: int) -> Recipe:
         protocol="kieval", roles={"candidate": "{target}", "interactor": "gpt-4-1106-preview",
                                   "evaluator": "gpt-4-1106-preview"},
         data=data, data_format=fmt, items=200, selection="sample",
-        options={"rounds": 5, "scoring": "paper", "judge_policy": "trust"},
+        options={"rounds": 5, "scoring": "paper", "judge_policy": "trust", "shots": 5},
         published=Published("Table 2", columns, rows),
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
         # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls)
         calls=Calls(per_item=(3, 24), tokens_per_call=(1050, 115)),
-        missing=("5-shot log-likelihood accuracy (the paper's Acc. column, from its harness): our Acc. is the "
-                 "candidate's generated zero-shot answer to the same items.",),
-        differs=("judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
+        differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
+                 "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
+                 "items (seeded per item), so a run needs 6 items or more.",
+                 "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
 
@@ -141,7 +145,9 @@ TEACH2EVAL_MAIN = Recipe(
     protocol="teach2eval",
     roles={"teacher": "{target}", "students": "Llama-3.2-1B-Instruct,Qwen2.5-1.5B-Instruct,MiniCPM-2B,internlm2.5-1.8b"},
     data="teach2eval:Teach2Eval/dataset/dataset_test (the authors' unified JSON, 60 files)", data_format="teach2eval",
-    items=15000, selection="all", options={"turns": 3, "scoring": "paper", "max_tokens": 2048},
+    items=15000, selection="all",
+    # tell_answer: the authors' runs let the teacher state the answer (main.sh: can_tell_answer="True")
+    options={"turns": 3, "scoring": "paper", "max_tokens": 2048, "tell_answer": True},
     published=Published("Table 2", (Column("CA", "abilities.CA.value"), Column("AA", "abilities.AA.value"),
                                     Column("JA", "abilities.JA.value"), Column("GA", "abilities.GA.value"),
                                     Column("RA", "abilities.RA.value")), _T2E_ROWS),
@@ -151,7 +157,9 @@ TEACH2EVAL_MAIN = Recipe(
     differs=("Table 2 has four more columns whose header the text extraction lost (per-domain CA, our reading); "
              "they are not stored.",
              "The paper samples 15,000 items from 60 datasets; the shared copy has 21 of the 60 files.",
-             "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config."),
+             "Students run at temperature 0 in the paper (vLLM 0.6.4); set it in the students' model config.",
+             "The teacher is shown the text of the option the student chose (ours; the authors' teacher sees the "
+             "student's solution only, without the options)."),
 )
 
 # --- LLM-as-an-Interviewer, Table 4 (MATH) --------------------------------------------------------------
@@ -162,7 +170,12 @@ INTERVIEWER_MATH = Recipe(
                "interviewing, 100 queries balanced over the 5 levels",
     protocol="interviewer", roles={"target": "{target}", "interviewer": "gpt-4o", "judge": "gpt-4o"},
     data="math:MATH/test (the per-problem JSON files) or a jsonl of them", data_format="math",
-    items=100, selection="stratified:level", options={"revisions": 2, "followups": 2},
+    items=100, selection="stratified:level",
+    # the paper's and the authors' setup (interview_math.sh: --init_action unclarifying, --state_threshold 3): one
+    # piece of information removed, up to 3 clarifications, 3 answers, 1 follow-up; replies up to 4096 tokens (the
+    # authors send no max_tokens; the model registry's default 512 cuts long MATH solutions before their \boxed{})
+    options={"modification": "unclarifying", "clarifications": 3, "revisions": 2, "followups": 1,
+             "reply_tokens": 4096},
     published=Published("Table 4", (
         Column("Acc_seed@1", "score_at.@1", 1.0), Column("Acc_seed@2", "score_at.@2", 1.0),
         Column("Acc_seed@3", "score_at.@3", 1.0), Column("Adapt.", "adaptability", 1.0),
@@ -191,8 +204,9 @@ def _dynaeval_pgg(mode: int) -> Recipe:
         protocol="dynaeval", roles={"players": "{target}", "referee": "gpt-4"},
         data="none: the game needs no dataset", data_format=None, items=None, selection="all",
         options={"task": "public_goods", "mode": mode, "min_runs": 10, "max_runs": 10},
-        # each player answers once a round, 5 rounds x 10 games; the referee reads a reply the rule cannot parse
-        published=None, calls=Calls(per_item=(0, 0), fixed=(0, 10), per_student=(50, 50)),
+        # each player answers once a round, 5 rounds x 10 games, and the referee reads each answer (a reply read
+        # before is answered from the run's journal: a run whose players repeat themselves makes fewer calls)
+        published=None, calls=Calls(per_item=(0, 0), per_student=(100, 100)),
         differs=("The paper shows the payoffs as a box plot (Figure 3) and prints no table: nothing to put beside "
                  "our numbers.", "Endowment, multiplier and rounds are our defaults (10 coins, x1.5, 5 rounds); "
                  "the paper's prompts do not fix them in the text we have."),
@@ -225,6 +239,7 @@ DYNAEVAL_TRANSLATION = Recipe(
              "games it translated and proofread; BLEU is sentence-level per game, averaged.",
              "The paper's test-set size is not stated; ours plays `items` (20) paragraphs, a seeded sample."),
     extra={"players": ("GPT-4", "ChatGPT", "Claude 2"), "paragraph_segments": 5},
+    data_items=1459,  # the segments of tst2017 en-zh
 )
 
 # --- DynaEval, code generation and review (MBPP), Table 2 ----------------------------------------------
@@ -263,17 +278,22 @@ _JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "valida
 
 
 def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, ...]], data: str, fmt: str | None,
-                needs: tuple[str, ...], columns: tuple[Column, ...] = _JA_COLUMNS, differs: tuple[str, ...] = ()) -> Recipe:
+                needs: tuple[str, ...], data_items: int, columns: tuple[Column, ...] = _JA_COLUMNS,
+                differs: tuple[str, ...] = ()) -> Recipe:
     return Recipe(
         name=f"judgeagent-{key}", paper="JudgeAgent",
         experiment=f"{table}: {title}: the target's accuracy before (ACC1) and after (ACC2) JudgeAgent's feedback, "
                    "correction rate and correct-to-error rate; GPT-4.1 as interviewer and judge, 3 extension rounds",
         protocol="judgeagent", roles={"target": "{target}", "interviewer": "gpt-4.1-2025-04-14",
                                       "judge": "gpt-4.1-2025-04-14"},
-        data=data, data_format=fmt, items=None, selection="all", options={"rounds": 3},
+        data=data, data_format=fmt, items=None, selection="all",
+        # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
+        options={"rounds": 3, "setting": "authors"},
         published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), fixed=(0, 40)), needs=needs,
+        data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
-                 " The paper's batch size is not stated; ours is 5.", *differs))
+                 " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
+                 "extension rounds; docs/protocols.md lists the departures from the authors' code that remain.", *differs))
 
 
 _TARGETS = ("Qwen3", "GLM4-Flash", "GPT-4.1", "Gemini-2.5-pro")
@@ -282,19 +302,21 @@ JUDGEAGENT_RECIPES = (
                 dict(zip(_TARGETS, [(91.71, 96.38, 5.02, 0.35), (80.09, 92.82, 13.46, 0.73), (84.97, 92.44, 7.65, 0.18),
                                     (91.04, 94.60, 4.03, 0.47)])),
                 "medqa:data_clean/questions/US/4_options/phrases_no_exclude_test.jsonl", "medqa",
-                ("--graph: a graph built from MedQA's English textbooks (judgeagent build-graph textbooks/en/)",)),
+                ("--graph: a graph built from MedQA's English textbooks (judgeagent build-graph textbooks/en/)",),
+                1273),
     _judgeagent("table1-multihop", "MultiHop-RAG", "Table 1",
                 dict(zip(_TARGETS, [(63.65, 70.07, 17.49, 11.07), (51.25, 65.92, 24.26, 9.59),
                                     (68.94, 75.55, 12.36, 5.75), (62.25, 71.83, 15.41, 5.83)])),
                 "MultiHop-RAG questions as jsonl (question, answer; e.g. shared multihop_rag/*.questions.jsonl)", None,
-                ("--graph: a graph built from the MultiHop-RAG news corpus (judgeagent build-graph corpus.jsonl)",)),
+                ("--graph: a graph built from the MultiHop-RAG news corpus (judgeagent build-graph corpus.jsonl)",),
+                2556),
     _judgeagent("table2-quality", "QuALITY (dev), overall and by difficulty", "Table 2",
                 dict(zip(_TARGETS, [(87.83, 88.84, 1.88, 0.87, 94.63, 95.61, 88.53, 80.10),
                                     (73.48, 76.38, 4.78, 1.88, 83.26, 84.65, 74.35, 62.14),
                                     (89.13, 92.75, 3.91, 0.29, 93.66, 96.10, 91.04, 82.04),
                                     (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 93.57, 90.29)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
-                ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",),
+                ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
                 columns=(*_JA_COLUMNS, Column("easy ACC1", "validation.by_difficulty.easy.acc1"),
                          Column("easy ACC2", "validation.by_difficulty.easy.acc2"),
                          Column("medium ACC1", "validation.by_difficulty.medium.acc1"),

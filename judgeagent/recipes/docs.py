@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..benchmarks import FORMATS
-from . import RECIPES, _many, estimate_calls
+from . import RECIPES, _many, estimate_calls, whole_run_items
 
 PAPERS = {
     "KIEval (Yu et al., ACL 2024)": (
@@ -42,7 +42,9 @@ def render_docs() -> str:
              "`judgeagent recipes` lists the experiments below; `judgeagent reproduce NAME --role ROLE=MODEL "
              "--data PATH` runs one with the paper's settings and writes `reproduce.md` into the run folder: our "
              "numbers under the paper's published row (`--paper-row MODEL` picks the row). `--dry-run` prints the "
-             "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items.", "",
+             "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items; `-o KEY=VALUE` "
+             "changes one of the recipe's settings (a protocol option), and `reproduce.md` then lists each change "
+             "beside the paper's setting under the table.", "",
              "## Benchmarks in their native formats", "",
              "`--benchmark FORMAT:PATH` (evaluate) and `--data` (reproduce) read a benchmark as its publisher ships "
              "it. The format is named, never guessed from the file: a plain path keeps the generic loader "
@@ -59,7 +61,7 @@ def render_docs() -> str:
     for paper, prose in PAPERS.items():
         lines += [f"## {paper}", "", prose, ""]
         for r in (r for r in RECIPES.values() if r.paper == paper):
-            low, high = estimate_calls(r, r.items or 0, _many(r))
+            low, high = estimate_calls(r, whole_run_items(r), _many(r))
             target = next(role for role, m in r.roles.items() if m == "{target}")
             data = f" --data {r.data.split(' ')[0].split(':', 1)[-1]}" if r.data_format else (
                 " --data QUESTIONS.jsonl" if r.protocol == "judgeagent" else "")

@@ -344,10 +344,13 @@ async def ask(ctx: Context, b: int, q: Asked,
 async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
                            state: BatchState, all_questions: list[str]) -> None:
     tier = ctx.config.fixed_difficulty or (_most_informative(state) if ctx.config.adaptive == "irt"
-                                          else state.trajectory[-1])
+                                          else state.trajectory[0] if ctx.config.setting == "authors"
+                                          else state.trajectory[-1])  # authors: the tier after grading
     path, path_info = walked
     if tier == "easy" and ctx.config.easy_generator == "cloze":
-        accepted, rejected, generator = _cloze(ctx, path, b, r, all_questions), [], "cloze"
+        # avoid the batch's earlier extension questions too: two rounds' paths can share a sentence (issue 45)
+        earlier = [rec["question"] for rec in state.records if rec["stage"] == "extension"]
+        accepted, rejected, generator = _cloze(ctx, path, b, r, [*all_questions, *earlier]), [], "cloze"
     else:
         (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
     info: dict[str, Any] = {"round": r, "tier": tier, "path": path_info, "rejected": rejected,

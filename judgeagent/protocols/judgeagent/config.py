@@ -1,7 +1,7 @@
 """JudgeAgent's typed, frozen `EvalConfig`: the knobs of Algorithm 1. Defaults are the spec notes' defaults."""
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -60,6 +60,18 @@ class EvalConfig(Frozen):
     holdout: float = Field(0.0, ge=0, le=0.5)
     """Share of each batch's base questions kept out of the interviewer's feedback prompt (and out of
     path seeding), so that validation can tell feedback that generalises from feedback that recites."""
+    setting: Literal["ours", "authors"] = "ours"
+    """`authors`: the authors' code (DataArcTech/JudgeAgent@2b1b921) where this setting covers it: 3 base questions
+    a batch (`--bs 3`) unless `batch_size` is given, and every extension round at the tier the batch had after
+    grading (the code reads it once, before the rounds). `ours`: re-tiered after every round, as the paper's
+    Algorithm 1. docs/protocols.md's fidelity table lists what `authors` does not yet cover."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _authors_batch_size(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("setting") == "authors" and "batch_size" not in data:
+            return {**data, "batch_size": 3}
+        return data
 
     @model_validator(mode="after")
     def _options_agree(self) -> Self:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 # Options added after runs were first written: left out of a run's identity while at their default,
 # so a run started by an earlier version keeps its identity and still resumes.
-_ADDED_LATER = {"adaptive": "tiers", "path": "graph", "unlabelled_points": 1.5}
+_ADDED_LATER = {"adaptive": "tiers", "path": "graph", "unlabelled_points": 1.5, "setting": "ours"}
 
 
 class JudgeAgentProtocol(Protocol):

@@ -28,7 +28,8 @@ class KIEvalConfig(BaseModel):
     decay-weighted mean runs over the turns the conversation had, failed evaluations left out; linear: 1..4 onto
     0..1 evenly, unreached turns and failed evaluations counted as the poorest (judgeagent's earlier scoring)."""
     decay: bool = True
-    """Decaying turn weights w_i = exp(-i/n); false: every turn weighs the same (the paper's DW ablation)."""
+    """Decaying turn weights (scoring=paper: the authors' exp(-0.2 j), j = 0..; linear: exp(-i/n), i = 1..n); false:
+    every turn weighs the same (the paper's DW ablation)."""
     early_stop: bool = True
     """The evaluator may end a conversation; false: it always runs all rounds (the paper's ES ablation)."""
     shots: int = Field(0, ge=0, le=10)

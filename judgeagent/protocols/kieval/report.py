@@ -129,6 +129,7 @@ def scoring_note(s: dict[str, Any]) -> str:
     how = s.get("scoring") or {"scoring": "linear", "decay": True, "early_stop": True}
     weights = "w_i = exp(-i/n)" if how["decay"] else "w_i = 1 (no decaying weights: the paper's DW ablation)"
     if how["scoring"] == "paper":
+        weights = weights if not how["decay"] else "w_j = exp(-0.2 j) for the j-th turn, j = 0.."
         text = (f"Scoring `paper`, as the paper's tables (the authors' get_scores.py): KIEval score = "
                 f"sum(s_i w_i) / sum(w_i) over the turns the conversation had, {weights}, turn scores 1/2/3/4 "
                 "counted 10/30/70/100; failed evaluations left out; valid rounds count the stopping turn.")

@@ -74,6 +74,11 @@ def decay_weights(n: int) -> list[float]:
     return [math.exp(-i / n) for i in range(1, n + 1)]
 
 
+def paper_weights(turns: int) -> list[float]:
+    """The authors' weights exp(-0.2 j), j = 0..turns-1 (get_scores.py `weighted_mean`), at any round count."""
+    return [math.exp(-0.2 * j) for j in range(turns)]
+
+
 def normalise(score: float) -> float:
     """1..4 onto 0..1, so that 1.0 is a perfect turn and 0.0 the poorest."""
     return (score - LOWEST) / (HIGHEST - LOWEST)
@@ -90,19 +95,20 @@ def dialogue_score(scores: Sequence[float | None], rounds: int, scoring: str = "
     `scores` are the turn scores (1..4) in order; None marks a turn whose evaluation failed.
     - `paper`, as the paper's tables (the authors' `weighted_mean`): each turn counts `PAPER_POINTS`, and the
       weighted mean runs over the turns the conversation had, failed evaluations left out, so a conversation
-      stopped after one strong turn scores 1.0 (the early stop shows in the valid rounds instead). The authors'
-      weights exp(-0.2 j), j = 0.., are exp(-i/n) for n = 5 up to a constant factor, which the mean cancels.
+      stopped after one strong turn scores 1.0 (the early stop shows in the valid rounds instead). The weights are
+      the authors' exp(-0.2 j), j = 0.., whatever `rounds` (at 5 rounds they are exp(-i/5) up to a factor).
     - `linear`: 1..4 evenly onto 0..1, and rounds never reached (after an early stop) and failed turns count as
       the poorest score, so that a conversation stopped after one good turn does not score as a perfect one.
     `decay=False` weighs every turn the same (the paper's ablation without decaying weights).
     """
     if len(scores) > rounds:
         raise ValueError(f"{len(scores)} turn scores for a dialogue of {rounds} rounds")
-    weights = decay_weights(rounds) if decay else [1.0] * rounds
     if scoring == "paper":
         points = [PAPER_POINTS[int(s)] for s in scores if s is not None]
         if not points:
             raise ValueError("a paper-scored dialogue needs one evaluated turn")
-        return sum(w * p for w, p in zip(weights, points)) / sum(weights[:len(points)])
+        weights = paper_weights(len(points)) if decay else [1.0] * len(points)
+        return sum(w * p for w, p in zip(weights, points)) / sum(weights)
+    weights = decay_weights(rounds) if decay else [1.0] * rounds
     filled = [normalise(s) if s is not None else 0.0 for s in scores] + [0.0] * (rounds - len(scores))
     return sum(w * s for w, s in zip(weights, filled)) / sum(weights)

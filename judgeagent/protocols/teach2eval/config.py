@@ -28,6 +28,10 @@ class Teach2EvalConfig(BaseModel):
         True, description="From the second guidance turn the teacher is asked, if it judges the latest solution "
         "wrong, to reflect first on whether its previous guidance was at fault (the paper's reflection; the "
         "authors' prompt_teacher.py); false: every turn asks the same.")
+    tell_answer: bool = Field(
+        False, description="true: the authors' runs (main.sh, can_tell_answer=True): the teacher is not told to "
+        "withhold the answer and its guidance reaches the student as written (statements of the answer are counted, "
+        "not redacted); false: it is told not to state the answer, and the leakage guard redacts one that does.")
     history: Literal["chat", "transcript"] = Field(
         "chat", description="How the teacher sees the lesson so far: chat, as a conversation holding its own earlier "
         "replies in full; transcript, as the authors' dialogue_teacher.py: one prompt a turn with the question and "

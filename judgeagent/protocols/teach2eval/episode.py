@@ -3,7 +3,7 @@
 A lesson: the student answers from the question and options (turn 0); each turn t = 1..T the teacher,
 who sees the question without options and the whole history, judges the latest solution and guides;
 the student answers again from its previous answer and that guidance. The leakage guard redacts a
-teacher that states the answer; it does not ask again, since a second request would tell the teacher
+teacher that states the answer (with `tell_answer`, the authors' setting, it only counts it); it does not ask again, since a second request would tell the teacher
 its answer was right and so feed its judgment.
 """
 from __future__ import annotations
@@ -75,7 +75,8 @@ async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
     # every gold option of a several-answer item is guarded, each with its own letter
     guard = ([(options[x], options, x) for x in item.gold_letter or ""] if many else
              [(g, options, item.gold_letter) for g in item.golds])
-    dialogue = Dialogue(("teacher", "student"), {"teacher": prompts.TEACHER_SYSTEM})
+    system = prompts.teacher_system(ctx.config.tell_answer)
+    dialogue = Dialogue(("teacher", "student"), {"teacher": system})
     solutions: list[tuple[str | None, str]] = []
     guides: list[str] = []
     reply, verdict = await _answer(ctx, episode, item, student, 0,
@@ -87,7 +88,7 @@ async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
         solutions.append((chosen, reply))
         if ctx.config.history == "transcript":
             shown = prompts.transcript_for_teacher(item.question, solutions, guides, reflect)
-            messages = [{"role": "system", "content": prompts.TEACHER_SYSTEM}, {"role": "user", "content": shown}]
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": shown}]
         else:
             shown = prompts.solution_for_teacher(item.question if turn == 1 else None, chosen, reply, turn - 1,
                                                  reflect)
@@ -97,7 +98,8 @@ async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
         said = result.text if result.ok else ""
         judged = prompts.parse_judgment(said)
         found = leaked_strings(said, guard)
-        guidance = (redact(said, found) if found else said).strip() or prompts.NO_GUIDANCE
+        kept = said if ctx.config.tell_answer or not found else redact(said, found)  # tell_answer: counted only
+        guidance = kept.strip() or prompts.NO_GUIDANCE
         if ctx.config.history == "chat":
             dialogue.say("teacher", said)  # the teacher's history holds what it said, the student gets `guidance`
         guides.append(said)  # the transcript shows the teacher its own words, as the chat does

@@ -18,6 +18,21 @@ TEACHER_SYSTEM = (
     "Correctness of the latest solution: Correct or Wrong\n"
     "Guidance: your guidance")
 
+TEACHER_SYSTEM_TELLING = (
+    "You are a teacher helping a weaker student answer a question correctly. You see the question and the "
+    "student's solution, but not the answer options the student chooses from. Each turn, first judge whether the "
+    "student's latest solution is correct, then guide the student in whatever way helps it most; you may state "
+    "the answer. If the solution is correct, briefly confirm its reasoning.\n"
+    "Write exactly:\n"
+    "Correctness of the latest solution: Correct or Wrong\n"
+    "Guidance: your guidance")
+"""`tell_answer=true`: the authors' runs (can_tell_answer=True) add no instruction to withhold the answer."""
+
+
+def teacher_system(tell_answer: bool = False) -> str:
+    return TEACHER_SYSTEM_TELLING if tell_answer else TEACHER_SYSTEM
+
+
 NO_GUIDANCE = "(your teacher gave no guidance this time)"
 
 

@@ -30,7 +30,7 @@ class Teach2EvalProtocol(Protocol):
             request.benchmark = as_choice(request.benchmark, request.graph, request.config)
         super().check_inputs(request)
 
-    added_later = {"scoring": "paper", "reflection": False, "history": "chat"}
+    added_later = {"scoring": "paper", "reflection": False, "history": "chat", "tell_answer": False}
     """scoring changes only the summary; reflection false and history chat ask what runs before them asked."""
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
@@ -47,6 +47,8 @@ class Teach2EvalProtocol(Protocol):
         cfg = ctx.config
         summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
         summary["conversion"] = ctx.run.manifest.get("mcq") or {}
+        if cfg.tell_answer:  # only then: a default run's summary stays as it was
+            summary["tell_answer"] = True
         return summary
 
     def report_sections(self, summary: dict[str, Any]) -> list[Section]:
@@ -65,7 +67,8 @@ class Teach2EvalProtocol(Protocol):
         lines = [f"run {folder}", f"  items {summary['items']}, students {summary['students']}, turns {summary['turns']}"
                  + ("" if base is None else f", students' baseline accuracy {100 * base:.1f}%"),
                  "  " + "  ".join(f"{key} {shown_(key)}" for key, _ in ABILITIES),
-                 (f"  leaks redacted {summary['leaks']}, teacher replies without a judgment "
+                 (f"  {'answers stated' if summary.get('tell_answer') else 'leaks redacted'} {summary['leaks']}, "
+                  "teacher replies without a judgment "
                  f"{summary['unparsed_judgments']}/{summary['teacher_turns']}"),
                  f"  report: {folder}/report.md"]
         return "\n".join(lines)

@@ -134,9 +134,14 @@ def _abilities_text(s: dict[str, Any]) -> str:
             + f" | {p['no_letter']}/{p['answers']} | {p['leaks']} ({p['leaks_after_wrong']}) |")
     lines += ["", (f"Students' baseline accuracy (alone, turn 0): {_pct(s['baseline'])}%. Teacher replies with no "
               f"judgment: {s['unparsed_judgments']} of {s['teacher_turns']}. Guidance that stated the answer "
-              f"(redacted before the student saw it): {s['leaks']}, {s['leaks_after_wrong']} of them after a wrong "
-              "answer.")]
+              f"({_leak_fate(s)}): {s['leaks']}, {s['leaks_after_wrong']} of them after a wrong answer.")]
     return "\n".join(lines)
+
+
+def _leak_fate(s: dict[str, Any]) -> str:
+    if s.get("tell_answer"):
+        return "given to the student as written: tell_answer=true, the authors' can_tell_answer setting"
+    return "redacted before the student saw it"
 
 
 def _curves(s: dict[str, Any]) -> str:
