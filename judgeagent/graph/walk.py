@@ -150,12 +150,14 @@ class Steps:
         on = self.on
         chunks = np.array(walk.chunks, dtype=np.int64)
         docs = np.unique(on.chunk_doc[chunks])
-        inside = np.bincount(_gather(on.doc_entities, docs)[0], minlength=on.graph.n_entities)
-        fresh = on.n_docs[options] > inside[options]
+        inside, times = np.unique(_gather(on.doc_entities, docs)[0], return_counts=True)
+        counted = np.zeros(len(options), dtype=np.int64)
+        at, found = _positions(options, inside)
+        counted[at] = times[found]
+        fresh = on.n_docs[options] > counted
         best, chunk = self._best
         scores, adds = best[options], chunk[options]
-        on_walk = np.unique(_gather(on.chunk_entities, chunks)[0])
-        redo = np.flatnonzero(np.isin(options, on_walk, assume_unique=True))
+        redo, _ = _positions(options, np.unique(_gather(on.chunk_entities, chunks)[0]))
         if len(redo):  # a chunk on the walk scores ON_PATH less: its best chunk may be another now
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
             penalised[chunks] -= ON_PATH
@@ -167,15 +169,17 @@ class Steps:
         through the question (`linked`), at least the question's best chunk's."""
         own = self.on.graph.chunks_of(current)
         entities, counts = _gather(self.on.chunk_entities, own)
-        link = np.zeros(self.on.graph.n_entities, dtype=np.float32)
+        link = np.zeros(len(options), dtype=np.float32)
         if len(entities):
             values = np.repeat(self.relevance[own], counts)
             order = np.argsort(entities, kind="stable")
             entities, values = entities[order], values[order]
             starts = np.flatnonzero(np.r_[True, entities[1:] != entities[:-1]])
-            link[entities[starts]] = np.maximum(np.maximum.reduceat(values, starts), 0)  # none shared: 0
-        link[self.linked] = np.maximum(link[self.linked], self.top)
-        return link[options]
+            at, found = _positions(options, entities[starts])
+            link[at] = np.maximum(np.maximum.reduceat(values, starts)[found], 0)  # none shared: 0
+        through, _ = _positions(options, self.linked)
+        link[through] = np.maximum(link[through], self.top)
+        return link
 
 
 def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -261,6 +265,17 @@ def _gather(m: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, dtype=np.int64), counts
     shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
     return m.indices[np.arange(total) + shift], counts
+
+
+def _positions(rows: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the values of `wanted` (distinct) are in the sorted distinct `rows`, and which of `wanted` are there:
+    a few values looked up in a long row list (a walk's entities among thousands of candidates) without a pass
+    over all of it, as `np.isin` would make."""
+    if not len(rows) or not len(wanted):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    at = np.minimum(np.searchsorted(rows, wanted), len(rows) - 1)
+    found = np.flatnonzero(rows[at] == wanted)
+    return at[found], found
 
 
 def _rows_best(m: Any, rows: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
