@@ -2,6 +2,7 @@
 paths when their digests match.
 
     .venv/bin/python bench/pools.py [--sets hotpotqa/medium multihop_rag/medium] [--code OTHER_CHECKOUT]
+    .venv/bin/python bench/pools.py --paired OTHER_CHECKOUT [--graph DIR --questions FILE]
 
 For every question of a split (a batch of one question) and each of its seed candidates, the pool of walks
 its paths are drawn from (`PathSampler.sample(start=...)`, 3 hops, seed i for question i) is built once;
@@ -10,6 +11,13 @@ are computed before the clock starts), and a digest of all pools (their walks' e
 scores, in order). `--code` imports `judgeagent` from another checkout (for example `git worktree add
 /tmp/before main`) on the same graphs (this checkout's .cache/paths, see bench/paths.py): run once
 with it and once without, and compare the digests and times.
+
+`--paired OTHER_CHECKOUT` measures both in one process instead (a shared machine's load moves between two
+runs): the other checkout's graph/walk.py is loaded beside this one's, and for each question the pools of all
+its seed candidates (and its entities' best chunks) are built by one then the other, in alternating order;
+printed: each one's median CPU ms per question, the median of the per-question ratios (this / other) and
+both digests. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
+with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets.
 """
 from __future__ import annotations
 
@@ -50,11 +58,65 @@ def measure(dataset: str, split: str, hops: int = 3) -> dict[str, Any]:
             "mean_cpu_ms": statistics.fmean(cpu_ms), "digest": digest.hexdigest()[:16]}
 
 
+def paired(other: Path, graph: Any, questions: list[str], hops: int = 3) -> dict[str, Any]:
+    """Pools of this checkout's walk module and `other`'s, question by question in alternating order."""
+    import importlib.util
+
+    import judgeagent.graph.sample as sampling
+    from judgeagent.graph import walk as this
+
+    name = "judgeagent.graph.walk_other"
+    spec = importlib.util.spec_from_file_location(name, other / "judgeagent" / "graph" / "walk.py")
+    that = importlib.util.module_from_spec(spec)
+    sys.modules[name] = that  # dataclasses look their module up
+    spec.loader.exec_module(that)
+    sampler = sampling.PathSampler(graph)
+    for q in questions:
+        sampler.seed_options([q])
+    sampler.sample([questions[0]], hops=hops, seed=0)  # warm-up
+    cpu: dict[str, list[float]] = {"this": [], "other": []}
+    digest = {"this": hashlib.sha1(), "other": hashlib.sha1()}
+    try:
+        for i, q in enumerate(questions):
+            for side, module in ((("this", this), ("other", that)) if i % 2 == 0 else (("other", that), ("this", this))):
+                sampling.walk = module
+                sampler._pools.clear()
+                sampler._bests.clear()
+                c0 = time.process_time()
+                for p in range(max(1, len(sampler.seed_options([q])[0]))):
+                    sampler.sample([q], hops=hops, seed=i, start=p)
+                cpu[side].append((time.process_time() - c0) * 1000)
+                for pool in sampler._pools.values():
+                    digest[side].update(json.dumps([[list(w.entities), list(w.chunks), round(w.score, 6)]
+                                                    for w in pool]).encode())
+    finally:
+        sampling.walk = this
+    return {"this_ms": statistics.median(cpu["this"]), "other_ms": statistics.median(cpu["other"]),
+            "ratio": statistics.median(t / o for t, o in zip(cpu["this"], cpu["other"])),
+            "this_digest": digest["this"].hexdigest()[:16], "other_digest": digest["other"].hexdigest()[:16]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", default=["hotpotqa/medium", "multihop_rag/medium"])
     parser.add_argument("--code", type=Path, help="import judgeagent from this checkout instead")
+    parser.add_argument("--paired", type=Path, help="compare with this checkout's graph/walk.py in one process")
+    parser.add_argument("--graph", type=Path, help="a stored graph to measure instead of --sets (with --questions)")
+    parser.add_argument("--questions", type=Path, help="a questions file (.jsonl with a question field)")
     args = parser.parse_args()
+    if args.paired:
+        from judgeagent import load_graph
+
+        runs = ([(str(args.graph), load_graph(args.graph), _first_questions(args.questions, 100))] if args.graph else
+                [(spec, g, [q for q, _ in paths.questions_for(*spec.split("/"), g)])
+                 for spec in args.sets for g in [paths.graph_for(*spec.split("/"))]])
+        for label, graph, questions in runs:
+            r = paired(args.paired, graph, questions)
+            print(f"{label}: {len(questions)} questions, CPU ms per question (all its pools) median: this "
+                  f"{r['this_ms']:.2f}, {args.paired} {r['other_ms']:.2f}; RATIO this / other {r['ratio']:.3f}; "
+                  f"digests {r['this_digest']} / {r['other_digest']} "
+                  f"({'same pools' if r['this_digest'] == r['other_digest'] else 'POOLS DIFFER'})", flush=True)
+        return
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))
     import judgeagent
@@ -64,6 +126,11 @@ def main() -> None:
         r = measure(*spec.split("/"))
         print(f"{r['set']}: {r['pools']} pools, CPU ms per pool median {r['median_cpu_ms']:.1f} "
               f"mean {r['mean_cpu_ms']:.1f}; digest of all pools {r['digest']}", flush=True)
+
+
+def _first_questions(path: Path, n: int) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line)["question"] for line, _ in zip(f, range(n))]
 
 
 if __name__ == "__main__":

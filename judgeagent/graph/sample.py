@@ -268,7 +268,7 @@ class PathSampler:
             try:
                 with one_thread():
                     self.read_ahead([question], candidates)
-            except Exception:
+            except Exception:  # noqa: BLE001, S110  (the sampling thread reads again and reports it)
                 pass
 
         thread = threading.Thread(target=read, name="judgeagent-read-question", daemon=True)
