@@ -92,8 +92,9 @@ def evaluate_cmd(
                                                 "medium and hard questions before they are asked.")] = False,
     validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the calls, tokens and cost the run would take "
-                                          "(from the configured prices), and exit.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the items, roles, options and calls the run "
+                                          "would take (JudgeAgent's also tokens and cost, from the configured "
+                                          "prices), call no model, and exit.")] = False,
     max_cost: Annotated[Optional[float], typer.Option(min=0, help="Stop (resumably) once this many dollars are "
                                                       "spent, by the configured prices.")] = None,
 ) -> None:
@@ -118,10 +119,8 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         stored = _from_run(Path(args["resume"]))
         args, given = {**args, **stored, "run_dir": Path(args["resume"])}, given | set(stored)
     _check_required(protocol, args)
-    for flag in ("dry_run", "validate"):
-        if args[flag] and protocol.name != "judgeagent":
-            raise JudgeAgentError(f"--{flag.replace('_', '-')} is JudgeAgent's; protocol {protocol.name} has no "
-                                  "such step yet")
+    if args["validate"] and protocol.name != "judgeagent":
+        raise JudgeAgentError(f"--validate is JudgeAgent's; protocol {protocol.name} has no such step yet")
     config = protocol_config(protocol, args, given)
     models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
     resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
@@ -149,6 +148,8 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         typer.echo(_estimate(config, benchmark, registry, resolved, graph),
                    err=not args["dry_run"])
     if args["dry_run"]:
+        if protocol.name != "judgeagent":
+            typer.echo(render_plan(protocol, config, benchmark, resolved))
         return
     clock = time.perf_counter()
     with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
@@ -311,6 +312,25 @@ def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any],
     words = (graph.manifest.get("config", {}).get("chunking", {}) or {}).get("max_words", 150) if graph else 150
     table = render_estimate(estimate_run(config, benchmark.items, prices, chunk_words=words))
     return f"estimate for {len(benchmark.items)} items (calls, tokens and cost, low-high):\n{table}"
+
+
+def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any]) -> str:
+    """What a run of another protocol than JudgeAgent would do, for `--dry-run`: its items, the model of each
+    role, the options given, and the calls it would make (the protocol's own count, low-high)."""
+    fields = protocol.Config.model_fields
+    given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
+    estimate = protocol.estimate_calls(config, len(benchmark.items), seats)
+    calls = (f"calls: {estimate.low}-{estimate.high}" + (f" ({estimate.note})" if estimate.note else "")
+             if estimate else "calls: no estimate for this setting")
+    return "\n".join([f"dry run of protocol {protocol.name}: no model is called",
+                      f"  items: {len(benchmark.items)}" + (f" of {benchmark.path}" if benchmark.items else ""),
+                      "  roles: " + ", ".join(f"{k}={_label(v)}" for k, v in seats.items()),
+                      f"  options: {given}", f"  {calls}",
+                      "  tokens and cost: not estimated for this protocol"])
+
+
+def _label(model: Any) -> str:
+    return model if isinstance(model, str) else str(getattr(model, "name", model))
 
 
 def _echo_err(line: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...benchmark import Benchmark
 from ...errors import JudgeAgentError
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from ..record import Score
 from . import stability
 from .config import DynaEvalConfig, planned_runs
@@ -74,6 +74,23 @@ class DynaEvalProtocol(Protocol):
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
+
+    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate | None:
+        """Public goods: each player answers once a round and the referee reads each answer, per game (converge
+        stops from min_runs). Code and translation: a game per item and ordered pair of players, as the recipes
+        count (the first reply and the referee's rating; at most every review or polish round and a second
+        rating). Idiom solitaire has no estimate: its games end when a player is stuck."""
+        players = sum(1 for k in seats if k.partition(".")[0] == "players")
+        if config.task == "public_goods":
+            most = planned_runs(config, config.task, items)
+            fewest = min(config.min_runs, most) if config.repeat == "converge" else most
+            per_game = config.rounds * players * 2
+            return CallEstimate(fewest * per_game, most * per_game, "a reply read before is not read again")
+        if config.task in ("code", "translation"):
+            games = config.items * players * (players - 1)
+            more = 2 * config.review_rounds if config.task == "code" else config.polish_rounds + 1
+            return CallEstimate(games * 2, games * (2 + more), f"{games} games")
+        return None
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         task = TASKS[ctx.config.task]

@@ -8,7 +8,7 @@ from ...benchmark import Benchmark
 from ...grading.answers import AnswerChecker
 from ...grading.verdict import one_line
 from ...grading.calibration import unvetted
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import CALIBRATION_CALLS, CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -39,6 +39,25 @@ class InterviewerProtocol(Protocol):
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
+
+    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate:
+        """Per item: the modification and its check, the probe of the original, the clarifying answer, 1 to R+1
+        attempts with feedback between, and each follow-up's question, answers and grade; the summary once. At the
+        most every answer also goes to the judge (up to 9 calls when its reply needs repairs) and the judge is
+        calibrated first."""
+        cfg = config
+        modify = 2 if cfg.modify else 0
+        probe = 1 if cfg.probe and cfg.modify else 0
+        withheld = 1 if cfg.modification == "unclarifying" else 0
+        low = items * (modify + 1 + 3 * cfg.followups)
+        answers = probe + withheld + cfg.revisions + 1
+        high = items * (2 * modify + answers + 2 * cfg.revisions + cfg.followups * (2 + 2 * cfg.followup_tries)
+                        + 9 * answers)
+        summary = 1 if cfg.summary else 0
+        calibrated = cfg.judge_policy == "calibrated"
+        return CallEstimate(low + summary, high + summary + (CALIBRATION_CALLS if calibrated else 0),
+                            "the high end: every answer wrong until the last, judged, and the judge calibrated"
+                            if calibrated else "the high end: every answer wrong until the last, and judged")
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
