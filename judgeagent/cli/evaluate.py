@@ -319,7 +319,7 @@ def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any
     role, the options given, and the calls it would make (the protocol's own count, low-high)."""
     fields = protocol.Config.model_fields
     given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
-    estimate = protocol.estimate_calls(config, len(benchmark.items), seats)
+    estimate = protocol.estimate_calls(config, list(benchmark.items), seats)
     calls = (f"calls: {estimate.low}-{estimate.high}" + (f" ({estimate.note})" if estimate.note else "")
              if estimate else "calls: no estimate for this setting")
     return "\n".join([f"dry run of protocol {protocol.name}: no model is called",

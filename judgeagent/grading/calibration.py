@@ -188,6 +188,17 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
     return AnswerChecker(settings, judge if calibration.used else None, others, note), calibration
 
 
+def calibration_calls(items: Sequence[Item], judge_policy: str, seed: int = 0) -> tuple[int, int]:
+    """The judge's calibration calls before a run of `items` (fewest, most), for a dry run: none when the judge is
+    off; every pair the items give under `trust`; under `calibrated` the first wave at the fewest (a judge that
+    cannot pass stops there). Duplicate pairs share a call, so a run may make fewer."""
+    if judge_policy == "off":
+        return 0, 0
+    drawn = pairs_from_items(items, CheckerConfig().calibration_pairs, seed)
+    pairs = len({(p.question, p.gold, p.answer) for p in drawn})
+    return (pairs if judge_policy == "trust" else min(pairs, WAVE)), pairs
+
+
 # Pairs are asked in waves: a judge that can no longer pass stops costing calls (the embedded 135M
 # model fails within the first wave or two instead of paying for all 40 pairs on every run).
 WAVE = 8

@@ -64,10 +64,6 @@ class CallEstimate(NamedTuple):
     note: str = ""
 
 
-CALIBRATION_CALLS = 40
-"""The judge's calibration (judge_policy=calibrated): up to 40 probe pairs, fewer when it stops early."""
-
-
 class Section(NamedTuple):
     """One section of a run's report: a heading and its Markdown body."""
 
@@ -253,9 +249,9 @@ class Protocol(ABC):
         same name)."""
         return {}
 
-    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate | None:
-        """The calls a run of `items` items with these resolved roles would make (`--dry-run`); None when the
-        protocol has no estimate."""
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+        """The calls a run of these items with these resolved roles would make (`--dry-run`), counted from the
+        config alone; None when the protocol has no estimate."""
         return None
 
     def episode_progress(self, request: RunRequest) -> Any:

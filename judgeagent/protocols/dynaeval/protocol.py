@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from ..record import Score
@@ -75,14 +75,14 @@ class DynaEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
 
-    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate | None:
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
         """Public goods: each player answers once a round and the referee reads each answer, per game (converge
         stops from min_runs). Code and translation: a game per item and ordered pair of players, as the recipes
         count (the first reply and the referee's rating; at most every review or polish round and a second
         rating). Idiom solitaire has no estimate: its games end when a player is stuck."""
         players = sum(1 for k in seats if k.partition(".")[0] == "players")
         if config.task == "public_goods":
-            most = planned_runs(config, config.task, items)
+            most = planned_runs(config, config.task, len(items))
             fewest = min(config.min_runs, most) if config.repeat == "converge" else most
             per_game = config.rounds * players * 2
             return CallEstimate(fewest * per_game, most * per_game, "a reply read before is not read again")

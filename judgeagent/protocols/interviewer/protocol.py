@@ -4,11 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...grading.answers import AnswerChecker
 from ...grading.verdict import one_line
 from ...grading.calibration import unvetted
-from ..base import CALIBRATION_CALLS, CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -40,24 +40,23 @@ class InterviewerProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate:
-        """Per item: the modification and its check, the probe of the original, the clarifying answer, 1 to R+1
-        attempts with feedback between, and each follow-up's question, answers and grade; the summary once. At the
-        most every answer also goes to the judge (up to 9 calls when its reply needs repairs) and the judge is
-        calibrated first."""
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+        """The judge's calibration, then per item the modification (and its check), one attempt, and each
+        follow-up's question, answer and grade; the summary once. At the most: the probe of the original and
+        the answer without the removed information, every attempt wrong until the last with feedback between,
+        each graded answer sent to the judge, each interviewer turn asked twice (a leak refused), every
+        follow-up asked its tries."""
+        from ...grading.calibration import calibration_calls
+
         cfg = config
-        modify = 2 if cfg.modify else 0
-        probe = 1 if cfg.probe and cfg.modify else 0
-        withheld = 1 if cfg.modification == "unclarifying" else 0
-        low = items * (modify + 1 + 3 * cfg.followups)
-        answers = probe + withheld + cfg.revisions + 1
-        high = items * (2 * modify + answers + 2 * cfg.revisions + cfg.followups * (2 + 2 * cfg.followup_tries)
-                        + 9 * answers)
+        modify = (2 if cfg.verify_modified else 1) if cfg.modify else 0
+        answers = (1 if cfg.probe and cfg.modify else 0) + (cfg.modification == "unclarifying") + cfg.revisions + 1
+        low = modify + 1 + 3 * cfg.followups
+        high = 2 * modify + 2 * answers + 2 * cfg.revisions + cfg.followups * (2 + 2 * cfg.followup_tries)
+        fewest, most = calibration_calls(items, cfg.judge_policy, cfg.seed)
         summary = 1 if cfg.summary else 0
-        calibrated = cfg.judge_policy == "calibrated"
-        return CallEstimate(low + summary, high + summary + (CALIBRATION_CALLS if calibrated else 0),
-                            "the high end: every answer wrong until the last, judged, and the judge calibrated"
-                            if calibrated else "the high end: every answer wrong until the last, and judged")
+        return CallEstimate(fewest + len(items) * low + summary, most + len(items) * high + summary,
+                            f"{most} of them the judge's calibration at the most")
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig

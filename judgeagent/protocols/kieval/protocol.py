@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
-from ..base import CALIBRATION_CALLS, CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -53,17 +53,17 @@ class KIEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: int, seats: dict[str, Any]) -> CallEstimate:
-        """Per item: the two verification answers, the candidate's answer, and per round a question, a reply and
-        an evaluation (an early stop after round 1 at the fewest). At the most, each answer and reply may go to
-        the evaluator as a judge twice (a check and its repair) and each evaluation be repaired once, and the
-        judge be calibrated first."""
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+        """The judge's calibration, then per item the two verification answers and the candidate's answer, and per
+        round a question, a reply and an evaluation (fewest: an early stop after round 1). At the most each answer
+        also goes to the judge and each evaluation is repaired once."""
+        from ...grading.calibration import calibration_calls
+
         answers = 1 + (2 if config.verify else 0)
-        low = items * (answers + 3 * (1 if config.early_stop else config.rounds))
-        high = items * (answers + 3 * config.rounds + 2 * (answers + config.rounds) + config.rounds)
-        calibrated = config.judge_policy == "calibrated"
-        return CallEstimate(low, high + (CALIBRATION_CALLS if calibrated else 0),
-                            "the high end: judge checks, repairs" + (" and calibration" if calibrated else ""))
+        fewest, most = calibration_calls(items, config.judge_policy, config.seed)
+        low = len(items) * (answers + 3 * (1 if config.early_stop else config.rounds))
+        high = len(items) * (2 * answers + 4 * config.rounds)
+        return CallEstimate(fewest + low, most + high, f"{most} of them the judge's calibration at the most")
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
