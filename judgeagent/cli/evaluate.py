@@ -53,9 +53,9 @@ def evaluate_cmd(
                                                       "run, in tokens.")] = None,
     max_connections: Annotated[Optional[int], typer.Option(min=1, help="Requests in flight per endpoint.")] = None,
     model_arg: Annotated[list[str], typer.Option("--model-arg", "-M", help="A model setting KEY=VALUE for every "
-                                                 "model of the run (repeat): temperature, top_p, max_tokens, seed, "
-                                                 "max_connections, timeout, max_retries, "
-                                                 "structured_output.")] = [],
+                                                 "model of the run, ROLE.KEY=VALUE for one role's (repeat): "
+                                                 "temperature, top_p, max_tokens, seed, max_connections, timeout, "
+                                                 "max_retries, structured_output.")] = [],
     config: ConfigOption = None,
     field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
     limit: Annotated[Optional[str], typer.Option(help="Only some items: the first N (10), a fraction (0.2) or a "
@@ -136,11 +136,17 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         if not args["target"]:
             raise JudgeAgentError("--base-url gives the endpoint of --target; give --target NAME with it")
         registry = registry.with_endpoint(args["target"], args["base_url"])
-    settings = model_settings(args)
+    from .role_settings import apply_role_settings, split_settings
+
+    settings, by_role = split_settings(model_settings(args))
+    role_given: dict[str, dict[str, Any]] = {}
     if settings:
         names = [n for value in resolved.values() for n in (value if isinstance(value, list) else [value])
                  if isinstance(n, str)]
         registry = registry.with_settings(list(dict.fromkeys(names)), settings)
+    if by_role:  # each set role on its own copy of its model: the run is given every role's model by name
+        registry, resolved, role_given = apply_role_settings(registry, resolved, by_role, protocol.name)
+        models = resolved
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in RUN_KEYS and k in given}
     request["protocol"] = protocol.name
     warn = _echo_err
@@ -149,7 +155,7 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
                    err=not args["dry_run"])
     if args["dry_run"]:
         if protocol.name != "judgeagent":
-            typer.echo(render_plan(protocol, config, benchmark, resolved))
+            typer.echo(render_plan(protocol, config, benchmark, resolved, role_given))
         return
     clock = time.perf_counter()
     with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
@@ -314,9 +320,11 @@ def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any],
     return f"estimate for {len(benchmark.items)} items (calls, tokens and cost, low-high):\n{table}"
 
 
-def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any]) -> str:
+def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any],
+                own: dict[str, dict[str, Any]] | None = None) -> str:
     """What a run of another protocol than JudgeAgent would do, for `--dry-run`: its items, the model of each
-    role, the options given, and the calls it would make (the protocol's own count, low-high)."""
+    role (with the settings given to it alone), the options given, and the calls it would make (the protocol's
+    own count, low-high)."""
     fields = protocol.Config.model_fields
     given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
     estimate = protocol.estimate_calls(config, list(benchmark.items), seats)
@@ -324,9 +332,14 @@ def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any
              if estimate else "calls: no estimate for this setting")
     return "\n".join([f"dry run of protocol {protocol.name}: no model is called",
                       f"  items: {len(benchmark.items)}" + (f" of {benchmark.path}" if benchmark.items else ""),
-                      "  roles: " + ", ".join(f"{k}={_label(v)}" for k, v in seats.items()),
+                      "  roles: " + ", ".join(f"{k}={_label(v).removesuffix('@' + k)}" + _settings((own or {}).get(k))
+                                              for k, v in seats.items()),
                       f"  options: {given}", f"  {calls}",
                       "  tokens and cost: not estimated for this protocol"])
+
+
+def _settings(given: dict[str, Any] | None) -> str:
+    return f" ({', '.join(f'{k}={v}' for k, v in given.items())})" if given else ""
 
 
 def _label(model: Any) -> str:
