@@ -20,8 +20,12 @@ def test_a_role_setting_reaches_only_that_roles_requests(tmp_path, capsys):
                      HOTPOT, "--limit", "2", "-o", "followups=1", "-o", "judge_policy=trust", "--temperature", "0.5",
                      "-M", "judge.temperature=0.1", "-M", "judge.seed=3", "--config", str(config), "--run-dir",
                      str(tmp_path / "run"), "--no-cache", "-q"])
+        assert code == 0, capsys.readouterr().err
+        made = server.counts["requests"]
+        # --resume takes the role's settings back: the same run, finished, and no call made again
+        assert main(["evaluate", "--resume", str(tmp_path / "run"), "--config", str(config), "-q"]) == 0
+        assert "nothing to do" in capsys.readouterr().out and server.counts["requests"] == made
         bodies = server.bodies
-    assert code == 0, capsys.readouterr().err
     judged = [b for b in bodies if b["messages"][0]["content"].startswith("You grade")]
     asked = [b for b in bodies if b["model"] == "i" and b not in judged]
     assert judged and asked and {b["model"] for b in judged} == {"i"}  # one model, two roles
