@@ -357,7 +357,7 @@ def _progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> An
     if quiet:
         return contextlib.nullcontext(None)
     if protocol != "judgeagent":
-        return contextlib.nullcontext(every_tenth(lambda done, total: f"episodes: {done}/{total} done"))
+        return _EpisodeBar()
     batches = -(-len(benchmark.items) // config.batch_size)
     rounds = config.rounds * config.questions_per_round if config.extension else 0
     return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
@@ -411,6 +411,38 @@ class _QuestionBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+class _EpisodeBar:
+    """The other protocols' progress: a tqdm bar over the episodes on a terminal, named by the stage (the judge's
+    calibration, the episodes); elsewhere a line per stage and every tenth of the episodes, with the time since
+    the start and the rate."""
+
+    def __enter__(self) -> _EpisodeBar:
+        import sys
+
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=0, desc="starting", unit="episode", disable=not sys.stderr.isatty())
+        self.started = time.monotonic()
+        self.lines = every_tenth(lambda done, total: f"episodes: {done}/{total} done")
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.bar.disable:
+            self.bar.total = total
+            self.bar.update(done - self.bar.n)
+        else:
+            self.lines(done, total)
+
+    def stage(self, name: str) -> None:
+        if self.bar.disable:
+            typer.echo(f"{name} ({clock(time.monotonic() - self.started)} elapsed)", err=True)
+        else:
+            self.bar.set_description(name)
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
 
 
 @app.command("protocols")
