@@ -23,6 +23,7 @@ def test_a_log_hears_the_calibration_then_the_episodes(tmp_path, capsys):
     stages = [line for line in err if line.startswith(("calibrating the judge", "episodes"))]
     assert stages[0].startswith("calibrating the judge on up to ") and stages[0].endswith(" elapsed)")
     assert stages[1].startswith("episodes (") and stages[-1].startswith("episodes: 3/3 done (")
+    assert err[0] == "protocol kieval:" and any(line.startswith("  calls: ") for line in err)  # the plan first
 
 
 def test_a_terminal_gets_a_bar_named_by_the_stage(capsys, monkeypatch):

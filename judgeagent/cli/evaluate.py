@@ -153,9 +153,10 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(_estimate(config, benchmark, registry, resolved, graph),
                    err=not args["dry_run"])
+    if protocol.name != "judgeagent" and (args["dry_run"] or not args["quiet"]):
+        typer.echo(render_plan(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"]),
+                   err=not args["dry_run"])
     if args["dry_run"]:
-        if protocol.name != "judgeagent":
-            typer.echo(render_plan(protocol, config, benchmark, resolved, role_given))
         return
     clock = time.perf_counter()
     with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
@@ -321,16 +322,17 @@ def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any],
 
 
 def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any],
-                own: dict[str, dict[str, Any]] | None = None) -> str:
-    """What a run of another protocol than JudgeAgent would do, for `--dry-run`: its items, the model of each
-    role (with the settings given to it alone), the options given, and the calls it would make (the protocol's
-    own count, low-high)."""
+                own: dict[str, dict[str, Any]] | None = None, dry: bool = True) -> str:
+    """What a run of another protocol than JudgeAgent would do (`--dry-run`; on stderr as a run starts): its
+    items, the model of each role (with the settings given to it alone), the options given, and the calls it
+    would make (the protocol's own count, low-high)."""
     fields = protocol.Config.model_fields
     given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
     estimate = protocol.estimate_calls(config, list(benchmark.items), seats)
     calls = (f"calls: {estimate.low}-{estimate.high}" + (f" ({estimate.note})" if estimate.note else "")
              if estimate else "calls: no estimate for this setting")
-    return "\n".join([f"dry run of protocol {protocol.name}: no model is called",
+    head = f"dry run of protocol {protocol.name}: no model is called" if dry else f"protocol {protocol.name}:"
+    return "\n".join([head,
                       f"  items: {len(benchmark.items)}" + (f" of {benchmark.path}" if benchmark.items else ""),
                       "  roles: " + ", ".join(f"{k}={_label(v).removesuffix('@' + k)}" + _settings((own or {}).get(k))
                                               for k, v in seats.items()),
