@@ -4,6 +4,7 @@ call is answered from the journal)."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
@@ -21,7 +22,8 @@ HOTPOT = str(DATA / "hotpotqa" / "small.questions.jsonl")
 # protocol -> (its flags, its data, the end of the estimate the script's path lies near: KIEval's evaluator never
 # stops early, repairs nothing and the rules decide every answer (the fewest, but for the early stop); Interviewer's
 # target answers right at once and nothing is modified (the fewest); Teach2Eval's students never hear a judgment
-# (the most); the public goods game is exact). Both judges are trusted: their calibration asks every pair.
+# (the most); the public goods game is exact; each translation game has one rating, the fewest). Both judges are
+# trusted: their calibration asks every pair.
 CASES = {
     "kieval": (["--target", "t", "--interviewer", "i", "--judge", "j", "--benchmark", ARC, "--limit", "3",
                 "-o", "rounds=2", "-o", "judge_policy=trust"], ARC, "low"),
@@ -30,6 +32,8 @@ CASES = {
     "interviewer": (["--target", "t", "--interviewer", "i", "--judge", "j", "--benchmark", HOTPOT, "--limit", "3",
                      "-o", "followups=1", "-o", "judge_policy=trust"], HOTPOT, "low"),
     "dynaeval": (["--role", "players=p1,p2", "--role", "referee=r", "-o", "rounds=2"], None, "high"),
+    "dynaeval-translation": (["--role", "players=p1,p2", "--role", "referee=r", "-o", "task=translation",
+                              "-o", "sources={tmp}/sources.jsonl"], None, "low"),
 }
 
 
@@ -45,9 +49,14 @@ def differing(items):
     return reply
 
 
-@pytest.mark.parametrize("protocol", list(CASES))
-def test_dry_run_calls_nothing_and_its_estimate_holds_the_calls_made(protocol, tmp_path, capsys):
-    flags, data, near = CASES[protocol]
+@pytest.mark.parametrize("case", list(CASES))
+def test_dry_run_calls_nothing_and_its_estimate_holds_the_calls_made(case, tmp_path, capsys):
+    flags, data, near = CASES[case]
+    protocol = case.partition("-")[0]
+    (tmp_path / "sources.jsonl").write_text("".join(
+        json.dumps({"id": f"d{i}", "text": f"Sentence {i} about a river and a town.", "reference": f"Phrase {i}."})
+        + "\n" for i in range(3)))
+    flags = [f.replace("{tmp}", str(tmp_path)) for f in flags]
     with FakeServer(reply=differing(load_benchmark(data).items if data else [])) as server:
         config = tmp_path / "j.toml"
         config.write_text("".join(f'[models.{n}]\nbase_url = "{server.base_url}"\nmodel = "{n}"\nmax_retries = 0\n'

@@ -333,7 +333,8 @@ def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any
              if estimate else "calls: no estimate for this setting")
     head = f"dry run of protocol {protocol.name}: no model is called" if dry else f"protocol {protocol.name}:"
     return "\n".join([head,
-                      f"  items: {len(benchmark.items)}" + (f" of {benchmark.path}" if benchmark.items else ""),
+                      f"  items: {len(benchmark.items)} of {benchmark.path}" if benchmark.items else
+                      "  items: none from a benchmark (the protocol's options name its inputs)",
                       "  roles: " + ", ".join(f"{k}={_label(v).removesuffix('@' + k)}" + _settings((own or {}).get(k))
                                               for k, v in seats.items()),
                       f"  options: {given}", f"  {calls}",
