@@ -71,3 +71,16 @@ def test_dry_run_calls_nothing_and_its_estimate_holds_the_calls_made(case, tmp_p
         assert main(argv) == 0
         made = server.counts["requests"]
     assert low <= made <= high and abs((low if near == "low" else high) - made) <= 0.25 * made, (low, high, made)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--protocol", "dynaeval", "--role", "players=local,local", "-o", "task=translation", "-o",
+      "sources=nowhere.jsonl"], "sources file not found: nowhere.jsonl"),
+    (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "-o", "rounds=0"], "option rounds"),
+    (["--protocol", "teach2eval", "--role", "teacher=local", "--benchmark", HOTPOT, "-o", "turn=2"],
+     "protocol teach2eval has no option 'turn'"),
+])
+def test_a_dry_run_with_a_bad_option_fails_in_one_line(argv, message, capsys):
+    assert main(["evaluate", *argv, "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
