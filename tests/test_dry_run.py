@@ -84,3 +84,17 @@ def test_a_dry_run_with_a_bad_option_fails_in_one_line(argv, message, capsys):
     assert main(["evaluate", *argv, "--dry-run"]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_kieval_dry_run_prices_the_papers_average_call_and_the_others_say_they_do_not(tmp_path, capsys):
+    config = tmp_path / "j.toml"
+    config.write_text('[models.a]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "a"\nprices = {input = 2.5, output = 10}\n')
+    base = ["evaluate", "--benchmark", HOTPOT, "--limit", "2", "--config", str(config), "--dry-run"]
+    assert main([*base, "--protocol", "kieval", "--target", "a", "-o", "judge_policy=off", "-o", "early_stop=false"]) == 0
+    out = capsys.readouterr().out
+    # 2 items x (3 answers + 5 rounds x 3) = 36 calls at the fewest; the recipe's 1,050 + 115 tokens a call
+    assert "calls: 36-" in out and "tokens: 37,800-" in out and "completion (the paper's average call)" in out
+    low = 36 * (1050 * 2.5 + 115 * 10) / 1e6
+    assert f"cost: ${low:.2f}-" in out
+    assert main([*base, "--protocol", "interviewer", "--target", "a"]) == 0
+    assert "tokens and cost: not estimated for this protocol" in capsys.readouterr().out
