@@ -27,10 +27,10 @@ def test_a_log_hears_the_calibration_then_the_episodes(tmp_path, capsys):
 
 
 def test_a_terminal_gets_a_bar_named_by_the_stage(capsys, monkeypatch):
-    from judgeagent.cli.evaluate import _progress_for
+    from judgeagent.cli.bars import progress_for
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    with _progress_for("kieval", False, None, None) as bar:
+    with progress_for("kieval", False, None, None) as bar:
         bar.stage("episodes")
         for done in range(1, 5):
             bar(done, 4)

@@ -17,7 +17,9 @@ import typer
 from ..errors import Interrupted, JudgeAgentError
 from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 from .app import app
-from .fields import ConfigOption, clock, every_tenth, parse_fields, parse_roles
+from .bars import progress_for
+from .fields import ConfigOption, parse_fields, parse_roles
+from .plan import render_plan
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -160,7 +162,7 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     if args["dry_run"]:
         return
     clock = time.perf_counter()
-    with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
+    with progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
         result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args["run_dir"],
                               registry=registry, cache_dir=args["cache_dir"], cache=not args["no_cache"],
                               max_cost=args["max_cost"], request=request, notify=warn, progress=progress,
@@ -322,151 +324,8 @@ def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any],
     return f"estimate for {len(benchmark.items)} items (calls, tokens and cost, low-high):\n{table}"
 
 
-def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any],
-                own: dict[str, dict[str, Any]] | None = None, dry: bool = True, registry: Any = None) -> str:
-    """What a run of another protocol than JudgeAgent would do (`--dry-run`; on stderr as a run starts): its
-    items, the model of each role (with the settings given to it alone), the options given, and the calls it
-    would make (the protocol's own count, low-high); tokens and cost where a recipe of the protocol has the
-    paper's average call (KIEval's), priced as `reproduce --dry-run` prices them."""
-    fields = protocol.Config.model_fields
-    given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
-    estimate = protocol.estimate_calls(config, list(benchmark.items), seats)
-    calls = (f"calls: {estimate.low}-{estimate.high}" + (f" ({estimate.note})" if estimate.note else "")
-             if estimate else "calls: no estimate for this setting")
-    head = f"dry run of protocol {protocol.name}: no model is called" if dry else f"protocol {protocol.name}:"
-    return "\n".join([head,
-                      f"  items: {len(benchmark.items)} of {benchmark.path}" if benchmark.items else
-                      "  items: none from a benchmark (the protocol's options name its inputs)",
-                      "  roles: " + ", ".join(f"{k}={_label(v).removesuffix('@' + k)}" + _settings((own or {}).get(k))
-                                              for k, v in seats.items()),
-                      f"  options: {given}", f"  {calls}", *_tokens(protocol.name, estimate, seats, registry)])
-
-
-def _tokens(protocol: str, estimate: Any, seats: dict[str, Any], registry: Any) -> list[str]:
-    """Tokens (and cost) from the paper's average call, where a recipe of the protocol gives one."""
-    from ..recipes import RECIPES
-    from .reproduce import price_range
-
-    per_call = next((r.calls.tokens_per_call for r in RECIPES.values()
-                     if r.protocol == protocol and r.calls.tokens_per_call), None)
-    if estimate is None or per_call is None:
-        return ["  tokens and cost: not estimated for this protocol"]
-    (low, high), (prompt, completion) = (estimate.low, estimate.high), per_call
-    lines = [f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
-             "completion (the paper's average call)"]
-    names = {k: v for k, v in seats.items() if isinstance(v, str)}
-    cost = price_range({"models": names}, registry, (low, high), per_call) if registry is not None else None
-    if cost:
-        lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
-                     "dearest role)")
-    return lines
-
-
-def _settings(given: dict[str, Any] | None) -> str:
-    return f" ({', '.join(f'{k}={v}' for k, v in given.items())})" if given else ""
-
-
-def _label(model: Any) -> str:
-    return model if isinstance(model, str) else str(getattr(model, "name", model))
-
-
 def _echo_err(line: str) -> None:
     typer.echo(line, err=True)
-
-
-def _progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any:
-    """JudgeAgent's bar over every question asked; a line every tenth of the episodes for the others."""
-    import contextlib
-
-    if quiet:
-        return contextlib.nullcontext(None)
-    if protocol != "judgeagent":
-        return _EpisodeBar()
-    batches = -(-len(benchmark.items) // config.batch_size)
-    rounds = config.rounds * config.questions_per_round if config.extension else 0
-    return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
-
-
-class _QuestionBar:
-    """A tqdm bar over every question asked (base and extension), named by the stage it is in, with
-    batches done, tokens and cost so far; a non-terminal gets one line per stage instead."""
-
-    def __init__(self, total: int, batches: int = 0) -> None:
-        self.total, self.n_batches = total, batches
-        self.bar: Any = None
-        self.asked = self.batches = 0
-        self.stage_name = ""
-
-    def __enter__(self) -> _QuestionBar:
-        import sys
-
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=self.total, desc="starting", unit="q", disable=not sys.stderr.isatty())
-        self.started = time.monotonic()
-        return self
-
-    def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
-        if record is None:
-            self.batches += 1
-            self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")
-        else:
-            self.asked += 1
-            self.bar.update(1)
-            round_ = record.get("round")
-            self.stage("base questions" if record["stage"] == "grading" else f"extension round {round_}")
-        lines = ledger.roles.values()
-        self.bar.set_postfix(batches=f"{self.batches}/{self.n_batches}",
-                             tokens=sum(u.input_tokens + u.output_tokens for u in lines),
-                             cost=f"${sum(u.cost for u in lines):.4f}")
-
-    def stage(self, name: str) -> None:
-        """A new stage: the bar's name on a terminal, one line elsewhere."""
-        if self.bar is None or name == self.stage_name:
-            return
-        self.stage_name = name
-        if self.bar.disable:  # a log: tqdm keeps no clock when it draws nothing, so the elapsed time is ours
-            elapsed = time.monotonic() - self.started
-            rate = f", {self.asked / elapsed:.2f} questions/s" if elapsed > 0 and self.asked else ""
-            typer.echo(f"{name} ({self.asked} questions asked, {clock(elapsed)} elapsed{rate})", err=True)
-        else:
-            self.bar.set_description(name)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-class _EpisodeBar:
-    """The other protocols' progress: a tqdm bar over the episodes on a terminal, named by the stage (the judge's
-    calibration, the episodes); elsewhere a line per stage and every tenth of the episodes, with the time since
-    the start and the rate."""
-
-    def __enter__(self) -> _EpisodeBar:
-        import sys
-
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=0, desc="starting", unit="episode", disable=not sys.stderr.isatty())
-        self.started = time.monotonic()
-        self.lines = every_tenth(lambda done, total: f"episodes: {done}/{total} done")
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.bar.disable:
-            self.bar.total = total
-            self.bar.update(done - self.bar.n)
-        else:
-            self.lines(done, total)
-
-    def stage(self, name: str) -> None:
-        if self.bar.disable:
-            typer.echo(f"{name} ({clock(time.monotonic() - self.started)} elapsed)", err=True)
-        else:
-            self.bar.set_description(name)
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.close()
 
 
 @app.command("protocols")
