@@ -17,7 +17,9 @@ import typer
 from ..errors import Interrupted, JudgeAgentError
 from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUNDS
 from .app import app
-from .fields import ConfigOption, clock, every_tenth, parse_fields, parse_roles
+from .bars import progress_for
+from .fields import ConfigOption, parse_fields, parse_roles
+from .plan import render_plan
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -53,9 +55,9 @@ def evaluate_cmd(
                                                       "run, in tokens.")] = None,
     max_connections: Annotated[Optional[int], typer.Option(min=1, help="Requests in flight per endpoint.")] = None,
     model_arg: Annotated[list[str], typer.Option("--model-arg", "-M", help="A model setting KEY=VALUE for every "
-                                                 "model of the run (repeat): temperature, top_p, max_tokens, seed, "
-                                                 "max_connections, timeout, max_retries, "
-                                                 "structured_output.")] = [],
+                                                 "model of the run, ROLE.KEY=VALUE for one role's (repeat): "
+                                                 "temperature, top_p, max_tokens, seed, max_connections, timeout, "
+                                                 "max_retries, structured_output.")] = [],
     config: ConfigOption = None,
     field: Annotated[list[str], typer.Option(help="Map an item field to another column: question=prompt, answer=meta.exact_answer (dotted = nested)")] = [],
     limit: Annotated[Optional[str], typer.Option(help="Only some items: the first N (10), a fraction (0.2) or a "
@@ -92,8 +94,9 @@ def evaluate_cmd(
                                                 "medium and hard questions before they are asked.")] = False,
     validate: Annotated[bool, typer.Option("--validate", help="Validate the feedback when the run is done.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the calls, tokens and cost the run would take "
-                                          "(from the configured prices), and exit.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the items, roles, options and calls the run "
+                                          "would take (JudgeAgent's also tokens and cost, from the configured "
+                                          "prices), call no model, and exit.")] = False,
     max_cost: Annotated[Optional[float], typer.Option(min=0, help="Stop (resumably) once this many dollars are "
                                                       "spent, by the configured prices.")] = None,
 ) -> None:
@@ -118,10 +121,8 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         stored = _from_run(Path(args["resume"]))
         args, given = {**args, **stored, "run_dir": Path(args["resume"])}, given | set(stored)
     _check_required(protocol, args)
-    for flag in ("dry_run", "validate"):
-        if args[flag] and protocol.name != "judgeagent":
-            raise JudgeAgentError(f"--{flag.replace('_', '-')} is JudgeAgent's; protocol {protocol.name} has no "
-                                  "such step yet")
+    if args["validate"] and protocol.name != "judgeagent":
+        raise JudgeAgentError(f"--validate is JudgeAgent's; protocol {protocol.name} has no such step yet")
     config = protocol_config(protocol, args, given)
     models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
     resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
@@ -137,21 +138,31 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
         if not args["target"]:
             raise JudgeAgentError("--base-url gives the endpoint of --target; give --target NAME with it")
         registry = registry.with_endpoint(args["target"], args["base_url"])
-    settings = model_settings(args)
+    from .role_settings import apply_role_settings, split_settings
+
+    settings, by_role = split_settings(model_settings(args))
+    role_given: dict[str, dict[str, Any]] = {}
     if settings:
         names = [n for value in resolved.values() for n in (value if isinstance(value, list) else [value])
                  if isinstance(n, str)]
         registry = registry.with_settings(list(dict.fromkeys(names)), settings)
+    if by_role:  # each set role on its own copy of its model: the run is given every role's model by name
+        registry, resolved, role_given = apply_role_settings(registry, resolved, by_role, protocol.name)
+        models = resolved
     request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in RUN_KEYS and k in given}
     request["protocol"] = protocol.name
     warn = _echo_err
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(_estimate(config, benchmark, registry, resolved, graph),
                    err=not args["dry_run"])
+    if protocol.name != "judgeagent" and (args["dry_run"] or not args["quiet"]):
+        typer.echo(render_plan(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"],
+                               registry=registry),
+                   err=not args["dry_run"])
     if args["dry_run"]:
         return
     clock = time.perf_counter()
-    with _progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
+    with progress_for(protocol.name, args["quiet"], config, benchmark) as progress:
         result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args["run_dir"],
                               registry=registry, cache_dir=args["cache_dir"], cache=not args["no_cache"],
                               max_cost=args["max_cost"], request=request, notify=warn, progress=progress,
@@ -315,69 +326,6 @@ def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any],
 
 def _echo_err(line: str) -> None:
     typer.echo(line, err=True)
-
-
-def _progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any:
-    """JudgeAgent's bar over every question asked; a line every tenth of the episodes for the others."""
-    import contextlib
-
-    if quiet:
-        return contextlib.nullcontext(None)
-    if protocol != "judgeagent":
-        return contextlib.nullcontext(every_tenth(lambda done, total: f"episodes: {done}/{total} done"))
-    batches = -(-len(benchmark.items) // config.batch_size)
-    rounds = config.rounds * config.questions_per_round if config.extension else 0
-    return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
-
-
-class _QuestionBar:
-    """A tqdm bar over every question asked (base and extension), named by the stage it is in, with
-    batches done, tokens and cost so far; a non-terminal gets one line per stage instead."""
-
-    def __init__(self, total: int, batches: int = 0) -> None:
-        self.total, self.n_batches = total, batches
-        self.bar: Any = None
-        self.asked = self.batches = 0
-        self.stage_name = ""
-
-    def __enter__(self) -> _QuestionBar:
-        import sys
-
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=self.total, desc="starting", unit="q", disable=not sys.stderr.isatty())
-        self.started = time.monotonic()
-        return self
-
-    def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
-        if record is None:
-            self.batches += 1
-            self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")
-        else:
-            self.asked += 1
-            self.bar.update(1)
-            round_ = record.get("round")
-            self.stage("base questions" if record["stage"] == "grading" else f"extension round {round_}")
-        lines = ledger.roles.values()
-        self.bar.set_postfix(batches=f"{self.batches}/{self.n_batches}",
-                             tokens=sum(u.input_tokens + u.output_tokens for u in lines),
-                             cost=f"${sum(u.cost for u in lines):.4f}")
-
-    def stage(self, name: str) -> None:
-        """A new stage: the bar's name on a terminal, one line elsewhere."""
-        if self.bar is None or name == self.stage_name:
-            return
-        self.stage_name = name
-        if self.bar.disable:  # a log: tqdm keeps no clock when it draws nothing, so the elapsed time is ours
-            elapsed = time.monotonic() - self.started
-            rate = f", {self.asked / elapsed:.2f} questions/s" if elapsed > 0 and self.asked else ""
-            typer.echo(f"{name} ({self.asked} questions asked, {clock(elapsed)} elapsed{rate})", err=True)
-        else:
-            self.bar.set_description(name)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 @app.command("protocols")

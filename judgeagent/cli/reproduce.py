@@ -186,7 +186,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
         prompt, completion = recipe.calls.tokens_per_call
         lines.append(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
                      "completion (the paper's average call)")
-        cost = _cost(plan, registry, (low, high), (prompt, completion))
+        cost = price_range(plan, registry, (low, high), (prompt, completion))
         if cost:
             lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
                          "dearest role)")
@@ -196,7 +196,9 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
     return "\n".join(lines)
 
 
-def _cost(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
+def price_range(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
+    """The cost of `calls` calls of `tokens` (prompt, completion) tokens each, every call priced as the dearest
+    of the plan's models (`plan["models"]`, role -> name or NAME,NAME); None when none has a price."""
     prices = []
     for model in plan["models"].values():
         for single in str(model).split(","):

@@ -174,18 +174,33 @@ def _changed_number(gold: str, rng: random.Random) -> str:
 
 async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items: Sequence[Item], seed: int = 0,
                          near_miss: Callable[[str], str | None] | None = None,
-                         hard: bool = False) -> tuple[AnswerChecker, Calibration]:
+                         hard: bool = False,
+                         on_stage: Callable[[str], None] | None = None) -> tuple[AnswerChecker, Calibration]:
     """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard`
-    probes it with hard negatives (`pairs_from_items`)."""
+    probes it with hard negatives (`pairs_from_items`). `on_stage` hears the calibration start (a progress
+    line: it may take minutes)."""
     others = other_golds([g for item in items for g in item.golds])
     if judge is None or settings.judge_policy == "off":
         calibration = skipped(settings, "judge policy off: deterministic rules only")
     else:
         pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss, hard)
+        if pairs and on_stage:
+            on_stage(f"calibrating the judge on up to {len(pairs)} pairs")
         calibration = (await calibrate(judge, pairs, settings) if pairs else
                        skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
     return AnswerChecker(settings, judge if calibration.used else None, others, note), calibration
+
+
+def calibration_calls(items: Sequence[Item], judge_policy: str, seed: int = 0) -> tuple[int, int]:
+    """The judge's calibration calls before a run of `items` (fewest, most), for a dry run: none when the judge is
+    off; every pair the items give under `trust`; under `calibrated` the first wave at the fewest (a judge that
+    cannot pass stops there). Duplicate pairs share a call, so a run may make fewer."""
+    if judge_policy == "off":
+        return 0, 0
+    drawn = pairs_from_items(items, CheckerConfig().calibration_pairs, seed)
+    pairs = len({(p.question, p.gold, p.answer) for p in drawn})
+    return (pairs if judge_policy == "trust" else min(pairs, WAVE)), pairs
 
 
 # Pairs are asked in waves: a judge that can no longer pass stops costing calls (the embedded 135M

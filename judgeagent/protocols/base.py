@@ -56,6 +56,14 @@ def _numbered(given: dict[str, Any], name: str) -> list[Any]:
     return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
 
 
+class CallEstimate(NamedTuple):
+    """Model calls a run would make, fewest-most, and what the range leaves to chance (for `--dry-run`)."""
+
+    low: int
+    high: int
+    note: str = ""
+
+
 class Section(NamedTuple):
     """One section of a run's report: a heading and its Markdown body."""
 
@@ -240,6 +248,11 @@ class Protocol(ABC):
         """Fields of this protocol's manifest besides the runner's own (they replace a runner field of the
         same name)."""
         return {}
+
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+        """The calls a run of these items with these resolved roles would make (`--dry-run`), counted from the
+        config alone; None when the protocol has no estimate."""
+        return None
 
     def episode_progress(self, request: RunRequest) -> Any:
         """What the runner calls with (episodes done, episodes listed) as episodes finish."""

@@ -125,6 +125,8 @@ async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest,
     listed: set[str] = set()
     done = [0]
     progress = ctx.protocol.episode_progress(request)
+    if progress and request.on_stage:  # a protocol with per-episode progress: the stage after its setup
+        request.on_stage("episodes")
 
     async def one(episode: Episode) -> None:
         if log.get(episode.id) is None:

@@ -6,9 +6,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from ..record import Score
 from . import stability
 from .config import DynaEvalConfig, planned_runs
@@ -74,6 +74,27 @@ class DynaEvalProtocol(Protocol):
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
+
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+        """Games: the planned repetitions (converge: from min_runs), each one game of all players (a symmetric
+        task) or one per ordered pair (pairwise); the task's items are read from the file it names (a missing
+        one fails here, as the run would). Per game, public goods: each player answers once a round and the
+        referee reads each answer. Idiom solitaire has no estimate: its games end when a player is stuck."""
+        task = TASKS[config.task]
+        players = sum(1 for k in seats if k.partition(".")[0] == "players")
+        most = planned_runs(config, task.name, len(task.load(config)))
+        fewest = min(config.min_runs, most) if config.repeat == "converge" else most
+        games = 1 if task.symmetric and not task.pairwise(config) else players * (players - 1)
+        if config.task == "public_goods":
+            per_game = (config.rounds * players * 2,) * 2
+        elif config.task == "code":  # the code and a rating; at the most every review answered by a revision
+            per_game = (2, 2 + 2 * config.review_rounds)
+        elif config.task == "translation":  # the translation, each polish round, one rating or two
+            per_game = (2 + config.polish_rounds, 3 + config.polish_rounds)
+        else:
+            return None
+        return CallEstimate(fewest * games * per_game[0], most * games * per_game[1],
+                            f"{most} repetitions of {games} game{'s' if games > 1 else ''}")
 
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         task = TASKS[ctx.config.task]

@@ -4,11 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...grading.answers import AnswerChecker
 from ...grading.verdict import one_line
 from ...grading.calibration import unvetted
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -40,13 +40,32 @@ class InterviewerProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+        """The judge's calibration, then per item the modification (and its check), one attempt, and each
+        follow-up's question, answer and grade; the summary once. At the most: the probe of the original and
+        the answer without the removed information, every attempt wrong until the last with feedback between,
+        each graded answer sent to the judge, each interviewer turn asked twice (a leak refused), every
+        follow-up asked its tries."""
+        from ...grading.calibration import calibration_calls
+
+        cfg = config
+        modify = (2 if cfg.verify_modified else 1) if cfg.modify else 0
+        answers = (1 if cfg.probe and cfg.modify else 0) + (cfg.modification == "unclarifying") + cfg.revisions + 1
+        low = modify + 1 + 3 * cfg.followups
+        high = 2 * modify + 2 * answers + 2 * cfg.revisions + cfg.followups * (2 + 2 * cfg.followup_tries)
+        fewest, most = calibration_calls(items, cfg.judge_policy, cfg.seed)
+        summary = 1 if cfg.summary else 0
+        return CallEstimate(fewest + len(items) * low + summary, most + len(items) * high + summary,
+                            f"{most} of them the judge's calibration at the most")
+
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker, warn_if_unvetted
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
-                                                    ctx.config.seed)
+                                                    ctx.config.seed,
+                                                    on_stage=ctx.request.on_stage if ctx.request else None)
         warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         return Prepared(InterviewerState(checker),
                         {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()})

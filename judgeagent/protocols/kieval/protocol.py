@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...benchmark import Benchmark
+from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
-from ..base import Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -53,13 +53,26 @@ class KIEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
+    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+        """The judge's calibration, then per item the two verification answers and the candidate's answer, and per
+        round a question, a reply and an evaluation (fewest: an early stop after round 1). At the most each answer
+        also goes to the judge and each evaluation is repaired once."""
+        from ...grading.calibration import calibration_calls
+
+        answers = 1 + (2 if config.verify else 0)
+        fewest, most = calibration_calls(items, config.judge_policy, config.seed)
+        low = len(items) * (answers + 3 * (1 if config.early_stop else config.rounds))
+        high = len(items) * (2 * answers + 4 * config.rounds)
+        return CallEstimate(fewest + low, most + high, f"{most} of them the judge's calibration at the most")
+
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker, warn_if_unvetted
 
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
-                                                    ctx.config.seed)
+                                                    ctx.config.seed,
+                                                    on_stage=ctx.request.on_stage if ctx.request else None)
         warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         state = KIEvalState(checker)
         if ctx.graph is not None:
