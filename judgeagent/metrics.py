@@ -68,6 +68,16 @@ def breakdown(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, A
     return {k: rates(v) for k, v in sorted(groups.items())}
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
+    """95% Wilson score interval of k successes in n (good at small n and at rates near 0 or 1)."""
+    if n == 0:
+        return []
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
 def mean_interval(values: Sequence[float], z: float = 1.96) -> dict[str, Any]:
     """Mean and its normal-approximation 95% interval (sample standard deviation; None below 2 values)."""
     n = len(values)

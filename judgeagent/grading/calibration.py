@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import CheckerConfig
+from ..metrics import wilson
 from .answers import AnswerChecker, other_golds
 from .hard_negatives import partial, same_kind
 from .judge import judge_answer
@@ -298,16 +299,6 @@ def _ratio(k: int, n: int) -> float | None:
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.0f}%"
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    """95% Wilson score interval of k successes in n (good at small n and at rates near 0 or 1)."""
-    if n == 0:
-        return []
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
 def unvetted(calibration: dict[str, Any] | None) -> str | None:

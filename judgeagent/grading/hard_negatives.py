@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..metrics import wilson
 from .name_rules import TITLES, asks_for_person
 from .text import normalise_answer, numbers, token_f1
 
@@ -79,8 +80,6 @@ class FprBound(NamedTuple):
 
 def hard_fpr(by_kind: dict[str, dict[str, Any]]) -> FprBound:
     """The judge's false-positive rate on the hard negative probes of a calibration (`Calibration.by_kind`)."""
-    from .calibration import wilson
-
     n = sum(row["n"] for kind, row in by_kind.items() if kind in HARD_KINDS)
     accepted = n - sum(row["right"] for kind, row in by_kind.items() if kind in HARD_KINDS)
     return FprBound(accepted, n, accepted / n if n else None, wilson(accepted, n))
