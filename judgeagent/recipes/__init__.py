@@ -16,8 +16,7 @@ from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls",
-           "get_recipe",
-           "render_catalogue", "select_items", "translation_sources", "value_at"]
+           "get_recipe", "render_catalogue", "select_items", "translation_sources", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
