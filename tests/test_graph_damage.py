@@ -90,6 +90,10 @@ def test_resealed_garbage_and_wrong_vectors_are_one_line(demo_graph, copy, capsy
     reseal(copy)
     assert "chunk_vectors.npy holds float32 [41, 384] where chunks.parquet and the manifest want float32 [42, 384]" \
         in graph_info_error(copy, capsys)
+    np.save(copy / "chunk_vectors.npy", vectors[::-1].copy())  # the right shape, rows out of order
+    reseal(copy)
+    assert graph_info_error(copy, capsys) == (f"error: graph {copy} is damaged: chunks.faiss does not index "
+                                              f"chunk_vectors.npy's vectors (its first or last entry differs); {FIX}")
 
 
 def test_large_files_are_checked_by_size_and_blocks(demo_graph, tmp_path, monkeypatch):

@@ -117,6 +117,18 @@ def check_shapes(folder: Path, rows: dict[str, int], dim: int, vectors: dict[str
         if index.ntotal != n or index.d != dim:
             raise damaged(folder, index_file, f"indexes {index.ntotal} vectors of {index.d} dimensions where "
                                               f"{table}.parquet and the manifest want {n} of {dim}")
+        if n and not _holds(index, 0, array[0]) or n > 1 and not _holds(index, n - 1, array[n - 1]):
+            raise damaged(folder, index_file, f"does not index {vector_file}'s vectors (its first or last entry "
+                                              "differs)")
+
+
+def _holds(index: Any, row: int, vector: np.ndarray) -> bool:
+    """Whether an exact or HNSW index stores `vector` at `row`; an IVF-PQ index keeps only codes (not compared)."""
+    try:
+        stored = index.reconstruct(row)
+    except RuntimeError:  # IVF-PQ without a direct map: its codes approximate the vector anyway
+        return True
+    return bool(np.allclose(stored, vector, atol=1e-5))
 
 
 def sha256(path: Path) -> str:
