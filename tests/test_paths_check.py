@@ -65,8 +65,8 @@ def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph,
              ('{"question": "Which rocket?", "supporting_doc_ids": ["demo-05"]}\n{"q": "x"}\n',
               f"{file}:2: field 'question' should be the question's text, got null"),
              ('{"question": "Which rocket?", "supporting_doc_ids": ["hotpot:Rocket"]}\n',
-              f"{file}: none of its 1 questions has a supporting document in the graph (the graph's doc_ids look "
-              "like 'demo-01'); give questions about its corpus")]
+              (f"{file}: none of its 1 questions has a supporting document in the graph (the graph's doc_ids look "
+               "like 'demo-01'); give questions about its corpus"))]
     for text, message in cases:
         file.write_text(text)
         assert main(["paths-check", str(demo_graph.path), str(file)]) == 1

@@ -113,9 +113,9 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
     per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": []}
     distinct: dict[str, list[int]] = {"graph": [], "dense": []}
     for i, (question, support) in enumerate(questions):
-        for way, pick in (("graph", lambda s: sampler.sample([question], hops=hops, seed=s).chunk_ids),
-                          ("dense", lambda s: dense.dense([question], hops, s))):
-            paths = [pick(k * SEED_STRIDE + i) for k in range(seeds)]
+        scheduled = [k * SEED_STRIDE + i for k in range(seeds)]
+        for way, paths in (("graph", [sampler.sample([question], hops=hops, seed=s).chunk_ids for s in scheduled]),
+                           ("dense", [dense.dense([question], hops, s) for s in scheduled])):
             per_way[way].append([path_hits([doc_of[c] for c in dict.fromkeys(p)], support) for p in paths])
             distinct[way].append(len({tuple(p) for p in paths}))
     figures = {way: _figures(rows, distinct[way]) for way, rows in per_way.items()}
