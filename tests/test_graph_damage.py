@@ -52,6 +52,7 @@ def test_a_manifest_without_config_checksums_or_of_another_version_is_refused(co
                        (lambda m: m.pop("files"), "manifest.json has no dict at 'files'"),
                        (lambda m: m["files"].pop("edges.parquet"), "records no checksum for edges.parquet"),
                        (lambda m: m["files"]["mentions.parquet"].pop("sha256"), "no checksum for mentions.parquet"),
+                       (lambda m: m["files"].update({"notes.txt": "mine"}), "records no checksum for notes.txt"),
                        (lambda m: m.update(format_version=3), "has format version 3; this judgeagent reads version 2")):
         manifest = json.loads(json.dumps(original))
         edit(manifest)

@@ -59,7 +59,7 @@ def check_manifest(folder: Path, manifest: dict[str, Any], files: list[str]) -> 
         if not isinstance(value, kind) or isinstance(value, bool):
             raise damaged(folder, "manifest.json", f"has no {kind.__name__} at '{path}'")
     recorded = manifest["files"]
-    for name in files:
+    for name in [*files, *(n for n in recorded if files and n not in files)]:  # a hand-added entry is read too
         info = recorded.get(name)
         if not (isinstance(info, dict) and isinstance(info.get("sha256"), str) and isinstance(info.get("bytes"), int)):
             raise damaged(folder, "manifest.json", f"records no checksum for {name}")
