@@ -18,7 +18,9 @@ as the rounds of a run do); "cold cpu" is the process's CPU time for the cold pi
 wall clock on a shared machine; "later" every seed but the first. For graph paths, the same figures split
 by the kind of the seed mention, and per candidate position: each question's path started from each of
 its seed candidates in turn (`sample(start=...)`, first seed), with the share of draws that picked it.
-The RATIO lines are the issue's targets, graph over dense top-3 measured in this run.
+The RATIO lines are the issue's targets, graph over dense top-3 measured in this run. On your own corpus and
+questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and both ratios with
+bootstrap intervals (judgeagent/graph/relevance.py, whose per-path measure this script uses).
 Graphs are built once under .cache/paths and reused, one per embedding model (`--embedding-models`:
 the graph's vectors, its question encoder and the dense baseline all use that model).
 """
@@ -39,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 CACHE = ROOT / ".cache" / "paths"
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+SEED_STRIDE = 1_000_003  # judgeagent.graph.relevance.SEED_STRIDE: the same schedule as paths-check
 
 
 def graph_for(dataset: str, split: str, model: str = DEFAULT_MODEL) -> Any:
@@ -86,10 +89,12 @@ class Tally:
 
     def add(self, docs: list[str], support: set[str], ms: float, cpu_ms: float, cold: bool,
             kind: str | None = None) -> None:
-        hits = [d in support for d in docs]
-        self.chunk_share.append(sum(hits) / len(hits))
-        self.touched.append(any(hits))
-        self.n_docs.append(len(set(docs)))
+        from judgeagent.graph.relevance import path_hits
+
+        share, touched, n_docs = path_hits(docs, support)
+        self.chunk_share.append(share)
+        self.touched.append(touched)
+        self.n_docs.append(n_docs)
         self.all_ms.append(ms)
         if cold:
             self.cold_ms.append(ms)
@@ -97,7 +102,7 @@ class Tally:
         else:
             self.later_ms.append(ms)
         if kind is not None:
-            self.by_kind.setdefault(kind, []).append((sum(hits) / len(hits), any(hits)))
+            self.by_kind.setdefault(kind, []).append((share, touched))
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -163,7 +168,7 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
         for i, (question, support) in enumerate(questions):
             seen, mentions = set(), []
             for n, seed in enumerate(seeds):
-                scheduled = seed * 1_000_003 + i
+                scheduled = seed * SEED_STRIDE + i
                 t0, c0 = time.perf_counter(), time.process_time()
                 chunk_ids, kind_of = pick(question, scheduled)
                 ms, cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000

@@ -168,7 +168,7 @@ def test_a_manifest_that_is_no_json_object_is_one_line(tmp_path, capsys):
         (folder / "manifest.json").write_text("[]\n")
     code, _, stderr = run(["sample-path", graph, "--question", "Which rocket?"], capsys)
     assert code == 1 and stderr.strip() == (f"error: {graph} is not a judgeagent graph: its manifest.json holds an "
-                                            "array, not a JSON object: rebuild it with build-graph")
+                                            "array, not a JSON object: rebuild it with build-graph --overwrite")
     (graph / "manifest.json").write_text('"graph"\n')
     code, _, stderr = run(["graph-info", graph], capsys)
     assert code == 1 and "its manifest.json holds a string, not a JSON object" in stderr

@@ -168,6 +168,9 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
              (["reproduce", "kieval-table2-mmlu", "--data", str(P / "mmlu")], "give --role candidate=MODEL"),
              (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x"], "give --data"),
              (["reproduce", "kieval-table2-mmlu", "--role", "teacher=x"], "has no role 'teacher'"),
+             # #49: a --paper-row typo is refused before the run, not after it has spent its calls
+             (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x", "--paper-row", "GPT-3.5 Turbo"],
+              "has no row 'GPT-3.5 Turbo'; its rows: "),
              (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",
                "shotz=1", "--dry-run"], "protocol kieval has no option 'shotz'"),
              (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",

@@ -1,4 +1,4 @@
-"""The offline commands: build-graph, graph-info, sample-path, make-mcq."""
+"""The offline commands: build-graph, graph-info, sample-path, paths-check, make-mcq."""
 from __future__ import annotations
 
 import json
@@ -146,6 +146,29 @@ def _read_questions(path: Path) -> list[str]:
     if not found:
         raise JudgeAgentError(f"--questions {path} has no questions: write one question a line")
     return found
+
+
+@app.command("paths-check")
+def paths_check_cmd(
+    graph: Annotated[Path, typer.Argument(help="A graph folder made by build-graph.")],
+    questions: Annotated[Path, typer.Argument(help="Questions with their supporting documents (.jsonl or .json: "
+                                              "'question' and 'supporting_doc_ids', the graph's doc_ids).")],
+    seeds: Annotated[int, typer.Option(min=1, max=100, help="Paths per question (scheduled seeds).")] = 5,
+    hops: Annotated[int, typer.Option(min=1, max=MAX_HOPS, help="Chunks per path, and dense's top-k.")] = 3,
+    question_field: Annotated[str, typer.Option(help="The field holding the question.")] = "question",
+    support_field: Annotated[str, typer.Option(help="The field listing its supporting doc_ids.")] = "supporting_doc_ids",
+    resamples: Annotated[int, typer.Option(min=100, max=100_000, help="Bootstrap resamples of the "
+                                           "questions for the 95% intervals.")] = 2000,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """How often the graph's paths reach a question's supporting documents, against dense top-k chunks."""
+    from ..graph.relevance import check_paths, read_supported_questions, render_check
+    from ..graph.store import load_graph
+
+    loaded = load_graph(graph)
+    found, skipped = read_supported_questions(questions, loaded, question_field, support_field)
+    result = check_paths(loaded, found, seeds=seeds, hops=hops, resamples=resamples, skipped=skipped)
+    typer.echo(json.dumps(result.to_dict(), indent=2) if as_json else render_check(result))
 
 
 @app.command("make-mcq")

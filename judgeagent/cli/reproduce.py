@@ -47,7 +47,7 @@ def reproduce_cmd(
     from ..protocols.options import split_options
 
     plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
-                   dry_run=dry_run, overrides=split_options(option))
+                   dry_run=dry_run, overrides=split_options(option), paper_row=paper_row)
     if dry_run:
         typer.echo(render_plan(plan, registry))
         return
@@ -63,7 +63,7 @@ def reproduce_cmd(
 
 def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None,
             workdir: Path = Path("runs"), dry_run: bool = False,
-            overrides: dict[str, str] | None = None) -> dict[str, Any]:
+            overrides: dict[str, str] | None = None, paper_row: str | None = None) -> dict[str, Any]:
     """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call.
     `overrides` (`-o KEY=VALUE`) replace the recipe's settings; each is checked against the protocol's options
     and kept with the paper's setting for reproduce.md.
@@ -73,9 +73,10 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
     from ..benchmark import Benchmark, load_benchmark
     from ..benchmarks import is_spec
     from ..protocols import get_protocol
-    from ..recipes import get_recipe, select_items
+    from ..recipes import check_paper_row, get_recipe, select_items
 
     recipe = get_recipe(name)
+    check_paper_row(recipe, paper_row)
     protocol = get_protocol(recipe.protocol)
     unknown = sorted(set(roles) - set(recipe.roles))
     if unknown:

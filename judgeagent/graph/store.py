@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -17,7 +18,8 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
-from ..files import check_format
+from ..files import cannot_write, check_format
+from .check import FIX, check_files, check_manifest, check_shapes, check_table, damaged, file_record
 from .model import TABLES, ContextGraph
 
 FORMAT = "judgeagent.context-graph"
@@ -28,6 +30,7 @@ MANIFEST = "manifest.json"
 VECTORS = {"entity_vectors": "entity_vectors.npy", "chunk_vectors": "chunk_vectors.npy"}
 INDEXES = {"entity_index": "entities.faiss", "chunk_index": "chunks.faiss"}
 _KIND = {"entity_index": "entities", "chunk_index": "chunks"}
+GRAPH_FILES = [*(f"{name}.parquet" for name in TABLES), *VECTORS.values(), *INDEXES.values()]
 
 
 def check_writable(out: Path, overwrite: bool) -> None:
@@ -84,21 +87,41 @@ def staging(out: Path | None) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
     try:
+        tmp.mkdir()
         yield tmp
+    except OSError as e:  # a full disk, a quota, a folder made read-only mid-build: one line, nothing left
+        if e.errno is None and _full(tmp):  # NumPy and FAISS say "written" or "write error", not ENOSPC
+            e = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), e.filename)
+        if e.errno not in _WRITE_ERRORS:
+            raise
+        raise JudgeAgentError(cannot_write(Path(e.filename or out), e, "run build-graph again")
+                              .replace(str(tmp), str(out))) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
+
+
+def _full(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < (1 << 20)
+    except OSError:
+        return False
+
+
 def write_indexes(entity_index: Any, chunk_index: Any, folder: Path) -> None:
     for index, file in zip((entity_index, chunk_index), INDEXES.values()):
-        write_index(index, folder / file)
+        try:
+            write_index(index, folder / file)
+        except RuntimeError as e:  # FAISS's "write error" (a C++ exception): an OSError like the others'
+            raise OSError(None, str(e).strip().splitlines()[-1][-200:], str(folder / file)) from None
 
 
 def seal(folder: Path, manifest: dict[str, Any]) -> None:
     """Record every file's checksum and the graph id in `manifest`, and write it last."""
-    files = {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size} for p in sorted(folder.iterdir())}
+    files = {p.name: file_record(p) for p in sorted(folder.iterdir())}
     manifest["files"] = files
     manifest["graph_id"] = hashlib.sha256(
         json.dumps({k: v["sha256"] for k, v in files.items()}, sort_keys=True).encode()
@@ -211,19 +234,21 @@ class LazyTables(Mapping[str, pa.Table]):
 
 
 def load_graph(path: str | Path, *, verify: bool = True) -> ContextGraph:
-    """Restore exactly what was built; with `verify`, every file's checksum is checked first."""
+    """Restore exactly what was built; with `verify`, every file's size and checksum is checked first
+    (`check.FULL_HASH_MAX` says which are hashed whole). A folder that is not what its manifest says is
+    one line naming the file, never a traceback or a graph that samples wrong paths."""
     folder = Path(path)
     manifest = read_manifest(folder)
+    check_manifest(folder, manifest, GRAPH_FILES if verify else [])
     if verify:
-        for name, info in manifest.get("files", {}).items():
-            file = folder / name
-            if not file.is_file():
-                raise JudgeAgentError(f"graph {folder} is incomplete: {name} is missing")
-            if _sha256(file) != info["sha256"]:
-                raise JudgeAgentError(f"graph {folder} is corrupt: {name} does not match its checksum")
-    tables = {name: pq.read_table(folder / f"{name}.parquet") for name in TABLES}
-    vectors = {attr: np.load(folder / file, allow_pickle=False) for attr, file in VECTORS.items()}
-    indexes = {attr: read_index(folder / file) for attr, file in INDEXES.items()}
+        check_files(folder, manifest["files"])
+    tables = {name: _read(folder, f"{name}.parquet", pq.read_table) for name in TABLES}
+    for name, table in tables.items():
+        check_table(folder, name, table.schema, manifest["format_version"])
+    vectors = {attr: _read(folder, file, lambda p: np.load(p, allow_pickle=False)) for attr, file in VECTORS.items()}
+    indexes = {attr: _read(folder, file, read_index) for attr, file in INDEXES.items()}
+    rows = {name: table.num_rows for name, table in tables.items()}
+    check_shapes(folder, rows, manifest["embedding"]["dim"], vectors, indexes)
     ef = manifest["config"]["index"]["hnsw_ef_search"]
     for attr, index in indexes.items():
         if hasattr(index, "hnsw"):
@@ -231,6 +256,17 @@ def load_graph(path: str | Path, *, verify: bool = True) -> ContextGraph:
         elif hasattr(index, "nprobe"):  # IVF-PQ: the probe count the recorded recall was measured at
             index.nprobe = manifest["indexes"][_KIND[attr]].get("nprobe", index.nprobe)
     return ContextGraph(tables=tables, manifest=manifest, path=folder, **vectors, **indexes)
+
+
+def _read(folder: Path, file: str, read: Any) -> Any:
+    """`read(path)`, with what a damaged file raises (Arrow, NumPy, FAISS's RuntimeError) as one line."""
+    try:
+        return read(folder / file)
+    except FileNotFoundError:
+        raise JudgeAgentError(f"graph {folder} is incomplete: {file} is missing; {FIX}") from None
+    except (pa.ArrowException, OSError, ValueError, EOFError, RuntimeError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise damaged(folder, file, f"cannot be read ({reason[:200]})") from None
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -245,13 +281,5 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise JudgeAgentError(f"{file}: unreadable manifest ({e})") from None
     version = manifest.get("format_version") if isinstance(manifest, dict) else None
     check_format(manifest, folder, FORMAT, version if version in READABLE_VERSIONS else FORMAT_VERSION, "graph",
-                 ": rebuild it with build-graph")
+                 f": {FIX}")
     return manifest
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

@@ -15,8 +15,8 @@ from typing import Any
 from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
-__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "estimate_calls", "get_recipe",
-           "render_catalogue", "select_items", "translation_sources", "value_at"]
+__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls",
+           "get_recipe", "render_catalogue", "select_items", "translation_sources", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
@@ -105,6 +105,14 @@ def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, s
     return out
 
 
+def check_paper_row(recipe: Recipe, paper_model: str | None) -> None:
+    """A `--paper-row` the paper's table has, checked before the run spends its calls (#49)."""
+    pub = recipe.published
+    if paper_model is not None and pub is not None and paper_model not in pub.rows:
+        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
+                              f"{', '.join(pub.rows)}")
+
+
 def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None) -> str:
     """A markdown table: the paper's row for `paper_model` (when it has one) above ours, column by column."""
     if recipe.published is None:
@@ -113,9 +121,7 @@ def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_mo
     head = "| | " + " | ".join(c.name for c in pub.columns) + " |\n|---|" + "---|" * len(pub.columns) + "\n"
     lines = []
     if paper_model is not None:
-        if paper_model not in pub.rows:
-            raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
-                                  f"{', '.join(pub.rows)}")
+        check_paper_row(recipe, paper_model)
         lines.append(f"| paper: {paper_model} ({pub.table}) | " + " | ".join(_fmt(v) for v in pub.rows[paper_model]) + " |")
     seats = summary.get("players") if any("{seat}" in (c.ours or "") for c in pub.columns) else None
     # DynaEval's figures are per seat (each model under evaluation): one row of ours for each

@@ -1,0 +1,158 @@
+"""Do a graph's knowledge paths stay on topic? Graph paths against dense top-k chunks, on questions whose
+supporting documents are known: the measures of bench/paths.py, for any corpus and questions (#48)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import JudgeAgentError
+from ..files import json_kind, json_records, jsonl_records, read_text
+from .model import ContextGraph
+
+SEED_STRIDE = 1_000_003
+"""Seed k of question i is k * SEED_STRIDE + i (bench/paths.py's schedule): one random stream per question."""
+
+
+class SupportedQuestion(NamedTuple):
+    question: str
+    support: frozenset[str]
+    """The ids of its supporting documents that the graph holds."""
+
+
+class PathHits(NamedTuple):
+    chunk_share: float
+    """The share of the path's distinct chunks that come from a supporting document."""
+    touched: bool
+    """Whether any of them does."""
+    n_docs: int
+    """Distinct documents on the path."""
+
+
+def path_hits(docs: Sequence[str], support: frozenset[str] | set[str]) -> PathHits:
+    """`docs`: the document of each distinct chunk of a path, in path order."""
+    hits = [d in support for d in docs]
+    return PathHits(sum(hits) / len(hits), any(hits), len(set(docs)))
+
+
+def read_supported_questions(file: Path, graph: ContextGraph, question_field: str = "question",
+                             support_field: str = "supporting_doc_ids") -> tuple[list[SupportedQuestion], int]:
+    """The questions of a JSON Lines or JSON file with their supporting documents in the graph, and how many
+    were left out because none of theirs is in it."""
+    text = read_text(file)
+    records = json_records(file, text) if file.suffix.lower() == ".json" else jsonl_records(file, text)
+    graph_docs, kept, skipped = set(graph.doc_ids), [], 0
+    for record, where in records:
+        question = record.get(question_field) if isinstance(record, dict) else None
+        support = record.get(support_field) if isinstance(record, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            raise JudgeAgentError(f"{where}: field '{question_field}' should be the question's text, got "
+                                  f"{json_kind(question)}")
+        if not isinstance(support, list) or not all(isinstance(d, str) for d in support):
+            raise JudgeAgentError(f"{where}: field '{support_field}' should be a list of document ids, got "
+                                  f"{json_kind(support)}")
+        inside = frozenset(support) & graph_docs
+        if inside:
+            kept.append(SupportedQuestion(question, inside))
+        else:
+            skipped += 1
+    if not kept:
+        example = graph.doc_ids[0] if graph.doc_ids else "none"
+        raise JudgeAgentError(f"{file}: none of its {skipped} questions has a supporting document in the graph "
+                              f"(the graph's doc_ids look like {example!r}); give questions about its corpus")
+    return kept, skipped
+
+
+@dataclass(frozen=True)
+class WayFigures:
+    chunk_share: float
+    touch_share: float
+    docs_per_path: float
+    distinct_paths: float
+    """Distinct paths over the seeds, per question."""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float | None
+    """Graph over dense; None where dense never reached a supporting document."""
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class PathsCheck:
+    questions: int
+    skipped: int
+    seeds: int
+    hops: int
+    graph: WayFigures
+    dense: WayFigures
+    touch_ratio: Ratio
+    chunk_ratio: Ratio
+    level: float
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, seeds: int = 5, hops: int = 3,
+                resamples: int = 2000, level: float = 0.95, skipped: int = 0, sampler: Any = None) -> PathsCheck:
+    """Each question's graph path and dense top-`hops` chunks for each scheduled seed (a batch of one question,
+    as bench/paths.py measures); the ratios' intervals resample questions, the same ones for both ways."""
+    from .sample import PathSampler
+
+    sampler = sampler or PathSampler(graph)
+    dense = PathSampler(graph, sampler.extractor, sampler.encoder)  # its own cache, as bench/paths.py
+    doc_of = dict(zip(graph.chunk_ids, graph.chunk_doc_ids))
+    per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": []}
+    distinct: dict[str, list[int]] = {"graph": [], "dense": []}
+    for i, (question, support) in enumerate(questions):
+        scheduled = [k * SEED_STRIDE + i for k in range(seeds)]
+        for way, paths in (("graph", [sampler.sample([question], hops=hops, seed=s).chunk_ids for s in scheduled]),
+                           ("dense", [dense.dense([question], hops, s) for s in scheduled])):
+            per_way[way].append([path_hits([doc_of[c] for c in dict.fromkeys(p)], support) for p in paths])
+            distinct[way].append(len({tuple(p) for p in paths}))
+    figures = {way: _figures(rows, distinct[way]) for way, rows in per_way.items()}
+    ratios = [_ratio([[getattr(h, field) for h in row] for row in per_way["graph"]],
+                     [[getattr(h, field) for h in row] for row in per_way["dense"]], resamples, level)
+              for field in ("touched", "chunk_share")]
+    return PathsCheck(len(questions), skipped, seeds, hops, figures["graph"], figures["dense"], *ratios, level)
+
+
+def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
+    hits = [h for row in rows for h in row]
+    return WayFigures(float(np.mean([h.chunk_share for h in hits])), float(np.mean([h.touched for h in hits])),
+                      float(np.mean([h.n_docs for h in hits])), float(np.mean(distinct)))
+
+
+def _ratio(graph: list[list[float]], dense: list[list[float]], resamples: int, level: float) -> Ratio:
+    """Mean over every path, graph over dense; a percentile interval over questions drawn with replacement."""
+    g, d = np.array(graph, dtype=float).mean(1), np.array(dense, dtype=float).mean(1)
+    if d.mean() == 0:
+        return Ratio(None, None, None)
+    idx = np.random.default_rng(0).integers(0, len(g), size=(resamples, len(g)))
+    dm = d[idx].mean(1)
+    ratios = g[idx].mean(1)[dm > 0] / dm[dm > 0]
+    lo, hi = np.percentile(ratios, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return Ratio(float(g.mean() / d.mean()), float(lo), float(hi))
+
+
+def render_check(result: PathsCheck) -> str:
+    left = f" ({result.skipped} left out: none of their supporting documents is in the graph)" if result.skipped else ""
+    lines = [f"{result.questions} questions{left}, {result.seeds} seeds, {result.hops} hops",
+             f"  {'way':<6} {'chunks from support':>19} {'paths touching':>14} {'docs/path':>9} {'distinct/q':>10}"]
+    for way, f in (("graph", result.graph), ("dense", result.dense)):
+        lines.append(f"  {way:<6} {f.chunk_share:>19.3f} {f.touch_share:>14.3f} {f.docs_per_path:>9.2f} "
+                     f"{f.distinct_paths:>10.2f}")
+    for what, ratio in (("paths touching a supporting document", result.touch_ratio),
+                        ("chunks from supporting documents", result.chunk_ratio)):
+        value = ("n/a (dense top-k never reached one)" if ratio.value is None else
+                 f"{ratio.value:.3f} ({result.level:.0%} interval {ratio.low:.3f}-{ratio.high:.3f})")
+        lines.append(f"  RATIO graph / dense top-{result.hops}, {what}: {value}")
+    return "\n".join(lines)

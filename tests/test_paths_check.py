@@ -1,0 +1,74 @@
+"""`judgeagent paths-check GRAPH QUESTIONS` (#48 item 2): bench/paths.py's graph-over-dense ratios on a user's own
+corpus and questions, with bootstrap intervals."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgeagent.cli.main import main
+from tests.conftest import DEMO
+
+_SPEC = importlib.util.spec_from_file_location("bench_paths", Path(__file__).parents[1] / "bench" / "paths.py")
+bench = sys.modules["bench_paths"] = importlib.util.module_from_spec(_SPEC)  # its dataclasses look it up
+_SPEC.loader.exec_module(bench)
+
+
+@pytest.fixture
+def questions(tmp_path):
+    """Six demo questions, one about a document the graph lacks (left out), one with a blank line after it."""
+    records = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text().splitlines()[:6]]
+    records.append({"question": "Who wrote a paper the corpus lacks?", "supporting_doc_ids": ["elsewhere-1"]})
+    file = tmp_path / "q.jsonl"
+    file.write_text("".join(json.dumps(r) + "\n" for r in records) + "\n")
+    return file, [(r["question"], set(r["supporting_doc_ids"])) for r in records[:6]]
+
+
+def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, questions, capsys, monkeypatch):
+    file, supported = questions
+    assert main(["paths-check", str(demo_graph.path), str(file), "--seeds", "2", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    # The same questions through bench/paths.py's own loop (its graph and question readers pointed at ours).
+    monkeypatch.setattr(bench, "graph_for", lambda *a: demo_graph)
+    monkeypatch.setattr(bench, "questions_for", lambda *a: supported)
+    want = bench.measure("demo", "demo", [0, 1], 3)["ways"]
+    assert (got["questions"], got["skipped"], got["seeds"], got["hops"]) == (6, 1, 2, 3)
+    # Dense top-3 by hand: the share of its chunks from support, and whether one is, per question and seed.
+    from judgeagent.graph.sample import PathSampler
+
+    dense, doc_of = PathSampler(demo_graph), dict(zip(demo_graph.chunk_ids, demo_graph.chunk_doc_ids))
+    hand = [[doc_of[c] in support for c in dict.fromkeys(dense.dense([q], 3, k * 1_000_003 + i))]
+            for i, (q, support) in enumerate(supported) for k in range(2)]
+    assert got["dense"]["chunk_share"] == pytest.approx(sum(sum(h) / len(h) for h in hand) / 12)
+    assert got["dense"]["touch_share"] == pytest.approx(sum(any(h) for h in hand) / 12)
+    assert 0 < got["dense"]["chunk_share"] < 1
+    for way in ("graph", "dense"):
+        for key in ("chunk_share", "touch_share", "docs_per_path", "distinct_paths"):
+            assert got[way][key] == pytest.approx(want[way][key]), (way, key)
+    for ratio, key in (("touch_ratio", "touch_share"), ("chunk_ratio", "chunk_share")):
+        value = want["graph"][key] / want["dense"][key]
+        assert got[ratio]["value"] == pytest.approx(value)
+        assert got[ratio]["low"] <= value <= got[ratio]["high"]
+    assert got["chunk_ratio"]["low"] < got["chunk_ratio"]["high"]  # the demo's shares vary by question
+    assert main(["paths-check", str(demo_graph.path), str(file), "--seeds", "2"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("6 questions (1 left out: none of their supporting documents is in the graph), 2 seeds")
+    assert (f"RATIO graph / dense top-3, chunks from supporting documents: {got['chunk_ratio']['value']:.3f} "
+            f"(95% interval {got['chunk_ratio']['low']:.3f}-{got['chunk_ratio']['high']:.3f})") in text
+
+
+def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph, tmp_path, capsys):
+    file = tmp_path / "q.jsonl"
+    cases = [('{"question": "Which rocket?", "supporting_doc_ids": "demo-05"}\n',
+              f"{file}:1: field 'supporting_doc_ids' should be a list of document ids, got a string"),
+             ('{"question": "Which rocket?", "supporting_doc_ids": ["demo-05"]}\n{"q": "x"}\n',
+              f"{file}:2: field 'question' should be the question's text, got null"),
+             ('{"question": "Which rocket?", "supporting_doc_ids": ["hotpot:Rocket"]}\n',
+              (f"{file}: none of its 1 questions has a supporting document in the graph (the graph's doc_ids look "
+               "like 'demo-01'); give questions about its corpus"))]
+    for text, message in cases:
+        file.write_text(text)
+        assert main(["paths-check", str(demo_graph.path), str(file)]) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"error: {message}\n"
