@@ -90,6 +90,67 @@ def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
     assert low <= calls <= high
 
 
+def _figure(table, name, model):
+    """Our figure's row in reproduce.md's table of figures: ours, 95% interval, n, rests on the judge."""
+    line = next(x for x in table.splitlines() if x.startswith(f"| {name} | {model} |"))
+    return [c.strip() for c in line.strip("|").split("|")][2:]
+
+
+def test_reproduce_md_is_citable_every_paper_row_n_intervals_options_and_calibration(tmp_path):
+    """Issue 45 item 4, on a scripted KIEval run without --paper-row: every published row above ours, our figures
+    with n and 95% intervals, the models and options run, and the evaluator's failed calibration (the scripted
+    evaluator answers calibration probes with the smallest valid object) warned above the table."""
+    from judgeagent.grading.calibration import wilson
+
+    plan, s, table, folder, _, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6, tmp_path)
+    assert all(f"| paper: {m} (Table 2) |" in table for m in RECIPES["kieval-table2-ceval"].published.rows)
+    assert table.index("| paper: MPT 7B") < table.index("| ours: cand")
+    right, n = round(s["benchmark_accuracy"] * s["conversations"]), s["conversations"]
+    low, high = wilson(right, n)
+    assert _figure(table, "Acc.", "cand") == [f"{100 * s['benchmark_accuracy']:.2f}",
+                                              f"[{100 * low:.2f}, {100 * high:.2f}]", "6", "no"]
+    kieval = _figure(table, "KIEval", "cand")
+    assert kieval[2:] == ["6", "yes"] and kieval[1] != "–"
+    assert "- models: candidate=cand, interactor=gpt-4-1106-preview, evaluator=gpt-4-1106-preview" in table
+    assert "- options: `rounds=5`, `scoring=paper`, `judge_policy=trust`, `shots=5`" in table
+    assert not s["judge_calibration"]["passed"]
+    warning = next(x for x in table.splitlines() if "Warning" in x)
+    assert "KIEval, Rnds. are graded by a judge that failed calibration" in warning
+    assert table.index("Warning") < table.index("| paper:")
+    assert "Judge calibration: judge FAILED calibration" in table and "the judge was used" in table
+    assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
+
+
+def _calibration(passed, pairs=40):
+    return {"pairs": pairs, "accuracy": 0.95 if passed else 0.5, "fpr": 0.0, "passed": passed, "used": True,
+            "policy": "calibrated", "note": "judge passed calibration" if passed else "judge FAILED calibration",
+            "intervals": {"accuracy": [0.83, 0.99], "fpr": [0.0, 0.16]}}
+
+
+@pytest.mark.parametrize("calibration, warned", [
+    (_calibration(True), None),
+    (_calibration(False), "are graded by a judge that failed calibration"),
+    ({**_calibration(False, pairs=0), "note": "judge policy off"}, "are graded by a judge that was not calibrated"),
+    (None, "are rated by a judge (referee) this protocol does not calibrate")])
+def test_reproduce_md_warns_only_where_a_judged_figure_rests_on_an_unvetted_judge(calibration, warned):
+    """The JudgeAgent table's figures all rest on the judge: a passed calibration gives no warning, a failed or
+    skipped one names them above the table; a summary without calibration (DynaEval's referee) says so."""
+    from judgeagent.recipes import render_reproduce
+
+    summary = {"validation": {"overall": {"n": 20, "acc1": 0.5, "acc2": 0.6, "cr": 0.15, "cte": 0.05},
+                              "intervals": {"acc1": [0.3, 0.7], "acc2": [0.4, 0.8], "cr": [0.0, 0.3], "cte": [0, 0.15]}}}
+    if calibration is not None:
+        summary["judge_calibration"] = calibration
+    md = render_reproduce(RECIPES["judgeagent-table1-multihop"], summary, "tgt", None, {"target": "tgt"},
+                          {"rounds": 3}, 20)
+    assert ("Warning" in md) == (warned is not None)
+    if warned:
+        assert f"ACC1, ACC2, CR, CtE {warned}" in md
+    assert ("has no calibration step" in md) == (calibration is None)
+    assert _figure(md, "ACC1", "tgt") == ["50.00", "[30.00, 70.00]", "20", "yes"]
+    assert len([x for x in md.splitlines() if x.startswith("| paper: ")]) == 4  # Table 1's four targets
+
+
 def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path):
     plan, s, table, folder, _, estimate = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 3,
                                               tmp_path, overrides={"shots": "0", "rounds": "2"})
@@ -151,6 +212,9 @@ def test_dynaeval_translation_recipe_plays_iwslt_paragraphs_with_references(tmp_
     assert s["task"] == "translation" and s["games"] == 4  # 2 paragraphs x 2 ordered pairs, once each (repeat=fixed)
     assert _row(table, "paper: ChatGPT") == ["7.93", "0.28", "9.09", "0.29"]
     assert {len(_row(table, f"ours: {m}")) for m in ("p1", "p2")} == {4}
+    # the referee's ratings have their games' mean interval and n; BLEU has no interval; no calibration: warned
+    assert _figure(table, "s_T", "p1")[2:] == ["2", "yes"] and _figure(table, "b_T", "p1")[1:] == ["–", "–", "no"]
+    assert "s_T, s_Pr are rated by a judge (referee) this protocol does not calibrate" in table
     low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))
     assert low <= calls <= high and (low, high) == (8, 16)  # 4 games: a translation, a polish, up to 2 ratings
 

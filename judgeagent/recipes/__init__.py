@@ -16,7 +16,7 @@ from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "estimate_calls", "get_recipe",
-           "render_catalogue", "select_items", "translation_sources", "value_at"]
+           "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
@@ -106,26 +106,36 @@ def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, s
 
 
 def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None) -> str:
-    """A markdown table: the paper's row for `paper_model` (when it has one) above ours, column by column."""
+    """A markdown table: the paper's row for `paper_model` (every published row when None) above ours, column by
+    column."""
+    from .report import figures
+
     if recipe.published is None:
         return "The paper prints no table for this experiment: nothing to put our numbers beside.\n"
     pub = recipe.published
     head = "| | " + " | ".join(c.name for c in pub.columns) + " |\n|---|" + "---|" * len(pub.columns) + "\n"
-    lines = []
-    if paper_model is not None:
-        if paper_model not in pub.rows:
-            raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
-                                  f"{', '.join(pub.rows)}")
-        lines.append(f"| paper: {paper_model} ({pub.table}) | " + " | ".join(_fmt(v) for v in pub.rows[paper_model]) + " |")
-    seats = summary.get("players") if any("{seat}" in (c.ours or "") for c in pub.columns) else None
-    # DynaEval's figures are per seat (each model under evaluation): one row of ours for each
-    for label, seat in ([(str(p.get("model", s)), s) for s, p in seats.items()] if isinstance(seats, Mapping)
-                        else [(ours, "")]):
-        values = [None if c.ours is None else value_at(summary, c.ours.replace("{seat}", seat)) for c in pub.columns]
-        lines.append(f"| ours: {label} | " + " | ".join(_fmt(v * c.scale if isinstance(v, (int, float)) else None)
-                                                       for v, c in zip(values, pub.columns)) + " |")
+    if paper_model is not None and paper_model not in pub.rows:
+        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
+                              f"{', '.join(pub.rows)}")
+    lines = [f"| paper: {model} ({pub.table}) | " + " | ".join(_fmt(v) for v in values) + " |"
+             for model, values in pub.rows.items() if paper_model in (None, model)]
+    found = figures(recipe, summary, ours)
+    for start in range(0, len(found), len(pub.columns)):  # one row of ours per seat
+        row = found[start:start + len(pub.columns)]
+        lines.append(f"| ours: {row[0].model} | " + " | ".join(_fmt(f.value) for f in row) + " |")
     notes = [f"- {c.name}: {c.note}" for c in pub.columns if c.note]
     return head + "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def render_reproduce(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None,
+                     models: Mapping[str, str], options: Mapping[str, Any], items: int) -> str:
+    """reproduce.md's body: a warning where a figure rests on an unvetted judge, the paper's rows beside ours,
+    our figures with n and 95% intervals, the judge's calibration, and the models and options run."""
+    from .report import calibration, figures, figures_table, run_section
+
+    warning, calibrated = calibration(recipe, summary)
+    return (f"## {recipe.name}\n\n{recipe.experiment}\n\n{warning}" + beside_paper(recipe, summary, ours, paper_model)
+            + figures_table(figures(recipe, summary, ours)) + calibrated + run_section(models, options, items, recipe))
 
 
 def _many(recipe: Recipe) -> int:

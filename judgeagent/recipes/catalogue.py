@@ -19,6 +19,13 @@ class Column:
     scale: float = 100.0
     """Our figure times this is in the paper's unit (fractions -> percent)."""
     note: str = ""
+    n: str | None = None
+    """Where the count our figure is over is (a dotted path, `{seat}` as in `ours`): reproduce.md prints it."""
+    interval: str | None = None
+    """Our figure's 95% interval: a dotted path to [low, high] in the summary (the figure's unit), `wilson` (the
+    figure is a share of `n`: its Wilson interval), or None where the run gives none."""
+    judged: bool = False
+    """The figure rests on the judge (evaluator): a failed or skipped calibration is warned beside it."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +106,11 @@ _KIEVAL_SETS = (  # name, title, format, data as published, items in the split
 def _kieval(index: int) -> Recipe:
     key, title, fmt, data, _ = _KIEVAL_SETS[index]
     columns = (Column("Acc.", "benchmark_accuracy", note="5-shot: the candidate's generated answer, its letter read "
-                      "and checked, as the authors' simple_multiple_choice step does"),
-               Column("KIEval", "kieval.overall"), Column("Rnds.", "valid_rounds", 1.0))
+                      "and checked, as the authors' simple_multiple_choice step does", n="conversations",
+                      interval="wilson"),
+               Column("KIEval", "kieval.overall", n="scored_conversations", interval="intervals.kieval", judged=True),
+               Column("Rnds.", "valid_rounds", 1.0, n="conversations", interval="intervals.valid_rounds",
+                      judged=True))
     rows = {m: v[3 * index:3 * index + 3] for m, v in _KIEVAL_T2.items()}
     return Recipe(
         name=f"kieval-table2-{key}", paper="KIEval (Yu et al., ACL 2024)",
@@ -148,9 +158,9 @@ TEACH2EVAL_MAIN = Recipe(
     items=15000, selection="all",
     # tell_answer: the authors' runs let the teacher state the answer (main.sh: can_tell_answer="True")
     options={"turns": 3, "scoring": "paper", "max_tokens": 2048, "tell_answer": True},
-    published=Published("Table 2", (Column("CA", "abilities.CA.value"), Column("AA", "abilities.AA.value"),
-                                    Column("JA", "abilities.JA.value"), Column("GA", "abilities.GA.value"),
-                                    Column("RA", "abilities.RA.value")), _T2E_ROWS),
+    published=Published("Table 2", tuple(Column(k, f"abilities.{k}.value", n="items",
+                                                interval=f"abilities.{k}.interval")
+                                         for k in ("CA", "AA", "JA", "GA", "RA")), _T2E_ROWS),
     # the teacher answers each item once (AA); per student: a right first answer takes 2 calls (answer,
     # judgment), a wrong one up to 2T+1 (T+1 answers, T teacher turns)
     calls=Calls(per_item=(1, 1), per_student=(2, 7)),
@@ -177,11 +187,14 @@ INTERVIEWER_MATH = Recipe(
     options={"modification": "unclarifying", "clarifications": 3, "revisions": 2, "followups": 1,
              "reply_tokens": 4096},
     published=Published("Table 4", (
-        Column("Acc_seed@1", "score_at.@1", 1.0), Column("Acc_seed@2", "score_at.@2", 1.0),
-        Column("Acc_seed@3", "score_at.@3", 1.0), Column("Adapt.", "adaptability", 1.0),
-        Column("Rationale", "followup.by_kind.rationale.score", 1.0),
-        Column("Clarification", "followup.by_kind.clarification.score", 1.0),
-        Column("Acc_follow", "followup.all.score", 1.0)), {
+        *(Column(f"Acc_seed@{k}", f"score_at.@{k}", 1.0, n="items", interval="wilson") for k in (1, 2, 3)),
+        Column("Adapt.", "adaptability", 1.0, n="items"),
+        # the follow-ups are the judge's verdicts (the protocol's trust mark `followup`)
+        Column("Rationale", "followup.by_kind.rationale.score", 1.0, n="followup.by_kind.rationale.n",
+               interval="wilson", judged=True),
+        Column("Clarification", "followup.by_kind.clarification.score", 1.0, n="followup.by_kind.clarification.n",
+               interval="wilson", judged=True),
+        Column("Acc_follow", "followup.all.score", 1.0, n="followup.all.n", interval="wilson", judged=True)), {
         "GPT-4o": (0.72, 0.82, 0.84, 0.12, 0.99, 0.17, 0.93),
         "GPT-3.5": (0.39, 0.54, 0.64, 0.25, 0.90, 0.56, 0.82),
         "Llama3.1-70b": (0.50, 0.68, 0.76, 0.26, 0.91, 0.22, 0.84),
@@ -224,9 +237,11 @@ DYNAEVAL_TRANSLATION = Recipe(
     data_format="iwslt", items=None, selection="all",
     options={"task": "translation", "source_language": "English", "target_language": "Chinese"},
     published=Published("Table 3", (
-        Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated"),
+        Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated",
+               n="matrix.{seat}.translator.n", interval="matrix.{seat}.translator.interval", judged=True),
         Column("b_T", "role_measures.{seat}.translator.BLEU", 1.0, "BLEU (0-1, sacrebleu) of its translations"),
-        Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread"),
+        Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread",
+               n="matrix.{seat}.proofreader.n", interval="matrix.{seat}.proofreader.interval", judged=True),
         Column("b_Pr", "role_measures.{seat}.proofreader.BLEU", 1.0, "BLEU of its proofread versions")), {
         "GPT-4": (7.83, 0.274, 8.98, 0.292), "ChatGPT": (7.93, 0.285, 9.09, 0.295),
         "Claude 2": (7.78, 0.277, 9.03, 0.292)}),
@@ -254,8 +269,10 @@ DYNAEVAL_CODE = Recipe(
     options={"task": "code", "scoring": "paper"},
     published=Published("Table 2", (
         Column("s_P", "matrix.{seat}.programmer.mean", 1.0, "the referee's rating of the games it programmed, "
-               "averaged over reviewers (the table's bottom row)"),
-        Column("s_R", "matrix.{seat}.reviewer.mean", 1.0, "the rating of the games it reviewed (its last column)"),
+               "averaged over reviewers (the table's bottom row)", n="matrix.{seat}.programmer.n",
+               interval="matrix.{seat}.programmer.interval", judged=True),
+        Column("s_R", "matrix.{seat}.reviewer.mean", 1.0, "the rating of the games it reviewed (its last column)",
+               n="matrix.{seat}.reviewer.n", interval="matrix.{seat}.reviewer.interval", judged=True),
         Column("Pass@1", "role_measures.{seat}.programmer.pass@1 round 3", 100.0,
                "the code standing after the programmer's last revision passes MBPP's tests (the paper shows "
                "Pass@K only as curves, Figure 4)")), {
@@ -273,8 +290,15 @@ DYNAEVAL_CODE = Recipe(
 
 # --- JudgeAgent, Tables 1 and 2 -------------------------------------------------------------------------
 
-_JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "validation.overall.acc2"),
-               Column("CR", "validation.overall.cr"), Column("CtE", "validation.overall.cte"))
+# validate grades with the run's judge where its calibration let it: every figure rests on the judge
+_JA_COLUMNS = tuple(Column(name, f"validation.overall.{key}", n="validation.overall.n",
+                           interval=f"validation.intervals.{key}", judged=True)
+                    for name, key in (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte")))
+
+
+def _by_difficulty(tier: str, key: str) -> Column:
+    return Column(f"{tier} {key.upper()}", f"validation.by_difficulty.{tier}.{key}",
+                  n=f"validation.by_difficulty.{tier}.n", interval="wilson", judged=True)
 
 
 def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, ...]], data: str, fmt: str | None,
@@ -317,10 +341,8 @@ JUDGEAGENT_RECIPES = (
                                     (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 93.57, 90.29)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
                 ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
-                columns=(*_JA_COLUMNS, Column("easy ACC1", "validation.by_difficulty.easy.acc1"),
-                         Column("easy ACC2", "validation.by_difficulty.easy.acc2"),
-                         Column("medium ACC1", "validation.by_difficulty.medium.acc1"),
-                         Column("hard ACC1", "validation.by_difficulty.hard.acc1")),
+                columns=(*_JA_COLUMNS, _by_difficulty("easy", "acc1"), _by_difficulty("easy", "acc2"),
+                         _by_difficulty("medium", "acc1"), _by_difficulty("hard", "acc1")),
                 differs=("Difficulty tiers: the paper splits QuALITY by the speed validators' accuracy with 20% and "
                          "60% thresholds; we read that as hard <= 20% < medium <= 60% < easy.",)),
 )

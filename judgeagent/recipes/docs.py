@@ -41,7 +41,11 @@ def render_docs() -> str:
              "<!-- Written by scripts/reproduce_reference.py from judgeagent/recipes; do not edit by hand. -->", "",
              "`judgeagent recipes` lists the experiments below; `judgeagent reproduce NAME --role ROLE=MODEL "
              "--data PATH` runs one with the paper's settings and writes `reproduce.md` into the run folder: our "
-             "numbers under the paper's published row (`--paper-row MODEL` picks the row). `--dry-run` prints the "
+             "numbers under the paper's published rows (all of them; `--paper-row MODEL` keeps one), then each of "
+             "our figures with its 95% interval (the run's own: bootstrap or mean intervals, Wilson's for a share "
+             "of n items) and the n it is over, the judge's calibration outcome, and the models and options run. "
+             "When a figure rests on a judge that failed or skipped calibration, a warning above the table names "
+             "it. `--dry-run` prints the "
              "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items; `-o KEY=VALUE` "
              "changes one of the recipe's settings (a protocol option), and `reproduce.md` then lists each change "
              "beside the paper's setting under the table.", "",
