@@ -126,6 +126,10 @@ def _kieval(index: int) -> Recipe:
         differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
                  "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
                  "items (seeded per item), so a run needs 6 items or more.",
+                 "Items are verified live (verify=true: the interactor and the evaluator answer each first, 2 calls "
+                 "an item); the authors filter by their published list of items GPT-4 solved "
+                 "(validated_problems_gpt-4-1106-preview.json), which the project's offline data does not ship, "
+                 "so ours may keep other items (docs/protocols.md).",
                  "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
