@@ -121,8 +121,9 @@ def _kieval(index: int) -> Recipe:
         options={"rounds": 5, "scoring": "paper", "judge_policy": "trust", "shots": 5},
         published=Published("Table 2", columns, rows),
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
-        # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls)
-        calls=Calls(per_item=(3, 24), tokens_per_call=(1050, 115)),
+        # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls); and
+        # the evaluator's calibration first: judge_policy=trust asks all 40 pairs (no early stop, issue 45)
+        calls=Calls(per_item=(3, 24), fixed=(40, 40), tokens_per_call=(1050, 115)),
         differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
                  "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
                  "items (seeded per item), so a run needs 6 items or more.",
@@ -130,7 +131,8 @@ def _kieval(index: int) -> Recipe:
                  "an item); the authors filter by their published list of items GPT-4 solved "
                  "(validated_problems_gpt-4-1106-preview.json), which the project's offline data does not ship, "
                  "so ours may keep other items (docs/protocols.md).",
-                 "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
+                 "judge_policy=trust: the paper has no judge calibration step; ours probes the evaluator (40 calls, in "
+                 "the estimate) and uses it whatever the outcome, which reproduce.md reports.",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
 
