@@ -312,3 +312,32 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
     assert _row(table, "paper: GPT-4") == ["8.97", "8.77", "–"]
     assert {tuple(_row(table, f"ours: {m}"))[2] for m in ("p1", "p2")} == {"100.00"}
     assert low <= calls <= high  # a game here: the code, the reviewer's "over", the referee's rating
+
+
+def test_judgeagent_table3_ablation_recipes_run_the_papers_ablations(tmp_path):
+    """Table 3 (MedQA): w/o interactive extension runs without a graph, asks no extension question and puts
+    ACC2, CR, CtE and delta under the paper's three targets; the other two ablations set their options and
+    need the graph (one line without it)."""
+    plan, s, table, folder, calls, _ = run("judgeagent-table3-no-extension", {"target": "tgt"},
+                                           f"{P}/medqa/data/medqa/test.jsonl", 6, tmp_path)
+    config = json.loads((folder / "manifest.json").read_text())["config"]
+    assert (config["extension"], config["setting"]) == (False, "authors")
+    records = [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+    stages = {r.get("stage") for r in records}
+    assert stages == {"grading"}, stages  # the base questions only: no extension round
+    assert _row(table, "paper: GLM4-Flash") == ["86.50", "9.47", "3.06", "6.41"]  # Table 3, -w/o interactive extension
+    acc2, cr, cte, delta = (float(x) for x in _row(table, "ours: tgt"))
+    overall = s["validation"]["overall"]
+    assert (acc2, delta) == pytest.approx((100 * overall["acc2"], 100 * (overall["cr"] - overall["cte"])), abs=0.01)
+    low, high = estimate_calls(RECIPES["judgeagent-table3-no-extension"], 6)
+    assert low <= calls <= high, (low, calls, high)
+    from judgeagent.protocols import get_protocol
+    from judgeagent.protocols.options import parse_options
+
+    configs = {k: parse_options(get_protocol("judgeagent"), dict(RECIPES[f"judgeagent-table3-{k}"].options))
+               for k in ("no-graph", "fixed-difficulty")}
+    assert (configs["no-graph"].graph, configs["no-graph"].fixed_difficulty) == (False, None)
+    assert (configs["fixed-difficulty"].graph, configs["fixed-difficulty"].fixed_difficulty) == (True, "medium")
+    with pytest.raises(Exception, match="needs --graph"):
+        prepare("judgeagent-table3-no-graph", {"target": "t"}, f"{P}/medqa/data/medqa/test.jsonl", None, 3,
+                workdir=tmp_path)

@@ -353,6 +353,52 @@ JUDGEAGENT_RECIPES = (
                          "60% thresholds; we read that as hard <= 20% < medium <= 60% < easy.",)),
 )
 
+# --- JudgeAgent, Table 3 (ablations on MedQA) ----------------------------------------------------------
+
+# Table 3, per target: ACC2, CR, CtE and delta of each ablation (ACC1 is Table 1's: the base answers are kept).
+_JA_T3 = {  # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
+    "no-graph": ("w/o context graph", {"graph": False}, {
+        "GLM4-Flash": (88.60, 10.26, 1.75, 8.50), "GPT-4.1": (91.36, 6.72, 0.33, 6.39),
+        "Qwen3": (95.57, 4.28, 0.42, 3.86)}),
+    "fixed-difficulty": ("w/o difficulty-adaptive", {"fixed_difficulty": "medium"}, {
+        "GLM4-Flash": (89.68, 11.14, 1.56, 9.59), "GPT-4.1": (91.94, 7.36, 0.38, 6.98),
+        "Qwen3": (95.94, 4.59, 0.36, 4.23)}),
+    "no-extension": ("w/o interactive extension", {"extension": False}, {
+        "GLM4-Flash": (86.50, 9.47, 3.06, 6.41), "GPT-4.1": (89.81, 6.13, 1.28, 4.85),
+        "Qwen3": (93.01, 1.97, 0.67, 1.30)}),
+}
+
+
+def _judgeagent_ablation(key: str) -> Recipe:
+    label, option, rows = _JA_T3[key]
+    base = JUDGEAGENT_RECIPES[0]  # Table 1's MedQA recipe: the same data, roles and setting
+    columns = tuple(Column(name, f"validation.overall.{k}", n="validation.overall.n",
+                           interval=f"validation.intervals.{k}", judged=True)
+                    for name, k in (("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"), ("Δ", "delta")))
+    differs = [d for d in base.differs]
+    if key == "fixed-difficulty":
+        differs.append("The paper's w/o difficulty-adaptive generates questions with \"fixed difficulty rules in the "
+                       "prompt\" without naming the level; we read it as every extension question at medium "
+                       "(`fixed_difficulty=medium`; -o fixed_difficulty=easy or hard for the others).")
+    if key == "no-graph":
+        differs.append("w/o context graph: chunks drawn at random from the whole knowledge base (`graph=false`), as "
+                       "the paper; the graph folder still supplies the chunks, so --graph is still needed.")
+    differs.append("The paper keeps the target's base answers unchanged across the ablations; ours are asked again "
+                   "in each run (the same prompts at temperature 0, and the shared response cache answers them "
+                   "when it is on), so ACC1 may differ from the full run's.")
+    return Recipe(
+        name=f"judgeagent-table3-{key}", paper="JudgeAgent",
+        experiment=f"Table 3, MedQA, JudgeAgent {label}: the target's accuracy after the feedback (ACC2), correction "
+                   "rate, correct-to-error rate and their difference; GPT-4.1 as interviewer and judge",
+        protocol="judgeagent", roles=dict(base.roles), data=base.data, data_format=base.data_format, items=None,
+        selection="all", options={**base.options, **option},
+        published=Published("Table 3", columns, rows),
+        # without extension: grading and feedback only, 3 calls a question at most (no extension round)
+        calls=Calls(per_item=(2, 3), fixed=(0, 40)) if key == "no-extension" else base.calls,
+        needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
+
+
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
     *(_kieval(i) for i in range(len(_KIEVAL_SETS))), TEACH2EVAL_MAIN, INTERVIEWER_MATH, _dynaeval_pgg(1),
-    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, DYNAEVAL_CODE, *JUDGEAGENT_RECIPES)}
+    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, DYNAEVAL_CODE, *JUDGEAGENT_RECIPES,
+    *(_judgeagent_ablation(k) for k in _JA_T3))}

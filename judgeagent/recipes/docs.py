@@ -30,7 +30,8 @@ PAPERS = {
         "models: the players and the referee (the paper: ChatGPT, GPT-4, Claude 2, PaLM)."),
     "JudgeAgent": (
         "Reproducible here: benchmark grading, graph-driven extension (3 rounds) and feedback, then `validate` "
-        "for ACC1/ACC2/CR/CtE. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
+        "for ACC1/ACC2/CR/CtE; and Table 3's three ablations on MedQA with the protocol's own options "
+        "(`graph=false`, `fixed_difficulty=medium`, `extension=false`), one recipe each. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
         "MultiHop-RAG corpus, the QuALITY articles; `judgeagent build-graph`) and your API models (the paper: "
         "gpt-4.1 as interviewer and judge)."),
 }
