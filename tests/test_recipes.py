@@ -110,7 +110,7 @@ def test_reproduce_md_is_citable_every_paper_row_n_intervals_options_and_calibra
     evaluator answers calibration probes with the smallest valid object) warned above the table."""
     from judgeagent.grading.calibration import wilson
 
-    plan, s, table, folder, _, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6, tmp_path)
+    _, s, table, folder, _, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6, tmp_path)
     assert all(f"| paper: {m} (Table 2) |" in table for m in RECIPES["kieval-table2-ceval"].published.rows)
     assert table.index("| paper: MPT 7B") < table.index("| ours: cand")
     right, n = round(s["benchmark_accuracy"] * s["conversations"]), s["conversations"]
@@ -318,7 +318,7 @@ def test_judgeagent_table3_ablation_recipes_run_the_papers_ablations(tmp_path):
     """Table 3 (MedQA): w/o interactive extension runs without a graph, asks no extension question and puts
     ACC2, CR, CtE and delta under the paper's three targets; the other two ablations set their options and
     need the graph (one line without it)."""
-    plan, s, table, folder, calls, _ = run("judgeagent-table3-no-extension", {"target": "tgt"},
+    _, s, table, folder, calls, _ = run("judgeagent-table3-no-extension", {"target": "tgt"},
                                            f"{P}/medqa/data/medqa/test.jsonl", 6, tmp_path)
     config = json.loads((folder / "manifest.json").read_text())["config"]
     assert (config["extension"], config["setting"]) == (False, "authors")
@@ -326,7 +326,7 @@ def test_judgeagent_table3_ablation_recipes_run_the_papers_ablations(tmp_path):
     stages = {r.get("stage") for r in records}
     assert stages == {"grading"}, stages  # the base questions only: no extension round
     assert _row(table, "paper: GLM4-Flash") == ["86.50", "9.47", "3.06", "6.41"]  # Table 3, -w/o interactive extension
-    acc2, cr, cte, delta = (float(x) for x in _row(table, "ours: tgt"))
+    acc2, _, _, delta = (float(x) for x in _row(table, "ours: tgt"))
     overall = s["validation"]["overall"]
     assert (acc2, delta) == pytest.approx((100 * overall["acc2"], 100 * (overall["cr"] - overall["cte"])), abs=0.01)
     low, high = estimate_calls(RECIPES["judgeagent-table3-no-extension"], 6)

@@ -32,15 +32,17 @@ def figures(recipe: Recipe, summary: Mapping[str, Any], ours: str) -> list[Figur
     """Every published column's figure of ours, per seat, scaled to the paper's unit."""
     from . import value_at
 
+    def at(path: str | None, seat: str) -> Any:
+        return None if path is None else value_at(summary, path.replace("{seat}", seat))
+
     out = []
     for model, seat in seats(recipe, summary, ours):
         for c in recipe.published.columns if recipe.published else ():
-            at = (lambda path: None if path is None else value_at(summary, path.replace("{seat}", seat)))  # noqa: E731
-            value, n = at(c.ours), at(c.n)
+            value, n = at(c.ours, seat), at(c.n, seat)
             value = value if isinstance(value, (int, float)) else None
             n = n if isinstance(n, int) else None
             out.append(Figure(c, model, None if value is None else value * c.scale,
-                              _interval(c, value, n, at(c.interval if c.interval != "wilson" else None)), n))
+                              _interval(c, value, n, at(c.interval if c.interval != "wilson" else None, seat)), n))
     return out
 
 
