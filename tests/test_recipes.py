@@ -244,6 +244,10 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
                "shotz=1", "--dry-run"], "protocol kieval has no option 'shotz'"),
              (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",
                "rounds"], "-o expects KEY=VALUE; got 'rounds'"),
+             (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"),
+               "--paper-row", "GPT-5", "--dry-run"], "Table 2 of KIEval (Yu et al., ACL 2024) has no row 'GPT-5'"),
+             (["reproduce", "dynaeval-public-goods", "--role", "players=x", "--paper-row", "GPT-4", "--dry-run"],
+              "has no published table: drop --paper-row"),
              (["reproduce", "judgeagent-table2-quality", "--role", "target=x", "--data",
                str(P / "quality/data/v1.0.1/QuALITY.v1.0.1.htmlstripped.dev")], "needs --graph")]
     for argv, message in cases:

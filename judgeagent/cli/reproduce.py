@@ -40,11 +40,13 @@ def reproduce_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the items, calls and cost, and exit.")] = False,
 ) -> None:
-    """Run one recipe with the paper's settings and scoring; the report puts our numbers beside the paper's row."""
+    """Run one recipe with the paper's settings and scoring; the report puts our numbers beside the paper's rows."""
     from ..models.spec import load_registry
-
-    registry = load_registry(config)
     from ..protocols.options import split_options
+    from ..recipes import check_paper_row, get_recipe
+
+    check_paper_row(get_recipe(name), paper_row)
+    registry = load_registry(config)
 
     plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
                    dry_run=dry_run, overrides=split_options(option))

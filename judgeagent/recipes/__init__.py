@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
-__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "estimate_calls", "get_recipe",
+__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls", "get_recipe",
            "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
 
 
@@ -114,9 +114,7 @@ def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_mo
         return "The paper prints no table for this experiment: nothing to put our numbers beside.\n"
     pub = recipe.published
     head = "| | " + " | ".join(c.name for c in pub.columns) + " |\n|---|" + "---|" * len(pub.columns) + "\n"
-    if paper_model is not None and paper_model not in pub.rows:
-        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
-                              f"{', '.join(pub.rows)}")
+    check_paper_row(recipe, paper_model)
     lines = [f"| paper: {model} ({pub.table}) | " + " | ".join(_fmt(v) for v in values) + " |"
              for model, values in pub.rows.items() if paper_model in (None, model)]
     found = figures(recipe, summary, ours)
@@ -125,6 +123,18 @@ def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_mo
         lines.append(f"| ours: {row[0].model} | " + " | ".join(_fmt(f.value) for f in row) + " |")
     notes = [f"- {c.name}: {c.note}" for c in pub.columns if c.note]
     return head + "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def check_paper_row(recipe: Recipe, paper_model: str | None) -> None:
+    """A `--paper-row` the recipe's published table has (checked before any call)."""
+    pub = recipe.published
+    if paper_model is None:
+        return
+    if pub is None:
+        raise JudgeAgentError(f"recipe {recipe.name} has no published table: drop --paper-row")
+    if paper_model not in pub.rows:
+        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
+                              f"{', '.join(pub.rows)}")
 
 
 def render_reproduce(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None,
