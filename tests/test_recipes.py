@@ -168,6 +168,11 @@ def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path)
     plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
                    overrides={"verify": "false"})  # not set by the recipe: the paper's is the protocol's default
     assert plan["overrides"] == {"verify": ("True (not set: the default)", "false")}
+    # the estimate follows the judge policy run: trust asks all 40 calibration pairs, off none, calibrated 0-40
+    for policy, calls in (("trust", "49-112"), ("off", "9-72"), ("calibrated", "9-112")):
+        plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
+                       overrides={"judge_policy": policy})
+        assert f"calls: {calls}\n" in render_plan(plan, Registry({})), policy
 
 
 def test_teach2eval_recipe_with_two_students(tmp_path):

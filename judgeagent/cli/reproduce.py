@@ -176,7 +176,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
     recipe, benchmark = plan["recipe"], plan["benchmark"]
     students = max(len(str(m).split(",")) for m in plan["models"].values())
     # DynaEval's translation reads its paragraphs from a file of its own: count the segments they came from
-    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students)
+    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students, plan["options"])
     lines = [f"recipe {recipe.name}: {recipe.experiment}",
              "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
                  f" (the paper: {recipe.items})" if recipe.items else "")),

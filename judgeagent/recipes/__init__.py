@@ -59,8 +59,26 @@ def _stratified(items: Sequence[Any], key: str, count: int, seed: int) -> list[A
     return [items[i] for i in sorted(keep)]
 
 
-def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, int]:
-    """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts."""
+def estimate_calls(recipe: Recipe, items: int, students: int = 1,
+                   options: Mapping[str, Any] | None = None) -> tuple[int, int]:
+    """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts and, where it
+    calibrates a judge, the calls its judge_policy asks (`options`: the run's, overrides included)."""
+    low, high = _calls(recipe, items, students)
+    extra = _calibration_calls(recipe, {**recipe.options, **(options or {})})
+    return low + extra[0], high + extra[1]
+
+
+def _calibration_calls(recipe: Recipe, options: Mapping[str, Any]) -> tuple[int, int]:
+    if not recipe.calls.calibration:
+        return 0, 0
+    from ..config import CheckerConfig
+
+    pairs = CheckerConfig().calibration_pairs
+    policy = str(options.get("judge_policy", options.get("checker.judge_policy", "calibrated")))
+    return {"off": (0, 0), "trust": (pairs, pairs)}.get(policy, (0, pairs))
+
+
+def _calls(recipe: Recipe, items: int, students: int) -> tuple[int, int]:
     c = recipe.calls
     per = max(items, 1) if recipe.items is None and not recipe.data_format else items
     pairs = students * (students - 1)

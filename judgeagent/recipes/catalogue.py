@@ -50,6 +50,10 @@ class Calls:
     """Repetitions, fewest-most (a run stops once the scores converge)."""
     tokens_per_call: tuple[int, int] | None = None
     """Prompt and completion tokens of an average call, where the paper reports them."""
+    calibration: bool = False
+    """The run probes its judge first (`CheckerConfig.calibration_pairs`, 40 pairs), as many calls as the
+    judge_policy asks: all with `trust`, 0-40 with `calibrated` (it stops once the judge cannot pass), none
+    with `off` (the recipe's policy, or the one `-o` gives)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,7 @@ def _kieval(index: int) -> Recipe:
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
         # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls); and
         # the evaluator's calibration first: judge_policy=trust asks all 40 pairs (no early stop, issue 45)
-        calls=Calls(per_item=(3, 24), fixed=(40, 40), tokens_per_call=(1050, 115)),
+        calls=Calls(per_item=(3, 24), calibration=True, tokens_per_call=(1050, 115)),
         differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
                  "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
                  "items (seeded per item), so a run needs 6 items or more.",
@@ -207,7 +211,7 @@ INTERVIEWER_MATH = Recipe(
         "Llama3.1-8B": (0.58, 0.68, 0.75, 0.17, 0.89, 0.07, 0.76),
         "deepseek": (0.29, 0.53, 0.61, 0.32, 0.82, 0.38, 0.69),
         "qwen": (0.59, 0.73, 0.75, 0.16, 0.90, 0.08, 0.78)}),
-    calls=Calls(per_item=(8, 20), fixed=(0, 40)),
+    calls=Calls(per_item=(8, 20), calibration=True),
     differs=("The judge is calibrated first by default (up to 40 calls); the paper has no such step.",
              "Table 4 has seven interviewees; the text extraction kept six rows."),
 )
@@ -319,7 +323,7 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
         data=data, data_format=fmt, items=None, selection="all",
         # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
         options={"rounds": 3, "setting": "authors"},
-        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), fixed=(0, 40)), needs=needs,
+        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), calibration=True), needs=needs,
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
                  " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
@@ -394,7 +398,7 @@ def _judgeagent_ablation(key: str) -> Recipe:
         selection="all", options={**base.options, **option},
         published=Published("Table 3", columns, rows),
         # without extension: grading and feedback only, 3 calls a question at most (no extension round)
-        calls=Calls(per_item=(2, 3), fixed=(0, 40)) if key == "no-extension" else base.calls,
+        calls=Calls(per_item=(2, 3), calibration=True) if key == "no-extension" else base.calls,
         needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
 
 
