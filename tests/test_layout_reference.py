@@ -14,7 +14,8 @@ The Interviewer's summary names its choices the same way; its reference run asks
 so the paper-faithful defaults (outcome-dependent follow-ups, MATH answers where the gold is LaTeX) change no record.
 The Interviewer's and KIEval's summaries also mark the numbers a judge graded without passing calibration (`trust`,
 issue 43), and a role's usage names the model its endpoint answered with (`served`): both checked, against TRUST and
-SERVED, and left out of the comparison.
+SERVED, and left out of the comparison. KIEval's summary gives its score's and valid rounds' 95% intervals over
+conversations (`intervals`, issue 45, for reproduce.md): checked to hold the figure and left out of the comparison.
 """
 from __future__ import annotations
 
@@ -73,6 +74,10 @@ def test_a_scripted_run_writes_what_the_code_before_the_move_wrote(name, tmp_pat
         assert summary.pop("scoring") == SCORING[name]
         if name in TRUST:
             assert summary.pop("trust") == TRUST[name]
+        if name == "kieval":
+            intervals = summary.pop("intervals")
+            for key, value in (("kieval", summary["kieval"]["overall"]), ("valid_rounds", summary["valid_rounds"])):
+                assert intervals[key][0] <= value <= intervals[key][1], key
         assert json.dumps(summary, indent=2, ensure_ascii=False) == json.dumps(json.loads(reference["summary.json"]),
                                                                               indent=2, ensure_ascii=False)
         return

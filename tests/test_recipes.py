@@ -75,8 +75,9 @@ def _row(table, who):
 
 
 def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
+    bodies = []
     plan, s, table, folder, calls, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6,
-                                           tmp_path, paper_row="GPT-3.5")
+                                           tmp_path, paper_row="GPT-3.5", bodies=bodies)
     assert len(plan["benchmark"].items) == 6 and s["rounds"] == 5 and s["scoring"]["scoring"] == "paper"
     assert _row(table, "paper: GPT-3.5") == ["50.80", "83.30", "4.72"]  # Table 2, C-Eval
     acc, kieval, rounds = _row(table, "ours: cand")
@@ -88,6 +89,74 @@ def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
     assert answers and all(len(r["meta"]["shots"]) == 5 for r in answers)  # the paper's 5-shot first answer
     low, high = estimate_calls(RECIPES["kieval-table2-ceval"], 6)
     assert low <= calls <= high
+    # judge_policy=trust asks every calibration pair (issue 45: the estimate left these calls out): the low
+    # estimate covers the calibration calls made and each item's fewest calls (2 verification answers and the
+    # candidate's). Of the 40 pairs, a probe repeated among 6 items is answered from the journal.
+    from judgeagent.grading.judge import _SYSTEM
+
+    calibration = sum(1 for b in bodies if b["messages"][0].get("content") == _SYSTEM)
+    assert s["judge_calibration"]["pairs"] == 40 and 0 < calibration <= 40 and low >= calibration + 3 * 6
+
+
+def _figure(table, name, model):
+    """Our figure's row in reproduce.md's table of figures: ours, 95% interval, n, rests on the judge."""
+    line = next(x for x in table.splitlines() if x.startswith(f"| {name} | {model} |"))
+    return [c.strip() for c in line.strip("|").split("|")][2:]
+
+
+def test_reproduce_md_is_citable_every_paper_row_n_intervals_options_and_calibration(tmp_path):
+    """Issue 45 item 4, on a scripted KIEval run without --paper-row: every published row above ours, our figures
+    with n and 95% intervals, the models and options run, and the evaluator's failed calibration (the scripted
+    evaluator answers calibration probes with the smallest valid object) warned above the table."""
+    from judgeagent.grading.calibration import wilson
+
+    _, s, table, folder, _, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6, tmp_path)
+    assert all(f"| paper: {m} (Table 2) |" in table for m in RECIPES["kieval-table2-ceval"].published.rows)
+    assert table.index("| paper: MPT 7B") < table.index("| ours: cand")
+    right, n = round(s["benchmark_accuracy"] * s["conversations"]), s["conversations"]
+    low, high = wilson(right, n)
+    assert _figure(table, "Acc.", "cand") == [f"{100 * s['benchmark_accuracy']:.2f}",
+                                              f"[{100 * low:.2f}, {100 * high:.2f}]", "6", "no"]
+    kieval = _figure(table, "KIEval", "cand")
+    assert kieval[2:] == ["6", "yes"] and kieval[1] != "–"
+    assert "- models: candidate=cand, interactor=gpt-4-1106-preview, evaluator=gpt-4-1106-preview" in table
+    assert "- options: `rounds=5`, `scoring=paper`, `judge_policy=trust`, `shots=5`" in table
+    assert not s["judge_calibration"]["passed"]
+    warning = next(x for x in table.splitlines() if "Warning" in x)
+    assert "KIEval, Rnds. are graded by a judge that failed calibration" in warning
+    assert table.index("Warning") < table.index("| paper:")
+    assert "Judge calibration: judge FAILED calibration" in table and "the judge was used" in table
+    assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
+
+
+def _calibration(passed, pairs=40):
+    return {"pairs": pairs, "accuracy": 0.95 if passed else 0.5, "fpr": 0.0, "passed": passed, "used": True,
+            "policy": "calibrated", "note": "judge passed calibration" if passed else "judge FAILED calibration",
+            "intervals": {"accuracy": [0.83, 0.99], "fpr": [0.0, 0.16]}}
+
+
+@pytest.mark.parametrize("calibration, warned", [
+    (_calibration(True), None),
+    (_calibration(False), "are graded by a judge that failed calibration"),
+    ({**_calibration(False, pairs=0), "note": "judge policy off"}, "are graded by a judge that was not calibrated"),
+    (None, "are rated by a judge (referee) this protocol does not calibrate")])
+def test_reproduce_md_warns_only_where_a_judged_figure_rests_on_an_unvetted_judge(calibration, warned):
+    """The JudgeAgent table's figures all rest on the judge: a passed calibration gives no warning, a failed or
+    skipped one names them above the table; a summary without calibration (DynaEval's referee) says so."""
+    from judgeagent.recipes import render_reproduce
+
+    summary = {"validation": {"overall": {"n": 20, "acc1": 0.5, "acc2": 0.6, "cr": 0.15, "cte": 0.05},
+                              "intervals": {"acc1": [0.3, 0.7], "acc2": [0.4, 0.8], "cr": [0.0, 0.3], "cte": [0, 0.15]}}}
+    if calibration is not None:
+        summary["judge_calibration"] = calibration
+    md = render_reproduce(RECIPES["judgeagent-table1-multihop"], summary, "tgt", None, {"target": "tgt"},
+                          {"rounds": 3}, 20)
+    assert ("Warning" in md) == (warned is not None)
+    if warned:
+        assert f"ACC1, ACC2, CR, CtE {warned}" in md
+    assert ("has no calibration step" in md) == (calibration is None)
+    assert _figure(md, "ACC1", "tgt") == ["50.00", "[30.00, 70.00]", "20", "yes"]
+    assert len([x for x in md.splitlines() if x.startswith("| paper: ")]) == 4  # Table 1's four targets
 
 
 def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path):
@@ -99,6 +168,11 @@ def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path)
     plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
                    overrides={"verify": "false"})  # not set by the recipe: the paper's is the protocol's default
     assert plan["overrides"] == {"verify": ("True (not set: the default)", "false")}
+    # the estimate follows the judge policy run: trust asks all 40 calibration pairs, off none, calibrated 0-40
+    for policy, calls in (("trust", "49-112"), ("off", "9-72"), ("calibrated", "9-112")):
+        plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
+                       overrides={"judge_policy": policy})
+        assert f"calls: {calls}\n" in render_plan(plan, Registry({})), policy
 
 
 def test_teach2eval_recipe_with_two_students(tmp_path):
@@ -151,6 +225,9 @@ def test_dynaeval_translation_recipe_plays_iwslt_paragraphs_with_references(tmp_
     assert s["task"] == "translation" and s["games"] == 4  # 2 paragraphs x 2 ordered pairs, once each (repeat=fixed)
     assert _row(table, "paper: ChatGPT") == ["7.93", "0.28", "9.09", "0.29"]
     assert {len(_row(table, f"ours: {m}")) for m in ("p1", "p2")} == {4}
+    # the referee's ratings have their games' mean interval and n; BLEU has no interval; no calibration: warned
+    assert _figure(table, "s_T", "p1")[2:] == ["2", "yes"] and _figure(table, "b_T", "p1")[1:] == ["–", "–", "no"]
+    assert "s_T, s_Pr are rated by a judge (referee) this protocol does not calibrate" in table
     low, high = (int(x) for x in estimate.split("calls: ")[1].split()[0].split("-"))
     assert low <= calls <= high and (low, high) == (8, 16)  # 4 games: a translation, a polish, up to 2 ratings
 
@@ -175,6 +252,10 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
                "shotz=1", "--dry-run"], "protocol kieval has no option 'shotz'"),
              (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"), "-o",
                "rounds"], "-o expects KEY=VALUE; got 'rounds'"),
+             (["reproduce", "kieval-table2-ceval", "--role", "candidate=x", "--data", str(P / "ceval/val"),
+               "--paper-row", "GPT-5", "--dry-run"], "Table 2 of KIEval (Yu et al., ACL 2024) has no row 'GPT-5'"),
+             (["reproduce", "dynaeval-public-goods", "--role", "players=x", "--paper-row", "GPT-4", "--dry-run"],
+              "has no published table: drop --paper-row"),
              (["reproduce", "judgeagent-table2-quality", "--role", "target=x", "--data",
                str(P / "quality/data/v1.0.1/QuALITY.v1.0.1.htmlstripped.dev")], "needs --graph")]
     for argv, message in cases:
@@ -187,7 +268,8 @@ def test_cli_dry_run_prints_items_calls_and_tokens(capsys):
     assert main(["reproduce", "kieval-table2-arc-challenge", "--role", "candidate=local", "--data",
                  str(P / "arc/ARC-Challenge/ARC-Challenge-Test.jsonl"), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "items: 200 (the paper: 200)" in out and "calls: 600-4800" in out and "tokens: 630,000-" in out
+    # 200 items x (3, 24) calls, and the evaluator's 40 calibration calls (judge_policy=trust asks every pair)
+    assert "items: 200 (the paper: 200)" in out and "calls: 640-4840" in out and "tokens: 672,000-" in out
 
 
 def test_docs_reproduce_is_generated_from_the_catalogue():
@@ -242,3 +324,32 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
     assert _row(table, "paper: GPT-4") == ["8.97", "8.77", "–"]
     assert {tuple(_row(table, f"ours: {m}"))[2] for m in ("p1", "p2")} == {"100.00"}
     assert low <= calls <= high  # a game here: the code, the reviewer's "over", the referee's rating
+
+
+def test_judgeagent_table3_ablation_recipes_run_the_papers_ablations(tmp_path):
+    """Table 3 (MedQA): w/o interactive extension runs without a graph, asks no extension question and puts
+    ACC2, CR, CtE and delta under the paper's three targets; the other two ablations set their options and
+    need the graph (one line without it)."""
+    _, s, table, folder, calls, _ = run("judgeagent-table3-no-extension", {"target": "tgt"},
+                                           f"{P}/medqa/data/medqa/test.jsonl", 6, tmp_path)
+    config = json.loads((folder / "manifest.json").read_text())["config"]
+    assert (config["extension"], config["setting"]) == (False, "authors")
+    records = [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+    stages = {r.get("stage") for r in records}
+    assert stages == {"grading"}, stages  # the base questions only: no extension round
+    assert _row(table, "paper: GLM4-Flash") == ["86.50", "9.47", "3.06", "6.41"]  # Table 3, -w/o interactive extension
+    acc2, _, _, delta = (float(x) for x in _row(table, "ours: tgt"))
+    overall = s["validation"]["overall"]
+    assert (acc2, delta) == pytest.approx((100 * overall["acc2"], 100 * (overall["cr"] - overall["cte"])), abs=0.01)
+    low, high = estimate_calls(RECIPES["judgeagent-table3-no-extension"], 6)
+    assert low <= calls <= high, (low, calls, high)
+    from judgeagent.protocols import get_protocol
+    from judgeagent.protocols.options import parse_options
+
+    configs = {k: parse_options(get_protocol("judgeagent"), dict(RECIPES[f"judgeagent-table3-{k}"].options))
+               for k in ("no-graph", "fixed-difficulty")}
+    assert (configs["no-graph"].graph, configs["no-graph"].fixed_difficulty) == (False, None)
+    assert (configs["fixed-difficulty"].graph, configs["fixed-difficulty"].fixed_difficulty) == (True, "medium")
+    with pytest.raises(Exception, match="needs --graph"):
+        prepare("judgeagent-table3-no-graph", {"target": "t"}, f"{P}/medqa/data/medqa/test.jsonl", None, 3,
+                workdir=tmp_path)

@@ -29,8 +29,8 @@ def reproduce_cmd(
     data: Annotated[Optional[str], typer.Option(help="The paper's data: FORMAT:PATH, or PATH in the recipe's "
                                                 "format (judgeagent recipes NAME shows it).")] = None,
     graph: Annotated[Optional[Path], typer.Option(help="Context graph folder (the JudgeAgent recipes need one).")] = None,
-    paper_row: Annotated[Optional[str], typer.Option(help="The paper's row to put beside ours (a model as the "
-                                                     "paper names it).")] = None,
+    paper_row: Annotated[Optional[str], typer.Option(help="Keep only this row of the paper's beside ours (a "
+                                                     "model as the paper names it; default: every row).")] = None,
     limit: Annotated[Optional[int], typer.Option(min=1, help="A smaller run: N of the paper's items (stratified "
                                                  "recipes keep their strata).")] = None,
     option: Annotated[list[str], typer.Option("--option", "-o", help="Change one of the recipe's settings, "
@@ -40,11 +40,11 @@ def reproduce_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the shared response cache.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the items, calls and cost, and exit.")] = False,
 ) -> None:
-    """Run one recipe with the paper's settings and scoring; the report puts our numbers beside the paper's row."""
+    """Run one recipe with the paper's settings and scoring; the report puts our numbers beside the paper's rows."""
     from ..models.spec import load_registry
-
-    registry = load_registry(config)
     from ..protocols.options import split_options
+
+    registry = load_registry(config)  # prepare checks --paper-row before anything is read or called
 
     plan = prepare(name, parse_roles(role), data, graph, limit, workdir=run_dir.parent if run_dir else Path("runs"),
                    dry_run=dry_run, overrides=split_options(option), paper_row=paper_row)
@@ -175,7 +175,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
     recipe, benchmark = plan["recipe"], plan["benchmark"]
     students = max(len(str(m).split(",")) for m in plan["models"].values())
     # DynaEval's translation reads its paragraphs from a file of its own: count the segments they came from
-    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students)
+    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students, plan["options"])
     lines = [f"recipe {recipe.name}: {recipe.experiment}",
              "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
                  f" (the paper: {recipe.items})" if recipe.items else "")),
@@ -218,7 +218,7 @@ def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = Non
     """Run the recipe; return the summary, the table beside the paper's row, and the run folder."""
     from ..files import write_text_atomic
     from ..protocols import run_protocol
-    from ..recipes import beside_paper
+    from ..recipes import render_reproduce
 
     recipe = plan["recipe"]
     request = {"recipe": recipe.name, "protocol": recipe.protocol, "role": [f"{k}={v}" for k, v in plan["models"].items()]}
@@ -231,7 +231,8 @@ def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = Non
 
         summary["validation"] = validate(result.folder, registry=registry, cache=cache, cache_dir=cache_dir)
     target = next(plan["models"][r] for r, m in recipe.roles.items() if m == "{target}")
-    table = f"## {recipe.name}\n\n{recipe.experiment}\n\n" + beside_paper(recipe, summary, str(target), paper_row)
+    items = plan.get("segments") or len(plan["benchmark"].items)
+    table = render_reproduce(recipe, summary, str(target), paper_row, plan["models"], plan["options"], items)
     table += overrides_table(plan.get("overrides", {}))
     if recipe.missing:
         table += "\nWhat this tool does not have yet (the run went without it):\n" + "".join(f"- {m}\n" for m in recipe.missing)

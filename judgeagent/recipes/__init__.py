@@ -15,8 +15,8 @@ from typing import Any
 from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
 
-__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls",
-           "get_recipe", "render_catalogue", "select_items", "translation_sources", "value_at"]
+__all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls", "get_recipe",
+           "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
@@ -59,8 +59,26 @@ def _stratified(items: Sequence[Any], key: str, count: int, seed: int) -> list[A
     return [items[i] for i in sorted(keep)]
 
 
-def estimate_calls(recipe: Recipe, items: int, students: int = 1) -> tuple[int, int]:
-    """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts."""
+def estimate_calls(recipe: Recipe, items: int, students: int = 1,
+                   options: Mapping[str, Any] | None = None) -> tuple[int, int]:
+    """Model calls a run of `items` items would make (low, high), from the recipe's per-item counts and, where it
+    calibrates a judge, the calls its judge_policy asks (`options`: the run's, overrides included)."""
+    low, high = _calls(recipe, items, students)
+    extra = _calibration_calls(recipe, {**recipe.options, **(options or {})})
+    return low + extra[0], high + extra[1]
+
+
+def _calibration_calls(recipe: Recipe, options: Mapping[str, Any]) -> tuple[int, int]:
+    if not recipe.calls.calibration:
+        return 0, 0
+    from ..config import CheckerConfig
+
+    pairs = CheckerConfig().calibration_pairs
+    policy = str(options.get("judge_policy", options.get("checker.judge_policy", "calibrated")))
+    return {"off": (0, 0), "trust": (pairs, pairs)}.get(policy, (0, pairs))
+
+
+def _calls(recipe: Recipe, items: int, students: int) -> tuple[int, int]:
     c = recipe.calls
     per = max(items, 1) if recipe.items is None and not recipe.data_format else items
     pairs = students * (students - 1)
@@ -105,33 +123,47 @@ def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, s
     return out
 
 
-def check_paper_row(recipe: Recipe, paper_model: str | None) -> None:
-    """A `--paper-row` the paper's table has, checked before the run spends its calls (#49)."""
-    pub = recipe.published
-    if paper_model is not None and pub is not None and paper_model not in pub.rows:
-        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
-                              f"{', '.join(pub.rows)}")
-
-
 def beside_paper(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None) -> str:
-    """A markdown table: the paper's row for `paper_model` (when it has one) above ours, column by column."""
+    """A markdown table: the paper's row for `paper_model` (every published row when None) above ours, column by
+    column."""
+    from .report import figures
+
     if recipe.published is None:
         return "The paper prints no table for this experiment: nothing to put our numbers beside.\n"
     pub = recipe.published
     head = "| | " + " | ".join(c.name for c in pub.columns) + " |\n|---|" + "---|" * len(pub.columns) + "\n"
-    lines = []
-    if paper_model is not None:
-        check_paper_row(recipe, paper_model)
-        lines.append(f"| paper: {paper_model} ({pub.table}) | " + " | ".join(_fmt(v) for v in pub.rows[paper_model]) + " |")
-    seats = summary.get("players") if any("{seat}" in (c.ours or "") for c in pub.columns) else None
-    # DynaEval's figures are per seat (each model under evaluation): one row of ours for each
-    for label, seat in ([(str(p.get("model", s)), s) for s, p in seats.items()] if isinstance(seats, Mapping)
-                        else [(ours, "")]):
-        values = [None if c.ours is None else value_at(summary, c.ours.replace("{seat}", seat)) for c in pub.columns]
-        lines.append(f"| ours: {label} | " + " | ".join(_fmt(v * c.scale if isinstance(v, (int, float)) else None)
-                                                       for v, c in zip(values, pub.columns)) + " |")
+    check_paper_row(recipe, paper_model)
+    lines = [f"| paper: {model} ({pub.table}) | " + " | ".join(_fmt(v) for v in values) + " |"
+             for model, values in pub.rows.items() if paper_model in (None, model)]
+    found = figures(recipe, summary, ours)
+    for start in range(0, len(found), len(pub.columns)):  # one row of ours per seat
+        row = found[start:start + len(pub.columns)]
+        lines.append(f"| ours: {row[0].model} | " + " | ".join(_fmt(f.value) for f in row) + " |")
     notes = [f"- {c.name}: {c.note}" for c in pub.columns if c.note]
     return head + "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def check_paper_row(recipe: Recipe, paper_model: str | None) -> None:
+    """A `--paper-row` the recipe's published table has (checked before any call)."""
+    pub = recipe.published
+    if paper_model is None:
+        return
+    if pub is None:
+        raise JudgeAgentError(f"recipe {recipe.name} has no published table: drop --paper-row")
+    if paper_model not in pub.rows:
+        raise JudgeAgentError(f"{pub.table} of {recipe.paper} has no row {paper_model!r}; its rows: "
+                              f"{', '.join(pub.rows)}")
+
+
+def render_reproduce(recipe: Recipe, summary: Mapping[str, Any], ours: str, paper_model: str | None,
+                     models: Mapping[str, str], options: Mapping[str, Any], items: int) -> str:
+    """reproduce.md's body: a warning where a figure rests on an unvetted judge, the paper's rows beside ours,
+    our figures with n and 95% intervals, the judge's calibration, and the models and options run."""
+    from .report import calibration, figures, figures_table, run_section
+
+    warning, calibrated = calibration(recipe, summary)
+    return (f"## {recipe.name}\n\n{recipe.experiment}\n\n{warning}" + beside_paper(recipe, summary, ours, paper_model)
+            + figures_table(figures(recipe, summary, ours)) + calibrated + run_section(models, options, items, recipe))
 
 
 def _many(recipe: Recipe) -> int:

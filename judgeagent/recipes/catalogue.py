@@ -19,6 +19,13 @@ class Column:
     scale: float = 100.0
     """Our figure times this is in the paper's unit (fractions -> percent)."""
     note: str = ""
+    n: str | None = None
+    """Where the count our figure is over is (a dotted path, `{seat}` as in `ours`): reproduce.md prints it."""
+    interval: str | None = None
+    """Our figure's 95% interval: a dotted path to [low, high] in the summary (the figure's unit), `wilson` (the
+    figure is a share of `n`: its Wilson interval), or None where the run gives none."""
+    judged: bool = False
+    """The figure rests on the judge (evaluator): a failed or skipped calibration is warned beside it."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,10 @@ class Calls:
     """Repetitions, fewest-most (a run stops once the scores converge)."""
     tokens_per_call: tuple[int, int] | None = None
     """Prompt and completion tokens of an average call, where the paper reports them."""
+    calibration: bool = False
+    """The run probes its judge first (`CheckerConfig.calibration_pairs`, 40 pairs), as many calls as the
+    judge_policy asks: all with `trust`, 0-40 with `calibrated` (it stops once the judge cannot pass), none
+    with `off` (the recipe's policy, or the one `-o` gives)."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +110,11 @@ _KIEVAL_SETS = (  # name, title, format, data as published, items in the split
 def _kieval(index: int) -> Recipe:
     key, title, fmt, data, _ = _KIEVAL_SETS[index]
     columns = (Column("Acc.", "benchmark_accuracy", note="5-shot: the candidate's generated answer, its letter read "
-                      "and checked, as the authors' simple_multiple_choice step does"),
-               Column("KIEval", "kieval.overall"), Column("Rnds.", "valid_rounds", 1.0))
+                      "and checked, as the authors' simple_multiple_choice step does", n="conversations",
+                      interval="wilson"),
+               Column("KIEval", "kieval.overall", n="scored_conversations", interval="intervals.kieval", judged=True),
+               Column("Rnds.", "valid_rounds", 1.0, n="conversations", interval="intervals.valid_rounds",
+                      judged=True))
     rows = {m: v[3 * index:3 * index + 3] for m, v in _KIEVAL_T2.items()}
     return Recipe(
         name=f"kieval-table2-{key}", paper="KIEval (Yu et al., ACL 2024)",
@@ -111,12 +125,18 @@ def _kieval(index: int) -> Recipe:
         options={"rounds": 5, "scoring": "paper", "judge_policy": "trust", "shots": 5},
         published=Published("Table 2", columns, rows),
         # 2 verification answers and the candidate's answer, then per round a question, a reply and an
-        # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls)
-        calls=Calls(per_item=(3, 24), tokens_per_call=(1050, 115)),
+        # evaluation (5 rounds: 18); up to 24 as measured on a loopback run (the evaluator's extra calls); and
+        # the evaluator's calibration first: judge_policy=trust asks all 40 pairs (no early stop, issue 45)
+        calls=Calls(per_item=(3, 24), calibration=True, tokens_per_call=(1050, 115)),
         differs=("Acc. is 5-shot as the paper's: the authors generate an answer and parse its letter "
                  "(simple_multiple_choice.py); their 5 examples come from the train split, ours from the run's other "
                  "items (seeded per item), so a run needs 6 items or more.",
-                 "judge_policy=trust: the paper has no judge calibration step (ours probes the judge by default).",
+                 "Items are verified live (verify=true: the interactor and the evaluator answer each first, 2 calls "
+                 "an item); the authors filter by their published list of items GPT-4 solved "
+                 "(validated_problems_gpt-4-1106-preview.json), which the project's offline data does not ship, "
+                 "so ours may keep other items (docs/protocols.md).",
+                 "judge_policy=trust: the paper has no judge calibration step; ours probes the evaluator (40 calls, in "
+                 "the estimate) and uses it whatever the outcome, which reproduce.md reports.",
                  "The paper's 200 items per set are its own draw; ours are a seeded sample (seed 0) of the file."),
         extra={"models": _KIEVAL_MODELS})
 
@@ -148,9 +168,9 @@ TEACH2EVAL_MAIN = Recipe(
     items=15000, selection="all",
     # tell_answer: the authors' runs let the teacher state the answer (main.sh: can_tell_answer="True")
     options={"turns": 3, "scoring": "paper", "max_tokens": 2048, "tell_answer": True},
-    published=Published("Table 2", (Column("CA", "abilities.CA.value"), Column("AA", "abilities.AA.value"),
-                                    Column("JA", "abilities.JA.value"), Column("GA", "abilities.GA.value"),
-                                    Column("RA", "abilities.RA.value")), _T2E_ROWS),
+    published=Published("Table 2", tuple(Column(k, f"abilities.{k}.value", n="items",
+                                                interval=f"abilities.{k}.interval")
+                                         for k in ("CA", "AA", "JA", "GA", "RA")), _T2E_ROWS),
     # the teacher answers each item once (AA); per student: a right first answer takes 2 calls (answer,
     # judgment), a wrong one up to 2T+1 (T+1 answers, T teacher turns)
     calls=Calls(per_item=(1, 1), per_student=(2, 7)),
@@ -177,18 +197,21 @@ INTERVIEWER_MATH = Recipe(
     options={"modification": "unclarifying", "clarifications": 3, "revisions": 2, "followups": 1,
              "reply_tokens": 4096},
     published=Published("Table 4", (
-        Column("Acc_seed@1", "score_at.@1", 1.0), Column("Acc_seed@2", "score_at.@2", 1.0),
-        Column("Acc_seed@3", "score_at.@3", 1.0), Column("Adapt.", "adaptability", 1.0),
-        Column("Rationale", "followup.by_kind.rationale.score", 1.0),
-        Column("Clarification", "followup.by_kind.clarification.score", 1.0),
-        Column("Acc_follow", "followup.all.score", 1.0)), {
+        *(Column(f"Acc_seed@{k}", f"score_at.@{k}", 1.0, n="items", interval="wilson") for k in (1, 2, 3)),
+        Column("Adapt.", "adaptability", 1.0, n="items"),
+        # the follow-ups are the judge's verdicts (the protocol's trust mark `followup`)
+        Column("Rationale", "followup.by_kind.rationale.score", 1.0, n="followup.by_kind.rationale.n",
+               interval="wilson", judged=True),
+        Column("Clarification", "followup.by_kind.clarification.score", 1.0, n="followup.by_kind.clarification.n",
+               interval="wilson", judged=True),
+        Column("Acc_follow", "followup.all.score", 1.0, n="followup.all.n", interval="wilson", judged=True)), {
         "GPT-4o": (0.72, 0.82, 0.84, 0.12, 0.99, 0.17, 0.93),
         "GPT-3.5": (0.39, 0.54, 0.64, 0.25, 0.90, 0.56, 0.82),
         "Llama3.1-70b": (0.50, 0.68, 0.76, 0.26, 0.91, 0.22, 0.84),
         "Llama3.1-8B": (0.58, 0.68, 0.75, 0.17, 0.89, 0.07, 0.76),
         "deepseek": (0.29, 0.53, 0.61, 0.32, 0.82, 0.38, 0.69),
         "qwen": (0.59, 0.73, 0.75, 0.16, 0.90, 0.08, 0.78)}),
-    calls=Calls(per_item=(8, 20), fixed=(0, 40)),
+    calls=Calls(per_item=(8, 20), calibration=True),
     differs=("The judge is calibrated first by default (up to 40 calls); the paper has no such step.",
              "Table 4 has seven interviewees; the text extraction kept six rows."),
 )
@@ -224,9 +247,11 @@ DYNAEVAL_TRANSLATION = Recipe(
     data_format="iwslt", items=None, selection="all",
     options={"task": "translation", "source_language": "English", "target_language": "Chinese"},
     published=Published("Table 3", (
-        Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated"),
+        Column("s_T", "matrix.{seat}.translator.mean", 1.0, "the referee's rating of the games it translated",
+               n="matrix.{seat}.translator.n", interval="matrix.{seat}.translator.interval", judged=True),
         Column("b_T", "role_measures.{seat}.translator.BLEU", 1.0, "BLEU (0-1, sacrebleu) of its translations"),
-        Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread"),
+        Column("s_Pr", "matrix.{seat}.proofreader.mean", 1.0, "the rating of the games it proofread",
+               n="matrix.{seat}.proofreader.n", interval="matrix.{seat}.proofreader.interval", judged=True),
         Column("b_Pr", "role_measures.{seat}.proofreader.BLEU", 1.0, "BLEU of its proofread versions")), {
         "GPT-4": (7.83, 0.274, 8.98, 0.292), "ChatGPT": (7.93, 0.285, 9.09, 0.295),
         "Claude 2": (7.78, 0.277, 9.03, 0.292)}),
@@ -254,8 +279,10 @@ DYNAEVAL_CODE = Recipe(
     options={"task": "code", "scoring": "paper"},
     published=Published("Table 2", (
         Column("s_P", "matrix.{seat}.programmer.mean", 1.0, "the referee's rating of the games it programmed, "
-               "averaged over reviewers (the table's bottom row)"),
-        Column("s_R", "matrix.{seat}.reviewer.mean", 1.0, "the rating of the games it reviewed (its last column)"),
+               "averaged over reviewers (the table's bottom row)", n="matrix.{seat}.programmer.n",
+               interval="matrix.{seat}.programmer.interval", judged=True),
+        Column("s_R", "matrix.{seat}.reviewer.mean", 1.0, "the rating of the games it reviewed (its last column)",
+               n="matrix.{seat}.reviewer.n", interval="matrix.{seat}.reviewer.interval", judged=True),
         Column("Pass@1", "role_measures.{seat}.programmer.pass@1 round 3", 100.0,
                "the code standing after the programmer's last revision passes MBPP's tests (the paper shows "
                "Pass@K only as curves, Figure 4)")), {
@@ -273,8 +300,15 @@ DYNAEVAL_CODE = Recipe(
 
 # --- JudgeAgent, Tables 1 and 2 -------------------------------------------------------------------------
 
-_JA_COLUMNS = (Column("ACC1", "validation.overall.acc1"), Column("ACC2", "validation.overall.acc2"),
-               Column("CR", "validation.overall.cr"), Column("CtE", "validation.overall.cte"))
+# validate grades with the run's judge where its calibration let it: every figure rests on the judge
+_JA_COLUMNS = tuple(Column(name, f"validation.overall.{key}", n="validation.overall.n",
+                           interval=f"validation.intervals.{key}", judged=True)
+                    for name, key in (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte")))
+
+
+def _by_difficulty(tier: str, key: str) -> Column:
+    return Column(f"{tier} {key.upper()}", f"validation.by_difficulty.{tier}.{key}",
+                  n=f"validation.by_difficulty.{tier}.n", interval="wilson", judged=True)
 
 
 def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, ...]], data: str, fmt: str | None,
@@ -289,7 +323,7 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
         data=data, data_format=fmt, items=None, selection="all",
         # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
         options={"rounds": 3, "setting": "authors"},
-        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), fixed=(0, 40)), needs=needs,
+        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), calibration=True), needs=needs,
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
                  " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
@@ -317,14 +351,58 @@ JUDGEAGENT_RECIPES = (
                                     (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 93.57, 90.29)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
                 ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
-                columns=(*_JA_COLUMNS, Column("easy ACC1", "validation.by_difficulty.easy.acc1"),
-                         Column("easy ACC2", "validation.by_difficulty.easy.acc2"),
-                         Column("medium ACC1", "validation.by_difficulty.medium.acc1"),
-                         Column("hard ACC1", "validation.by_difficulty.hard.acc1")),
+                columns=(*_JA_COLUMNS, _by_difficulty("easy", "acc1"), _by_difficulty("easy", "acc2"),
+                         _by_difficulty("medium", "acc1"), _by_difficulty("hard", "acc1")),
                 differs=("Difficulty tiers: the paper splits QuALITY by the speed validators' accuracy with 20% and "
                          "60% thresholds; we read that as hard <= 20% < medium <= 60% < easy.",)),
 )
 
+# --- JudgeAgent, Table 3 (ablations on MedQA) ----------------------------------------------------------
+
+# Table 3, per target: ACC2, CR, CtE and delta of each ablation (ACC1 is Table 1's: the base answers are kept).
+_JA_T3 = {  # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
+    "no-graph": ("w/o context graph", {"graph": False}, {
+        "GLM4-Flash": (88.60, 10.26, 1.75, 8.50), "GPT-4.1": (91.36, 6.72, 0.33, 6.39),
+        "Qwen3": (95.57, 4.28, 0.42, 3.86)}),
+    "fixed-difficulty": ("w/o difficulty-adaptive", {"fixed_difficulty": "medium"}, {
+        "GLM4-Flash": (89.68, 11.14, 1.56, 9.59), "GPT-4.1": (91.94, 7.36, 0.38, 6.98),
+        "Qwen3": (95.94, 4.59, 0.36, 4.23)}),
+    "no-extension": ("w/o interactive extension", {"extension": False}, {
+        "GLM4-Flash": (86.50, 9.47, 3.06, 6.41), "GPT-4.1": (89.81, 6.13, 1.28, 4.85),
+        "Qwen3": (93.01, 1.97, 0.67, 1.30)}),
+}
+
+
+def _judgeagent_ablation(key: str) -> Recipe:
+    label, option, rows = _JA_T3[key]
+    base = JUDGEAGENT_RECIPES[0]  # Table 1's MedQA recipe: the same data, roles and setting
+    columns = tuple(Column(name, f"validation.overall.{k}", n="validation.overall.n",
+                           interval=f"validation.intervals.{k}", judged=True)
+                    for name, k in (("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"), ("Δ", "delta")))
+    differs = [d for d in base.differs]
+    if key == "fixed-difficulty":
+        differs.append("The paper's w/o difficulty-adaptive generates questions with \"fixed difficulty rules in the "
+                       "prompt\" without naming the level; we read it as every extension question at medium "
+                       "(`fixed_difficulty=medium`; -o fixed_difficulty=easy or hard for the others).")
+    if key == "no-graph":
+        differs.append("w/o context graph: chunks drawn at random from the whole knowledge base (`graph=false`), as "
+                       "the paper; the graph folder still supplies the chunks, so --graph is still needed.")
+    differs.append("The paper keeps the target's base answers unchanged across the ablations; ours are asked again "
+                   "in each run (the same prompts at temperature 0, and the shared response cache answers them "
+                   "when it is on), so ACC1 may differ from the full run's.")
+    return Recipe(
+        name=f"judgeagent-table3-{key}", paper="JudgeAgent",
+        experiment=f"Table 3, MedQA, JudgeAgent {label}: the target's accuracy after the feedback (ACC2), correction "
+                   "rate, correct-to-error rate and their difference; GPT-4.1 as interviewer and judge",
+        protocol="judgeagent", roles=dict(base.roles), data=base.data, data_format=base.data_format, items=None,
+        selection="all", options={**base.options, **option},
+        published=Published("Table 3", columns, rows),
+        # without extension: grading and feedback only, 3 calls a question at most (no extension round)
+        calls=Calls(per_item=(2, 3), calibration=True) if key == "no-extension" else base.calls,
+        needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
+
+
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
     *(_kieval(i) for i in range(len(_KIEVAL_SETS))), TEACH2EVAL_MAIN, INTERVIEWER_MATH, _dynaeval_pgg(1),
-    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, DYNAEVAL_CODE, *JUDGEAGENT_RECIPES)}
+    _dynaeval_pgg(2), DYNAEVAL_TRANSLATION, DYNAEVAL_CODE, *JUDGEAGENT_RECIPES,
+    *(_judgeagent_ablation(k) for k in _JA_T3))}

@@ -30,7 +30,8 @@ PAPERS = {
         "models: the players and the referee (the paper: ChatGPT, GPT-4, Claude 2, PaLM)."),
     "JudgeAgent": (
         "Reproducible here: benchmark grading, graph-driven extension (3 rounds) and feedback, then `validate` "
-        "for ACC1/ACC2/CR/CtE. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
+        "for ACC1/ACC2/CR/CtE; and Table 3's three ablations on MedQA with the protocol's own options "
+        "(`graph=false`, `fixed_difficulty=medium`, `extension=false`), one recipe each. Needs: a context graph of the benchmark's knowledge base (MedQA's textbooks, the "
         "MultiHop-RAG corpus, the QuALITY articles; `judgeagent build-graph`) and your API models (the paper: "
         "gpt-4.1 as interviewer and judge)."),
 }
@@ -41,7 +42,11 @@ def render_docs() -> str:
              "<!-- Written by scripts/reproduce_reference.py from judgeagent/recipes; do not edit by hand. -->", "",
              "`judgeagent recipes` lists the experiments below; `judgeagent reproduce NAME --role ROLE=MODEL "
              "--data PATH` runs one with the paper's settings and writes `reproduce.md` into the run folder: our "
-             "numbers under the paper's published row (`--paper-row MODEL` picks the row). `--dry-run` prints the "
+             "numbers under the paper's published rows (all of them; `--paper-row MODEL` keeps one), then each of "
+             "our figures with its 95% interval (the run's own: bootstrap or mean intervals, Wilson's for a share "
+             "of n items) and the n it is over, the judge's calibration outcome, and the models and options run. "
+             "When a figure rests on a judge that failed or skipped calibration, a warning above the table names "
+             "it. `--dry-run` prints the "
              "items, calls, tokens and cost first; `--limit N` runs a smaller sample of the paper's items; `-o KEY=VALUE` "
              "changes one of the recipe's settings (a protocol option), and `reproduce.md` then lists each change "
              "beside the paper's setting under the table.", "",

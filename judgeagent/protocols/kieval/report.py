@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
+from ...metrics import mean_interval
 from ...report.mdtext import md_quote, md_text
 from ..base import Section
 from .rubric import ASPECTS, dialogue_score
@@ -54,16 +55,21 @@ def numbers(rows: list[dict[str, Any]], rounds: int, scoring: str = "paper", dec
     turn_scores = {key: [(x["evaluation"]["overall_score"] if key == "overall" else x["evaluation"][key]["score"])
                          for x in evaluations if x["evaluation"] is not None] for key in SCORED}
     stops = Counter(r["stop_reason"] for r in kept if r["stop_reason"] != "none")
+    lengths = [len(r["rounds"]) if scoring == "paper" else r["valid_rounds"] for r in kept]
+    overall = [s["overall"] for _, s in with_scores]
     return {
         "items": len(rows), "conversations": len(kept), "scored_conversations": len(with_scores),
         "dropped": sum(dropped.values()), "dropped_by_reason": dict(dropped.most_common()),
         "kieval": {k: _avg([s[k] for _, s in with_scores]) for k in SCORED},
         "turn_means": {k: _avg(v) for k, v in turn_scores.items()},
-        "valid_rounds": _avg([len(r["rounds"]) if scoring == "paper" else r["valid_rounds"] for r in kept]),
+        "valid_rounds": _avg(lengths),
         "rounds": rounds, "scoring": {"scoring": scoring, "decay": decay, "early_stop": early_stop},
         "early_stops": sum(stops.values()), "early_stops_by_reason": dict(stops.most_common()),
         "evaluations": len(evaluations), "failed_evaluations": sum(1 for x in evaluations if x["evaluation"] is None),
         "benchmark_accuracy": _avg([1.0 if r["correct"] else 0.0 for r in kept]),
+        # 95% intervals over conversations (the paper gives none; reproduce.md prints them beside ours)
+        "intervals": {"kieval": mean_interval(overall)["interval"],
+                      "valid_rounds": mean_interval(lengths)["interval"]},
         "examples": examples(with_scores),
     }
 
