@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import JudgeAgentError
 from .catalogue import RECIPES, Calls, Column, Published, Recipe
+from .report import value_at
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls", "get_recipe",
            "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
@@ -91,20 +92,6 @@ def _calls(recipe: Recipe, items: int, students: int) -> tuple[int, int]:
     low = c.fixed[0] + items * c.per_item[0] + per * students * c.per_student[0] + pairs * c.per_pair[0] * c.runs[0]
     high = c.fixed[1] + items * c.per_item[1] + per * students * c.per_student[1] + pairs * c.per_pair[1] * c.runs[1]
     return round(low), round(high)
-
-
-def value_at(summary: Mapping[str, Any], path: str) -> Any:
-    """The value at a dotted path; a key may hold dots itself (DynaEval's seats: `players.1`)."""
-    node: Any = summary
-    parts, i = path.split("."), 0
-    while i < len(parts):
-        if not isinstance(node, Mapping):
-            return None
-        key = next((".".join(parts[i:j]) for j in range(len(parts), i, -1) if ".".join(parts[i:j]) in node), None)
-        if key is None:
-            return None
-        node, i = node[key], i + len(key.split("."))
-    return node
 
 
 def translation_sources(items: Sequence[Any], segments: int) -> list[dict[str, str]]:

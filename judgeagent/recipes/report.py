@@ -28,10 +28,22 @@ def seats(recipe: Recipe, summary: Mapping[str, Any], ours: str) -> list[tuple[s
     return [(ours, "")]
 
 
+def value_at(summary: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path; a key may hold dots itself (DynaEval's seats: `players.1`)."""
+    node: Any = summary
+    parts, i = path.split("."), 0
+    while i < len(parts):
+        if not isinstance(node, Mapping):
+            return None
+        key = next((".".join(parts[i:j]) for j in range(len(parts), i, -1) if ".".join(parts[i:j]) in node), None)
+        if key is None:
+            return None
+        node, i = node[key], i + len(key.split("."))
+    return node
+
+
 def figures(recipe: Recipe, summary: Mapping[str, Any], ours: str) -> list[Figure]:
     """Every published column's figure of ours, per seat, scaled to the paper's unit."""
-    from . import value_at
-
     def at(path: str | None, seat: str) -> Any:
         return None if path is None else value_at(summary, path.replace("{seat}", seat))
 
