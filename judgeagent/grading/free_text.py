@@ -62,6 +62,10 @@ def _refusal(case: Case) -> Rule:
 
 # A gold that lists several things ("Malcolm & Donald Campbell", "War, Famine, Pestilence and Death").
 _LIST = re.compile(r"&|\band\b|,[^,]*,", re.IGNORECASE)
+_LIST_WORDS = 8
+"""A gold of at most this many words with an "and" or commas lists answers; a longer one is a sentence (a section
+of a reference: "It takes place in the chloroplasts, whose chlorophyll absorbs mostly red and blue light."), which
+token F1 grades as a whole."""
 
 
 def _f1(case: Case) -> Rule:
@@ -70,7 +74,7 @@ def _f1(case: Case) -> Rule:
     said = set(case.reply.text.split())
     extra = said - set().union(*(r.split() for r in case.refs))
     best = max(zip(case.golds, case.refs), key=lambda g: token_f1(case.reply.text, g[1]))
-    if _LIST.search(best[0]) and set(best[1].split()) - {"and"} - said:
+    if len(best[1].split()) <= _LIST_WORDS and _LIST.search(best[0]) and set(best[1].split()) - {"and"} - said:
         return None
     if case.score >= case.threshold and not (NEGATIONS | ZH_NEGATIONS) & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
