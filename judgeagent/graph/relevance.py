@@ -3,7 +3,7 @@ supporting documents are known: the measures of bench/paths.py, for any corpus a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -96,8 +96,6 @@ class PathsCheck:
     level: float
 
     def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         return asdict(self)
 
 
