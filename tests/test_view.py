@@ -288,6 +288,10 @@ def test_inspect_lists_the_default_export_and_shows_system_prompts_transcript_an
     assert len(events) == sum(1 for m in sample.messages if m.role == "assistant")
     assert any(e.input[0].role == "system" for e in events) and all(e.output.choices for e in events)
     assert sum(u.total_tokens for u in sample.model_usage.values()) > 0
+    # the clock from the journal: each call's own seconds, the sample from its first call's start to its last's end
+    assert all(e.working_time is not None and e.working_time >= 0 for e in events)
+    assert sample.working_time == pytest.approx(sum(e.working_time for e in events), abs=0.01)
+    assert sample.total_time >= sample.working_time - 0.01 and sample.started_at <= sample.completed_at
 
 
 def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_one():
@@ -327,3 +331,65 @@ def test_view_and_export_refuse_bad_input_in_one_line(runs, tmp_path, capsys):
         code = main([str(a) for a in argv])
         err = capsys.readouterr().err
         assert code == 1 and fragment in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def _serve_inspect_view(log_dir):
+    """Inspect's own viewer (`inspect view`, the CLI a user runs) on a free loopback port; its URL once it answers."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inspect = Path(sys.executable).with_name("inspect")
+    server = subprocess.Popen([str(inspect), "view", "--log-dir", str(log_dir), "--host", "127.0.0.1",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "api/logs", timeout=2).read()
+            return server, url
+        except OSError:
+            time.sleep(0.3)
+    server.kill()
+    pytest.fail("inspect view did not answer on loopback within 60 s")
+
+
+def test_inspect_view_lists_our_logs_and_shows_a_sample_s_answer_and_whole_transcript(runs, browser, capsys,
+                                                                                        tmp_path):
+    """Two runs exported into one folder, served by Inspect's own `inspect view` and read in headless Chromium as a
+    user would: both logs listed with their tokens; a KIEval sample shows the candidate's answer (not the evaluator's
+    verdict, the last call), a duration, and a transcript whose model calls carry their system prompts."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from judgeagent.protocols.kieval.prompts import INTERACTOR_SYSTEM
+
+    for name in ("kieval", "teach2eval"):
+        cli(["export", runs[name], "--format", "inspect", "--out", tmp_path], capsys)
+    server, url = _serve_inspect_view(tmp_path)
+    try:
+        browser.get(url)
+        wait = WebDriverWait(browser, 30)
+        body = lambda: browser.find_element(By.TAG_NAME, "body").text  # noqa: E731
+        wait.until(lambda _: "judgeagent/kieval" in body() and "judgeagent/teach2eval" in body())
+        assert "2 rows" in body()
+        browser.find_element(By.XPATH, "//span[text()='judgeagent/kieval']").click()
+        wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, ".sample-answer"))
+        episodes = lines(runs["kieval"] / "episodes.jsonl")
+        first = next(e for e in episodes if e["episode"] == "item-0-q-strong")
+        answers = [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".sample-answer")]
+        last_candidate = [t["content"] for t in first["turns"] if t["speaker"] == "candidate"][-1]
+        assert last_candidate in answers and not any(a.startswith("{") for a in answers), answers
+        browser.find_element(By.XPATH, "//*[text()='item-0-q-strong']").click()
+        wait.until(lambda _: "MODEL CALL" in body())
+        shown = body()
+        assert "TRANSCRIPT" in shown and INTERACTOR_SYSTEM.split(".")[0] in shown
+        assert "MODEL CALL (CANDIDATE)" in shown and "MODEL CALL (EVALUATOR)" in shown
+    finally:
+        server.kill()
+        server.wait()

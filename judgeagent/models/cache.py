@@ -219,6 +219,7 @@ class CachedModel:
         if flight is not None:
             return replace(await asyncio.shield(flight), cached=True)
         flight = self._flights[key] = asyncio.get_running_loop().create_future()
+        started = time.monotonic()
         try:
             result = await self.inner.complete(messages, schema=schema, **settings)
         except asyncio.CancelledError:
@@ -237,6 +238,7 @@ class CachedModel:
             if self.keep_messages:
                 value["messages"] = messages
                 value["settings"] = settings
+                value["seconds"] = round(time.monotonic() - started, 4)  # the call's own time, for an audit
                 if schema is not None:
                     value["schema"] = schema.__name__
             self.cache.put(key, value)

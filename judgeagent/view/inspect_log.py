@@ -8,6 +8,7 @@ reads the log back with inspect_ai's own reader and lists it with Inspect's own 
 shows). Named as Inspect names its logs (`log_name`), since `inspect view` lists no other JSON log."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +73,14 @@ def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summ
         "stats": {"started_at": created, "completed_at": manifest.get("finished_at") or created,
                   "model_usage": _model_usage(summary.get("usage") or {}, models),
                   "role_usage": {role: _usage(u) for role, u in (summary.get("usage") or {}).items()}},
-        "samples": [_sample(e, target, index, created) for e in episodes],
+        "samples": [_sample(e, target, index, created, protocol.roles[0].name) for e in episodes],
     }
 
 
-def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, Any]], created: str) -> dict[str, Any]:
+def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, Any]], created: str,
+            evaluated: str) -> dict[str, Any]:
+    """One episode as a sample; `evaluated` is the protocol's role under evaluation (its first), whose last reply is
+    the sample's answer and output (not a judge's verdict that happens to come last)."""
     sent = [index.get((t.prompt, t.reply)) for t in e.turns]
     messages: list[dict[str, Any]] = []
     system = None
@@ -88,7 +92,8 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, 
         messages += _messages(t)
     scored = [t for t in e.turns if t.scores] or e.turns  # the item as first put to a scored model
     first = scored[0].prompt if scored else e.item
-    last = e.turns[-1] if e.turns else None
+    own = [t for t in e.turns if t.role == evaluated or t.role.startswith(evaluated + ".")]
+    last = (own or e.turns)[-1] if e.turns else None
     usage: dict[str, dict[str, int]] = {}
     for t, call in zip(e.turns, sent):
         if call is not None:
@@ -106,8 +111,26 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, 
                           "explanation": _explanation(e.turns, name)} for name, value in e.scores.items()},
         "metadata": {"item": e.item, "qid": e.qid, "methods": e.methods, **e.facets},
         "model_usage": usage,
+        **_times([call for call in sent if call is not None]),
         "events": [_event(t, call, target, created) for t, call in zip(e.turns, sent)],
     }
+
+
+def _times(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The sample's clock from its journaled calls (each stored as it finished, with its own seconds): from the first
+    call's start to the last call's end, and the time spent in model calls. Nothing when the journal has no times (a
+    run from before calls were timed): Inspect shows no duration rather than a made-up one."""
+    timed = [c for c in calls if c.get("seconds") is not None and c.get("stored") is not None]
+    if not timed:
+        return {}
+    start = min(float(c["stored"]) - float(c["seconds"]) for c in timed)
+    end = max(float(c["stored"]) for c in timed)
+    return {"started_at": _iso(start), "completed_at": _iso(end), "total_time": round(end - start, 3),
+            "working_time": round(sum(float(c["seconds"]) for c in timed), 3)}
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
 
 
 def _index(calls: list[dict[str, Any]] | None) -> dict[tuple[str, str], dict[str, Any]]:
@@ -133,7 +156,11 @@ def _event(t: Turn, call: dict[str, Any] | None, target: str, created: str) -> d
     inputs = [{"role": m.get("role", "user"), "content": str(m.get("content", "")), "source": "input"} for m in sent]
     usage = (call or {}).get("usage") or {}
     i, o = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    return {"event": "model", "timestamp": created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
+    seconds = (call or {}).get("seconds")
+    began = _iso(float(call["stored"]) - float(seconds)) if seconds is not None and call else None
+    timing = {} if seconds is None else {"working_time": float(seconds)}
+    return {"event": "model", "timestamp": began or created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
+            **timing,
             "model": t.model or target, "role": t.role, "input": inputs, "tools": [], "tool_choice": "none",
             "config": {k: v for k, v in ((call or {}).get("settings") or {}).items() if k in _CONFIG},
             "output": {"model": t.model or target, "choices": [{"message": _assistant(t), "stop_reason": "stop"}],
