@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch: an unpinned torch pulls several GB of CUDA packages. Override for a GPU box.
 TORCH ?= torch==2.13.0
+# Two pytest-xdist workers, the tests grouped so that none sees another's sandbox (tests/groups.py); 0 runs them
+# in this process, as a debugger wants.
+TEST_WORKERS ?= 2
 DEMO_QUESTION ?= Which rocket carried the Rosetta spacecraft, and from where did it launch?
 
 # llama.cpp for the embedded model, built portable: the native build of 0.3.36 enables AMX on CPUs that
@@ -57,11 +60,11 @@ $(VENV)/.extras: $(VENV)/.installed
 	touch $@
 
 test: install local browser sandbox $(VENV)/.extras
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 # The edit loop: everything but the slow tests and those needing a model server, a browser or Ray (docs/testing.md).
 test-fast: install sandbox $(VENV)/.extras
-	$(BIN)/python -m pytest -q -m "not slow and not model and not browser and not ray"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow and not model and not browser and not ray"
 
 clean:
 	rm -rf $(VENV) graphs/demo .pytest_cache

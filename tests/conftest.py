@@ -18,6 +18,12 @@ def _data_dir() -> Path | None:
     return None
 
 
+# Under pytest-xdist (`make test-fast` runs two workers) each worker serves the embedded model on its own port:
+# two workers starting a server at once would both find 8765 free and one would fail to bind.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw") and "JUDGEAGENT_LOCAL_PORT" not in os.environ:
+    os.environ["JUDGEAGENT_LOCAL_PORT"] = str(8765 + 20 * int(_WORKER[2:] or 0))
+
 FOUND = _data_dir()
 DATA = FOUND or ROOT.parent / "shared" / "data"
 """The shared datasets (../shared/data, or $JUDGEAGENT_DATA). Where they are missing, the test modules that read
@@ -44,6 +50,8 @@ SLOW_FILE = Path(__file__).parent / "slow.txt"
 def _marks(item) -> set[str]:  # type: ignore[no-untyped-def]
     import inspect
 
+    from tests.groups import is_ray, is_sandbox
+
     try:
         source = inspect.getsource(item.function)
     except (OSError, TypeError):
@@ -51,9 +59,9 @@ def _marks(item) -> set[str]:  # type: ignore[no-untyped-def]
     fixtures = set(getattr(item, "fixturenames", ()))
     name = item.path.name
     marks = set()
-    if name.startswith("test_sandbox") or "run_tests(" in source or 'task="code"' in source:
+    if is_sandbox(name, source):
         marks.add("sandbox")
-    if name == "test_ray_build.py" or "engine=\"ray\"" in source or '"ray"' in source:
+    if is_ray(name, source):
         marks.add("ray")
     if "browser" in fixtures or "chromium(" in source:
         marks.add("browser")
@@ -69,6 +77,24 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
             item.add_marker(getattr(pytest.mark, mark))
         if item.nodeid in slow or item.nodeid.split("[")[0] in slow:
             item.add_marker(pytest.mark.slow)
+
+
+try:
+    import xdist  # noqa: F401  (the dev extra's; without it the suite runs in one process and needs no groups)
+except ImportError:
+    pass
+else:
+    def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+        """Whole groups to a worker (tests/groups.py): xdist's load-by-scope with our groups as the scopes."""
+        from xdist.scheduler import LoadScopeScheduling
+
+        from tests.groups import group_of
+
+        class ByGroup(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return group_of(nodeid)
+
+        return ByGroup(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,64 @@
+"""Which worker group a test runs in when the suite runs on two pytest-xdist workers (`make test`, `make
+test-fast`). Worked out from the test files' source alone, since xdist's scheduler sees node ids, not items:
+
+- the sandbox tests (bubblewrap) run in one group, so that another worker's sandboxes never show up in their
+  machine-wide checks ("no sandbox process outlived its run");
+- every test that takes the MultiHop-RAG graph (directly, or through a fixture of its module) in one group, so that
+  the graph, the suite's costliest fixture, is built once; the Ray tests join it (they compare with that graph,
+  and their cluster is started once);
+- the rest by module, so that a module's fixtures are made once.
+
+xdist's own `loadgroup` mode would read `xdist_group` marks, but it rewrites node ids in a way pytest 9 ignores."""
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+TESTS = Path(__file__).parent
+
+SANDBOX_SIGNS = ("run_tests(", 'task="code"')
+RAY_SIGNS = ('engine="ray"', '"ray"')
+
+
+def is_sandbox(file: str, source: str) -> bool:
+    return file.startswith("test_sandbox") or any(sign in source for sign in SANDBOX_SIGNS)
+
+
+def is_ray(file: str, source: str) -> bool:
+    return file == "test_ray_build.py" or any(sign in source for sign in RAY_SIGNS)
+
+
+@functools.cache
+def _functions(file: str) -> dict[str, tuple[set[str], str]]:
+    """Each top-level function (and method) of a test file: its argument names and its source."""
+    path = TESTS / file
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    out: dict[str, tuple[set[str], str]] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef):
+            out.setdefault(node.name, ({a.arg for a in node.args.args}, ast.get_source_segment(text, node) or ""))
+    return out
+
+
+def _takes_graph(file: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    functions = _functions(file)
+    args, _ = functions.get(name, (set(), ""))
+    if "mhr_graph" in args:
+        return True
+    return any(_takes_graph(file, a, seen | {name}) for a in args if a in functions and a not in seen | {name})
+
+
+def group_of(nodeid: str) -> str:
+    path, _, rest = nodeid.partition("::")
+    file = Path(path).name
+    name = rest.split("::")[-1].split("[")[0]
+    _, source = _functions(file).get(name, (set(), ""))
+    if is_sandbox(file, source):
+        return "sandbox"
+    if is_ray(file, source) or _takes_graph(file, name):
+        return "mhr_graph"
+    return path
