@@ -135,19 +135,19 @@ class JudgeAgentProtocol(Protocol):
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         from .batch import run_batch
+        from .records import batch_row
 
-        return batch_row(await run_batch(ctx.state, episode.index, list(episode.items)))
+        return dict(batch_row(await run_batch(ctx.state, episode.index, list(episode.items))))
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        from .feedback import in_batch_order
+        from .records import as_records, entries
         from .summary import summarise
 
         # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
         # rows of the batches it finished before it was resumed.
-        summary = summarise(records, in_batch_order(ctx.state.feedback))
-        summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
-        return summary
+        summary = summarise(as_records(records), entries(ctx.state.feedback))
+        return {**summary, "judge_calibration": ctx.run.manifest.get("judge_calibration")}
 
     async def close(self, ctx: EpisodeContext) -> None:
         if ctx.state is not None:  # the batches' Context: its worker threads, and work queued for batches not run
@@ -170,17 +170,6 @@ class JudgeAgentProtocol(Protocol):
         from .summary import render_summary
 
         return render_summary(summary, folder, summary.get("usage"))
-
-
-def batch_row(feedback: dict[str, Any]) -> dict[str, Any]:
-    """A batch's row in episodes.jsonl: what its feedback entry says of its score and tiers (the entry
-    itself, suggestions and leakage included, stays in feedback.jsonl)."""
-    rounds = feedback["rounds"]
-    return {"batch": feedback["batch"], "qids": feedback["qids"], "score": feedback["score"],
-            "asked": feedback["asked"], "trajectory": feedback["trajectory"],
-            "rounds_run": sum(1 for r in rounds if "skipped" not in r),
-            "rounds_skipped": sum(1 for r in rounds if "skipped" in r),
-            "leaks_detected": len(feedback["leakage"]["detected"]), "feedback_error": feedback.get("feedback_error")}
 
 
 def _identity_config(config: EvalConfig) -> dict[str, Any]:

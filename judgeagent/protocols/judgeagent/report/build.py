@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
+from ..records import FeedbackEntry, PathInfo, question_records
 from .gaps import ability_markdown, gap_sections, gaps_markdown, graph_names, knowledge_gaps, weak_markdown
 from .judging import judging, judging_markdown
 
@@ -29,12 +31,13 @@ def sections(run: Run) -> dict[str, Any]:
     names = graph_names(run.manifest)
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
+    records = question_records(run)
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
                      for k, v in summary["accuracy"].items() if "/" in k}
     return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
             "feedback": read_feedback(run),
-            "gaps": knowledge_gaps(run.records, names), "models": run.manifest["models"],
-            "judging": judging(run.records, run.manifest), **gap_sections(run.records, names)}
+            "gaps": knowledge_gaps(records, names), "models": run.manifest["models"],
+            "judging": judging(records, run.manifest), **gap_sections(records, names)}
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
@@ -81,10 +84,10 @@ def markdown(d: dict[str, Any]) -> str:
 def paths_markdown(run: Run) -> list[str]:
     """How on topic each extension round's chunks were: the distribution of the path's relevance (mean
     over its chunks of the similarity to the closest batch question), by where the chunks came from."""
-    rounds: dict[tuple[int, int], dict[str, Any]] = {}
-    for r in run.records:
-        if r["stage"] == "extension" and r.get("path"):
-            rounds.setdefault((r["batch"], r["round"]), r["path"])
+    rounds: dict[tuple[int, int], PathInfo] = {}
+    for r in question_records(run):
+        if r.stage == "extension" and r.path:
+            rounds.setdefault((r.batch, r.round), r.path)
     out = ["## Knowledge paths", ""]
     measured = [p for p in rounds.values() if p.get("relevance") is not None]
     if not measured:
@@ -93,7 +96,7 @@ def paths_markdown(run: Run) -> list[str]:
     by_source: dict[str, list[float]] = {}
     for p in measured:
         source = "random (--no-graph)" if p.get("random") else "dense (--path dense)" if p.get("dense") else "graph"
-        by_source.setdefault(source, []).append(float(p["relevance"]))
+        by_source.setdefault(source, []).append(float(p.get("relevance") or 0.0))
     out += ["Relevance of a round's chunks: the mean over its chunks of the cosine similarity to the closest "
             "question of the batch (the graph's encoder).", "",
             "| chunks from | rounds | min | median | max |", "|---|---|---|---|---|"]
@@ -129,17 +132,17 @@ def validation_markdown(v: dict[str, Any] | None) -> list[str]:
     return rows
 
 
-def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
-    fb = f.get("feedback") or {}
-    out = [f"### Batch {f['batch']} (score {f['score']:.1f} over {f['asked']} questions; tiers "
-           f"{' -> '.join(f['trajectory'])})", ""]
+def batch_markdown(run: Run, f: FeedbackEntry) -> list[str]:
+    fb: Mapping[str, str] = f.feedback or {}
+    out = [f"### Batch {f.batch} (score {f.score:.1f} over {f.asked} questions; tiers "
+           f"{' -> '.join(f.trajectory)})", ""]
     for key in ("flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"):
-        out.append(f"- **{key.replace('_', ' ')}**: {md_text(fb.get(key, f.get('feedback_error') or '-'))}")
+        out.append(f"- **{key.replace('_', ' ')}**: {md_text(fb.get(key, f.feedback_error or '-'))}")
     out += ["", "| stage | difficulty | question | gold | answer | correct | path |", "|---|---|---|---|---|---|---|"]
-    for r in (r for r in run.records if r["batch"] == f["batch"]):
-        path = " → ".join((r.get("path") or {}).get("entities") or [])
-        cells = [r["stage"], r["difficulty"] or "-", r["question"], r["gold"], (r["answer"] or "").strip(),
-                 "yes" if r["correct"] else "no", path or "-"]
+    for r in (r for r in question_records(run) if r.batch == f.batch):
+        path = " → ".join(r.path_entities)
+        cells = [r.stage, r.difficulty or "-", r.question, r.gold, r.answer.strip(), "yes" if r.correct else "no",
+                 path or "-"]
         out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out + [""]
 
@@ -171,7 +174,7 @@ def html_page(d: dict[str, Any]) -> str:
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
     for f in d["feedback"]:
-        body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
+        body.append(f"<details open><summary>Batch {f.batch}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
     body.append(table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
                        [[r, u["calls"], u["cache_hits"], u["input_tokens"], u["output_tokens"], f"{u['cost']:.4f}"]

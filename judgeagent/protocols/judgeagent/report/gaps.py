@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ....report.mdtext import md_cell
+from ..records import QuestionRecord
 
 TOP = 15
 TITLES = 2
@@ -82,21 +83,21 @@ class Gap:
     documents: str = ""
 
 
-def knowledge_gaps(records: Sequence[dict[str, Any]], names: Names | None, top: int = TOP) -> list[Gap]:
+def knowledge_gaps(records: Sequence[QuestionRecord], names: Names | None, top: int = TOP) -> list[Gap]:
     """Entities most often behind questions the target failed: on the knowledge path of a failed
     extension question, or named by a failed base question and its gold. Generic concepts are left out
     (issue 29: "land" is no gap a trainer can act on)."""
     counts: Counter[str] = Counter()
     for r in records:
-        if not r["correct"]:
-            counts.update(set((r.get("path") or {}).get("entities") or []) | set(r.get("entities") or []))
+        if not r.correct:
+            counts.update(set(r.path_entities) | set(r.entities or []))
     kept = [(n, c) for n, c in counts.most_common() if names is None or not names.generic(n)][:top]
     if names is None:
         return [Gap(n, c) for n, c in kept]
     return [Gap(n, c, names.kind(n), names.documents(n)) for n, c in kept]
 
 
-def gap_sections(records: Sequence[dict[str, Any]], names: Names | None = None) -> dict[str, Any]:
+def gap_sections(records: Sequence[QuestionRecord], names: Names | None = None) -> dict[str, Any]:
     """The data: weak documents and entities (`validity.gaps`, generic concepts left out), ability
     overall and per batch (`validity.irt`)."""
     from ..validity import run_ability, weak_documents, weak_entities

@@ -8,18 +8,19 @@ from typing import Any
 
 from ....grading.verdict import METHODS
 from ....report.mdtext import md_cell
+from ..records import QuestionRecord
 
 SPOT_CHECKS = 10
 
 
-def judging(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+def judging(records: list[QuestionRecord], manifest: dict[str, Any]) -> dict[str, Any]:
     """The section as data (both renderings read this)."""
     calibration = manifest.get("judge_calibration")
-    methods = Counter(r["verdict"]["method"] for r in records)
+    methods = Counter(r.verdict.method for r in records)
     shaky = methods.get("undecided", 0)
     if calibration is not None and calibration.get("used") and not calibration.get("passed"):
         shaky += methods.get("judge", 0)  # trusted although it failed (or never had) calibration
-    judged = [r for r in records if r["verdict"]["method"] in ("judge", "judge_failed")]
+    judged = [r for r in records if r.verdict.method in ("judge", "judge_failed")]
     rng = random.Random((manifest.get("config") or {}).get("seed", 0))
     sample = rng.sample(judged, min(SPOT_CHECKS, len(judged)))
     return {"methods": dict(methods.most_common()), "calibration": calibration, "shaky": shaky,
@@ -38,8 +39,7 @@ def judging_markdown(j: dict[str, Any]) -> list[str]:
         return [*out, "The judge decided no answer in this run."]
     out += ["| question | gold | answer | verdict | reason |", "|---|---|---|---|---|"]
     for r in j["sample"]:
-        cells = [r["question"], r["gold"], (r["answer"] or "").strip(), "correct" if r["correct"] else "wrong",
-                 r["verdict"]["reason"]]
+        cells = [r.question, r.gold, r.answer.strip(), "correct" if r.correct else "wrong", r.verdict.reason]
         out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out
 
