@@ -139,9 +139,10 @@ def test_calibration_recovers_level_difficulties():
     thetas = np.linspace(-1.5, 1.5, 20)
     runs = []
     for theta in thetas:
-        runs.append([{"difficulty": level, "correct": bool(rng.random() < probability(theta - thetas.mean(),
-                                                                                       Item(b)))}
-                     for level, b in truth.items() for _ in range(40)])
+        runs.append([QuestionRecord.from_dict({
+            "record_id": f"{level}{k}", "stage": "grading", "difficulty": level,
+            "correct": bool(rng.random() < probability(theta - thetas.mean(), Item(b)))})
+            for level, b in truth.items() for k in range(40)])
     items = calibrate(runs)
     assert items["easy"].b < items["medium"].b < items["hard"].b
     for level, b in truth.items():

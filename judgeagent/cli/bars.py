@@ -11,7 +11,7 @@ import typer
 from .fields import clock, every_tenth
 
 if TYPE_CHECKING:
-    from ..protocols.judgeagent.records import QuestionRecord
+    from ..protocols.base import JudgedQuestion
 
 
 def progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any:
@@ -46,7 +46,7 @@ class _QuestionBar:
         self.started = time.monotonic()
         return self
 
-    def __call__(self, record: QuestionRecord | None, ledger: Any) -> None:
+    def __call__(self, record: JudgedQuestion | None, ledger: Any) -> None:
         if record is None:
             self.batches += 1
             self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")

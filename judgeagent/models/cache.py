@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel
 
@@ -142,7 +142,27 @@ class ResponseCache:
         return len(doomed)
 
 
-def journal_calls(folder: str | Path) -> list[dict[str, Any]]:
+class TokenCounts(TypedDict):
+    input_tokens: int
+    output_tokens: int
+
+
+class JournalCall(TypedDict, total=False):
+    """A call the run's journal holds (`journal_calls`): the reply's text, usage and model, the role's model
+    (`source`), and, journaled since messages were kept, the messages, settings and schema as sent; `stored`,
+    when it was written."""
+
+    text: str
+    usage: TokenCounts
+    model: str
+    source: str
+    messages: list[Message]
+    settings: dict[str, float | int | str | None]
+    schema: str
+    stored: float
+
+
+def journal_calls(folder: str | Path) -> list[JournalCall]:
     """Every model call a run's journal holds (its folder's `responses.sqlite`), oldest first: the model
     (`source`), the full message list, settings and schema as sent, the reply and its usage. Calls journaled
     before messages were kept have no `messages`. Failed calls are not journaled (they are in the records)."""

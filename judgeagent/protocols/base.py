@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,9 +19,30 @@ if TYPE_CHECKING:
     from ..graph.model import ContextGraph
     from ..models.base import ChatModel
     from ..models.roles import Roles
+    from ..models.spec import Registry
+    from ..models.usage import UsageLedger
     from ..runs import Run
     from .episodes import EpisodeView
 
+
+Notify = Callable[[str], None]
+"""Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
+EpisodeProgress = Callable[[int, int], None]
+"""Hears (episodes done, episodes listed) as episodes finish."""
+
+
+class JudgedQuestion(typing.Protocol):
+    """What a question-level progress reads of a question as it is judged (JudgeAgent's `QuestionRecord`)."""
+
+    @property
+    def stage(self) -> str: ...
+
+    @property
+    def round(self) -> int: ...
+
+
+QuestionProgress = Callable[["JudgedQuestion | None", "UsageLedger"], None]
+"""JudgeAgent's: hears each question as it is judged, and None as each batch finishes, with the usage ledger."""
 
 SHARED_ROLES = ("target", "interviewer", "judge")
 """The roles evaluate has flags for; a protocol's own seats may default to them (candidate -> target)."""
@@ -90,16 +112,16 @@ class RunRequest:
     config: BaseModel
     run_dir: Path | None = None
     runs_root: Path = Path("runs")
-    registry: Any = None
+    registry: Registry | None = None
     cache_dir: Path | None = None
     cache: bool = True
     max_cost: float | None = None
     request: dict[str, Any] = field(default_factory=dict)
-    notify: Any = None
-    progress: Any = None
+    notify: Notify | None = None
+    progress: EpisodeProgress | QuestionProgress | None = None
     """Called with (episodes done, episodes listed) as episodes finish; JudgeAgent's with (record, ledger) as
     each question is judged, and (None, ledger) as each batch finishes (`Protocol.episode_progress`)."""
-    on_stage: Any = None
+    on_stage: Notify | None = None
     """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
 
 
@@ -108,7 +130,7 @@ class EpisodeContext:
     """What an episode runs with: the config, the opened roles, the run it writes to, shared state."""
 
     protocol: Protocol
-    config: Any
+    config: BaseModel
     roles: Roles
     run: Run
     benchmark: Benchmark
@@ -222,7 +244,7 @@ class Protocol(ABC):
         """Start, on a background thread, loading what `prepare` will need (a pipeline, an encoder), so that it
         loads while the models' servers start. Returns at once; `prepare` waits for what is not loaded yet."""
 
-    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+    def identity_payload(self, request: RunRequest, registry: Registry) -> dict[str, Any]:
         """What identifies a run (hashed into `config_id` and the folder name): same payload, same run.
 
         `request.models` is resolved (every role named). A protocol whose runs were first written before
@@ -254,7 +276,7 @@ class Protocol(ABC):
         config alone; None when the protocol has no estimate."""
         return None
 
-    def episode_progress(self, request: RunRequest) -> Any:
+    def episode_progress(self, request: RunRequest) -> EpisodeProgress | None:
         """What the runner calls with (episodes done, episodes listed) as episodes finish."""
         return request.progress
 

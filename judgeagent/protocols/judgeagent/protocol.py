@@ -34,6 +34,7 @@ from .config import EvalConfig
 
 if TYPE_CHECKING:
     from ...graph.model import ContextGraph
+    from ...models.spec import Registry
     from .batch import Context
 
 # Options added after runs were first written: left out of a run's identity while at their default,
@@ -73,7 +74,7 @@ class JudgeAgentProtocol(Protocol):
         if not all(isinstance(v, str) for v in request.models.values() if v):
             raise JudgeAgentError("the judgeagent protocol takes model names (registry entries), not model objects")
 
-    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+    def identity_payload(self, request: RunRequest, registry: Registry) -> dict[str, Any]:
         """The payload JudgeAgent's runs had before the runner (no `protocol` key, options added later left
         out at their default): a run started by an earlier version keeps its folder name and resumes."""
         payload = super().identity_payload(request, registry)
@@ -90,7 +91,7 @@ class JudgeAgentProtocol(Protocol):
                                                      "embedding_model": graph.manifest["embedding"]["model"]},
                 "versions": versions()}
 
-    def episode_progress(self, request: RunRequest) -> Any:
+    def episode_progress(self, request: RunRequest) -> None:
         return None  # JudgeAgent's progress hears every question (record, ledger): see `prepare`
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
