@@ -27,12 +27,10 @@ if TYPE_CHECKING:
 
 Notify = Callable[[str], None]
 """Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
-EpisodeProgress = Callable[[int, int], None]
-"""Hears (episodes done, episodes listed) as episodes finish."""
 
 
 class JudgedQuestion(typing.Protocol):
-    """What a question-level progress reads of a question as it is judged (JudgeAgent's `QuestionRecord`)."""
+    """What a progress reads of a question as it is judged (JudgeAgent's `QuestionRecord`)."""
 
     @property
     def stage(self) -> str: ...
@@ -41,8 +39,21 @@ class JudgedQuestion(typing.Protocol):
     def round(self) -> int: ...
 
 
-QuestionProgress = Callable[["JudgedQuestion | None", "UsageLedger"], None]
-"""JudgeAgent's: hears each question as it is judged, and None as each batch finishes, with the usage ledger."""
+@dataclass(frozen=True)
+class ProgressEvent:
+    """What a run's progress hears, one call per step. From the runner: an episode finished, `done` of the
+    `listed` so far. From JudgeAgent, whose bar counts questions: a `question` judged, or (no question) a batch's
+    feedback written, with the usage `ledger` so far."""
+
+    done: int = 0
+    listed: int = 0
+    question: JudgedQuestion | None = None
+    ledger: UsageLedger | None = None
+
+
+Progress = Callable[[ProgressEvent], None]
+"""A run's progress (`RunRequest.progress`): one signature for every protocol."""
+
 
 SHARED_ROLES = ("target", "interviewer", "judge")
 """The roles evaluate has flags for; a protocol's own seats may default to them (candidate -> target)."""
@@ -118,9 +129,9 @@ class RunRequest:
     max_cost: float | None = None
     request: dict[str, Any] = field(default_factory=dict)
     notify: Notify | None = None
-    progress: EpisodeProgress | QuestionProgress | None = None
-    """Called with (episodes done, episodes listed) as episodes finish; JudgeAgent's with (record, ledger) as
-    each question is judged, and (None, ledger) as each batch finishes (`Protocol.episode_progress`)."""
+    progress: Progress | None = None
+    """Hears a `ProgressEvent` as each episode finishes; JudgeAgent's as each question is judged and each batch's
+    feedback is written (`Protocol.episode_progress`)."""
     on_stage: Notify | None = None
     """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
 
@@ -276,8 +287,9 @@ class Protocol(ABC):
         config alone; None when the protocol has no estimate."""
         return None
 
-    def episode_progress(self, request: RunRequest) -> EpisodeProgress | None:
-        """What the runner calls with (episodes done, episodes listed) as episodes finish."""
+    def episode_progress(self, request: RunRequest) -> Progress | None:
+        """What the runner tells as episodes finish (`ProgressEvent(done, listed)`); None for a protocol that tells
+        its progress itself."""
         return request.progress
 
     async def close(self, ctx: EpisodeContext) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,9 +18,9 @@ from ...grading.leakage import leaked_strings, redact
 from ...graph.model import ContextGraph
 from ...graph.sample import KnowledgePath, PathSampler
 from ...models import Models
-from ...models.usage import UsageLedger
 from ...runs import RowLog, Run
 from ...threads import one_thread
+from ..base import Progress, ProgressEvent
 from ..runner import gather_all
 from .checks import rejection
 from .config import EvalConfig
@@ -49,8 +48,8 @@ class Context:
     sampler: PathSampler | None = None
     checker: AnswerChecker = field(default_factory=AnswerChecker)
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
-    on_record: Callable[[QuestionRecord | None, UsageLedger], None] | None = None
-    """Hears each question as it is judged, and None as each batch finishes (the command's progress bar)."""
+    progress: Progress | None = None
+    """Hears each question as it is judged, and each batch as its feedback is written (the command's bar)."""
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
     """The encoder, FAISS and the walk (torch releases the GIL while it encodes)."""
     reader: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="spacy"))
@@ -335,8 +334,8 @@ async def ask(ctx: Context, b: int, q: Asked,
         gold_letter=q.letter, path=q.path, generator=q.generator, entities=q.entities, prompt=messages,
         target_error=reply.error, tokens=Tokens(reply.usage.input_tokens, reply.usage.output_tokens, reply.cached))
     ctx.run.add_record(dict(record.to_dict()))
-    if ctx.on_record:
-        ctx.on_record(record, ctx.models.ledger)
+    if ctx.progress:
+        ctx.progress(ProgressEvent(question=record, ledger=ctx.models.ledger))
     return record
 
 
@@ -529,6 +528,6 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
         None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
         leak, state.total, state.asked, state.trajectory, state.rounds)
     ctx.feedback.add(dict(entry.to_dict()))
-    if ctx.on_record:
-        ctx.on_record(None, ctx.models.ledger)  # None: a batch is done
+    if ctx.progress:
+        ctx.progress(ProgressEvent(ledger=ctx.models.ledger))  # no question: a batch is done
     return entry

@@ -92,7 +92,7 @@ class JudgeAgentProtocol(Protocol):
                 "versions": versions()}
 
     def episode_progress(self, request: RunRequest) -> None:
-        return None  # JudgeAgent's progress hears every question (record, ledger): see `prepare`
+        return None  # JudgeAgent's progress hears every question and batch from the batches: see `prepare`
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         size = config.batch_size
@@ -116,7 +116,7 @@ class JudgeAgentProtocol(Protocol):
         store = _feature_store(request)
         try:
             shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config, store),
-                             on_record=request.progress if request else None, store=store)
+                             progress=request.progress if request else None, store=store)
         except BaseException:
             if store is not None:
                 store.close()
