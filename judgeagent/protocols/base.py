@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..models.roles import Roles
     from ..models.spec import Registry
     from ..models.usage import UsageLedger
-    from ..runs import Run
+    from ..runs import Manifest, Run
     from .episodes import EpisodeView
 
 
@@ -173,7 +173,7 @@ class Prepared(NamedTuple):
     object), and what the manifest records (e.g. the judge's calibration)."""
 
     state: Any = None
-    manifest: dict[str, Any] | None = None
+    manifest: Manifest | None = None
 
 
 class Protocol(ABC):
@@ -277,7 +277,7 @@ class Protocol(ABC):
         """The run folder's name before its identity (`<stem>-<identity[:8]>`)."""
         return f"{Path(request.benchmark.path).stem}-{self.name}-{_label(next(iter(request.models.values())))}"
 
-    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+    def manifest_fields(self, request: RunRequest) -> Manifest:
         """Fields of this protocol's manifest besides the runner's own (they replace a runner field of the
         same name)."""
         return {}

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..benchmark import load_benchmark
 from ..errors import JudgeAgentError
-from ..runs import Run, read_rows
+from ..runs import Manifest, Run, read_rows
 
 Facet = str | list[str]
 
@@ -99,7 +99,7 @@ def generic_episodes(run: Run) -> list[EpisodeView]:
             for row in rows]
 
 
-def item_facets(manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+def item_facets(manifest: Manifest) -> dict[str, dict[str, str]]:
     """Each item's own fields by qid, from the run's benchmark file: difficulty, question type and the file's
     other short columns (a subject, a category). None when the file is gone or no longer reads: the viewer
     shows the run without them."""

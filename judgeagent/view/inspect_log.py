@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..files import write_json_atomic
 from ..models.cache import JournalCall, journal_calls
-from ..runs import load_run
+from ..runs import Manifest, load_run
 from ..protocols.episodes import EpisodeView, Turn
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class Sample(TypedDict):
     events: list[ModelEvent]
 
 
-def log_name(protocol: Protocol, manifest: dict[str, Any]) -> str:
+def log_name(protocol: Protocol, manifest: Manifest) -> str:
     """Inspect's own log name, `<ISO time>_<task>_<id>.json`: `inspect view` lists a JSON log only under such a
     name (its file pattern), and reads the task and id from it."""
     created = (manifest.get("created_at") or "1970-01-01T00:00:00+00:00").replace(":", "-")
@@ -106,7 +106,7 @@ def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None =
     return out, len(episodes)
 
 
-def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summary: dict[str, Any],
+def inspect_log(protocol: Protocol, folder: Path, manifest: Manifest, summary: dict[str, Any],
                 episodes: list[EpisodeView], calls: list[JournalCall] | None = None) -> dict[str, Any]:
     """The log. `calls` (the run's journal, `journal_calls`) give each turn its full conversation as sent, system
     prompt included, its tokens and its time: in the sample's messages, its model events (Inspect's transcript)

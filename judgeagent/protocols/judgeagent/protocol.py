@@ -35,6 +35,7 @@ from .config import EvalConfig
 if TYPE_CHECKING:
     from ...graph.model import ContextGraph
     from ...models.spec import Registry
+    from ...runs import Manifest
     from .batch import Context
 
 # Options added after runs were first written: left out of a run's identity while at their default,
@@ -85,7 +86,7 @@ class JudgeAgentProtocol(Protocol):
     def folder_stem(self, request: RunRequest) -> str:
         return f"{Path(request.benchmark.path).stem}-{request.models['target']}"
 
-    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+    def manifest_fields(self, request: RunRequest) -> Manifest:
         graph = request.graph
         return {"graph": None if graph is None else {"path": str(graph.path), "graph_id": graph.manifest.get("graph_id"),
                                                      "embedding_model": graph.manifest["embedding"]["model"]},

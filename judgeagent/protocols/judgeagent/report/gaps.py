@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ....report.mdtext import md_cell
+from ....runs import Manifest
 from ..records import QuestionRecord
 
 TOP = 15
@@ -44,7 +45,7 @@ class Names:
         return self.titles.get(doc_id) or doc_id
 
 
-def graph_names(manifest: dict[str, Any]) -> Names | None:
+def graph_names(manifest: Manifest) -> Names | None:
     """The run's graph's names, read from its tables (no vectors, no indexes); None when the run had no
     graph or it is gone or rebuilt since (its id differs): the report then lists bare names."""
     import pyarrow.parquet as pq

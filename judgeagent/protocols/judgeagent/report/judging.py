@@ -8,12 +8,13 @@ from typing import Any
 
 from ....grading.verdict import METHODS
 from ....report.mdtext import md_cell
+from ....runs import Manifest
 from ..records import QuestionRecord
 
 SPOT_CHECKS = 10
 
 
-def judging(records: list[QuestionRecord], manifest: dict[str, Any]) -> dict[str, Any]:
+def judging(records: list[QuestionRecord], manifest: Manifest) -> dict[str, Any]:
     """The section as data (both renderings read this)."""
     calibration = manifest.get("judge_calibration")
     methods = Counter(r.verdict.method for r in records)
