@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+
 from judgeagent.protocols.judgeagent.records import QuestionRecord
 from judgeagent.protocols.judgeagent.validity import (
     DEFAULT_ITEMS,
@@ -250,10 +251,9 @@ def test_most_informative_level_follows_the_ability():
 
 def test_rag_target_prompts_with_known_chunks_only(mhr_graph):
     """The realistic target puts the known chunks nearest the question before it, and nothing else."""
-    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
-
     from judgeagent.models.testserver import FakeServer
     from judgeagent.protocols.judgeagent.prompts import answer_messages
+    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
 
     chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
     row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)

@@ -161,11 +161,11 @@ class EpisodeContext:
         self.run.add_record(rec.to_dict())
         return rec
 
-    async def recorded(self, episode: Episode, step: str, make: Callable[[], Awaitable[Record]]) -> dict[str, Any]:
+    async def recorded(self, episode: Episode, step: str, make: Callable[[], Awaitable[Record]]) -> Record:
         """The step's record: read back when this step was done before (a resumed episode), else `make()`, which
         makes the step's call and records it with `record`. A finished step is never asked again."""
         done = self.run.get(f"{episode.id}/{step}")
-        return done if done is not None else (await make()).to_dict()
+        return Record.from_dict(done) if done is not None else await make()
 
 
 class Prepared(NamedTuple):

@@ -33,7 +33,16 @@ from .prompts import (
     feedback_messages,
     generation_messages,
 )
-from .records import FeedbackEntry, FeedbackText, JudgedAs, Leakage, PathInfo, QuestionRecord, RoundInfo, Tokens
+from .records import (
+    FeedbackEntry,
+    FeedbackText,
+    JudgedAs,
+    Leakage,
+    PathInfo,
+    QuestionRecord,
+    RoundInfo,
+    Tokens,
+)
 from .scoring import points, tier_of
 
 

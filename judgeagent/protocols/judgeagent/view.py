@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from ...models.base import Message
 from ...runs import Run, read_rows
 from ..episodes import EpisodeView, Turn, item_facets, path_of, with_item_facets
 from .export import graph_chunk_texts
-from ...models.base import Message
 from .feedback import read_feedback
 from .records import FeedbackEntry, QuestionRecord, question_records
 from .validate import ValidationRow

@@ -19,8 +19,8 @@ from . import prompts
 from .rows import ItemRow, LessonRow, Step
 
 if TYPE_CHECKING:
-    from ...grading.verdict import Verdict
     from ...benchmark import Item
+    from ...grading.verdict import Verdict
     from ...models.usage import RoleModel
     from ..base import Episode, EpisodeContext
 
