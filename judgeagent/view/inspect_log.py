@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..files import write_json_atomic
 from ..models.cache import JournalCall, journal_calls
-from ..runs import Manifest, load_run
 from ..protocols.episodes import EpisodeView, Turn
+from ..runs import Manifest, load_run
 
 if TYPE_CHECKING:
     from ..protocols.base import Protocol
