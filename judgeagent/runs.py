@@ -18,6 +18,7 @@ from .files import cannot_write, json_kind, write_json_atomic
 
 if TYPE_CHECKING:
     from .models.roles import RoleDescription
+    from .models.usage import UsageLine
 
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 2
@@ -86,7 +87,7 @@ class RunResult:
 
     folder: Path
     summary: dict[str, Any]
-    usage: dict[str, dict[str, Any]]
+    usage: dict[str, UsageLine]
     resumed: bool
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds of the run's stages (`prepare`, `episodes`) and, per role, inside its model calls
