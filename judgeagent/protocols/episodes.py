@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
-from typing import Any
+from typing import Any, TypedDict
 
 from ..benchmark import load_benchmark
 from ..errors import JudgeAgentError
@@ -23,6 +23,39 @@ class PathView:
     entities: list[str]
     chunks: list[dict[str, str]]
     """Each chunk `{"id": ..., "text": ...}` (text empty when the graph is no longer where the run found it)."""
+
+
+class PagePath(TypedDict):
+    entities: list[str]
+    chunks: list[dict[str, str]]
+
+
+class PageTurn(TypedDict):
+    """A turn as the viewer's page reads it."""
+
+    role: str
+    step: str
+    prompt: str
+    reply: str
+    scores: dict[str, ScoreRow]
+    notes: dict[str, str]
+    details: str
+    path: PagePath | None
+    model: str
+
+
+class PageEpisode(TypedDict):
+    """An episode as the viewer's page embeds it: its turns as one JSON string (of `PageTurn`s)."""
+
+    id: str
+    item: str
+    qid: str | None
+    facets: dict[str, Facet]
+    scores: dict[str, float]
+    methods: list[str]
+    gold: str | None
+    path: PagePath | None
+    turns: str
 
 
 @dataclass(frozen=True)
@@ -62,7 +95,7 @@ class EpisodeView:
     path: PathView | None = None
     """A knowledge path the whole episode was grounded on (KIEval's interactor with a graph)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PageEpisode:
         """As the page embeds it: the turns as one JSON string, parsed only when the episode is opened (a
         10,000-episode run's page parses its list first; bench/view.py)."""
         return {"id": self.id, "item": self.item, "qid": self.qid, "facets": self.facets, "scores": self.scores,
@@ -70,13 +103,13 @@ class EpisodeView:
                 "turns": json.dumps([_turn_dict(t) for t in self.turns], ensure_ascii=False, default=str)}
 
 
-def _turn_dict(t: Turn) -> dict[str, Any]:
+def _turn_dict(t: Turn) -> PageTurn:
     """A turn as a dict (`dataclasses.asdict` deep-copies every value: 3x slower on a large run)."""
     return {"role": t.role, "step": t.step, "prompt": t.prompt, "reply": t.reply, "scores": t.scores,
             "notes": t.notes, "details": t.details, "path": _path_dict(t.path), "model": t.model}
 
 
-def _path_dict(path: PathView | None) -> dict[str, Any] | None:
+def _path_dict(path: PathView | None) -> PagePath | None:
     return None if path is None else {"entities": path.entities, "chunks": path.chunks}
 
 
