@@ -31,6 +31,7 @@ import itertools
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +112,8 @@ def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
                 folder = CACHE / "runs" / f"{dataset}-{args.split}-{share}-{seed}-{name}-r{args.rounds}q{args.per_round}"
                 started = time.time()
                 records = one_run(graph, bench, known, config, folder)
-                for r in records:
-                    if r["stage"] == "grading" and not r.get("entities"):
-                        r["entities"] = named.get(r["qid"], [])
+                records = [replace(r, entities=named.get(r.qid or "", []))
+                           if r.stage == "grading" and not r.entities else r for r in records]
                 rec = recovery(records, unknown, k=10, target_precision=0.8, entity_docs=entity_docs)
                 path = recovery(records, unknown, k=10, target_precision=0.8)
                 ability = run_ability(records)["overall"]
@@ -124,7 +124,7 @@ def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
                              "path_auc": path.auc, "path_questions": path.questions,
                              "path_questions_to_p80": path.questions_to_precision,
                              "theta": ability.theta, "se": ability.se,
-                             "accuracy": sum(r["correct"] for r in records) / len(records),
+                             "accuracy": sum(r.correct for r in records) / len(records),
                              "seconds": round(time.time() - started, 1)})
                 print(json.dumps(rows[-1]), flush=True)
     return rows
@@ -169,7 +169,7 @@ def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
             path = recovery(records, set(known.topics) - known.doc_ids, k=10)
             ability = run_ability(records)["overall"]
             rows.append({"target": "rag-smollm2-135m", "share": share, "questions": len(records),
-                         "accuracy": sum(r["correct"] for r in records) / len(records),
+                         "accuracy": sum(r.correct for r in records) / len(records),
                          "path_precision@10": path.precision_at_k, "path_auc": path.auc,
                          "theta": ability.theta, "se": ability.se})
             print(json.dumps(rows[-1]), flush=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -78,7 +78,16 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
-def mean_interval(values: Sequence[float], z: float = 1.96) -> dict[str, Any]:
+class MeanInterval(TypedDict):
+    """A mean, the half-width of its 95% interval and the interval (None below 2 values), over `n` values."""
+
+    n: int
+    mean: float | None
+    half_width: float | None
+    interval: list[float] | None
+
+
+def mean_interval(values: Sequence[float], z: float = 1.96) -> MeanInterval:
     """Mean and its normal-approximation 95% interval (sample standard deviation; None below 2 values)."""
     n = len(values)
     if n == 0:

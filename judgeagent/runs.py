@@ -11,10 +11,14 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import IO, TYPE_CHECKING, Any, Self, TypedDict
 
 from .errors import JudgeAgentError
 from .files import cannot_write, json_kind, write_json_atomic
+
+if TYPE_CHECKING:
+    from .models.roles import RoleDescription
+    from .models.usage import UsageLine
 
 RUN_FORMAT = "judgeagent.run"
 RUN_FORMAT_VERSION = 2
@@ -26,13 +30,64 @@ READS_RUN_FORMATS = (1, 2)
 LOCK_FILE = "writer.lock"
 
 
+class BenchmarkRef(TypedDict):
+    path: str
+    items: int
+
+
+class GraphRef(TypedDict, total=False):
+    path: str
+    graph_id: str | None
+    embedding_model: str
+
+
+class ModelChange(TypedDict):
+    """A later command that went on with other models (`--allow-model-change`): which, when, what differed."""
+
+    command: str
+    at: str
+    changes: list[str]
+
+
+class Manifest(TypedDict, total=False):
+    """manifest.json: what a run is (its format, protocol, identity, config, models, inputs, software) and how far
+    it got. Written by the runner (`runner.run_episodes`) with the protocol's own fields (`manifest_fields`, and
+    what `prepare` records: JudgeAgent's `judge_calibration`, a protocol's `checker`); format 1 runs lack
+    `protocol`. A protocol's config and its calibration are its own JSON (`config`, `judge_calibration`)."""
+
+    format: str
+    format_version: int
+    status: str
+    created_at: str
+    finished_at: str
+    protocol: str
+    kind: str
+    """`synthesis` for a synthesis's work folder (not a run)."""
+    config_id: str
+    config: dict[str, Any]
+    models: dict[str, RoleDescription]
+    request: dict[str, Any]
+    """How the command named its inputs (paths, limits), for `--resume`."""
+    benchmark: BenchmarkRef
+    graph: GraphRef | None
+    versions: dict[str, str]
+    judge_calibration: dict[str, Any] | None
+    checker: dict[str, Any]
+    """The answer checker's settings (KIEval, the interviewer protocol)."""
+    mcq: dict[str, Any]
+    """Teach2Eval: how the benchmark was made multiple-choice."""
+    dynaeval: dict[str, Any]
+    """DynaEval: its task's setup."""
+    model_changes: list[ModelChange]
+
+
 @dataclass
 class RunResult:
     """What a finished (or resumed, or already finished) run hands back, for every protocol."""
 
     folder: Path
     summary: dict[str, Any]
-    usage: dict[str, dict[str, Any]]
+    usage: dict[str, UsageLine]
     resumed: bool
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds of the run's stages (`prepare`, `episodes`) and, per role, inside its model calls
@@ -122,7 +177,7 @@ class Run:
     Opened by `open_run` it holds the writer lock and may append; by `load_run` it is read-only.
     """
 
-    def __init__(self, folder: Path, manifest: dict[str, Any], lock: IO[str] | None = None) -> None:
+    def __init__(self, folder: Path, manifest: Manifest, lock: IO[str] | None = None) -> None:
         self.folder = folder
         self.manifest = manifest
         self._writer = lock
@@ -240,7 +295,7 @@ def first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def open_run(folder: Path, manifest: dict[str, Any]) -> Run:
+def open_run(folder: Path, manifest: Manifest) -> Run:
     """Create the run, or reopen it when the same configuration ran there before; either way, locked
     for writing until `Run.close` (or the process ends)."""
     _make_folder(folder)
@@ -266,7 +321,7 @@ def _make_folder(folder: Path) -> None:
                               "choose another --run-dir") from None
 
 
-def _open_locked(folder: Path, manifest: dict[str, Any], lock: IO[str]) -> Run:
+def _open_locked(folder: Path, manifest: Manifest, lock: IO[str]) -> Run:
     existing = folder / "manifest.json"
     if existing.exists():
         old = load_manifest(folder)
@@ -280,7 +335,7 @@ def _open_locked(folder: Path, manifest: dict[str, Any], lock: IO[str]) -> Run:
     return Run(folder, manifest, lock)
 
 
-def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+def _differences(old: Manifest, new: Manifest) -> str:
     """What a user changed since the run in a folder began: its options with both values (an option the run has no
     value for came with a later version), else the other inputs that make a run's identity."""
     before, now = old.get("config") or {}, new.get("config") or {}
@@ -295,7 +350,7 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "its " + (", ".join(inputs) if inputs else "benchmark, graph or models") + " differ"
 
 
-def _model_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def _model_differences(old: dict[str, RoleDescription], new: dict[str, RoleDescription]) -> list[str]:
     """Per role, what differs between the models a run recorded and those named now (served model, endpoint,
     settings, weights): a resume never mixes two models' answers in one run."""
     out = []
@@ -311,7 +366,7 @@ def _model_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 _NONE = object()
 
 
-def load_manifest(folder: Path) -> dict[str, Any]:
+def load_manifest(folder: Path) -> Manifest:
     if not folder.is_dir():
         found = f"{folder} is a file, not a run folder" if folder.exists() else f"run not found: {folder}"
         raise JudgeAgentError(found)
@@ -326,7 +381,7 @@ def load_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def check_run_format(manifest: dict[str, Any], folder: Path) -> None:
+def check_run_format(manifest: Manifest, folder: Path) -> None:
     """A run manifest of a format version this judgeagent reads, or a one-line error saying what to do."""
     if not isinstance(manifest, dict):
         raise JudgeAgentError(f"{folder} is not a judgeagent run: its manifest.json holds {json_kind(manifest)}, "
@@ -344,7 +399,7 @@ def check_run_format(manifest: dict[str, Any], folder: Path) -> None:
                               f"{', '.join(map(str, READS_RUN_FORMATS))}: rerun the evaluate command to make it again")
 
 
-def run_protocol_name(manifest: dict[str, Any], folder: Path) -> str:
+def run_protocol_name(manifest: Manifest, folder: Path) -> str:
     """The protocol a run folder was written by (runs from before protocols are JudgeAgent runs); another kind of
     folder with a run's manifest (a synthesis's work folder) is refused by name, with where its output is."""
     if manifest.get("kind") == "synthesis":

@@ -28,11 +28,12 @@ def test_a_log_hears_the_calibration_then_the_episodes(tmp_path, capsys):
 
 def test_a_terminal_gets_a_bar_named_by_the_stage(capsys, monkeypatch):
     from judgeagent.cli.bars import progress_for
+    from judgeagent.protocols.base import ProgressEvent
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     with progress_for("kieval", False, None, None) as bar:
         bar.stage("episodes")
         for done in range(1, 5):
-            bar(done, 4)
+            bar(ProgressEvent(done, 4))
     err = capsys.readouterr().err
     assert "episodes" in err and "4/4" in err and "episodes: 4/4 done" not in err  # the bar, not log lines

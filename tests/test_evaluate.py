@@ -193,6 +193,7 @@ def test_tier_moves_down_when_extension_answers_fail(tmp_path, mhr_graph):
 
 
 def test_adaptive_irt_asks_each_round_at_the_most_informative_level(tmp_path, mhr_graph):
+    from judgeagent.protocols.judgeagent.records import as_records
     from judgeagent.protocols.judgeagent.validity.irt import (
         estimate,
         most_informative,
@@ -214,7 +215,7 @@ def test_adaptive_irt_asks_each_round_at_the_most_informative_level(tmp_path, mh
         assert rounds
         for (b, k), level in rounds.items():
             before = [r for r in rows if r["batch"] == b and (r["stage"] == "grading" or r["round"] < k)]
-            assert level == most_informative(estimate(responses(before)))
+            assert level == most_informative(estimate(responses(as_records(before))))
 
 
 def test_a_resumed_batch_whose_reader_fails_reports_the_error_once(tmp_path, mhr_graph, monkeypatch, caplog):

@@ -10,6 +10,7 @@ import pytest
 from judgeagent import build_graph
 from judgeagent.cli import main
 from judgeagent.grading.verdict import METHODS
+from judgeagent.protocols.judgeagent.records import FeedbackEntry, as_records
 from judgeagent.protocols.judgeagent.summary import summarise
 from tests.conftest import DATA
 
@@ -26,7 +27,7 @@ def _check_run(folder, n_base):
         assert r["prompt"][-1]["role"] == "user" and isinstance(r["correct"], bool)
         assert r["verdict"]["method"] and r["points"] >= 0
     summary = json.loads((folder / "summary.json").read_text())
-    recomputed = summarise(records, feedback)
+    recomputed = summarise(as_records(records), [FeedbackEntry.from_dict(f) for f in feedback])
     assert summary["overall_score"] == pytest.approx(recomputed["overall_score"])
     assert summary["accuracy"] == recomputed["accuracy"]
     assert sum(f["asked"] for f in feedback) == len(records)

@@ -466,3 +466,27 @@ def test_a_judge_that_fails_calibration_is_said_on_screen_and_beside_its_scores(
                           cache=False, notify=heard.append)
     assert len(heard) == 1 and heard[0].startswith("warning: ") and "calibration" in heard[0]
     assert "failed calibration" in result.summary["trust"]["followup"]
+
+
+def test_every_protocols_progress_hears_one_kind_of_event(tmp_path):
+    """One progress signature for every protocol (issue 43): the interviewer protocol's progress hears each episode
+    finished, JudgeAgent's each question judged and each batch's feedback written, all as a `ProgressEvent`."""
+    from judgeagent.protocols.base import ProgressEvent
+    from tests.make_judgeagent_reference import setup
+    from tests.scripted import Roles
+    from tests.scripted import Script as LoopbackScript
+
+    heard: list[ProgressEvent] = []
+    run_protocol("interviewer", items(), models=roles(Script()), config=OPTS, run_dir=tmp_path / "i", cache=False,
+                 progress=heard.append)
+    assert [(e.done, e.listed, e.question) for e in heard] == [(k, 5, None) for k in range(1, 6)]
+    bench, config, known = setup()
+    heard.clear()
+    with Roles(LoopbackScript(target_right=known)) as scripted:
+        run_protocol("judgeagent", Benchmark(bench.path, bench.items[:10]), None,
+                     models={"target": "tgt", "interviewer": "int"}, config=config, run_dir=tmp_path / "j",
+                     registry=scripted.registry(), cache=False, progress=heard.append)
+    assert all(isinstance(e, ProgressEvent) and e.ledger is not None for e in heard)
+    asked = [e.question for e in heard if e.question is not None]
+    assert len(asked) == 10 and {q.stage for q in asked} == {"grading"} and {q.round for q in asked} == {0}
+    assert len(heard) - len(asked) == 2  # two batches of five, each heard once its feedback is written

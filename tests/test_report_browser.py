@@ -4,6 +4,7 @@ import json
 import pytest
 
 from judgeagent.cli import main
+from judgeagent.protocols.judgeagent.records import FeedbackEntry, as_records
 from judgeagent.protocols.judgeagent.summary import summarise
 from judgeagent.protocols.judgeagent.validate import validate
 from tests.test_validate import make_run
@@ -33,7 +34,7 @@ def test_report_renders_without_console_errors(tmp_path, mhr_graph, browser):
     rows = browser.find_elements(By.CSS_SELECTOR, "#accuracy tbody tr")
     records = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
     feedback = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
-    recomputed = summarise(records, feedback)
+    recomputed = summarise(as_records(records), [FeedbackEntry.from_dict(f) for f in feedback])
     assert len(rows) == len(recomputed["accuracy"])
     shown = {r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[3].text for r in rows}
     assert shown == {k: f"{100 * a['accuracy']:.1f}%" for k, a in recomputed["accuracy"].items()}

@@ -169,7 +169,7 @@ def test_feedback_appended_out_of_order_is_read_in_batch_order(roles, tmp_path, 
     lines = (run / "feedback.jsonl").read_text().splitlines()
     assert len(lines) == 3
     (run / "feedback.jsonl").write_text("\n".join(reversed(lines)) + "\n")  # as batches may finish
-    assert [f["batch"] for f in read_feedback(load_run(run))] == [0, 1, 2]
+    assert [f.batch for f in read_feedback(load_run(run))] == [0, 1, 2]
 
 
 def as_format_1(run):

@@ -47,6 +47,7 @@ def test_demo_seeds_cloze_golds_and_gap_rows_are_specific(demo_graph, extractor,
     document titles, while generic entities are there to be left out."""
     from judgeagent.graph.sample import PathSampler
     from judgeagent.protocols.judgeagent.cloze import cloze_questions
+    from judgeagent.protocols.judgeagent.records import QuestionRecord
     from judgeagent.protocols.judgeagent.report.gaps import graph_names, knowledge_gaps
     from tests.conftest import DEMO
 
@@ -67,7 +68,9 @@ def test_demo_seeds_cloze_golds_and_gap_rows_are_specific(demo_graph, extractor,
     assert any(spec[e] < GENERIC for e in in_chunks)  # the filter had generic mentions to leave out
 
     paths = [sampler.sample([q], seed=s) for q in questions for s in range(2)]
-    records = [{"correct": False, "path": p.to_dict(), "entities": ["way", "land"]} for p in paths]
+    records = [QuestionRecord.from_dict({"record_id": f"r{k}", "stage": "extension", "correct": False,
+                                         "path": p.to_dict(), "entities": ["way", "land"]})
+               for k, p in enumerate(paths)]
     names = graph_names({"graph": {"path": str(demo_graph.path), "graph_id": demo_graph.manifest["graph_id"]}})
     gaps = knowledge_gaps(records, names)
     assert len(gaps) == 15 and all(spec[row[g.name]] >= GENERIC for g in gaps)

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+
+from judgeagent.protocols.judgeagent.records import QuestionRecord
 from judgeagent.protocols.judgeagent.validity import (
     DEFAULT_ITEMS,
     ExactTarget,
@@ -26,10 +28,14 @@ from judgeagent.protocols.judgeagent.validity.gaps import auc, questions_to_prec
 from judgeagent.protocols.judgeagent.validity.irt import probability
 
 
-def _record(i: int, chunks: list[str], correct: bool, entities: list[str] | None = None,
-            difficulty: str | None = "easy", batch: int = 0) -> dict:
+def _row(i: int, chunks: list[str], correct: bool, entities: list[str] | None = None,
+         difficulty: str | None = "easy", batch: int = 0) -> dict:
     return {"record_id": f"r{i}", "batch": batch, "stage": "extension", "difficulty": difficulty,
             "correct": correct, "path": {"chunk_ids": chunks, "entities": entities or []}}
+
+
+def _record(*args, **kwargs) -> QuestionRecord:
+    return QuestionRecord.from_dict(_row(*args, **kwargs))
 
 
 def _write_run(folder, records: list[dict]) -> None:
@@ -42,15 +48,15 @@ def _write_run(folder, records: list[dict]) -> None:
 # --- gap metrics on hand-built runs ---------------------------------------------------------------
 def test_weak_documents_ranks_by_failure_rate_with_weighted_counts(tmp_path):
     records = [
-        _record(0, ["A#0", "B#1"], False, ["alpha", "beta"]),
-        _record(1, ["A#2"], False, ["alpha"]),
-        _record(2, ["B#0", "C#0"], True, ["beta", "gamma"]),
-        _record(3, ["C#1", "C#2"], True, ["gamma"]),
-        _record(4, ["D#0"], False, ["delta"]),
+        _row(0, ["A#0", "B#1"], False, ["alpha", "beta"]),
+        _row(1, ["A#2"], False, ["alpha"]),
+        _row(2, ["B#0", "C#0"], True, ["beta", "gamma"]),
+        _row(3, ["C#1", "C#2"], True, ["gamma"]),
+        _row(4, ["D#0"], False, ["delta"]),
     ]
     _write_run(tmp_path / "run", records)
     loaded = read_records(tmp_path / "run")
-    assert [r["record_id"] for r in loaded] == ["r0", "r1", "r2", "r3", "r4"]  # duplicate and torn line dropped
+    assert [r.record_id for r in loaded] == ["r0", "r1", "r2", "r3", "r4"]  # duplicate and torn line dropped
     ranked = weak_documents(loaded)
     by = {w.name: w for w in ranked}
     assert (by["A"].asked, by["A"].failed) == (1.5, 1.5)
@@ -83,7 +89,8 @@ def test_auc_counts_ties_half_and_needs_both_kinds():
 
 
 def test_base_questions_count_through_their_entities_only_when_asked_to():
-    base = {"record_id": "b", "stage": "grading", "correct": False, "path": None, "entities": ["x"]}
+    base = QuestionRecord.from_dict({"record_id": "b", "stage": "grading", "correct": False, "path": None,
+                                     "entities": ["x"]})
     assert weak_documents([base]) == []
     ranked = weak_documents([base], entity_docs={"x": ["D1", "D2"]})
     assert [(w.name, w.failed) for w in ranked] == [("D1", 0.5), ("D2", 0.5)]
@@ -133,9 +140,10 @@ def test_calibration_recovers_level_difficulties():
     thetas = np.linspace(-1.5, 1.5, 20)
     runs = []
     for theta in thetas:
-        runs.append([{"difficulty": level, "correct": bool(rng.random() < probability(theta - thetas.mean(),
-                                                                                       Item(b)))}
-                     for level, b in truth.items() for _ in range(40)])
+        runs.append([QuestionRecord.from_dict({
+            "record_id": f"{level}{k}", "stage": "grading", "difficulty": level,
+            "correct": bool(rng.random() < probability(theta - thetas.mean(), Item(b)))})
+            for level, b in truth.items() for k in range(40)])
     items = calibrate(runs)
     assert items["easy"].b < items["medium"].b < items["hard"].b
     for level, b in truth.items():
@@ -208,15 +216,14 @@ def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
                  run_dir=tmp_path / "run", registry=registry, cache=False)
     records = read_records(tmp_path / "run")
     chunk_docs = dict(zip(mhr_graph.chunk_ids, mhr_graph.tables["chunks"].column("doc_id").to_pylist()))
-    single = [r for r in records if r["stage"] == "extension"
-              and len({chunk_docs[c] for c in r["path"]["chunk_ids"]}) == 1]
+    single = [r for r in records if r.stage == "extension" and len({chunk_docs[c] for c in r.chunk_ids}) == 1]
     for r in single:  # a cloze question is right exactly when its path's document is known
-        is_known = chunk_docs[r["path"]["chunk_ids"][0]] in known.doc_ids
-        assert r["correct"] == is_known if r["generator"] == "cloze" else (r["correct"] <= is_known)
-    assert any(r["stage"] == "extension" and r["difficulty"] in ("medium", "hard") for r in records)
+        is_known = chunk_docs[r.chunk_ids[0]] in known.doc_ids
+        assert r.correct == is_known if r.generator == "cloze" else (r.correct <= is_known)
+    assert any(r.stage == "extension" and r.difficulty in ("medium", "hard") for r in records)
     # Over the cloze questions (exact by construction), unknown documents fail more often than known ones.
     unknown = set(known.topics) - known.doc_ids
-    ranked = weak_documents([r for r in records if r["generator"] == "cloze"])
+    ranked = weak_documents([r for r in records if r.generator == "cloze"])
     rate = {u: sum(w.failed for w in ranked if (w.name in unknown) == u)
                / sum(w.asked for w in ranked if (w.name in unknown) == u) for u in (True, False)}
     assert rate[True] > rate[False]
@@ -244,10 +251,9 @@ def test_most_informative_level_follows_the_ability():
 
 def test_rag_target_prompts_with_known_chunks_only(mhr_graph):
     """The realistic target puts the known chunks nearest the question before it, and nothing else."""
-    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
-
     from judgeagent.models.testserver import FakeServer
     from judgeagent.protocols.judgeagent.prompts import answer_messages
+    from judgeagent.protocols.judgeagent.validity.rag import RagTarget
 
     chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
     row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)

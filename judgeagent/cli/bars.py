@@ -4,11 +4,14 @@ elapsed and the rate."""
 from __future__ import annotations
 
 import time
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import typer
 
 from .fields import clock, every_tenth
+
+if TYPE_CHECKING:
+    from ..protocols.base import ProgressEvent
 
 
 def progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any:
@@ -43,16 +46,16 @@ class _QuestionBar:
         self.started = time.monotonic()
         return self
 
-    def __call__(self, record: dict[str, Any] | None, ledger: Any) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
+        record, ledger = event.question, event.ledger
         if record is None:
             self.batches += 1
             self.stage(f"feedback for {self.batches} of {self.n_batches} batches written")
         else:
             self.asked += 1
             self.bar.update(1)
-            round_ = record.get("round")
-            self.stage("base questions" if record["stage"] == "grading" else f"extension round {round_}")
-        lines = ledger.roles.values()
+            self.stage("base questions" if record.stage == "grading" else f"extension round {record.round}")
+        lines = ledger.roles.values() if ledger is not None else []
         self.bar.set_postfix(batches=f"{self.batches}/{self.n_batches}",
                              tokens=sum(u.input_tokens + u.output_tokens for u in lines),
                              cost=f"${sum(u.cost for u in lines):.4f}")
@@ -89,7 +92,8 @@ class _EpisodeBar:
         self.lines = every_tenth(lambda done, total: f"episodes: {done}/{total} done")
         return self
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
+        done, total = event.done, event.listed
         if not self.bar.disable:
             self.bar.total = total
             self.bar.update(done - self.bar.n)

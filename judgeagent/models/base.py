@@ -2,14 +2,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from pydantic import BaseModel
 
 from ..errors import JudgeAgentError
+from .weights import WeightsIdentity
 
 Message = dict[str, str]
 """An OpenAI chat message: {"role": "system" | "user" | "assistant", "content": "..."}."""
+
+
+class ModelIdentity(TypedDict, total=False):
+    """Everything about a model that changes an answer: an endpoint (`base_url`, `model`, generation settings,
+    structured-output mode), the embedded model's `weights` instead of its address, or a Python function's name."""
+
+    base_url: str | None
+    weights: WeightsIdentity
+    model: str
+    generation: dict[str, object]
+    mode: str
+    function: str
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel
 
 from ..errors import JudgeAgentError
-from .base import Completion, Message, Usage
+from .base import Completion, Message, ModelIdentity, Usage
 from .client import json_schema_of, parse_structured
 
 
@@ -88,12 +88,12 @@ class ResponseCache:
             db.close()
         self._local = threading.local()
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CachedReply | None:
         with self._failing():
             row = self._db().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: CachedReply) -> None:
         with self._failing():
             self._db().execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
                                (key, json.dumps(value, ensure_ascii=False), time.time()))
@@ -101,17 +101,17 @@ class ResponseCache:
     def __len__(self) -> int:
         return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
-    def entries(self) -> Iterator[tuple[str, dict[str, Any], float]]:
+    def entries(self) -> Iterator[tuple[str, CachedReply, float]]:
         """(key, value, created) of every stored answer."""
         with self._failing():
             rows = self._db().execute("SELECT key, value, created FROM responses").fetchall()
         for key, value, created in rows:
             yield key, json.loads(value), float(created)
 
-    def sources(self) -> dict[str, dict[str, Any]]:
+    def sources(self) -> dict[str, SourceStats]:
         """Per model (`source_of`; answers stored before sources were recorded go by their served model name):
         how many answers, their size in bytes, the oldest and newest time stored."""
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, SourceStats] = {}
         with self._failing():
             rows = self._db().execute("SELECT value, created, length(value) FROM responses").fetchall()
         for value, created, size in rows:
@@ -142,7 +142,44 @@ class ResponseCache:
         return len(doomed)
 
 
-def journal_calls(folder: str | Path) -> list[dict[str, Any]]:
+class TokenCounts(TypedDict):
+    input_tokens: int
+    output_tokens: int
+
+
+class CachedReply(TypedDict, total=False):
+    """An answer as the response cache and a run's journal store it: the reply's text, usage and served model, the
+    model it came from (`source`, written since sources were recorded), and in a journal the messages, settings and
+    schema as sent."""
+
+    text: str
+    usage: TokenCounts
+    model: str
+    source: str
+    messages: list[Message]
+    settings: dict[str, float | int | str | None]
+    schema: str
+    seconds: float
+    """The call's own time (journaled since calls were timed)."""
+
+
+class JournalCall(CachedReply, total=False):
+    """A call the run's journal holds (`journal_calls`), with `stored`, when it was written."""
+
+    stored: float
+
+
+class SourceStats(TypedDict):
+    """A model's answers in a cache: how many, their bytes, the oldest and newest time stored."""
+
+    answers: int
+    bytes: int
+    oldest: float
+    newest: float
+
+
+
+def journal_calls(folder: str | Path) -> list[JournalCall]:
     """Every model call a run's journal holds (its folder's `responses.sqlite`), oldest first: the model
     (`source`), the full message list, settings and schema as sent, the reply and its usage. Calls journaled
     before messages were kept have no `messages`. Failed calls are not journaled (they are in the records)."""
@@ -157,7 +194,7 @@ def journal_calls(folder: str | Path) -> list[dict[str, Any]]:
     return [{**value, "stored": created} for _, value, created in rows]
 
 
-def _label(value: dict[str, Any]) -> str:
+def _label(value: CachedReply) -> str:
     return str(value.get("source") or value.get("model") or "unknown")
 
 
@@ -170,7 +207,7 @@ def _nearly_full(folder: Path) -> bool:
         return False
 
 
-def source_of(identity: dict[str, Any]) -> str:
+def source_of(identity: ModelIdentity) -> str:
     """One line naming the model an identity is: `local:<weights file>`, `<model> at <url>`, `function <name>`."""
     if "weights" in identity:
         return f"local:{identity['weights']['file']}"
@@ -181,7 +218,7 @@ def source_of(identity: dict[str, Any]) -> str:
     return json.dumps(identity, sort_keys=True)[:80]
 
 
-def cache_key(identity: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None,
+def cache_key(identity: ModelIdentity, messages: list[Message], schema: type[BaseModel] | None,
               settings: dict[str, Any]) -> str:
     payload = {
         "identity": identity,
@@ -205,8 +242,8 @@ class CachedModel:
         # (two calibration pairs, two batches with one prompt) pays once, as a resumed run would.
         self._flights: dict[str, asyncio.Future[Completion]] = {}
 
-    def identity(self) -> dict[str, Any]:
-        return self.inner.identity()
+    def identity(self) -> ModelIdentity:
+        return self.inner.identity()  # type: ignore[no-any-return]
 
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,
                        **settings: Any) -> Completion:
@@ -233,7 +270,7 @@ class CachedModel:
             self._flights.pop(key, None)
         flight.set_result(result)
         if result.ok:
-            value = {"text": result.text, "usage": vars(result.usage), "model": result.model,
+            value: CachedReply = {"text": result.text, "usage": vars(result.usage), "model": result.model,
                      "source": source_of(self.inner.identity())}
             if self.keep_messages:
                 value["messages"] = messages

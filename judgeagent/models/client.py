@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import JudgeAgentError
-from .base import Completion, Message, ModelError, Usage
+from .base import Completion, Message, ModelError, ModelIdentity, Usage
 from .retry import FATAL_STATUS, EmptyReply, backoff, is_transient, scrub, status_of
 from .spec import ModelSpec
 
@@ -36,7 +36,7 @@ class OpenAIChatModel:
         """The model name the endpoint said it answered with (its reply's `model`: `gpt-4o-2024-08-06` for
         `gpt-4o`, a vLLM or llama.cpp server's own name for what it loaded), once it has answered."""
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         """Everything about this endpoint that changes an answer (for the response cache). The embedded model is
         its weights file, not the port its server happened to get: two GGUF files never share answers."""
         if self.spec.gguf:

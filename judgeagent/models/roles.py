@@ -11,13 +11,14 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 
 from .base import ChatModel
 from .cache import CachedModel, ResponseCache
 from .client import OpenAIChatModel
 from .spec import ROLES, ModelSpec, Prices, Registry, load_registry
 from .usage import RoleModel, UsageLedger
+from .weights import WeightsIdentity
 
 
 @dataclass
@@ -30,7 +31,7 @@ class Models:
     ledger: UsageLedger
     specs: dict[str, ModelSpec]
 
-    def describe(self) -> dict[str, dict[str, Any]]:
+    def describe(self) -> dict[str, RoleDescription]:
         """Model names and endpoints for run manifests: never a key, only the variable's name."""
         return {role: {"name": s.name, "model": s.model, "base_url": s.base_url, "api_key_env": s.api_key_env}
                 for role, s in self.specs.items()}
@@ -76,9 +77,9 @@ class Roles(Mapping[str, RoleModel]):
         return Models(self.models["target"], self.models["interviewer"], self.models["judge"], self.ledger,
                       self.specs)  # type: ignore[arg-type]  # a ChatModel given from Python has no spec
 
-    def describe(self) -> dict[str, dict[str, Any]]:
+    def describe(self) -> dict[str, RoleDescription]:
         """Names and endpoints for a run manifest: never a key, only the variable's name."""
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, RoleDescription] = {}
         for role, spec in self.specs.items():
             if spec is None:
                 out[role] = {"name": self.models[role].name, "model": self.models[role].name, "python": True}
@@ -111,9 +112,29 @@ def model_identity(value: str | ChatModel, registry: Registry) -> Any:
     return identity() if callable(identity) else {"python": value.name}
 
 
-def describe_roles(models: Mapping[str, str | ChatModel], registry: Registry) -> dict[str, dict[str, Any]]:
+class WeightsRef(WeightsIdentity):
+    """The embedded model's weights file: its path, and its identity."""
+
+    path: str
+
+
+class RoleDescription(TypedDict, total=False):
+    """What a manifest records of a role's model: its registry name, served model, endpoint, the variable holding
+    its key (never the key), generation settings, and for the embedded model its weights file; `python` for a
+    model object given from Python (nothing to resolve)."""
+
+    name: str
+    model: str
+    base_url: str | None
+    api_key_env: str | None
+    generation: dict[str, float | int | str | list[str] | None]
+    weights: WeightsRef
+    python: bool
+
+
+def describe_roles(models: Mapping[str, str | ChatModel], registry: Registry) -> dict[str, RoleDescription]:
     """What a manifest records of each role, resolved without starting anything (keys checked)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, RoleDescription] = {}
     for role, value in models.items():
         if not isinstance(value, str):
             out[role] = {"name": value.name, "model": value.name, "python": True}
@@ -124,10 +145,10 @@ def describe_roles(models: Mapping[str, str | ChatModel], registry: Registry) ->
     return out
 
 
-def describe_spec(s: ModelSpec) -> dict[str, Any]:
+def describe_spec(s: ModelSpec) -> RoleDescription:
     """A resolved model as a manifest records it: never a key, only the variable's name; the embedded model
     with its weights file's identity (`weights.py`)."""
-    described: dict[str, Any] = {"name": s.name, "model": s.model, "base_url": s.base_url,
+    described: RoleDescription = {"name": s.name, "model": s.model, "base_url": s.base_url,
                                  "api_key_env": s.api_key_env, "generation": s.generation.model_dump()}
     if s.gguf:
         from .weights import weights_identity
@@ -141,7 +162,7 @@ COMPARED = ("model", "base_url", "generation", "weights")
 and for the embedded model its weights (whose port is whatever was free, so its address is not compared)."""
 
 
-def model_changes(recorded: Mapping[str, dict[str, Any]], registry: Registry) -> list[str]:
+def model_changes(recorded: Mapping[str, RoleDescription], registry: Registry) -> list[str]:
     """How the models a run recorded differ from what their names resolve to now, one phrase per difference
     (none: the same models). Roles given as Python objects are not checked (nothing to resolve)."""
     changes = []
@@ -168,7 +189,7 @@ def _short(value: Any, field: str) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, dict) else repr(value)
 
 
-def hold_to_run(recorded: Mapping[str, dict[str, Any]], registry: Registry, *, command: str, folder: Path,
+def hold_to_run(recorded: Mapping[str, RoleDescription], registry: Registry, *, command: str, folder: Path,
                 allow_change: bool) -> list[str]:
     """Refuse (one line naming the differences) when the run's models are not what their names resolve to now,
     unless `allow_change`; then the changes are what the caller records. Returns them."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .base import Completion, Message, Usage
+from .base import Completion, Message, ModelIdentity, Usage
 from .client import parse_structured
 
 Reply = Callable[[list[Message]], "str | Awaitable[str]"]
@@ -30,7 +30,7 @@ class FunctionModel:
         self.schemas: list[type[BaseModel] | None] = []
         self.settings: list[dict[str, Any]] = []
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         return {"function": self.name}  # for the response cache and a run's journal
 
     async def complete(self, messages: list[Message], *, schema: type[BaseModel] | None = None,

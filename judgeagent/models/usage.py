@@ -3,13 +3,25 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel
 
 from ..errors import BudgetExceeded
 from .base import Completion, Message
 from .spec import Prices
+
+
+class UsageLine(TypedDict, total=False):
+    """A role's usage as summaries and reports show it (`RoleUsage.to_dict`; `served` only once known)."""
+
+    calls: int
+    cache_hits: int
+    failures: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    served: list[str]
 
 
 @dataclass
@@ -24,8 +36,8 @@ class RoleUsage:
     served: list[str] = field(default_factory=list)
     """The model names the endpoint answered with (its replies' `model`), in order first seen."""
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {**asdict(self), "cost": round(self.cost, 6)}
+    def to_dict(self) -> UsageLine:
+        out: UsageLine = {**asdict(self), "cost": round(self.cost, 6)}  # type: ignore[typeddict-item]
         if not self.served:
             out.pop("served")
         return out
@@ -64,7 +76,7 @@ class UsageLedger:
         line.output_tokens += result.usage.output_tokens
         line.cost += (result.usage.input_tokens * prices.input + result.usage.output_tokens * prices.output) / 1e6
 
-    def totals(self) -> dict[str, dict[str, Any]]:
+    def totals(self) -> dict[str, UsageLine]:
         return {role: line.to_dict() for role, line in sorted(self.roles.items())}
 
     def render(self) -> str:

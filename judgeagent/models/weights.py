@@ -10,12 +10,20 @@ import functools
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 MIB = 1 << 20
 
 
-def weights_identity(path: str | Path) -> dict[str, Any]:
+class WeightsIdentity(TypedDict):
+    """A weights file as a manifest and the cache key name it: its name, size and the hash of its ends."""
+
+    file: str
+    size: int
+    sha256_ends: str
+
+
+def weights_identity(path: str | Path) -> WeightsIdentity:
     """{"file": its name, "size": bytes, "sha256_ends": the hash of its first and last MiB}."""
     info = os.stat(path)
     return {"file": Path(path).name, "size": info.st_size,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,8 +19,40 @@ if TYPE_CHECKING:
     from ..graph.model import ContextGraph
     from ..models.base import ChatModel
     from ..models.roles import Roles
-    from ..runs import Run
+    from ..models.spec import Registry
+    from ..models.usage import UsageLedger
+    from ..runs import Manifest, Run
     from .episodes import EpisodeView
+
+
+Notify = Callable[[str], None]
+"""Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
+
+
+class JudgedQuestion(typing.Protocol):
+    """What a progress reads of a question as it is judged (JudgeAgent's `QuestionRecord`)."""
+
+    @property
+    def stage(self) -> str: ...
+
+    @property
+    def round(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """What a run's progress hears, one call per step. From the runner: an episode finished, `done` of the
+    `listed` so far. From JudgeAgent, whose bar counts questions: a `question` judged, or (no question) a batch's
+    feedback written, with the usage `ledger` so far."""
+
+    done: int = 0
+    listed: int = 0
+    question: JudgedQuestion | None = None
+    ledger: UsageLedger | None = None
+
+
+Progress = Callable[[ProgressEvent], None]
+"""A run's progress (`RunRequest.progress`): one signature for every protocol."""
 
 
 SHARED_ROLES = ("target", "interviewer", "judge")
@@ -90,16 +123,16 @@ class RunRequest:
     config: BaseModel
     run_dir: Path | None = None
     runs_root: Path = Path("runs")
-    registry: Any = None
+    registry: Registry | None = None
     cache_dir: Path | None = None
     cache: bool = True
     max_cost: float | None = None
     request: dict[str, Any] = field(default_factory=dict)
-    notify: Any = None
-    progress: Any = None
-    """Called with (episodes done, episodes listed) as episodes finish; JudgeAgent's with (record, ledger) as
-    each question is judged, and (None, ledger) as each batch finishes (`Protocol.episode_progress`)."""
-    on_stage: Any = None
+    notify: Notify | None = None
+    progress: Progress | None = None
+    """Hears a `ProgressEvent` as each episode finishes; JudgeAgent's as each question is judged and each batch's
+    feedback is written (`Protocol.episode_progress`)."""
+    on_stage: Notify | None = None
     """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
 
 
@@ -108,7 +141,7 @@ class EpisodeContext:
     """What an episode runs with: the config, the opened roles, the run it writes to, shared state."""
 
     protocol: Protocol
-    config: Any
+    config: BaseModel
     roles: Roles
     run: Run
     benchmark: Benchmark
@@ -128,11 +161,11 @@ class EpisodeContext:
         self.run.add_record(rec.to_dict())
         return rec
 
-    async def recorded(self, episode: Episode, step: str, make: Callable[[], Awaitable[Record]]) -> dict[str, Any]:
+    async def recorded(self, episode: Episode, step: str, make: Callable[[], Awaitable[Record]]) -> Record:
         """The step's record: read back when this step was done before (a resumed episode), else `make()`, which
         makes the step's call and records it with `record`. A finished step is never asked again."""
         done = self.run.get(f"{episode.id}/{step}")
-        return done if done is not None else (await make()).to_dict()
+        return Record.from_dict(done) if done is not None else await make()
 
 
 class Prepared(NamedTuple):
@@ -140,7 +173,7 @@ class Prepared(NamedTuple):
     object), and what the manifest records (e.g. the judge's calibration)."""
 
     state: Any = None
-    manifest: dict[str, Any] | None = None
+    manifest: Manifest | None = None
 
 
 class Protocol(ABC):
@@ -222,7 +255,7 @@ class Protocol(ABC):
         """Start, on a background thread, loading what `prepare` will need (a pipeline, an encoder), so that it
         loads while the models' servers start. Returns at once; `prepare` waits for what is not loaded yet."""
 
-    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+    def identity_payload(self, request: RunRequest, registry: Registry) -> dict[str, Any]:
         """What identifies a run (hashed into `config_id` and the folder name): same payload, same run.
 
         `request.models` is resolved (every role named). A protocol whose runs were first written before
@@ -244,7 +277,7 @@ class Protocol(ABC):
         """The run folder's name before its identity (`<stem>-<identity[:8]>`)."""
         return f"{Path(request.benchmark.path).stem}-{self.name}-{_label(next(iter(request.models.values())))}"
 
-    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+    def manifest_fields(self, request: RunRequest) -> Manifest:
         """Fields of this protocol's manifest besides the runner's own (they replace a runner field of the
         same name)."""
         return {}
@@ -254,8 +287,9 @@ class Protocol(ABC):
         config alone; None when the protocol has no estimate."""
         return None
 
-    def episode_progress(self, request: RunRequest) -> Any:
-        """What the runner calls with (episodes done, episodes listed) as episodes finish."""
+    def episode_progress(self, request: RunRequest) -> Progress | None:
+        """What the runner tells as episodes finish (`ProgressEvent(done, listed)`); None for a protocol that tells
+        its progress itself."""
         return request.progress
 
     async def close(self, ctx: EpisodeContext) -> None:

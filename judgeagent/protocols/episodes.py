@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
-from typing import Any
+from typing import Any, TypedDict
 
 from ..benchmark import load_benchmark
 from ..errors import JudgeAgentError
-from ..runs import Run, read_rows
+from ..runs import Manifest, Run, read_rows
+from .record import Record, ScoreRow
 
 Facet = str | list[str]
 
@@ -24,6 +25,39 @@ class PathView:
     """Each chunk `{"id": ..., "text": ...}` (text empty when the graph is no longer where the run found it)."""
 
 
+class PagePath(TypedDict):
+    entities: list[str]
+    chunks: list[dict[str, str]]
+
+
+class PageTurn(TypedDict):
+    """A turn as the viewer's page reads it."""
+
+    role: str
+    step: str
+    prompt: str
+    reply: str
+    scores: dict[str, ScoreRow]
+    notes: dict[str, str]
+    details: str
+    path: PagePath | None
+    model: str
+
+
+class PageEpisode(TypedDict):
+    """An episode as the viewer's page embeds it: its turns as one JSON string (of `PageTurn`s)."""
+
+    id: str
+    item: str
+    qid: str | None
+    facets: dict[str, Facet]
+    scores: dict[str, float]
+    methods: list[str]
+    gold: str | None
+    path: PagePath | None
+    turns: str
+
+
 @dataclass(frozen=True)
 class Turn:
     """One model turn: who spoke (`role`), at which step, what it saw (`prompt`), what it said, its scores."""
@@ -32,7 +66,7 @@ class Turn:
     step: str
     prompt: str
     reply: str
-    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scores: dict[str, ScoreRow] = field(default_factory=dict)
     """Score name -> {value, method, reason, extracted}."""
     notes: dict[str, str] = field(default_factory=dict)
     """Short protocol-specific fields (stage, round, error type ...), shown as `key: value`."""
@@ -61,7 +95,7 @@ class EpisodeView:
     path: PathView | None = None
     """A knowledge path the whole episode was grounded on (KIEval's interactor with a graph)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PageEpisode:
         """As the page embeds it: the turns as one JSON string, parsed only when the episode is opened (a
         10,000-episode run's page parses its list first; bench/view.py)."""
         return {"id": self.id, "item": self.item, "qid": self.qid, "facets": self.facets, "scores": self.scores,
@@ -69,13 +103,13 @@ class EpisodeView:
                 "turns": json.dumps([_turn_dict(t) for t in self.turns], ensure_ascii=False, default=str)}
 
 
-def _turn_dict(t: Turn) -> dict[str, Any]:
+def _turn_dict(t: Turn) -> PageTurn:
     """A turn as a dict (`dataclasses.asdict` deep-copies every value: 3x slower on a large run)."""
     return {"role": t.role, "step": t.step, "prompt": t.prompt, "reply": t.reply, "scores": t.scores,
             "notes": t.notes, "details": t.details, "path": _path_dict(t.path), "model": t.model}
 
 
-def _path_dict(path: PathView | None) -> dict[str, Any] | None:
+def _path_dict(path: PathView | None) -> PagePath | None:
     return None if path is None else {"entities": path.entities, "chunks": path.chunks}
 
 
@@ -88,9 +122,9 @@ def generic_episodes(run: Run) -> list[EpisodeView]:
     """Every episode of a run written through the runner, in index order (records grouped by `episode`)."""
     rows = sorted(read_rows(run.folder / "episodes.jsonl", "episode", finished=run.finished),
                   key=lambda r: r.get("index", 0))
-    by_episode: dict[str, list[dict[str, Any]]] = {}
-    for record in run.records:
-        by_episode.setdefault(record["episode"], []).append(record)
+    by_episode: dict[str, list[Record]] = {}
+    for record in map(Record.from_dict, run.records):
+        by_episode.setdefault(record.episode, []).append(record)
     known = {r["episode"] for r in rows}
     rows += [{"episode": e} for e in by_episode if e not in known]  # an unfinished episode: its records alone
     models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
@@ -99,7 +133,7 @@ def generic_episodes(run: Run) -> list[EpisodeView]:
             for row in rows]
 
 
-def item_facets(manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+def item_facets(manifest: Manifest) -> dict[str, dict[str, str]]:
     """Each item's own fields by qid, from the run's benchmark file: difficulty, question type and the file's
     other short columns (a subject, a category). None when the file is gone or no longer reads: the viewer
     shows the run without them."""
@@ -123,9 +157,9 @@ def with_item_facets(episode: EpisodeView, items: dict[str, dict[str, str]]) -> 
     return replace(episode, facets={**found, **episode.facets}) if found else episode
 
 
-def generic_episode(row: dict[str, Any], records: list[dict[str, Any]], models: dict[str, str]) -> EpisodeView:
+def generic_episode(row: dict[str, Any], records: list[Record], models: dict[str, str]) -> EpisodeView:
     """One episode from its row and its records (in the order they were written, which is the dialogue's)."""
-    turns = [record_turn(r, models.get(r["role"], "")) for r in records]
+    turns = [record_turn(r, models.get(r.role, "")) for r in records]
     facets: dict[str, Facet] = {k: _label(v) for k, v in row.items()
                                 if k not in SKIPPED_ROW_FIELDS and _is_facet(v)}
     facets["stage"] = _distinct(t.notes.get("stage", "") for t in turns)
@@ -135,21 +169,21 @@ def generic_episode(row: dict[str, Any], records: list[dict[str, Any]], models: 
         facets["verdict"] = verdict
     scores = _mean_scores(records)
     scores.update({f"{k} (row)": float(v) for k, v in (row.get("scores") or {}).items() if _is_number(v)})
-    methods = _distinct(s["method"] for r in records for s in (r.get("scores") or {}).values())
-    scored = [r for r in records if r.get("scores")] or records  # the item as first put to a scored model
-    item = str(row.get("question") or (scored[0]["prompt"] if scored else row["episode"])).strip()
+    methods = _distinct(s.method for r in records for s in r.scores.values())
+    scored = [r for r in records if r.scores] or records  # the item as first put to a scored model
+    item = str(row.get("question") or (scored[0].prompt if scored else row["episode"])).strip()
     return EpisodeView(row["episode"], item.splitlines()[0][:300] if item else row["episode"],
                        row.get("qid"), facets, scores, methods, turns, _gold(row), path_of(row.get("path")))
 
 
-def record_turn(record: dict[str, Any], model: str = "") -> Turn:
+def record_turn(record: Record, model: str = "") -> Turn:
     """A turn from a record in the shared envelope: its short meta fields as notes, the rest as details."""
-    meta = record.get("meta") or {}
+    meta = record.meta
     notes = {k: _label(v) for k, v in meta.items() if _is_facet(v) and len(_label(v)) <= MAX_NOTE}
     rest = {k: v for k, v in meta.items() if k not in notes and v not in (None, "", [], {}) and k != "path"}
-    step = record["record_id"].split("/", 1)[-1]
-    return Turn(record["role"], step, str(record.get("prompt") or ""), str(record.get("reply") or ""),
-                dict(record.get("scores") or {}), notes,
+    step = record.record_id.split("/", 1)[-1]
+    return Turn(record.role, step, record.prompt or "", record.reply or "",
+                {name: score.to_dict() for name, score in record.scores.items()}, notes,
                 json.dumps(rest, indent=1, ensure_ascii=False, default=str) if rest else "",
                 path_of(meta.get("path")), model)
 
@@ -168,18 +202,18 @@ def path_of(path: Any, texts: dict[str, str] | None = None) -> PathView | None:
     return PathView([str(e) for e in path.get("entities") or []], chunks)
 
 
-def _verdict(records: list[dict[str, Any]]) -> str:
+def _verdict(records: list[Record]) -> str:
     """right / wrong by the last `correct` score of the episode (the answer that counted), else none."""
-    last = [r["scores"]["correct"] for r in records if "correct" in (r.get("scores") or {})]
-    return "" if not last else ("right" if last[-1]["value"] >= 0.5 else "wrong")
+    last = [r.scores["correct"] for r in records if "correct" in r.scores]
+    return "" if not last else ("right" if last[-1].value >= 0.5 else "wrong")
 
 
-def _mean_scores(records: list[dict[str, Any]]) -> dict[str, float]:
+def _mean_scores(records: list[Record]) -> dict[str, float]:
     values: dict[str, list[float]] = {}
     for r in records:
-        for name, score in (r.get("scores") or {}).items():
-            if _is_number(score.get("value")):
-                values.setdefault(name, []).append(float(score["value"]))
+        for name, score in r.scores.items():
+            if _is_number(score.value):
+                values.setdefault(name, []).append(float(score.value))
     return {name: sum(v) / len(v) for name, v in values.items()}
 
 

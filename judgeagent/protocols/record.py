@@ -2,9 +2,33 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ..grading.verdict import Verdict
+
+
+class ScoreRow(TypedDict):
+    """A `Score` as records.jsonl holds it (and the viewer shows it)."""
+
+    value: float
+    method: str
+    reason: str
+    extracted: str | None
+
+
+class RecordRow(TypedDict):
+    """A `Record` as records.jsonl holds it."""
+
+    record_id: str
+    protocol: str
+    episode: str
+    turn: int
+    role: str
+    prompt: str
+    reply: str
+    scores: dict[str, ScoreRow]
+    meta: dict[str, Any]
+    """The protocol's own fields (stage, round, seat, ...): each protocol's, of any JSON shape."""
 
 
 @dataclass(frozen=True)
@@ -20,6 +44,9 @@ class Score:
     @classmethod
     def of(cls, verdict: Verdict) -> Score:
         return cls(1.0 if verdict.correct else 0.0, verdict.method, verdict.reason, verdict.extracted)
+
+    def to_dict(self) -> ScoreRow:
+        return {"value": self.value, "method": self.method, "reason": self.reason, "extracted": self.extracted}
 
 
 @dataclass(frozen=True)
@@ -41,11 +68,11 @@ class Record:
     scores: dict[str, Score] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> RecordRow:
+        return asdict(self)  # type: ignore[return-value]  # its fields, meta deep-copied
 
     @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> Record:
+    def from_dict(cls, row: RecordRow) -> Record:
         scores = {k: Score(**v) for k, v in (row.get("scores") or {}).items()}
         return cls(row["record_id"], row["protocol"], row["episode"], row["turn"], row["role"], row["prompt"],
                    row["reply"], scores, row.get("meta") or {})

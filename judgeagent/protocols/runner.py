@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import JudgeAgentError
 from ..runs import RowLog, RunResult, open_run
 from ..version import versions
-from .base import Episode, EpisodeContext, Protocol, RunRequest
+from .base import Episode, EpisodeContext, ProgressEvent, Protocol, RunRequest
 from .reports import write_report
 
 EPISODES_FILE = "episodes.jsonl"
@@ -134,7 +134,7 @@ async def _episodes(ctx: EpisodeContext, log: RowLog, request: RunRequest,
             log.add({"episode": episode.id, "index": episode.index, **row})
         done[0] += 1
         if progress:
-            progress(done[0], len(listed))
+            progress(ProgressEvent(done[0], len(listed)))
 
     while True:  # waves: a protocol may list more episodes once those listed have finished
         listed |= {e.id for e in episodes}

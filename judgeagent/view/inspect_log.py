@@ -8,14 +8,15 @@ reads the log back with inspect_ai's own reader and lists it with Inspect's own 
 shows). Named as Inspect names its logs (`log_name`), since `inspect view` lists no other JSON log."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..files import write_json_atomic
-from ..models.cache import journal_calls
-from ..runs import load_run
+from ..models.cache import JournalCall, journal_calls
 from ..protocols.episodes import EpisodeView, Turn
+from ..runs import Manifest, load_run
 
 if TYPE_CHECKING:
     from ..protocols.base import Protocol
@@ -23,7 +24,80 @@ if TYPE_CHECKING:
 LOG_VERSION = 2
 
 
-def log_name(protocol: Protocol, manifest: dict[str, Any]) -> str:
+class ChatMessage(TypedDict, total=False):
+    """Inspect's ChatMessage: a user or system message (`source` input) or the model's (`generate`, with `model`)."""
+
+    role: str
+    content: str
+    source: str
+    model: str | None
+    metadata: dict[str, object]
+
+
+class Tokens(TypedDict):
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+
+
+class CostedTokens(Tokens):
+    total_cost: float | None
+
+
+class Choice(TypedDict):
+    message: ChatMessage
+    stop_reason: str
+
+
+class ModelOutput(TypedDict, total=False):
+    model: str
+    choices: list[Choice]
+    usage: Tokens
+
+
+class ModelEvent(TypedDict, total=False):
+    """A model event of Inspect's transcript: a call's whole input as sent, and its reply (and its own seconds,
+    `working_time`, when the journal timed it)."""
+
+    event: str
+    timestamp: str
+    working_start: float
+    model: str
+    role: str
+    input: list[ChatMessage]
+    tools: list[object]
+    tool_choice: str
+    config: dict[str, float | int | str | None]
+    output: ModelOutput
+    metadata: dict[str, object]
+    working_time: float
+
+
+class SampleTimes(TypedDict, total=False):
+    """A sample's clock, from its journaled calls (none for a run journaled before calls were timed)."""
+
+    started_at: str
+    completed_at: str
+    total_time: float
+    working_time: float
+
+
+class Sample(SampleTimes):
+    """An EvalSample: one episode."""
+
+    id: str
+    epoch: int
+    input: str
+    target: str
+    messages: list[ChatMessage]
+    output: ModelOutput
+    scores: dict[str, dict[str, object]]
+    metadata: dict[str, object]
+    model_usage: dict[str, Tokens]
+    events: list[ModelEvent]
+
+
+def log_name(protocol: Protocol, manifest: Manifest) -> str:
     """Inspect's own log name, `<ISO time>_<task>_<id>.json`: `inspect view` lists a JSON log only under such a
     name (its file pattern), and reads the task and id from it."""
     created = (manifest.get("created_at") or "1970-01-01T00:00:00+00:00").replace(":", "-")
@@ -44,8 +118,8 @@ def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None =
     return out, len(episodes)
 
 
-def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summary: dict[str, Any],
-                episodes: list[EpisodeView], calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def inspect_log(protocol: Protocol, folder: Path, manifest: Manifest, summary: dict[str, Any],
+                episodes: list[EpisodeView], calls: list[JournalCall] | None = None) -> dict[str, Any]:
     """The log. `calls` (the run's journal, `journal_calls`) give each turn its full conversation as sent, system
     prompt included, its tokens and its time: in the sample's messages, its model events (Inspect's transcript)
     and its usage. A turn the journal does not hold (a failed call, a run from before messages were kept) shows
@@ -77,12 +151,12 @@ def inspect_log(protocol: Protocol, folder: Path, manifest: dict[str, Any], summ
     }
 
 
-def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, Any]], created: str,
-            evaluated: str) -> dict[str, Any]:
+def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], JournalCall], created: str,
+            evaluated: str) -> Sample:
     """One episode as a sample; `evaluated` is the protocol's role under evaluation (its first), whose last reply is
     the sample's answer and output (not a judge's verdict that happens to come last)."""
     sent = [index.get((t.prompt, t.reply)) for t in e.turns]
-    messages: list[dict[str, Any]] = []
+    messages: list[ChatMessage] = []
     system = None
     for t, call in zip(e.turns, sent):
         said = _system(call)
@@ -94,11 +168,12 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, 
     first = scored[0].prompt if scored else e.item
     own = [t for t in e.turns if t.role == evaluated or t.role.startswith(evaluated + ".")]
     last = (own or e.turns)[-1] if e.turns else None
-    usage: dict[str, dict[str, int]] = {}
+    usage: dict[str, Tokens] = {}
     for t, call in zip(e.turns, sent):
         if call is not None:
             line = usage.setdefault(t.model or target, {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
-            i, o = int(call["usage"].get("input_tokens") or 0), int(call["usage"].get("output_tokens") or 0)
+            counts = call.get("usage") or {}
+            i, o = int(counts.get("input_tokens") or 0), int(counts.get("output_tokens") or 0)
             line["input_tokens"] += i
             line["output_tokens"] += o
             line["total_tokens"] += i + o
@@ -116,7 +191,7 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], dict[str, 
     }
 
 
-def _times(calls: list[dict[str, Any]]) -> dict[str, Any]:
+def _times(calls: list[JournalCall]) -> SampleTimes:
     """The sample's clock from its journaled calls (each stored as it finished, with its own seconds): from the first
     call's start to the last call's end, and the time spent in model calls. Nothing when the journal has no times (a
     run from before calls were timed): Inspect shows no duration rather than a made-up one."""
@@ -133,9 +208,9 @@ def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
 
 
-def _index(calls: list[dict[str, Any]] | None) -> dict[tuple[str, str], dict[str, Any]]:
+def _index(calls: list[JournalCall] | None) -> dict[tuple[str, str], JournalCall]:
     """Journaled calls by (the last message sent, the reply): how a recorded turn finds its full conversation."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str], JournalCall] = {}
     for call in calls or []:
         messages = call.get("messages")
         if messages:
@@ -143,41 +218,44 @@ def _index(calls: list[dict[str, Any]] | None) -> dict[tuple[str, str], dict[str
     return out
 
 
-def _system(call: dict[str, Any] | None) -> str | None:
+def _system(call: JournalCall | None) -> str | None:
     if not call:
         return None
     first = call["messages"][0]
     return str(first.get("content", "")) if first.get("role") == "system" else None
 
 
-def _event(t: Turn, call: dict[str, Any] | None, target: str, created: str) -> dict[str, Any]:
+def _event(t: Turn, call: JournalCall | None, target: str, created: str) -> ModelEvent:
     """A model event for Inspect's transcript: the call's whole input as sent (or the turn's prompt), its reply."""
     sent = call["messages"] if call else [{"role": "user", "content": t.prompt}]
-    inputs = [{"role": m.get("role", "user"), "content": str(m.get("content", "")), "source": "input"} for m in sent]
+    inputs: list[ChatMessage] = [{"role": m.get("role", "user"), "content": str(m.get("content", "")),
+                                  "source": "input"} for m in sent]
     usage = (call or {}).get("usage") or {}
     i, o = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
     seconds = (call or {}).get("seconds")
     began = _iso(float(call["stored"]) - float(seconds)) if seconds is not None and call else None
-    timing = {} if seconds is None else {"working_time": float(seconds)}
-    return {"event": "model", "timestamp": began or created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
-            **timing,
-            "model": t.model or target, "role": t.role, "input": inputs, "tools": [], "tool_choice": "none",
-            "config": {k: v for k, v in ((call or {}).get("settings") or {}).items() if k in _CONFIG},
-            "output": {"model": t.model or target, "choices": [{"message": _assistant(t), "stop_reason": "stop"}],
-                       "usage": {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}},
-            "metadata": {"step": t.step, "journaled": call is not None}}
+    event: ModelEvent = {
+        "event": "model", "timestamp": began or created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
+        "model": t.model or target, "role": t.role, "input": inputs, "tools": [], "tool_choice": "none",
+        "config": {k: v for k, v in ((call or {}).get("settings") or {}).items() if k in _CONFIG},
+        "output": {"model": t.model or target, "choices": [{"message": _assistant(t), "stop_reason": "stop"}],
+                   "usage": {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}},
+        "metadata": {"step": t.step, "journaled": call is not None}}
+    if seconds is not None:
+        event["working_time"] = float(seconds)
+    return event
 
 
 _CONFIG = ("max_tokens", "temperature", "top_p", "seed")
 """Call settings Inspect's GenerateConfig also has."""
 
 
-def _messages(t: Turn) -> list[dict[str, Any]]:
+def _messages(t: Turn) -> list[ChatMessage]:
     meta = {"role": t.role, "step": t.step}
     return [{"role": "user", "content": t.prompt, "source": "input", "metadata": meta}, _assistant(t)]
 
 
-def _assistant(t: Turn) -> dict[str, Any]:
+def _assistant(t: Turn) -> ChatMessage:
     return {"role": "assistant", "content": t.reply, "source": "generate", "model": t.model or None,
             "metadata": {"role": t.role, "step": t.step, "scores": t.scores}}
 
@@ -189,7 +267,7 @@ def _explanation(turns: list[Turn], name: str) -> str:
     return "; ".join(parts)
 
 
-def _results(episodes: list[EpisodeView]) -> list[dict[str, Any]]:
+def _results(episodes: list[EpisodeView]) -> list[dict[str, object]]:
     names = list(dict.fromkeys(n for e in episodes for n in e.scores))
     out = []
     for name in names:
@@ -200,19 +278,22 @@ def _results(episodes: list[EpisodeView]) -> list[dict[str, Any]]:
     return out
 
 
-def _usage(u: dict[str, Any]) -> dict[str, Any]:
+def _usage(u: Mapping[str, float | int | None]) -> CostedTokens:
     i, o = int(u.get("input_tokens") or 0), int(u.get("output_tokens") or 0)
     return {"input_tokens": i, "output_tokens": o, "total_tokens": i + o, "total_cost": u.get("cost")}
 
 
-def _model_usage(usage: dict[str, dict[str, Any]], models: dict[str, Any]) -> dict[str, Any]:
+def _model_usage(usage: Mapping[str, Mapping[str, float | int | None]], models: dict[str, Any]) -> dict[str, CostedTokens]:
     """Usage per model: the roles a model served summed (a role's model by its registry name)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, CostedTokens] = {}
     for role, u in usage.items():
         name = (models.get(role) or {}).get("name") or role
         merged = out.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "total_cost": 0.0})
-        for key, value in _usage(u).items():
-            merged[key] = (merged[key] or 0) + (value or 0)
+        line = _usage(u)
+        merged["input_tokens"] += line["input_tokens"]
+        merged["output_tokens"] += line["output_tokens"]
+        merged["total_tokens"] += line["total_tokens"]
+        merged["total_cost"] = (merged["total_cost"] or 0) + (line["total_cost"] or 0)
     return out
 
 

@@ -14,6 +14,7 @@ from . import stability
 from .config import DynaEvalConfig, planned_runs
 from .referee import play, transcript
 from .report import numbers, sections
+from .rows import GameRow, Summary
 from .tasks import TASKS
 from .tasks.base import Move, Task
 
@@ -116,7 +117,7 @@ class DynaEvalProtocol(Protocol):
             out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
         return Prepared(state, {"dynaeval": out})
 
-    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+    def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:  # type: ignore[override]
         cfg, task, players = ctx.config, ctx.state.task, ctx.state.players
         runs = planned_runs(cfg, task.name, len(ctx.state.items))
         wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
@@ -134,7 +135,7 @@ class DynaEvalProtocol(Protocol):
                 out += [GameEpisode(f"rep-{r:04d}-{k}", (), r * len(casts) + k, r, cast) for k, cast in enumerate(casts)]
         return out
 
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> GameRow:
         assert isinstance(episode, GameEpisode)
         cfg, task = ctx.config, ctx.state.task
         item = task.item(ctx.state.items, episode.repetition)
@@ -148,7 +149,7 @@ class DynaEvalProtocol(Protocol):
 
         # Each game asks with its own seed: repetitions are independent samples, not replays of the same
         # prompts from the response cache or the run's journal (at temperature 0 a model may still repeat itself).
-        settings: dict[str, Any] = {"seed": game_seed(cfg.seed, episode.id)}
+        settings: dict[str, int] = {"seed": game_seed(cfg.seed, episode.id)}
         if cfg.max_tokens:
             settings["max_tokens"] = cfg.max_tokens
         played = await play(game, {seat: ctx.roles[player] for seat, player in cast.items()},
@@ -158,7 +159,7 @@ class DynaEvalProtocol(Protocol):
                 "metrics": played.outcome.metrics, "moves": played.moves, "transcript": transcript(played.pool)}
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+                        episodes: list[GameRow]) -> Summary:  # type: ignore[override]  # its own rows
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
         runs = planned_runs(ctx.config, ctx.state.task.name, len(ctx.state.items))
         summary = numbers(ctx.state.task, ctx.config, episodes, names, runs)
@@ -168,7 +169,7 @@ class DynaEvalProtocol(Protocol):
             summary["isolation"] = isolation
         return summary
 
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
         return sections(summary)
 
     def view_episodes(self, run: Any) -> list[Any]:  # games by their cast, scores by player
@@ -176,7 +177,7 @@ class DynaEvalProtocol(Protocol):
 
         return view_episodes(run)
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
         # Each player's mean and the half-width of its 95% interval, named with the task's unit: runs of
         # different tasks never share a column.
         out: dict[str, float | None] = {}
@@ -190,7 +191,7 @@ class DynaEvalProtocol(Protocol):
                         out[f"{summary['task']}: {player} as {role} {name}"] = measures[name]
         return out
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
         s = summary
         fixed = s.get("scoring", {}).get("repeat") == "fixed"
         lines = [f"run {folder}", f"  task {s['task']}: {s['repetitions']} repetitions, {s['games']} games, "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...models.dialogue import Dialogue
+from .rows import MoveRow
 from .tasks.base import Game, Move, Outcome
 
 REFEREE = "referee"
@@ -28,7 +29,7 @@ Recorder = Callable[[int, str, str, str, Move], None]
 class Played:
     outcome: Outcome
     rounds: int
-    moves: list[dict[str, Any]]
+    moves: list[MoveRow]
     pool: Dialogue
 
 
@@ -39,7 +40,7 @@ async def play(game: Game, players: dict[str, Any], *, referee: Any = None, reco
     pool = Dialogue((REFEREE, *game.seats))
     for seat in game.seats:
         pool.say(REFEREE, game.rule(seat), to=[seat], stage="rule")
-    moves: list[dict[str, Any]] = []
+    moves: list[MoveRow] = []
     end, round_ = None, 0
     while end is None and round_ < max_rounds:
         round_ += 1

@@ -6,10 +6,11 @@ from collections import Counter
 from statistics import fmean
 from typing import Any
 
-from ...metrics import converged
+from ...metrics import MeanInterval, converged
 from ...report.mdtext import md_fence
 from ..base import Section
 from . import stability
+from .rows import GameRow, Summary
 
 TRANSCRIPT_CHARS = 6000
 
@@ -24,10 +25,10 @@ def scoring(task: Any, config: Any) -> dict[str, str]:
     return out
 
 
-def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str, str], runs: int) -> dict[str, Any]:
+def numbers(task: Any, config: Any, rows: list[GameRow], names: dict[str, str], runs: int) -> Summary:
     symmetric, epsilon = task.symmetric, config.epsilon or task.epsilon
     players = stability.estimates(rows, True)
-    summary: dict[str, Any] = {
+    summary: Summary = {
         "task": task.name, "unit": task.unit_for(config), "symmetric": symmetric, "epsilon": epsilon,
         "max_runs": runs, "repetitions": stability.repetitions_done(rows), "games": len(rows),
         "converged": converged(stability.cells(rows, symmetric), epsilon, config.min_runs),
@@ -42,14 +43,14 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
     if task.pairwise(config):
         summary["positions"] = positions(rows)
     if not symmetric:
-        matrix: dict[str, dict[str, Any]] = {}
+        matrix: dict[str, dict[str, MeanInterval]] = {}
         for key, stats in stability.estimates(rows, False).items():
             player, _, role = key.partition("/")
             matrix.setdefault(player, {})[role] = stats
         summary["roles"] = list(task.roles)
         summary["matrix"] = matrix
         # The paper reports its further measures per role (BLEU b_T and b_Pr, Pass@K of programmers).
-        by_role: dict[str, dict[str, Any]] = {}
+        by_role: dict[str, dict[str, dict[str, float]]] = {}
         for key, values in _measures(rows, by_role=True).items():
             player, _, role = key.partition("/")
             by_role.setdefault(player, {})[role] = values
@@ -60,10 +61,10 @@ def numbers(task: Any, config: Any, rows: list[dict[str, Any]], names: dict[str,
     return summary
 
 
-def positions(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def positions(rows: list[GameRow]) -> list[dict[str, str | int | float]]:
     """Pairwise two-seat games by (early, late) player: mean scores s_E, s_L (the paper's Table 1, winning
     rate) and mean successful hits (its Table 4), over the start idioms."""
-    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    cells: dict[tuple[str, str], list[GameRow]] = {}
     for row in rows:
         cells.setdefault((row["cast"]["Player A"], row["cast"]["Player B"]), []).append(row)
     out = []
@@ -81,15 +82,15 @@ def _mean(values: list[Any]) -> float | None:
     return fmean(known) if known else None
 
 
-def pairs(rows: list[dict[str, Any]], roles: tuple[str, ...], measures: list[str]) -> list[dict[str, Any]]:
+def pairs(rows: list[GameRow], roles: tuple[str, ...], measures: list[str]) -> list[dict[str, str | int | float | None]]:
     """Asymmetric games by who played each role: each role's mean score and the paper's further measures, one
     row per pair, as the cells of the paper's Tables 2, 3, 5 and 6 (s_P and s_R, s_T, s_Pr, b_T, b_Pr)."""
-    cells: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    cells: dict[tuple[str, ...], list[GameRow]] = {}
     for row in rows:
         cells.setdefault(tuple(row["cast"][r] for r in roles), []).append(row)
     out = []
     for cast, games in sorted(cells.items()):
-        entry: dict[str, Any] = {**dict(zip(roles, cast)), "games": len(games)}
+        entry: dict[str, str | int | float | None] = {**dict(zip(roles, cast)), "games": len(games)}
         for role in roles:
             entry[f"score {role}"] = _mean([g["scores"][role] for g in games])
             for name in measures:
@@ -98,7 +99,7 @@ def pairs(rows: list[dict[str, Any]], roles: tuple[str, ...], measures: list[str
     return out
 
 
-def _measures(rows: list[dict[str, Any]], by_role: bool = False) -> dict[str, dict[str, Any]]:
+def _measures(rows: list[GameRow], by_role: bool = False) -> dict[str, dict[str, float]]:
     """Each task's further numbers per player (or `player/role`): means of numbers, pass rates of sandbox runs."""
     sums: dict[str, dict[str, list[float]]] = {}
     for row in rows:
@@ -112,7 +113,7 @@ def _measures(rows: list[dict[str, Any]], by_role: bool = False) -> dict[str, di
     return {p: {k: sum(v) / len(v) for k, v in sorted(m.items())} for p, m in sorted(sums.items())}
 
 
-def _stat(s: dict[str, Any]) -> str:
+def _stat(s: MeanInterval) -> str:
     if s["mean"] is None:
         return "-"
     if s["half_width"] is None:
@@ -120,7 +121,7 @@ def _stat(s: dict[str, Any]) -> str:
     return f"{s['mean']:.3f} ± {s['half_width']:.3f} (n {s['n']})"
 
 
-def sections(summary: dict[str, Any]) -> list[Section]:
+def sections(summary: Summary) -> list[Section]:
     s = summary
     out = [Section("Scores", _scores(s))]
     if not s["symmetric"]:
@@ -139,7 +140,7 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     return out
 
 
-def _scores(s: dict[str, Any]) -> str:
+def _scores(s: Summary) -> str:
     kind = "symmetric: every player the same role" if s["symmetric"] else "asymmetric: pooled over roles here"
     how = ", ".join(f"{k}={v}" for k, v in s.get("scoring", {}).items())
     lines = [f"Task `{s['task']}` ({kind}); score: {s['unit']} per game" + (f" ({how})" if how else "") + ". "
@@ -156,7 +157,7 @@ def _scores(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _matrix(s: dict[str, Any]) -> str:
+def _matrix(s: Summary) -> str:
     roles = s["roles"]
     lines = ["Mean score of each model in each role (± 95% half-width, n games); the paper's theta_il.", "",
              "| player | model | " + " | ".join(roles) + " |", "|---|---|" + "---|" * len(roles)]
@@ -166,7 +167,7 @@ def _matrix(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _convergence(s: dict[str, Any]) -> str:
+def _convergence(s: Summary) -> str:
     if s.get("scoring", {}).get("repeat") == "fixed":
         verdict = (f"a fixed {s['max_runs']} repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping "
                    f"rule at epsilon {s['epsilon']:g} " + ("would have been met: every 95% interval half-width is "
@@ -184,7 +185,7 @@ def _convergence(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _positions(s: dict[str, Any]) -> str:
+def _positions(s: Summary) -> str:
     lines = ["Pairwise games by speaking order, as the paper's Tables 1 and 4: s_E and s_L are the early and the "
              "late player's mean score (winning rate; a draw 0.5 each), hits their mean valid idioms per game.", "",
              "| early | late | games | s_E | s_L | hits_E | hits_L |", "|---|---|---|---|---|---|---|"]
@@ -194,7 +195,7 @@ def _positions(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _pairs(s: dict[str, Any]) -> str:
+def _pairs(s: Summary) -> str:
     keys = [k for k in s["pairs"][0] if k not in (*s["roles"], "games")]
     lines = ["Each pair of players, by role: the cells of the paper's tables (Table 2 for code, Tables 3, 5 and 6 "
              "for translation), the mean over the pair's games.", "",
@@ -206,7 +207,7 @@ def _pairs(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _other_by_role(s: dict[str, Any]) -> str:
+def _other_by_role(s: Summary) -> str:
     table = s["role_measures"]
     keys = sorted({k for roles in table.values() for m in roles.values() for k in m})
     lines = ["Per player and role, the mean over its games (BLEU on the paper's 0-1 scale, chrF 0-100; `pass@1 "
@@ -219,7 +220,7 @@ def _other_by_role(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _other(s: dict[str, Any]) -> str:
+def _other(s: Summary) -> str:
     keys = sorted({k for m in s["measures"].values() for k in m})
     lines = ["Per player, the mean over its games.", "", "| player | " + " | ".join(keys) + " |",
              "|---|" + "---|" * len(keys)]

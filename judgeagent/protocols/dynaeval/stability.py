@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import permutations
-from typing import Any
 
-from ...metrics import converged, mean_interval
+from ...metrics import MeanInterval, converged, mean_interval
+from .rows import GameRow
 
 
 def symmetric_cast(seats: Sequence[str], players: Sequence[str], seed: int, repetition: int) -> tuple[tuple[str, str], ...]:
@@ -26,7 +26,7 @@ def asymmetric_casts(roles: Sequence[str], players: Sequence[str]) -> list[tuple
     return [tuple(zip(roles, chosen)) for chosen in permutations(players, len(roles))]
 
 
-def cells(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, list[float]]:
+def cells(rows: Sequence[GameRow], symmetric: bool) -> dict[str, list[float]]:
     """The scores convergence is judged on: per player (symmetric), per `player/role` (asymmetric)."""
     out: dict[str, list[float]] = {}
     for row in rows:
@@ -38,11 +38,11 @@ def cells(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, list[flo
     return out
 
 
-def repetitions_done(rows: Sequence[dict[str, Any]]) -> int:
+def repetitions_done(rows: Sequence[GameRow]) -> int:
     return 1 + max((r["repetition"] for r in rows), default=-1)
 
 
-def next_wave(rows: Sequence[dict[str, Any]], symmetric: bool, *, epsilon: float, min_runs: int, max_runs: int,
+def next_wave(rows: Sequence[GameRow], symmetric: bool, *, epsilon: float, min_runs: int, max_runs: int,
               wave: int, fixed: bool = False) -> range:
     """The repetitions to run next (empty: stop). `rows` hold every game of the repetitions done; `fixed`:
     all max_runs repetitions in one wave, whatever the scores."""
@@ -56,17 +56,17 @@ def next_wave(rows: Sequence[dict[str, Any]], symmetric: bool, *, epsilon: float
     return range(done, min(done + wave, max_runs))
 
 
-def estimates(rows: Sequence[dict[str, Any]], symmetric: bool) -> dict[str, dict[str, Any]]:
+def estimates(rows: Sequence[GameRow], symmetric: bool) -> dict[str, MeanInterval]:
     """Mean, 95% interval and count per cell."""
     return {key: mean_interval(values) for key, values in sorted(cells(rows, symmetric).items())}
 
 
-def running(rows: Sequence[dict[str, Any]], symmetric: bool) -> list[dict[str, Any]]:
+def running(rows: Sequence[GameRow], symmetric: bool) -> list[dict[str, float | None]]:
     """Each cell's mean after each repetition (convergence at a glance)."""
     out = []
     for r in range(repetitions_done(rows)):
         upto = [row for row in rows if row["repetition"] <= r]
-        entry: dict[str, Any] = {"repetition": r + 1}
+        entry: dict[str, float | None] = {"repetition": r + 1}
         for key, stats in estimates(upto, symmetric).items():
             entry[key] = stats["mean"]
         out.append(entry)

@@ -3,10 +3,10 @@ player's score under the player's role (seats change hands between repetitions) 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from ...runs import Run, read_rows
 from ..episodes import EpisodeView, generic_episodes
+from .rows import GameRow
 
 
 def view_episodes(run: Run) -> list[EpisodeView]:
@@ -15,7 +15,7 @@ def view_episodes(run: Run) -> list[EpisodeView]:
     return [game_view(e, rows.get(e.id) or {}, models) for e in generic_episodes(run)]
 
 
-def game_view(episode: EpisodeView, row: dict[str, Any], models: dict[str, str]) -> EpisodeView:
+def game_view(episode: EpisodeView, row: GameRow, models: dict[str, str]) -> EpisodeView:
     cast, seats = row.get("cast") or {}, row.get("scores") or {}
     if not cast:
         return episode

@@ -15,6 +15,7 @@ from .facts import ATOMIC_FACTS
 from .grade import check_reply
 from .modify import Version, describe, modify
 from .rewrite import section_share
+from .rows import ErrorRow, FollowupRow, ItemRow, Leakage
 
 if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
@@ -40,7 +41,7 @@ class Track:
     """facts=true: each attempt's atomic-fact score."""
 
 
-async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+async def interview(ctx: EpisodeContext, episode: Episode) -> ItemRow:
     item = episode.items[0]
     version = await modify(ctx, episode, item)
     original_correct = None
@@ -51,7 +52,7 @@ async def interview(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
     attempts, errors = await _main(ctx, episode, version, dialogue, track)
     followups = await _followups(ctx, episode, version, dialogue, attempts[-1],
                                  errors[-1]["error_type"] if errors else None)
-    row = {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
+    row: ItemRow = {"qid": item.qid, "versions": describe(version, item), "original_correct": original_correct,
            "attempts": attempts, "solved": attempts[-1], "errors": errors, "followups": followups,
            "transcript": dialogue.transcript()}
     if version.withheld:  # unclarifying: did the interviewee ask for what was removed, and when was it given
@@ -81,11 +82,11 @@ async def _probe(ctx: EpisodeContext, episode: Episode, item: Any) -> bool:
 
 
 async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
-                track: Track) -> tuple[list[bool], list[dict[str, Any]]]:
+                track: Track) -> tuple[list[bool], list[ErrorRow]]:
     """Solve, then while wrong and revisions remain: feedback (guarded), revise. Stops once solved. With removed
     information (unclarifying), the attempts start once it has been given back (`_unclarified`)."""
     attempts: list[bool] = []
-    errors: list[dict[str, Any]] = []
+    errors: list[ErrorRow] = []
     dialogue.say("interviewer", version.text(), stage="question")
     first = await _unclarified(ctx, episode, version, dialogue, track) if version.withheld else None
     for n in range(1, ctx.config.revisions + 2):
@@ -160,7 +161,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
                    stage="clarification", attempt=n, leakage=leak)
 
 
-async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[str, str, dict[str, Any]]:
+async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[str, str, Leakage]:
     parsed: dict[str, str] = {}
 
     def messages(forbidden: list[str]) -> list[dict[str, str]]:
@@ -171,9 +172,9 @@ async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[
 
 
 async def _guarded(ctx: EpisodeContext, version: Version, messages: Any, schema: Any = None,
-                   parsed: dict[str, str] | None = None) -> tuple[str, dict[str, Any]]:
+                   parsed: dict[str, str] | None = None) -> tuple[str, Leakage]:
     """The interviewer's text with the leakage guard: detect, regenerate once naming the strings, redact."""
-    leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
+    leak: Leakage = {"detected": [], "regenerated": False, "redacted": False}
     forbidden: list[str] = []
     text = ""
     for attempt in range(2):
@@ -220,9 +221,9 @@ def followup_kinds(cfg: Any, episode_id: str, solved: bool, last_error: str | No
 
 
 async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, dialogue: Dialogue,
-                     solved: bool, last_error: str | None) -> list[dict[str, Any]]:
+                     solved: bool, last_error: str | None) -> list[FollowupRow]:
     paper = ctx.config.followup_policy == "paper"
-    out = []
+    out: list[FollowupRow] = []
     for k, kind in enumerate(followup_kinds(ctx.config, episode.id, solved, last_error)):
         transcript = dialogue.transcript()
         question, leak = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:

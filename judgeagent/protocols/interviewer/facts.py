@@ -47,7 +47,7 @@ async def atomic_facts(ctx: EpisodeContext, episode: Episode, gold: str) -> list
                           facts=facts, error=result.error)
 
     done = await ctx.recorded(episode, step, make)
-    return list(done["meta"].get("facts") or [])
+    return list(done.meta.get("facts") or [])
 
 
 async def check_facts(ctx: EpisodeContext, episode: Episode, question: str, gold: str, reply: str) -> Verdict | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...benchmark import Item
 from ...grading.leakage import leaked_strings
@@ -13,6 +13,7 @@ from . import prompts
 from .grade import check_reply
 from .quantities import Rejected, eligibility, recompute
 from .rewrite import rewrite
+from .rows import Versions
 
 if TYPE_CHECKING:
     from ..base import Episode, EpisodeContext
@@ -161,7 +162,7 @@ async def _self_check(ctx: EpisodeContext, question: str, golds: tuple[str, ...]
     return "" if verdict.correct else f"the interviewer's own answer to it is not the gold ({verdict.method})"
 
 
-def describe(version: Version, item: Item) -> dict[str, Any]:
+def describe(version: Version, item: Item) -> Versions:
     """Both versions, for the episode row and the report."""
     return {"original": {"question": item.question, "options": item.options, "gold_letter": item.gold_letter,
                          "golds": list(item.golds)},

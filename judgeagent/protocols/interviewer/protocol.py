@@ -6,13 +6,14 @@ from typing import Any
 
 from ...benchmark import Benchmark, Item
 from ...grading.answers import AnswerChecker
-from ...grading.verdict import one_line
 from ...grading.calibration import unvetted
+from ...grading.verdict import one_line
 from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
 from .report import describe_scoring, numbers, scoring, sections
+from .rows import ItemRow, Summary
 
 
 @dataclass(frozen=True)
@@ -70,11 +71,11 @@ class InterviewerProtocol(Protocol):
         return Prepared(InterviewerState(checker),
                         {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()})
 
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> ItemRow:
         return await interview(ctx, episode)
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+                        episodes: list[ItemRow]) -> Summary:  # type: ignore[override]  # its own rows
         cfg = ctx.config
         summary = numbers(episodes, cfg.revisions, cfg.resamples, cfg.seed)
         summary["scoring"] = scoring(cfg)
@@ -85,7 +86,7 @@ class InterviewerProtocol(Protocol):
             summary["interviewer_summary"] = await self._written(ctx, summary, episodes)
         return summary
 
-    async def _written(self, ctx: EpisodeContext, summary: dict[str, Any], episodes: list[dict[str, Any]]) -> str:
+    async def _written(self, ctx: EpisodeContext, summary: Summary, episodes: list[ItemRow]) -> str:
         scores = (f"Score@n: {summary['score_at']}; adaptability {summary['adaptability']}; "
                   f"follow-up score {summary['followup']['all']['score']}; errors {summary['errors']['counts']}")
         transcripts = "\n\n".join(f"[item {e['qid']}, solved: {e['solved']}]\n{e['transcript'][:1200]}"
@@ -97,15 +98,15 @@ class InterviewerProtocol(Protocol):
                    stage="summary")
         return text
 
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
         return sections(summary)
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
         scores = list(summary["score_at"].values())
         return {"Score@1": scores[0], "Score@N": scores[-1], "adaptability": summary["adaptability"],
                 "follow-up score": summary["followup"]["all"]["score"], "probe gap": summary["probe"].get("gap")}
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
         s, p, f = summary, summary["probe"], summary["followup"]
         lines = [f"run {folder}", f"  items {s['items']}, modified {s['modified']}",
                  "  " + "  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items() if v is not None)]

@@ -7,6 +7,7 @@ from typing import Any
 from ...metrics import bootstrap, mcnemar_exact
 from ...report.mdtext import md_lines, md_text
 from ..base import Section
+from .rows import ErrorExample, Errors, ItemRow, MeanScore, Probe, Scoring, Summary
 
 
 def score_at(attempts: list[bool], n: int) -> float:
@@ -14,12 +15,12 @@ def score_at(attempts: list[bool], n: int) -> float:
     return 1.0 if attempts[min(n, len(attempts)) - 1] else 0.0
 
 
-def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+def numbers(rows: list[ItemRow], revisions: int, resamples: int = 2000, seed: int = 0) -> Summary:
     n = len(rows)
     tries = revisions + 1
     scores = {f"@{k}": sum(score_at(r["attempts"], k) for r in rows) / n if n else None for k in range(1, tries + 1)}
     first, last = scores["@1"], scores[f"@{tries}"]
-    out = {"items": n, "score_at": scores,
+    out: Summary = {"items": n, "score_at": scores,
             "adaptability": None if first is None or last is None else last - first,
             "followup": _followups(rows), "errors": _errors(rows), "probe": probe(rows, resamples, seed),
             "modified": sum(1 for r in rows if r["versions"]["changed"]),
@@ -39,13 +40,13 @@ def numbers(rows: list[dict[str, Any]], revisions: int, resamples: int = 2000, s
     return out
 
 
-def scoring(cfg: Any) -> dict[str, Any]:
+def scoring(cfg: Any) -> Scoring:
     """Which choices produced the numbers (the summary's `scoring`; the report states them)."""
     return {"followups": cfg.followup_policy, "answers": cfg.answers, "modification": cfg.modification,
             "facts": cfg.facts}
 
 
-def describe_scoring(s: dict[str, Any]) -> str:
+def describe_scoring(s: Scoring) -> str:
     follow = ("by outcome, as the paper (rationale after a solve, clarification after a failure)"
               if s["followups"] == "paper" else "kinds rotated whatever the outcome")
     answers = {"auto": "MATH-normalised where the gold is LaTeX or the reply boxed", "math": "MATH-normalised",
@@ -54,11 +55,11 @@ def describe_scoring(s: dict[str, Any]) -> str:
     return f"follow-ups {follow}; answers {answers}; modification {s['modification']}{facts}"
 
 
-def _mean(values: list[float]) -> dict[str, Any]:
+def _mean(values: list[float]) -> MeanScore:
     return {"n": len(values), "score": sum(values) / len(values) if values else None}
 
 
-def _followups(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _followups(rows: list[ItemRow]) -> dict[str, object]:
     every = [(f, r["solved"]) for r in rows for f in r["followups"]]
     kinds: dict[str, list[float]] = defaultdict(list)
     for f, _ in every:
@@ -71,10 +72,10 @@ def _followups(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "by_kind": {k: _mean(v) for k, v in sorted(kinds.items())}}
 
 
-def _errors(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _errors(rows: list[ItemRow]) -> Errors:
     errors = [(r["qid"], e) for r in rows for e in r["errors"]]
     counts = Counter(e["error_type"] for _, e in errors)
-    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    examples: dict[str, list[ErrorExample]] = defaultdict(list)
     for qid, e in errors:
         if len(examples[e["error_type"]]) < 2:
             examples[e["error_type"]].append({"qid": qid, **e})
@@ -84,7 +85,7 @@ def _errors(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "examples": dict(examples)}
 
 
-def probe(rows: list[dict[str, Any]], resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+def probe(rows: list[ItemRow], resamples: int = 2000, seed: int = 0) -> Probe:
     """Original vs modified accuracy on the same items (first attempt), paired: gap, interval, McNemar p."""
     pairs = [(bool(r["original_correct"]), bool(r["attempts"][0])) for r in rows if r["original_correct"] is not None]
     if not pairs:
@@ -101,14 +102,14 @@ def probe(rows: list[dict[str, Any]], resamples: int = 2000, seed: int = 0) -> d
             "mcnemar_p": mcnemar_exact(only_original, only_modified)}
 
 
-def sections(summary: dict[str, Any]) -> list[Section]:
+def sections(summary: Summary) -> list[Section]:
     return [Section("Performance scores", _scores(summary)), Section("Error types and examples", _error_text(summary)),
             Section("Contamination probe", _probe_text(summary["probe"])),
             Section("Query modification", _modification_text(summary)),
             Section("Summary by the interviewer", "\n".join(md_lines(summary.get("interviewer_summary") or "(not written)")))]
 
 
-def _modification_text(s: dict[str, Any]) -> str:
+def _modification_text(s: Summary) -> str:
     methods = s.get("modification_methods") or {}
     how = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
     return (f"{s['modified']} of {s['items']} items asked in a modified form" + (f" (by method: {how})" if how else "")
@@ -117,7 +118,7 @@ def _modification_text(s: dict[str, Any]) -> str:
             + "\n".join(f"- {md_text(k or 'unchanged')}: {v}" for k, v in s["modification_notes"].items()))
 
 
-def _unclarified_text(u: dict[str, Any] | None) -> str:
+def _unclarified_text(u: dict[str, int] | None) -> str:
     if not u:
         return ""
     return (f"Key information removed from {u['items']} items: the interviewee asked for it before answering in "
@@ -130,7 +131,7 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def _scores(s: dict[str, Any]) -> str:
+def _scores(s: Summary) -> str:
     head = " | ".join(f"Score{k}" for k in s["score_at"])
     row = " | ".join(_pct(v) for v in s["score_at"].values())
     f = s["followup"]
@@ -154,7 +155,7 @@ def _scores(s: dict[str, Any]) -> str:
             + kinds)
 
 
-def _error_text(s: dict[str, Any]) -> str:
+def _error_text(s: Summary) -> str:
     e = s["errors"]
     if not e["counts"]:
         return "No wrong answers received feedback."
@@ -169,7 +170,7 @@ def _error_text(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _probe_text(p: dict[str, Any]) -> str:
+def _probe_text(p: Probe) -> str:
     if not p.get("n"):
         return "Not run (no item was asked in both forms)."
     lo, hi = p["gap_interval"]

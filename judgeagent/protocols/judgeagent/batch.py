@@ -20,6 +20,7 @@ from ...graph.sample import KnowledgePath, PathSampler
 from ...models import Models
 from ...runs import RowLog, Run
 from ...threads import one_thread
+from ..base import Progress, ProgressEvent
 from ..runner import gather_all
 from .checks import rejection
 from .config import EvalConfig
@@ -31,6 +32,16 @@ from .prompts import (
     answer_messages,
     feedback_messages,
     generation_messages,
+)
+from .records import (
+    FeedbackEntry,
+    FeedbackText,
+    JudgedAs,
+    Leakage,
+    PathInfo,
+    QuestionRecord,
+    RoundInfo,
+    Tokens,
 )
 from .scoring import points, tier_of
 
@@ -46,7 +57,8 @@ class Context:
     sampler: PathSampler | None = None
     checker: AnswerChecker = field(default_factory=AnswerChecker)
     """Deterministic rules, then the judge only if the judge policy and its calibration allow it."""
-    on_record: Any = None
+    progress: Progress | None = None
+    """Hears each question as it is judged, and each batch as its feedback is written (the command's bar)."""
     worker: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="sampler"))
     """The encoder, FAISS and the walk (torch releases the GIL while it encodes)."""
     reader: Any = field(default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="spacy"))
@@ -76,7 +88,7 @@ class Context:
             self.store.close()
 
 
-Walked = tuple[KnowledgePath | list[str], dict[str, Any]]
+Walked = tuple[KnowledgePath | list[str], PathInfo]
 """A round's path and what the record says of it."""
 
 
@@ -218,7 +230,7 @@ class Asked:
     letter: str | None = None
     passage: str | None = None
     qid: str | None = None
-    path: dict[str, Any] | None = None
+    path: PathInfo | None = None
     tier: str | None = None
     question_type: str | None = None
     held_out: bool = False
@@ -243,19 +255,19 @@ class BatchState:
     total: float = 0.0
     asked: int = 0
     trajectory: list[str] = field(default_factory=list)
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[RoundInfo] = field(default_factory=list)
+    records: list[QuestionRecord] = field(default_factory=list)
 
-    def add(self, records: list[dict[str, Any]]) -> None:
+    def add(self, records: list[QuestionRecord]) -> None:
         self.records.extend(records)
-        self.total += sum(r["points"] for r in records)
+        self.total += sum(r.points for r in records)
         self.asked += len(records)
 
 
-async def run_batch(ctx: Context, b: int, items: list[Item]) -> dict[str, Any]:
+async def run_batch(ctx: Context, b: int, items: list[Item]) -> FeedbackEntry:
     finished = ctx.feedback.get(b)
     if finished is not None:  # a resumed run: this batch is done
-        return finished
+        return FeedbackEntry.from_dict(finished)
     state = BatchState()
     held = held_out(ctx.config, b, items)
     ahead = ctx.ahead.pop(b, None) or _queue(ctx, b, items)
@@ -310,12 +322,12 @@ def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]
 
 
 async def ask(ctx: Context, b: int, q: Asked,
-              named: asyncio.Future[dict[str, list[str]]] | None = None) -> dict[str, Any]:
+              named: asyncio.Future[dict[str, list[str]]] | None = None) -> QuestionRecord:
     """Put one question to the target, judge it, record it (once: a resumed run reuses the record).
     `named`: the graph entities per qid, for a base question's record (known once spaCy has read it)."""
     done = ctx.run.get(q.record_id)
     if done is not None:
-        return done
+        return QuestionRecord.from_dict(done)
     messages = answer_messages(q.question, q.options, q.passage)
     reply = await ctx.models.target.complete(messages)
     text = reply.text if reply.ok else ""
@@ -323,21 +335,16 @@ async def ask(ctx: Context, b: int, q: Asked,
                                                gold_letter=q.letter)
     if named is not None:
         q = replace(q, entities=(await named).get(q.qid or ""))
-    record = {
-        "record_id": q.record_id, "protocol": "judgeagent", "batch": b, "stage": q.stage, "round": q.round, "qid": q.qid,
-        "difficulty": q.difficulty, "tier": q.tier, "question_type": q.question_type, "held_out": q.held_out, "question": q.question, "options": q.options,
-        "gold": q.gold, "aliases": list(q.aliases), "gold_letter": q.letter, "path": q.path,
-        "generator": q.generator, "entities": q.entities, "prompt": messages, "answer": reply.text,
-        "target_error": reply.error, "correct": verdict.correct,
-        "verdict": {"method": verdict.method, "reason": verdict.reason, "extracted": verdict.extracted,
-                    "score": verdict.score},
-        "points": points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty,
-                         ctx.config.unlabelled_points),
-        "tokens": {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens, "cached": reply.cached},
-    }
-    ctx.run.add_record(record)
-    if ctx.on_record:
-        ctx.on_record(record, ctx.models.ledger)
+    record = QuestionRecord(
+        q.record_id, b, q.stage, q.round, q.qid, q.difficulty, q.question, q.gold, reply.text, verdict.correct,
+        JudgedAs.of(verdict),
+        points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty, ctx.config.unlabelled_points),
+        tier=q.tier, question_type=q.question_type, held_out=q.held_out, options=q.options, aliases=q.aliases,
+        gold_letter=q.letter, path=q.path, generator=q.generator, entities=q.entities, prompt=messages,
+        target_error=reply.error, tokens=Tokens(reply.usage.input_tokens, reply.usage.output_tokens, reply.cached))
+    ctx.run.add_record(dict(record.to_dict()))
+    if ctx.progress:
+        ctx.progress(ProgressEvent(question=record, ledger=ctx.models.ledger))
     return record
 
 
@@ -349,12 +356,11 @@ async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
     path, path_info = walked
     if tier == "easy" and ctx.config.easy_generator == "cloze":
         # avoid the batch's earlier extension questions too: two rounds' paths can share a sentence (issue 45)
-        earlier = [rec["question"] for rec in state.records if rec["stage"] == "extension"]
+        earlier = [rec.question for rec in state.records if rec.stage == "extension"]
         accepted, rejected, generator = _cloze(ctx, path, b, r, [*all_questions, *earlier]), [], "cloze"
     else:
         (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
-    info: dict[str, Any] = {"round": r, "tier": tier, "path": path_info, "rejected": rejected,
-                            "generator": generator}
+    info: RoundInfo = {"round": r, "tier": tier, "path": path_info, "rejected": rejected, "generator": generator}
     if not accepted:
         reasons = ", ".join(sorted(set(rejected))) or "no path sentence could be made a cloze question"
         info["skipped"] = f"every generated question failed the checks ({reasons})"
@@ -386,8 +392,7 @@ def _cloze(ctx: Context, path: KnowledgePath | list[str], b: int, r: int, asked:
     return [Candidate(c.question, c.gold, c.aliases) for c in found]
 
 
-def _path(ctx: Context, b: int, r: int, items: list[Item], used: set[tuple[str, ...]] | None = None
-          ) -> tuple[KnowledgePath | list[str], dict[str, Any]]:
+def _path(ctx: Context, b: int, r: int, items: list[Item], used: set[tuple[str, ...]] | None = None) -> Walked:
     """A round's path that no earlier round of the batch walked (a repeated path only repeats its
     questions), trying a few more seeds before accepting a repeat."""
     found = _one_path(ctx, b, r, items, 0)
@@ -406,8 +411,7 @@ def _path(ctx: Context, b: int, r: int, items: list[Item], used: set[tuple[str, 
 _NEW_PATH_TRIES = 4
 
 
-def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
-              ) -> tuple[KnowledgePath | list[str], dict[str, Any]]:
+def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int) -> Walked:
     """The round's chunks and what the record says of them: Algorithm 4 on the graph; `--path dense`,
     the top chunks for the questions; `--no-graph`, H chunks drawn at random from the whole corpus."""
     seed = _round_seed(ctx.config, b, r, attempt)
@@ -418,7 +422,7 @@ def _one_path(ctx: Context, b: int, r: int, items: list[Item], attempt: int
         rng = np.random.default_rng(seed)
         rows = rng.choice(len(ctx.graph.chunk_ids), size=min(ctx.config.hops, len(ctx.graph.chunk_ids)), replace=False)
         path = [ctx.graph.chunk_ids[i] for i in sorted(rows.tolist())]
-        info: dict[str, Any] = {"entities": [], "entity_ids": [], "chunk_ids": path, "random": True}
+        info: PathInfo = {"entities": [], "entity_ids": [], "chunk_ids": path, "random": True}
     elif ctx.config.path == "dense":
         path = ctx.sampler.dense(questions, hops=ctx.config.hops, seed=seed)
         info = {"entities": [], "entity_ids": [], "chunk_ids": path, "dense": True}
@@ -493,25 +497,25 @@ async def _self_checked(ctx: Context, candidates: list[GeneratedQuestion], text:
     return kept
 
 
-def transcript(records: list[dict[str, Any]]) -> str:
+def transcript(records: list[QuestionRecord]) -> str:
     lines = []
     for i, r in enumerate(records, start=1):
-        lines.append(f"Q{i} ({r['stage']}, {r['difficulty'] or 'unlabelled'}): {r['question']}")
-        if r.get("options"):
-            lines.extend(f"   {k}. {v}" for k, v in r["options"].items())
-        gold = f"{r['gold_letter']}. {r['gold']}" if r.get("gold_letter") else r["gold"]
+        lines.append(f"Q{i} ({r.stage}, {r.difficulty or 'unlabelled'}): {r.question}")
+        if r.options:
+            lines.extend(f"   {k}. {v}" for k, v in r.options.items())
+        gold = f"{r.gold_letter}. {r.gold}" if r.gold_letter else r.gold
         lines.append(f"   correct answer: {gold}")
-        lines.append(f"   model's answer: {(r['answer'] or '(no answer)').strip()[:500]}")
-        lines.append(f"   judged: {'correct' if r['correct'] else 'wrong'}")
+        lines.append(f"   model's answer: {(r.answer or '(no answer)').strip()[:500]}")
+        lines.append(f"   judged: {'correct' if r.correct else 'wrong'}")
     return "\n".join(lines)
 
 
-async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> dict[str, Any]:
+async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> FeedbackEntry:
     """Stage 3 with the leakage guard: detect, regenerate once with the strings named, then redact."""
     golds = [(i.gold, i.options, i.gold_letter) for i in items]
-    text = transcript([r for r in state.records if not r.get("held_out")])
+    text = transcript([r for r in state.records if not r.held_out])
     reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
-    leak: dict[str, Any] = {"detected": [], "regenerated": False, "redacted": False}
+    leak = Leakage()
     feedback = reply.parsed if reply.ok else None
     error = None
     if isinstance(feedback, Feedback) and echoes(feedback.suggestions, Feedback):
@@ -520,22 +524,19 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
     if isinstance(feedback, Feedback):
         found = leaked_strings(feedback.suggestions, golds)
         if found:
-            leak.update(detected=found, regenerated=True)
+            leak = Leakage(found, regenerated=True)
             again = await ctx.models.interviewer.complete(feedback_messages(text, found), schema=Feedback)
             if again.ok and isinstance(again.parsed, Feedback):
                 feedback = again.parsed
             still = leaked_strings(feedback.suggestions, golds)
             if still:
                 feedback = feedback.model_copy(update={"suggestions": redact(feedback.suggestions, still)})
-                leak["redacted"] = True
-    entry = {
-        "batch": b, "qids": [i.qid for i in items],
-        "feedback": feedback.model_dump() if isinstance(feedback, Feedback) else None,
-        "feedback_error": None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
-        "leakage": leak, "score": state.total, "asked": state.asked, "trajectory": state.trajectory,
-        "rounds": state.rounds,
-    }
-    ctx.feedback.add(entry)
-    if ctx.on_record:
-        ctx.on_record(None, ctx.models.ledger)  # None: a batch is done
+                leak = replace(leak, redacted=True)
+    entry = FeedbackEntry(
+        b, [i.qid for i in items], FeedbackText(**feedback.model_dump()) if isinstance(feedback, Feedback) else None,
+        None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
+        leak, state.total, state.asked, state.trajectory, state.rounds)
+    ctx.feedback.add(dict(entry.to_dict()))
+    if ctx.progress:
+        ctx.progress(ProgressEvent(ledger=ctx.models.ledger))  # no question: a batch is done
     return entry

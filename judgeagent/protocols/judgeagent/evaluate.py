@@ -7,24 +7,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...benchmark import Benchmark
 from ...graph.model import ContextGraph
 from ...runs import RunResult
 from .config import EvalConfig
 
+if TYPE_CHECKING:
+    from ...models.spec import Registry
+    from ..base import Progress
+
 
 def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, interviewer: str | None = None,
              judge: str | None = None, config: EvalConfig = EvalConfig(), run_dir: str | Path | None = None,
-             runs_root: str | Path = "runs", registry: Any = None, cache_dir: str | Path | None = None,
-             cache: bool = True, progress: Any = None, request: dict[str, Any] | None = None,
+             runs_root: str | Path = "runs", registry: Registry | None = None, cache_dir: str | Path | None = None,
+             cache: bool = True, progress: Progress | None = None, request: dict[str, Any] | None = None,
              notify: Callable[[str], None] | None = None, max_cost: float | None = None,
              on_stage: Callable[[str], None] | None = None) -> RunResult:
     """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
 
-    The interviewer defaults to the target, the judge to the interviewer. `progress(record, ledger)` hears
-    every question asked (and `record=None` as each batch finishes). `request` (how the inputs were named:
+    The interviewer defaults to the target, the judge to the interviewer. `progress` hears a `ProgressEvent`
+    for every question asked (its `question`) and each batch finished (no question). `request` (how the inputs were named:
     paths, limits) is stored in the manifest for `--resume`. `notify` receives what a user must not miss
     (a judge that failed calibration), one line each. `max_cost` (dollars, from the configured prices)
     stops the run with `BudgetExceeded` once spent; the run resumes like any stopped run. `on_stage`

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -11,24 +11,46 @@ import pyarrow.parquet as pq
 from ...files import write_atomic, write_text_atomic
 from ...runs import Run
 from .feedback import read_feedback
+from .records import question_records
 
 
-def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    suggestions = {f["batch"]: (f.get("feedback") or {}).get("suggestions") for f in read_feedback(run)}
-    rows = []
-    for r in run.records:
-        if r["correct"]:
+class Weakness(TypedDict):
+    """A row of weaknesses.jsonl (and weaknesses.parquet): a failed question, its knowledge and the batch's advice."""
+
+    record_id: str
+    batch: int
+    stage: str
+    round: int
+    qid: str | None
+    difficulty: str | None
+    question: str
+    options: str | None
+    gold: str
+    gold_letter: str | None
+    target_answer: str
+    verdict_method: str
+    verdict_reason: str
+    entities: list[str]
+    chunk_ids: list[str]
+    chunk_texts: list[str]
+    suggestions: str | None
+
+
+def weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> list[Weakness]:
+    suggestions = {f.batch: f.suggestions for f in read_feedback(run)}
+    rows: list[Weakness] = []
+    for r in question_records(run):
+        if r.correct:
             continue
-        path = r.get("path") or {}
-        ids = path.get("chunk_ids") or []
+        ids = r.chunk_ids
         rows.append({
-            "record_id": r["record_id"], "batch": r["batch"], "stage": r["stage"], "round": r["round"],
-            "qid": r.get("qid"), "difficulty": r["difficulty"], "question": r["question"],
-            "options": json.dumps(r["options"], ensure_ascii=False) if r.get("options") else None,
-            "gold": r["gold"], "gold_letter": r.get("gold_letter"), "target_answer": r["answer"],
-            "verdict_method": r["verdict"]["method"], "verdict_reason": r["verdict"]["reason"],
-            "entities": path.get("entities") or [], "chunk_ids": ids,
-            "chunk_texts": [(chunk_texts or {}).get(c, "") for c in ids], "suggestions": suggestions.get(r["batch"]),
+            "record_id": r.record_id, "batch": r.batch, "stage": r.stage, "round": r.round,
+            "qid": r.qid, "difficulty": r.difficulty, "question": r.question,
+            "options": json.dumps(r.options, ensure_ascii=False) if r.options else None,
+            "gold": r.gold, "gold_letter": r.gold_letter, "target_answer": r.answer,
+            "verdict_method": r.verdict.method, "verdict_reason": r.verdict.reason,
+            "entities": r.path_entities, "chunk_ids": ids,
+            "chunk_texts": [(chunk_texts or {}).get(c, "") for c in ids], "suggestions": suggestions.get(r.batch),
         })
     return rows
 
@@ -43,7 +65,7 @@ def export_weaknesses(run: Run, chunk_texts: dict[str, str] | None = None) -> tu
         ("verdict_method", pa.string()), ("verdict_reason", pa.string()), ("entities", pa.list_(pa.string())),
         ("chunk_ids", pa.list_(pa.string())), ("chunk_texts", pa.list_(pa.string())), ("suggestions", pa.string()),
     ])
-    table = pa.Table.from_pylist(rows, schema=schema)
+    table = pa.Table.from_pylist(list(map(dict, rows)), schema=schema)
     parquet, jsonl = run.folder / "weaknesses.parquet", run.folder / "weaknesses.jsonl"
     write_atomic(parquet, lambda tmp: pq.write_table(table, tmp))
     write_text_atomic(jsonl, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

@@ -5,9 +5,8 @@ batch already here returns its entry without a model call.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from ...runs import RowLog, Run
+from .records import FeedbackEntry, entries
 
 FEEDBACK_FILE = "feedback.jsonl"
 
@@ -16,11 +15,6 @@ def feedback_log(run: Run) -> RowLog:
     return RowLog(run, FEEDBACK_FILE, "batch")
 
 
-def in_batch_order(log: RowLog) -> list[dict[str, Any]]:
-    """The entries in batch order (batches finish, and are appended, in any order)."""
-    return sorted(log.rows.values(), key=lambda f: f["batch"])
-
-
-def read_feedback(run: Run) -> list[dict[str, Any]]:
+def read_feedback(run: Run) -> list[FeedbackEntry]:
     """A run's feedback entries in batch order (read-only use: validate, the report, the export)."""
-    return in_batch_order(feedback_log(run))
+    return entries(feedback_log(run))

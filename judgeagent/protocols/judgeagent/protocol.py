@@ -34,6 +34,8 @@ from .config import EvalConfig
 
 if TYPE_CHECKING:
     from ...graph.model import ContextGraph
+    from ...models.spec import Registry
+    from ...runs import Manifest
     from .batch import Context
 
 # Options added after runs were first written: left out of a run's identity while at their default,
@@ -73,7 +75,7 @@ class JudgeAgentProtocol(Protocol):
         if not all(isinstance(v, str) for v in request.models.values() if v):
             raise JudgeAgentError("the judgeagent protocol takes model names (registry entries), not model objects")
 
-    def identity_payload(self, request: RunRequest, registry: Any) -> dict[str, Any]:
+    def identity_payload(self, request: RunRequest, registry: Registry) -> dict[str, Any]:
         """The payload JudgeAgent's runs had before the runner (no `protocol` key, options added later left
         out at their default): a run started by an earlier version keeps its folder name and resumes."""
         payload = super().identity_payload(request, registry)
@@ -84,14 +86,14 @@ class JudgeAgentProtocol(Protocol):
     def folder_stem(self, request: RunRequest) -> str:
         return f"{Path(request.benchmark.path).stem}-{request.models['target']}"
 
-    def manifest_fields(self, request: RunRequest) -> dict[str, Any]:
+    def manifest_fields(self, request: RunRequest) -> Manifest:
         graph = request.graph
         return {"graph": None if graph is None else {"path": str(graph.path), "graph_id": graph.manifest.get("graph_id"),
                                                      "embedding_model": graph.manifest["embedding"]["model"]},
                 "versions": versions()}
 
-    def episode_progress(self, request: RunRequest) -> Any:
-        return None  # JudgeAgent's progress hears every question (record, ledger): see `prepare`
+    def episode_progress(self, request: RunRequest) -> None:
+        return None  # JudgeAgent's progress hears every question and batch from the batches: see `prepare`
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         size = config.batch_size
@@ -115,7 +117,7 @@ class JudgeAgentProtocol(Protocol):
         store = _feature_store(request)
         try:
             shared = Context(config, ctx.roles.trio(), ctx.run, ctx.graph, _sampler(ctx.graph, config, store),
-                             on_record=request.progress if request else None, store=store)
+                             progress=request.progress if request else None, store=store)
         except BaseException:
             if store is not None:
                 store.close()
@@ -135,19 +137,19 @@ class JudgeAgentProtocol(Protocol):
 
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
         from .batch import run_batch
+        from .records import batch_row
 
-        return batch_row(await run_batch(ctx.state, episode.index, list(episode.items)))
+        return dict(batch_row(await run_batch(ctx.state, episode.index, list(episode.items))))
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
                         episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        from .feedback import in_batch_order
+        from .records import as_records, entries
         from .summary import summarise
 
         # From records and feedback.jsonl, not episodes.jsonl: a run begun by format version 1 lacks the
         # rows of the batches it finished before it was resumed.
-        summary = summarise(records, in_batch_order(ctx.state.feedback))
-        summary["judge_calibration"] = ctx.run.manifest.get("judge_calibration")
-        return summary
+        summary = summarise(as_records(records), entries(ctx.state.feedback))
+        return {**summary, "judge_calibration": ctx.run.manifest.get("judge_calibration")}
 
     async def close(self, ctx: EpisodeContext) -> None:
         if ctx.state is not None:  # the batches' Context: its worker threads, and work queued for batches not run
@@ -170,17 +172,6 @@ class JudgeAgentProtocol(Protocol):
         from .summary import render_summary
 
         return render_summary(summary, folder, summary.get("usage"))
-
-
-def batch_row(feedback: dict[str, Any]) -> dict[str, Any]:
-    """A batch's row in episodes.jsonl: what its feedback entry says of its score and tiers (the entry
-    itself, suggestions and leakage included, stays in feedback.jsonl)."""
-    rounds = feedback["rounds"]
-    return {"batch": feedback["batch"], "qids": feedback["qids"], "score": feedback["score"],
-            "asked": feedback["asked"], "trajectory": feedback["trajectory"],
-            "rounds_run": sum(1 for r in rounds if "skipped" not in r),
-            "rounds_skipped": sum(1 for r in rounds if "skipped" in r),
-            "leaks_detected": len(feedback["leakage"]["detected"]), "feedback_error": feedback.get("feedback_error")}
 
 
 def _identity_config(config: EvalConfig) -> dict[str, Any]:

@@ -2,47 +2,84 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypedDict
 
+from .records import FeedbackEntry, QuestionRecord
 from .scoring import overall
 
 
-def summarise(records: list[dict[str, Any]], feedback: list[dict[str, Any]]) -> dict[str, Any]:
-    feedback = sorted(feedback, key=lambda f: f["batch"])
+class Accuracy(TypedDict):
+    n: int
+    correct: int
+    accuracy: float
+
+
+class RoundCounts(TypedDict):
+    run: int
+    skipped: int
+    rejected_questions: int
+    rejected_by_reason: dict[str, int]
+    by_generator: dict[str, int]
+
+
+class LeakCounts(TypedDict):
+    batches_with_leaks: int
+    redacted: int
+
+
+class Summary(TypedDict):
+    """summary.json of a JudgeAgent run, less what the protocol and the runner add (`judge_calibration`, `usage`)."""
+
+    overall_score: float
+    questions: int
+    batches: int
+    accuracy: dict[str, Accuracy]
+    trajectories: dict[str, list[str]]
+    rounds: RoundCounts
+    leakage: LeakCounts
+    feedback_failures: int
+    target_failures: int
+    judged_by: dict[str, int]
+
+
+def summarise(records: list[QuestionRecord], feedback: list[FeedbackEntry]) -> Summary:
+    feedback = sorted(feedback, key=lambda f: f.batch)
+    rounds = [r for f in feedback for r in f.rounds]
     return {
-        "overall_score": overall((f["score"] for f in feedback), (f["asked"] for f in feedback)),
+        "overall_score": overall((f.score for f in feedback), (f.asked for f in feedback)),
         "questions": len(records),
         "batches": len(feedback),
         "accuracy": _accuracy(records),
-        "trajectories": {str(f["batch"]): f["trajectory"] for f in feedback},
+        "trajectories": {str(f.batch): f.trajectory for f in feedback},
         "rounds": {
-            "run": sum(1 for f in feedback for r in f["rounds"] if "skipped" not in r),
-            "skipped": sum(1 for f in feedback for r in f["rounds"] if "skipped" in r),
-            "rejected_questions": sum(len(r["rejected"]) for f in feedback for r in f["rounds"]),
-            "rejected_by_reason": _count(why for f in feedback for r in f["rounds"] for why in r["rejected"]),
-            "by_generator": _count(r.get("generator", "llm") for f in feedback for r in f["rounds"]),
+            "run": sum(1 for r in rounds if "skipped" not in r),
+            "skipped": sum(1 for r in rounds if "skipped" in r),
+            "rejected_questions": sum(len(r["rejected"]) for r in rounds),
+            "rejected_by_reason": _count(why for r in rounds for why in r["rejected"]),
+            "by_generator": _count(r.get("generator", "llm") for r in rounds),
         },
         "leakage": {
-            "batches_with_leaks": sum(1 for f in feedback if f["leakage"]["detected"]),
-            "redacted": sum(1 for f in feedback if f["leakage"]["redacted"]),
+            "batches_with_leaks": sum(1 for f in feedback if f.leakage.detected),
+            "redacted": sum(1 for f in feedback if f.leakage.redacted),
         },
-        "feedback_failures": sum(1 for f in feedback if f.get("feedback_error")),
-        "target_failures": sum(1 for r in records if r.get("target_error")),
-        "judged_by": _count(r["verdict"]["method"] for r in records),
+        "feedback_failures": sum(1 for f in feedback if f.feedback_error),
+        "target_failures": sum(1 for r in records if r.target_error),
+        "judged_by": _count(r.verdict.method for r in records),
     }
 
 
-def _accuracy(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _accuracy(records: list[QuestionRecord]) -> dict[str, Accuracy]:
     groups: dict[str, list[bool]] = defaultdict(list)
     for r in records:
-        level = r["difficulty"] or "unlabelled"
-        for key in ("all", r["stage"], f"{r['stage']}/{level}"):
-            groups[key].append(bool(r["correct"]))
+        level = r.difficulty or "unlabelled"
+        for key in ("all", r.stage, f"{r.stage}/{level}"):
+            groups[key].append(r.correct)
     return {k: {"n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v)}
             for k, v in sorted(groups.items())}
 
 
-def _count(values: Any) -> dict[str, int]:
+def _count(values: Iterable[str]) -> dict[str, int]:
     out: dict[str, int] = defaultdict(int)
     for v in values:
         out[v] += 1

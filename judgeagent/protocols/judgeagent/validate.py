@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ...config import CheckerConfig
 from ...errors import JudgeAgentError
@@ -17,9 +17,32 @@ from ...models.base import Message
 from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
 from .feedback import read_feedback
+from .records import FeedbackEntry, QuestionRecord, question_records
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
                    "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
+
+
+class ValidationRow(TypedDict):
+    """A row of validation.jsonl: a base question answered plainly (before) and with its batch's suggestions."""
+
+    qid: str | None
+    batch: int
+    difficulty: str | None
+    question_type: str | None
+    held_out: bool
+    question: str
+    gold: str
+    answer_before: str
+    answer_after: str
+    before: bool
+    after: bool
+    method_before: str
+    method_after: str
+
+
+RoundRates = dict[str, float | None]
+"""`metrics.rates` of the feedback written after a round, with `round` and `feedback_failed` (batches with none)."""
 
 
 def with_suggestions(messages: list[Message], suggestions: str) -> list[Message]:
@@ -110,28 +133,28 @@ def run_checker(run: Run, judge: Any) -> AnswerChecker:
         used = (run.manifest.get("judge_calibration") or {}).get("used", False)
     else:
         settings, used = CheckerConfig(f1_threshold=config.get("f1_threshold", 0.8), judge_policy="trust"), True
-    base = [r for r in run.records if r["stage"] == "grading"]
-    others = other_golds([g for r in base for g in (r["gold"], *(r.get("aliases") or []))])
+    base = [r for r in question_records(run) if r.stage == "grading"]
+    others = other_golds([g for r in base for g in r.golds])
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
     return AnswerChecker(settings, judge if used else None, others, note)
 
 
 async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
-                      progress: Callable[[int, int], None] | None = None, close: bool = True) -> list[dict[str, Any]]:
+                      progress: Callable[[int, int], None] | None = None, close: bool = True) -> list[ValidationRow]:
     try:
         jobs = []
+        records = question_records(run)
         for entry in read_feedback(run):
-            if not entry.get("feedback"):
+            if entry.suggestions is None:
                 continue  # a batch whose feedback failed has nothing to validate
-            suggestions = entry["feedback"]["suggestions"]
             # In record-id order, not the order answers finished in the run: the rows, and so the
             # bootstrap intervals drawn over them, are then the same for the same run.
-            base = sorted((r for r in run.records if r["batch"] == entry["batch"] and r["stage"] == "grading"),
-                          key=lambda r: r["record_id"])
-            jobs.extend(_pair(r, suggestions, models, checker) for r in base)
+            base = sorted((r for r in records if r.batch == entry.batch and r.stage == "grading"),
+                          key=lambda r: r.record_id)
+            jobs.extend(_pair(r, entry.suggestions, models, checker) for r in base)
         done = 0
 
-        async def counted(job: Any) -> dict[str, Any]:
+        async def counted(job: Awaitable[ValidationRow]) -> ValidationRow:
             nonlocal done
             row = await job
             done += 1
@@ -146,7 +169,7 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
 
 
 async def _answer_both(run: Run, models: Any, checker: AnswerChecker, progress: Callable[[int, int], None] | None,
-                       all_rounds: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+                       all_rounds: bool) -> tuple[list[ValidationRow], list[RoundRates] | None]:
     """The final validation's rows and, with `all_rounds`, each round's rates: on one event loop, whose clients
     are closed once both are done."""
     try:
@@ -157,68 +180,67 @@ async def _answer_both(run: Run, models: Any, checker: AnswerChecker, progress: 
 
 
 async def _every_round(run: Run, models: Any, checker: AnswerChecker,
-                       final: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                       final: list[ValidationRow]) -> list[RoundRates]:
     """Rates of each round's feedback (rounds 0..R-1 asked now, from the run's own records; round R is the run's
     feedback, `final`). The answers without suggestions are the final validation's: Algorithm 2 asks them once."""
-    entries = [e for e in read_feedback(run) if e.get("feedback")]
+    entries = [e for e in read_feedback(run) if e.feedback]
     rounds = int(run.manifest["config"].get("rounds", 0)) if run.manifest["config"].get("extension", True) else 0
     plain = {(r["batch"], r["qid"]): r for r in final}
-    out = []
+    records = question_records(run)
+    out: list[RoundRates] = []
     for r in range(rounds):
-        rows = await gather_all(*(_batch_at_round(run, models, checker, e, r, plain) for e in entries))
+        rows = await gather_all(*(_batch_at_round(records, models, checker, e, r, plain) for e in entries))
         pairs = [p for batch in rows for p in batch]
         out.append({"round": r, "feedback_failed": sum(1 for b in rows if not b), **rates(pairs)})
     out.append({"round": rounds, "feedback_failed": 0, **rates([(x["before"], x["after"]) for x in final])})
     return out
 
 
-async def _batch_at_round(run: Run, models: Any, checker: AnswerChecker, entry: dict[str, Any], r: int,
-                          plain: dict[tuple[int, str], dict[str, Any]]) -> list[tuple[bool, bool]]:
+async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: AnswerChecker, entry: FeedbackEntry,
+                          r: int, plain: dict[tuple[int, str | None], ValidationRow]) -> list[tuple[bool, bool]]:
     """One batch's (before, after) pairs with the feedback written from its records up to round `r`."""
     from .batch import transcript
     from .prompts import Feedback, feedback_messages
 
-    b = entry["batch"]
-    order = {q: i for i, q in enumerate(entry["qids"])}
-    mine = [x for x in run.records if x["batch"] == b and not x.get("held_out") and x["stage"] in ("grading", "extension")
-            and x.get("round", 0) <= r]
-    mine.sort(key=lambda x: (x.get("round", 0), order.get(x.get("qid"), 0), x["record_id"]))
+    b = entry.batch
+    order = {q: i for i, q in enumerate(entry.qids)}
+    mine = [x for x in records if x.batch == b and not x.held_out and x.stage in ("grading", "extension")
+            and x.round <= r]
+    mine.sort(key=lambda x: (x.round, order.get(x.qid, 0), x.record_id))
     reply = await models.interviewer.complete(feedback_messages(transcript(mine)), schema=Feedback)
     if not (reply.ok and isinstance(reply.parsed, Feedback)):
         return []
-    base = [x for x in run.records if x["batch"] == b and x["stage"] == "grading"]
+    base = [x for x in records if x.batch == b and x.stage == "grading"]
     # the guard of evaluate, without its second request: a leaked gold is redacted
     suggestions = reply.parsed.suggestions
-    found = leaked_strings(suggestions, [(x["gold"], x["options"], x["gold_letter"]) for x in base])
+    found = leaked_strings(suggestions, [(x.gold, x.options, x.gold_letter) for x in base])
     suggestions = redact(suggestions, found) if found else suggestions
 
-    async def after(record: dict[str, Any]) -> tuple[bool, bool]:
-        helped = await models.target.complete(with_suggestions(record["prompt"], suggestions))
-        verdict = await checker.check(record["question"], (record["gold"], *(record.get("aliases") or [])),
-                                      helped.text if helped.ok else "", options=record["options"],
-                                      gold_letter=record["gold_letter"])
-        return plain[(b, record["qid"])]["before"], verdict.correct
+    async def after(record: QuestionRecord) -> tuple[bool, bool]:
+        helped = await models.target.complete(with_suggestions(record.prompt, suggestions))
+        verdict = await checker.check(record.question, record.golds, helped.text if helped.ok else "",
+                                      options=record.options, gold_letter=record.gold_letter)
+        return plain[(b, record.qid)]["before"], verdict.correct
 
-    return list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x["record_id"]))))
+    return list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x.record_id))))
 
 
-async def _pair(record: dict[str, Any], suggestions: str, models: Any, checker: AnswerChecker) -> dict[str, Any]:
-    plain, helped = await gather_all(models.target.complete(record["prompt"]),
-                                      models.target.complete(with_suggestions(record["prompt"], suggestions)))
-    golds = (record["gold"], *(record.get("aliases") or []))
-    check = lambda reply: checker.check(record["question"], golds, reply.text if reply.ok else "",  # noqa: E731
-                                        options=record["options"], gold_letter=record["gold_letter"])
+async def _pair(record: QuestionRecord, suggestions: str, models: Any, checker: AnswerChecker) -> ValidationRow:
+    plain, helped = await gather_all(models.target.complete(record.prompt),
+                                      models.target.complete(with_suggestions(record.prompt, suggestions)))
+    check = lambda reply: checker.check(record.question, record.golds, reply.text if reply.ok else "",  # noqa: E731
+                                        options=record.options, gold_letter=record.gold_letter)
     before, after = await gather_all(check(plain), check(helped))
     return {
-        "qid": record["qid"], "batch": record["batch"], "difficulty": record["difficulty"],
-        "question_type": record.get("question_type"), "held_out": bool(record.get("held_out")),
-        "question": record["question"], "gold": record["gold"], "answer_before": plain.text,
+        "qid": record.qid, "batch": record.batch, "difficulty": record.difficulty,
+        "question_type": record.question_type, "held_out": record.held_out,
+        "question": record.question, "gold": record.gold, "answer_before": plain.text,
         "answer_after": helped.text, "before": before.correct, "after": after.correct,
         "method_before": before.method, "method_after": after.method,
     }
 
 
-def summarise_validation(rows: list[dict[str, Any]], feedback: list[dict[str, Any]], resamples: int = 2000,
+def summarise_validation(rows: list[ValidationRow], feedback: list[FeedbackEntry], resamples: int = 2000,
                          seed: int = 0) -> dict[str, Any]:
     pairs = [(r["before"], r["after"]) for r in rows]
     seen = [(r["before"], r["after"]) for r in rows if not r["held_out"]]
@@ -232,12 +254,12 @@ def summarise_validation(rows: list[dict[str, Any]], feedback: list[dict[str, An
         "held_out": rates(held) if held else None,
         "held_out_intervals": bootstrap(held, resamples, seed) if held else None,
         "batches": len(feedback),
-        "batches_without_feedback": sum(1 for f in feedback if not f.get("feedback")),
+        "batches_without_feedback": sum(1 for f in feedback if not f.feedback),
         "leakage": {
-            "batches_with_leaks": sum(1 for f in feedback if f["leakage"]["detected"]),
-            "regenerated": sum(1 for f in feedback if f["leakage"]["regenerated"]),
-            "redacted": sum(1 for f in feedback if f["leakage"]["redacted"]),
-            "strings_caught": sum(len(f["leakage"]["detected"]) for f in feedback),
+            "batches_with_leaks": sum(1 for f in feedback if f.leakage.detected),
+            "regenerated": sum(1 for f in feedback if f.leakage.regenerated),
+            "redacted": sum(1 for f in feedback if f.leakage.redacted),
+            "strings_caught": sum(len(f.leakage.detected) for f in feedback),
         },
     }
 

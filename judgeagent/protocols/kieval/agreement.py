@@ -6,28 +6,45 @@ says whether they give the same ordinal scores beyond chance.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from scipy import stats
 
 
-def agreement(first: Sequence[float], second: Sequence[float]) -> dict[str, Any]:
+class Correlation(TypedDict):
+    r: float | None
+    p: float | None
+
+
+class Agreement(TypedDict):
+    """Two evaluators' agreement over `n` paired scores (None where undefined: no pairs, a constant series)."""
+
+    n: int
+    exact_agreement: float | None
+    pearson: Correlation
+    spearman: Correlation
+    kendall: Correlation
+    kappa: float | None
+    kappa_quadratic: float | None
+
+
+def agreement(first: Sequence[float], second: Sequence[float]) -> Agreement:
     """Pearson, Spearman, Kendall-tau (with p-values) and Cohen's kappa over paired scores."""
     if len(first) != len(second):
         raise ValueError(f"paired scores differ in length: {len(first)} vs {len(second)}")
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    out: dict[str, Any] = {"n": len(a), "exact_agreement": float(np.mean(a == b)) if len(a) else None}
     constant = len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0
+    found: dict[str, Correlation] = {}
     for name, test in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
         if constant:  # a correlation with a constant series is undefined, not 0
-            out[name] = {"r": None, "p": None}
+            found[name] = {"r": None, "p": None}
         else:
             result = test(a, b)
-            out[name] = {"r": float(result[0]), "p": float(result[1])}
-    out["kappa"] = cohen_kappa(a, b)
-    out["kappa_quadratic"] = cohen_kappa(a, b, weights="quadratic")
-    return out
+            found[name] = {"r": float(result[0]), "p": float(result[1])}
+    return {"n": len(a), "exact_agreement": float(np.mean(a == b)) if len(a) else None,
+            "pearson": found["pearson"], "spearman": found["spearman"], "kendall": found["kendall"],
+            "kappa": cohen_kappa(a, b), "kappa_quadratic": cohen_kappa(a, b, weights="quadratic")}
 
 
 def cohen_kappa(first: Sequence[float], second: Sequence[float], weights: str | None = None) -> float | None:

@@ -17,19 +17,21 @@ from ...models.dialogue import Dialogue
 from ..record import Record, Score
 from . import prompts
 from .evaluator import evaluate_turn
+from .rows import DialogueRow, EvaluationDump, PathRow, RoundRow, VerifiedBy
 from .rubric import ASPECTS, normalise
 
 if TYPE_CHECKING:
     from ...benchmark import Item
+    from ...grading.verdict import Verdict
     from ..base import Episode, EpisodeContext
 
 FALLBACK_QUESTION = "Why is that so? Explain the reasoning behind your last answer in more depth."
 """Asked when the interactor gives no question, so that the round still tests the candidate."""
 
 
-async def dialogue(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+async def dialogue(ctx: EpisodeContext, episode: Episode) -> DialogueRow:
     item = episode.items[0]
-    row: dict[str, Any] = {"qid": item.qid, "question": item.question, "options": item.options, "gold": item.gold,
+    row: DialogueRow = {"qid": item.qid, "question": item.question, "options": item.options, "gold": item.gold,
                            "gold_letter": item.gold_letter}
     if ctx.config.verify:
         verification = await _verify(ctx, episode, item)
@@ -57,12 +59,12 @@ async def _ask(ctx: EpisodeContext, episode: Episode, step: str, role: str, mess
         reply = result.text if result.ok else ""
         return ctx.record(episode, step, turn, role, messages[-1]["content"], reply, error=result.error, **meta)
 
-    return str((await ctx.recorded(episode, step, call))["reply"])
+    return (await ctx.recorded(episode, step, call)).reply
 
 
-async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any]:
+async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, VerifiedBy]:
     """The interactor and the evaluator answer the item themselves; each answer is checked against the gold."""
-    out = {}
+    out: dict[str, VerifiedBy] = {}
     for role in ("interactor", "evaluator"):
         async def call(role: str = role) -> Record:
             messages = prompts.verify_messages(item.question, item.options)
@@ -73,13 +75,12 @@ async def _verify(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str
                               {"correct": Score.of(verdict)}, stage="verify", error=result.error)
 
         done = await ctx.recorded(episode, f"verify/{role}", call)
-        correct = done["scores"]["correct"]
-        out[role] = {"answer": one_line(done["reply"], 120), "correct": correct["value"] == 1.0,
-                     "method": correct["method"]}
+        correct = done.scores["correct"]
+        out[role] = {"answer": one_line(done.reply, 120), "correct": correct.value == 1.0, "method": correct.method}
     return out
 
 
-async def _check(ctx: EpisodeContext, item: Item, reply: str) -> Any:
+async def _check(ctx: EpisodeContext, item: Item, reply: str) -> Verdict:
     return await ctx.state.checker.check(item.question, list(item.golds), answer_of(reply), options=item.options,
                                             gold_letter=item.gold_letter)
 
@@ -90,7 +91,7 @@ def answer_of(reply: str) -> str:
     return line.split(":", 1)[1].strip() if line.lower().startswith("answer:") else line
 
 
-async def _path(ctx: EpisodeContext, episode: Episode, item: Item) -> dict[str, Any] | None:
+async def _path(ctx: EpisodeContext, episode: Episode, item: Item) -> PathRow | None:
     """With a graph: a knowledge path seeded by the question, to ground the interactor (recorded in the row)."""
     sampler = ctx.state.sampler
     if sampler is None:
@@ -118,8 +119,8 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
                           {"correct": Score.of(verdict)}, stage="answer", error=result.error, **extra)
 
     done = await ctx.recorded(episode, "answer", call)
-    talk.say("candidate", done["reply"], round=0)
-    return done["scores"]["correct"]["value"] == 1.0, done["scores"]["correct"]["method"]
+    talk.say("candidate", done.reply, round=0)
+    return done.scores["correct"].value == 1.0, done.scores["correct"].method
 
 
 def shots(ctx: EpisodeContext, item: Item) -> list[dict[str, str]]:
@@ -138,8 +139,8 @@ def shots(ctx: EpisodeContext, item: Item) -> list[dict[str, str]]:
 
 
 async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialogue,
-                  background: str) -> list[dict[str, Any]]:
-    rounds: list[dict[str, Any]] = []
+                  background: str) -> list[RoundRow]:
+    rounds: list[RoundRow] = []
     for r in range(1, ctx.config.rounds + 1):
         turns = _turns(talk)
         question = await _ask(ctx, episode, f"round/{r}/question", "interactor",
@@ -158,8 +159,8 @@ async def _rounds(ctx: EpisodeContext, episode: Episode, item: Item, talk: Dialo
     return rounds
 
 
-async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previous: list[dict[str, Any] | None],
-                    r: int) -> tuple[dict[str, Any] | None, str, str]:
+async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previous: list[EvaluationDump | None],
+                    r: int) -> tuple[EvaluationDump | None, str, str]:
     step = f"round/{r}/evaluation"
 
     async def call() -> Record:
@@ -174,7 +175,7 @@ async def _evaluate(ctx: EpisodeContext, episode: Episode, talk: Dialogue, previ
                           stage="evaluation", round=r, evaluation=out.evaluation, failure=out.failure,
                           repaired=out.repaired, stop_reason=out.stop_reason)
 
-    meta = (await ctx.recorded(episode, step, call))["meta"]
+    meta = (await ctx.recorded(episode, step, call)).meta
     return meta["evaluation"], meta["failure"], meta["stop_reason"]
 
 

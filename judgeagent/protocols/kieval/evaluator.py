@@ -10,6 +10,7 @@ from typing import Any
 
 from ...grading.verdict import one_line
 from . import prompts
+from .rows import EvaluationDump
 from .rubric import TurnEvaluation, parse_evaluation
 
 
@@ -17,7 +18,7 @@ from .rubric import TurnEvaluation, parse_evaluation
 class Evaluated:
     """An evaluation (as a dict, valid) or a failure (why), and the evaluator's last raw reply."""
 
-    evaluation: dict[str, Any] | None
+    evaluation: EvaluationDump | None
     failure: str
     reply: str
     prompt: str
@@ -31,8 +32,8 @@ class Evaluated:
         return self.evaluation["stop_reason"] if self.evaluation["stop_reason"] != "none" else "unspecified"
 
 
-async def evaluate_turn(model: Any, turns: Sequence[Mapping[str, Any]],
-                        previous: Sequence[Mapping[str, Any] | None], round_: int) -> Evaluated:
+async def evaluate_turn(model: Any, turns: Sequence[Mapping[str, str]],
+                        previous: Sequence[EvaluationDump | None], round_: int) -> Evaluated:
     """Ask `model` to score the candidate's latest reply in `turns` (previous: its own earlier evaluations).
 
     An unparseable or out-of-range reply gets one repair turn, unless the model's client already gave
@@ -50,7 +51,8 @@ async def evaluate_turn(model: Any, turns: Sequence[Mapping[str, Any]],
         # Range and reasons are checked again from the dict: what is stored is what `rescore` reads back.
         evaluation, why = parse_evaluation(result.parsed.model_dump(mode="json"))
         if evaluation is not None:
-            return Evaluated(evaluation.model_dump(mode="json"), "", result.text, prompt, repaired)
+            dump: EvaluationDump = evaluation.model_dump(mode="json")  # type: ignore[assignment]  # its fields
+            return Evaluated(dump, "", result.text, prompt, repaired)
         return Evaluated(None, why, result.text, prompt, repaired)
     why = one_line(result.error or "no reply", 200)
     return Evaluated(None, f"no valid evaluation after one repair: {why}", result.text, prompt, repaired)

@@ -14,6 +14,7 @@ from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, Ro
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
+from .rows import DialogueRow, Summary
 
 
 @dataclass
@@ -83,11 +84,11 @@ class KIEvalProtocol(Protocol):
         return Prepared(state, {"checker": settings.model_dump(mode="json"),
                                 "judge_calibration": calibration.to_dict()})
 
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> DialogueRow:
         return await dialogue(ctx, episode)
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+                        episodes: list[DialogueRow]) -> Summary:  # type: ignore[override]  # its own rows
         cfg = ctx.config
         summary = numbers(episodes, cfg.rounds, cfg.scoring, cfg.decay, cfg.early_stop)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
@@ -101,7 +102,7 @@ class KIEvalProtocol(Protocol):
         if ctx.state is not None and ctx.state.sampler_thread is not None:
             ctx.state.sampler_thread.shutdown()
 
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
         return sections(summary)
 
     def report_extras(self, folder: Path) -> list[Section]:
@@ -112,12 +113,12 @@ class KIEvalProtocol(Protocol):
         section = agreement_section(folder)
         return [section] if section else []
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
         k = summary["kieval"]
         return {"KIEval overall": k["overall"], "KIEval accuracy": k["accuracy"],
                 "benchmark accuracy": summary["benchmark_accuracy"], "valid rounds": summary["valid_rounds"]}
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
         s = summary
         lines = [f"run {folder}", f"  items {s['items']}: {s['conversations']} verified, {s['dropped']} dropped "
                  f"{s['dropped_by_reason'] or ''}".rstrip()]

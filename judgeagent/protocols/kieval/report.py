@@ -4,18 +4,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from statistics import mean
-from typing import Any
 
 from ...metrics import mean_interval
 from ...report.mdtext import md_quote, md_text
 from ..base import Section
+from .rows import DialogueRow, EvaluationDump, Example, Summary
 from .rubric import ASPECTS, dialogue_score
 
 SCORED = (*ASPECTS, "overall")
 """What the evaluator scores per turn: the five aspects and its overall score."""
 
 
-def scored_rounds(evaluations: Sequence[dict[str, Any] | None], early_stop: bool = True) -> list[dict[str, Any] | None]:
+def scored_rounds(evaluations: Sequence[EvaluationDump | None], early_stop: bool = True) -> list[EvaluationDump | None]:
     """The evaluations that count: up to and including the first that stops the conversation (all of them when
     the early stop is off)."""
     out = []
@@ -26,7 +26,7 @@ def scored_rounds(evaluations: Sequence[dict[str, Any] | None], early_stop: bool
     return out
 
 
-def conversation_scores(evaluations: Sequence[dict[str, Any] | None], rounds: int, scoring: str = "paper",
+def conversation_scores(evaluations: Sequence[EvaluationDump | None], rounds: int, scoring: str = "paper",
                         decay: bool = True, early_stop: bool = True) -> dict[str, float] | None:
     """Per aspect and overall, the decay-weighted KIEval score of one conversation (0..1, `rubric.dialogue_score`),
     or None when no turn of it was evaluated (an evaluator that never answered says nothing about the candidate)."""
@@ -40,8 +40,8 @@ def conversation_scores(evaluations: Sequence[dict[str, Any] | None], rounds: in
     return out
 
 
-def numbers(rows: list[dict[str, Any]], rounds: int, scoring: str = "paper", decay: bool = True,
-            early_stop: bool = True) -> dict[str, Any]:
+def numbers(rows: list[DialogueRow], rounds: int, scoring: str = "paper", decay: bool = True,
+            early_stop: bool = True) -> Summary:
     """The run's figures over its conversations (verified items), with the dropped items counted.
 
     Valid rounds: with `paper` scoring, a conversation's length (the authors' `conversation_completeness`, the
@@ -74,7 +74,7 @@ def numbers(rows: list[dict[str, Any]], rounds: int, scoring: str = "paper", dec
     }
 
 
-def examples(scored: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict[str, Any]]:
+def examples(scored: list[tuple[DialogueRow, dict[str, float | None]]]) -> dict[str, Example]:
     """The best, median and worst conversations by overall KIEval score (ties: benchmark order)."""
     if not scored:
         return {}
@@ -105,7 +105,7 @@ def bar(value: float | None, width: int = 30) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def sections(summary: dict[str, Any]) -> list[Section]:
+def sections(summary: Summary) -> list[Section]:
     mark = (summary.get("trust") or {}).get("kieval")
     scores = (f"**Unvetted:** these scores are {mark}; read them as the evaluator's opinion, not a measurement."
               f"\n\n{_scores(summary)}" if mark else _scores(summary))
@@ -115,7 +115,7 @@ def sections(summary: dict[str, Any]) -> list[Section]:
     return out
 
 
-def _scores(s: dict[str, Any]) -> str:
+def _scores(s: Summary) -> str:
     k, t = s["kieval"], s["turn_means"]
     lines = [(f"{s['scored_conversations']} conversations scored (of {s['conversations']} verified items; "
              f"{s['items']} items in all), at most {s['rounds']} rounds each. {scoring_note(s)}"), "",
@@ -130,7 +130,7 @@ def _scores(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def scoring_note(s: dict[str, Any]) -> str:
+def scoring_note(s: Summary) -> str:
     """Which scoring produced the numbers, in one sentence (runs summarised before 0.2 were scored `linear`)."""
     how = s.get("scoring") or {"scoring": "linear", "decay": True, "early_stop": True}
     weights = "w_i = exp(-i/n)" if how["decay"] else "w_i = 1 (no decaying weights: the paper's DW ablation)"
@@ -147,7 +147,7 @@ def scoring_note(s: dict[str, Any]) -> str:
                    "ran all its rounds.")
 
 
-def _stops(s: dict[str, Any]) -> str:
+def _stops(s: Summary) -> str:
     lines = [f"Verification kept {s['conversations']} of {s['items']} items; dropped {s['dropped']}."]
     lines += [f"- {reason}: {n}" for reason, n in s["dropped_by_reason"].items()]
     lines += ["", f"Early stops: {s['early_stops']} of {s['conversations']} conversations."]
@@ -157,7 +157,7 @@ def _stops(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _conversation(c: dict[str, Any]) -> str:
+def _conversation(c: Example) -> str:
     scores = ", ".join(f"{key} {_pct(c['scores'][key])}" for key in SCORED)
     lines = [(f"KIEval: {scores}; benchmark answer {'correct' if c['correct'] else 'wrong'}; "
              f"early stop: {c['stop_reason']}.")]

@@ -18,11 +18,12 @@ from typing import Any
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
-from ...runs import load_manifest, load_run, read_rows
+from ...runs import Manifest, load_manifest, load_run, read_rows
 from ..base import Section
-from .agreement import agreement
+from .agreement import Agreement, agreement
 from .evaluator import evaluate_turn
 from .report import SCORED, numbers
+from .rows import DialogueRow, EvaluationDump, RoundRow
 
 
 def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_dir: str | Path | None = None,
@@ -71,7 +72,7 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
     return result
 
 
-def _kieval_manifest(folder: Path) -> dict[str, Any]:
+def _kieval_manifest(folder: Path) -> Manifest:
     manifest = load_manifest(folder)
     protocol = manifest.get("protocol", "judgeagent")
     if protocol != "kieval":
@@ -86,14 +87,14 @@ def _first_summary(folder: Path) -> dict[str, Any]:
     return load_run(folder).summary()
 
 
-async def _all(roles: Any, rows: list[dict[str, Any]], progress: Callable[[int, int], None] | None
-               ) -> list[dict[str, Any]]:
+async def _all(roles: Any, rows: list[DialogueRow], progress: Callable[[int, int], None] | None
+               ) -> list[DialogueRow]:
     from ..runner import gather_all
 
     done = [0]
     kept = [r for r in rows if r["verified"]]
 
-    async def one(row: dict[str, Any]) -> dict[str, Any]:
+    async def one(row: DialogueRow) -> DialogueRow:
         out = await _conversation(roles["evaluator"], row)
         done[0] += 1
         if progress:
@@ -105,10 +106,10 @@ async def _all(roles: Any, rows: list[dict[str, Any]], progress: Callable[[int, 
     return [next(scored) if r["verified"] else r for r in rows]
 
 
-async def _conversation(model: Any, row: dict[str, Any]) -> dict[str, Any]:
+async def _conversation(model: Any, row: DialogueRow) -> DialogueRow:
     """Every stored round scored in order, each with the conversation up to its reply."""
-    previous: list[dict[str, Any] | None] = []
-    rounds = []
+    previous: list[EvaluationDump | None] = []
+    rounds: list[RoundRow] = []
     for x in row["rounds"]:
         upto = [t for t in row["turns"] if t["round"] <= x["round"]]
         out = await evaluate_turn(model, upto, previous, x["round"])
@@ -120,9 +121,9 @@ async def _conversation(model: Any, row: dict[str, Any]) -> dict[str, Any]:
             "valid_rounds": len(counted) - (1 if stop else 0)}
 
 
-def turn_agreement(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> dict[str, Any]:
+def turn_agreement(first: list[DialogueRow], second: list[DialogueRow]) -> dict[str, Agreement]:
     """Per aspect (and overall): agreement over the turns both evaluators scored validly."""
-    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    pairs: list[tuple[EvaluationDump, EvaluationDump]] = []
     for a, b in zip(first, second):
         if a.get("verified"):
             pairs += [(x["evaluation"], y["evaluation"]) for x, y in zip(a["rounds"], b["rounds"])
@@ -131,7 +132,7 @@ def turn_agreement(first: list[dict[str, Any]], second: list[dict[str, Any]]) ->
             for key in SCORED}
 
 
-def _score(evaluation: dict[str, Any], key: str) -> int:
+def _score(evaluation: EvaluationDump, key: str) -> int:
     return int(evaluation["overall_score"] if key == "overall" else evaluation[key]["score"])
 
 

@@ -8,7 +8,7 @@ its answer was right and so feed its judgment.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...grading.choice import check_choice
 from ...grading.leakage import leaked_strings, redact
@@ -16,14 +16,16 @@ from ...models.dialogue import Dialogue
 from ..record import Score
 from ..runner import gather_all
 from . import prompts
+from .rows import ItemRow, LessonRow, Step
 
 if TYPE_CHECKING:
     from ...benchmark import Item
+    from ...grading.verdict import Verdict
     from ...models.usage import RoleModel
     from ..base import Episode, EpisodeContext
 
 
-async def teach(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+async def teach(ctx: EpisodeContext, episode: Episode) -> ItemRow:
     item = episode.items[0]
     # The teacher's own test and the lessons are independent: they run together.
     teacher_correct, *lessons = await gather_all(_application(ctx, episode, item),
@@ -33,7 +35,7 @@ async def teach(ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
             "lessons": lessons}
 
 
-def _settings(ctx: EpisodeContext) -> dict[str, Any]:
+def _settings(ctx: EpisodeContext) -> dict[str, int]:
     return {} if ctx.config.max_tokens is None else {"max_tokens": ctx.config.max_tokens}
 
 
@@ -61,7 +63,7 @@ async def _application(ctx: EpisodeContext, episode: Episode, item: Item) -> boo
 
 
 async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel, turn: int,
-                  messages: list[dict[str, str]]) -> tuple[str, Any]:
+                  messages: list[dict[str, str]]) -> tuple[str, Verdict]:
     result = await student.complete(messages, **_settings(ctx))
     reply = result.text if result.ok else ""
     verdict = check_choice(reply, item)
@@ -70,7 +72,7 @@ async def _answer(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
     return reply, verdict
 
 
-async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel) -> dict[str, Any]:
+async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: RoleModel) -> LessonRow:
     options, many = item.options or {}, several(item)
     # every gold option of a several-answer item is guarded, each with its own letter
     guard = ([(options[x], options, x) for x in item.gold_letter or ""] if many else
@@ -117,6 +119,6 @@ async def _lesson(ctx: EpisodeContext, episode: Episode, item: Item, student: Ro
             "no_letter": sum(s["reply_letter"] is None for s in steps), "steps": steps}
 
 
-def _step(turn: int, reply: str, verdict: Any) -> dict[str, Any]:
+def _step(turn: int, reply: str, verdict: Verdict) -> Step:
     """One student answer and (once the teacher has spoken) the judgment and guidance that followed it."""
     return {"turn": turn, "reply": reply, "reply_letter": verdict.extracted, "correct": verdict.correct}

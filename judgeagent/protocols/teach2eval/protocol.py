@@ -9,6 +9,7 @@ from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
 from .report import ABILITIES, numbers, scoring_of, sections, shown
+from .rows import ItemRow, Summary
 
 
 class Teach2EvalProtocol(Protocol):
@@ -47,11 +48,11 @@ class Teach2EvalProtocol(Protocol):
     async def prepare(self, ctx: EpisodeContext) -> Prepared:
         return Prepared(manifest={"mcq": getattr(ctx.benchmark, "conversion", {})})
 
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> ItemRow:
         return await teach(ctx, episode)
 
     async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+                        episodes: list[ItemRow]) -> Summary:  # type: ignore[override]  # its own rows
         cfg = ctx.config
         summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
         summary["conversion"] = ctx.run.manifest.get("mcq") or {}
@@ -59,13 +60,13 @@ class Teach2EvalProtocol(Protocol):
             summary["tell_answer"] = True
         return summary
 
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]:
+    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
         return sections(summary)
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
         return {key: summary["abilities"][key]["value"] for key in ("AA", "JA", "GA", "RA", "CA")}
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
         a = summary["abilities"]
 
         def shown_(key: str) -> str:

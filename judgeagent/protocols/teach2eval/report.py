@@ -2,27 +2,27 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from ...report.mdtext import md_quote, md_text
 from ..base import Section
+from .rows import Counts, ItemRow, LessonRow, ShownLesson, Step, StudentNumbers, Summary
 from .teaching import Lesson, abilities
 
 ABILITIES = (("CA", "Comprehensive"), ("AA", "Application"), ("JA", "Judgment"), ("GA", "Guidance"),
              ("RA", "Reflection"))
 
 
-def lessons_of(rows: list[dict[str, Any]]) -> list[Lesson]:
+def lessons_of(rows: list[ItemRow]) -> list[Lesson]:
     return [Lesson(r["qid"], le["student"], tuple(le["correct"]), le["judgments"][0] if le["judgments"] else None)
             for r in rows for le in r["lessons"]]
 
 
-def numbers(rows: list[dict[str, Any]], turns: int, resamples: int = 1000, seed: int = 0,
-            shown: int = 2, scoring: str = "paper") -> dict[str, Any]:
+def numbers(rows: list[ItemRow], turns: int, resamples: int = 1000, seed: int = 0,
+            shown: int = 2, scoring: str = "paper") -> Summary:
     lessons = lessons_of(rows)
     teacher = {r["qid"]: bool(r["teacher_correct"]) for r in rows}
     seats = {le["student"]: le["model"] for r in rows for le in r["lessons"]}
-    per_student = {}
+    per_student: dict[str, StudentNumbers] = {}
     for seat, model in seats.items():
         mine = [le for le in lessons if le.student == seat]
         numbers_ = abilities(mine, teacher, resamples, seed, scoring)
@@ -42,7 +42,7 @@ def numbers(rows: list[dict[str, Any]], turns: int, resamples: int = 1000, seed:
             "shown": pick_lessons(rows, shown)}
 
 
-def confusion(lesson_rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def confusion(lesson_rows: list[LessonRow]) -> dict[str, dict[str, int]]:
     """The teacher's first-turn judgment against the truth of the student's first answer."""
     out = {truth: {"judged_right": 0, "judged_wrong": 0, "no_judgment": 0} for truth in ("right", "wrong")}
     for le in lesson_rows:
@@ -54,7 +54,7 @@ def confusion(lesson_rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return out
 
 
-def _counts(lesson_rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _counts(lesson_rows: list[LessonRow]) -> Counts:
     answers = sum(len(le["correct"]) for le in lesson_rows)
     judgments = [j for le in lesson_rows for j in le["judgments"]]
     leaks = [x for le in lesson_rows for x in le["leaks"]]
@@ -63,16 +63,16 @@ def _counts(lesson_rows: list[dict[str, Any]]) -> dict[str, Any]:
             "leaks": len(leaks), "leaks_after_wrong": sum(1 for x in leaks if not x["student_right"])}
 
 
-def pick_lessons(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+def pick_lessons(rows: list[ItemRow], n: int) -> list[ShownLesson]:
     """Lessons to show in full: a repaired one first (wrong, then right), then one that stayed wrong, then any."""
-    every = [{"qid": r["qid"], "question": r["question"], "options": r["options"], "gold_letter": gold_letter(r),
-              **le} for r in rows for le in r["lessons"]]
+    every: list[ShownLesson] = [{"qid": r["qid"], "question": r["question"], "options": r["options"],
+                                 "gold_letter": gold_letter(r), **le} for r in rows for le in r["lessons"]]
 
-    def rank(le: dict[str, Any]) -> int:
+    def rank(le: ShownLesson) -> int:
         c = le["correct"]
         return 0 if not c[0] and c[-1] else 1 if not c[0] else 2
 
-    chosen: list[dict[str, Any]] = []
+    chosen: list[ShownLesson] = []
     for kind in (0, 1, 2):
         chosen += [le for le in every if rank(le) == kind][:1 if kind < 2 else n]
     return chosen[:n]
@@ -88,7 +88,7 @@ def _pct(value: float | None, signed: bool = False) -> str:
     return "-" if value is None else f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
-def scoring_of(s: dict[str, Any]) -> str:
+def scoring_of(s: Summary) -> str:
     """The scoring a summary was made with; summaries written before 0.2 were `geometric`."""
     return str(s.get("scoring", "geometric"))
 
@@ -104,14 +104,14 @@ def _interval(key: str, interval: list[float] | None, scoring: str = "paper") ->
     return "-" if not interval else f"[{shown(key, interval[0], scoring)}, {shown(key, interval[1], scoring)}]"
 
 
-def sections(s: dict[str, Any]) -> list[Section]:
+def sections(s: Summary) -> list[Section]:
     return [Section("Teaching abilities", _abilities_text(s)), Section("Student accuracy by turn", _curves(s)),
             Section("The teacher's judgments (first turn)", _confusion_text(s)),
             Section("Items", _items_text(s)),
             Section("Lessons", "\n\n".join(_lesson_text(le) for le in s["shown"]) or "(none)")]
 
 
-def _abilities_text(s: dict[str, Any]) -> str:
+def _abilities_text(s: Summary) -> str:
     a, how = s["abilities"], scoring_of(s)
     ra = ("RA the product of accuracy(t)/accuracy(t-1) over turns 2..T minus 1, in % (0: later turns neither help "
           "nor harm); a teacher reply without a judgment read as 'wrong' (scoring `paper`, as the paper's tables: "
@@ -138,13 +138,13 @@ def _abilities_text(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _leak_fate(s: dict[str, Any]) -> str:
+def _leak_fate(s: Summary) -> str:
     if s.get("tell_answer"):
         return "given to the student as written: tell_answer=true, the authors' can_tell_answer setting"
     return "redacted before the student saw it"
 
 
-def _curves(s: dict[str, Any]) -> str:
+def _curves(s: Summary) -> str:
     turns = s["turns"]
     lines = ["| student | " + " | ".join(f"turn {t}" for t in range(turns + 1)) + " |",
              "|---|" + "---|" * (turns + 1)]
@@ -156,7 +156,7 @@ def _curves(s: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n\n```\n" + "\n".join(chart) + "\n```"
 
 
-def _confusion_text(s: dict[str, Any]) -> str:
+def _confusion_text(s: Summary) -> str:
     c = s["judgments"]
     return ("Rows: whether the student's first answer was right; columns: what the teacher said.\n\n"
             "| student's answer | judged right | judged wrong | no judgment |\n|---|---|---|---|\n"
@@ -164,7 +164,7 @@ def _confusion_text(s: dict[str, Any]) -> str:
                         f"{c[truth]['no_judgment']} |" for truth in ("right", "wrong")))
 
 
-def _items_text(s: dict[str, Any]) -> str:
+def _items_text(s: Summary) -> str:
     conv = s.get("conversion") or {}
     head = (f"{conv['taught']} of {conv['items']} benchmark items taught. " if conv else "")
     lines = [head + "Options from: " + ", ".join(f"{k} {v}" for k, v in sorted(s["options_from"].items()))
@@ -173,7 +173,7 @@ def _items_text(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _lesson_text(le: dict[str, Any]) -> str:
+def _lesson_text(le: ShownLesson) -> str:
     path = " -> ".join("right" if c else "wrong" for c in le["correct"])
     lines = [f"**{md_text(le['qid'])}**, {le['student']} ({md_text(le['model'])}): {path}", ""]
     lines += [_quote(f"{le['question']}\n" + "\n".join(f"{k}. {v}" for k, v in le["options"].items())),
@@ -194,11 +194,11 @@ def _quote(text: str) -> str:
     return md_quote(text)
 
 
-def gold_letter(row: dict[str, Any]) -> str | None:
+def gold_letter(row: ItemRow | ShownLesson) -> str | None:
     """A lesson's gold letter; runs written before judgeagent 0.2 named it `answer_letter`."""
     return row["gold_letter"] if "gold_letter" in row else row.get("answer_letter")
 
 
-def reply_letter(step: dict[str, Any]) -> str | None:
+def reply_letter(step: Step) -> str | None:
     """The letter a student's reply chose; runs written before judgeagent 0.2 named it `letter`."""
     return step["reply_letter"] if "reply_letter" in step else step.get("letter")

@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....errors import JudgeAgentError
 from ....files import write_text_atomic
@@ -15,26 +17,54 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
-from .gaps import ability_markdown, gap_sections, gaps_markdown, graph_names, knowledge_gaps, weak_markdown
-from .judging import judging, judging_markdown
+from ..records import FeedbackEntry, PathInfo, question_records
+from .gaps import (
+    Gap,
+    GapSections,
+    ability_markdown,
+    gap_sections,
+    gaps_markdown,
+    graph_names,
+    knowledge_gaps,
+    weak_markdown,
+)
+from .judging import Judging, judging, judging_markdown
+
+if TYPE_CHECKING:
+    from ....models.roles import RoleDescription
 
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def sections(run: Run) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ReportData(GapSections):
+    """Everything the report shows: both renderings read only this."""
+
+    run: Run
+    summary: dict[str, Any]
+    validation: dict[str, Any] | None
+    by_difficulty: dict[str, float]
+    feedback: list[FeedbackEntry]
+    gaps: list[Gap]
+    models: dict[str, RoleDescription]
+    judging: Judging
+
+
+def sections(run: Run) -> ReportData:
     """Everything the report shows, as data: both renderings read only this."""
     summary = run.summary()
     names = graph_names(run.manifest)
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
+    records = question_records(run)
     by_difficulty = {k.split("/", 1)[1] + (" (ext)" if k.startswith("extension") else ""): v["accuracy"]
                      for k, v in summary["accuracy"].items() if "/" in k}
-    return {"run": run, "summary": summary, "validation": validation, "by_difficulty": by_difficulty,
-            "feedback": read_feedback(run),
-            "gaps": knowledge_gaps(run.records, names), "models": run.manifest["models"],
-            "judging": judging(run.records, run.manifest), **gap_sections(run.records, names)}
+    gaps = gap_sections(records, names)
+    return ReportData(gaps.weak_documents, gaps.weak_entities, gaps.ability, gaps.batch_ability, gaps.names,
+                      run, summary, validation, by_difficulty, read_feedback(run), knowledge_gaps(records, names),
+                      run.manifest["models"], judging(records, run.manifest))
 
 
 def build_report(folder: str | Path) -> tuple[Path, Path]:
@@ -49,11 +79,11 @@ def build_report(folder: str | Path) -> tuple[Path, Path]:
 
 
 # --- Markdown ---------------------------------------------------------------------------------------
-def markdown(d: dict[str, Any]) -> str:
-    s, run = d["summary"], d["run"]
+def markdown(d: ReportData) -> str:
+    s, run = d.summary, d.run
     out = [f"# judgeagent report: {run.folder.name}", "",
-           f"Target **{md_text(d['models']['target']['name'])}** ({md_text(d['models']['target']['model'])}), "
-           f"interviewer {md_text(d['models']['interviewer']['name'])}, judge {md_text(d['models']['judge']['name'])}.",
+           f"Target **{md_text(d.models['target']['name'])}** ({md_text(d.models['target']['model'])}), "
+           f"interviewer {md_text(d.models['interviewer']['name'])}, judge {md_text(d.models['judge']['name'])}.",
            "", VIEWER_MD, "",
            f"**Overall score** {s['overall_score']:.3f} over {s['questions']} questions in {s['batches']} batches.",
            "", "## Accuracy", "", "| group | n | correct | accuracy |", "|---|---|---|---|"]
@@ -62,14 +92,14 @@ def markdown(d: dict[str, Any]) -> str:
     out += [f"- batch {b}: {' -> '.join(t)}" for b, t in s["trajectories"].items()]
     out += ability_markdown(d)
     out += ["", *paths_markdown(run)]
-    out += ["", *judging_markdown(d["judging"])]
-    out += ["", *validation_markdown(d["validation"])]
+    out += ["", *judging_markdown(d.judging)]
+    out += ["", *validation_markdown(d.validation)]
     out += ["", "## Knowledge gaps", "", "Entities most often behind failed questions (on their knowledge paths, "
             "or named by a failed base question and its gold):", ""]
-    out += gaps_markdown(d["gaps"], d["names"] is not None)
+    out += gaps_markdown(d.gaps, d.names is not None)
     out += weak_markdown(d)
     out += ["", "## Feedback per batch", ""]
-    for f in d["feedback"]:
+    for f in d.feedback:
         out += batch_markdown(run, f)
     out += ["", "## Tokens and cost", "", "| role | calls | cached | input tokens | output tokens | cost $ |",
             "|---|---|---|---|---|---|"]
@@ -81,10 +111,10 @@ def markdown(d: dict[str, Any]) -> str:
 def paths_markdown(run: Run) -> list[str]:
     """How on topic each extension round's chunks were: the distribution of the path's relevance (mean
     over its chunks of the similarity to the closest batch question), by where the chunks came from."""
-    rounds: dict[tuple[int, int], dict[str, Any]] = {}
-    for r in run.records:
-        if r["stage"] == "extension" and r.get("path"):
-            rounds.setdefault((r["batch"], r["round"]), r["path"])
+    rounds: dict[tuple[int, int], PathInfo] = {}
+    for r in question_records(run):
+        if r.stage == "extension" and r.path:
+            rounds.setdefault((r.batch, r.round), r.path)
     out = ["## Knowledge paths", ""]
     measured = [p for p in rounds.values() if p.get("relevance") is not None]
     if not measured:
@@ -93,7 +123,7 @@ def paths_markdown(run: Run) -> list[str]:
     by_source: dict[str, list[float]] = {}
     for p in measured:
         source = "random (--no-graph)" if p.get("random") else "dense (--path dense)" if p.get("dense") else "graph"
-        by_source.setdefault(source, []).append(float(p["relevance"]))
+        by_source.setdefault(source, []).append(float(p.get("relevance") or 0.0))
     out += ["Relevance of a round's chunks: the mean over its chunks of the cosine similarity to the closest "
             "question of the batch (the graph's encoder).", "",
             "| chunks from | rounds | min | median | max |", "|---|---|---|---|---|"]
@@ -129,17 +159,17 @@ def validation_markdown(v: dict[str, Any] | None) -> list[str]:
     return rows
 
 
-def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
-    fb = f.get("feedback") or {}
-    out = [f"### Batch {f['batch']} (score {f['score']:.1f} over {f['asked']} questions; tiers "
-           f"{' -> '.join(f['trajectory'])})", ""]
+def batch_markdown(run: Run, f: FeedbackEntry) -> list[str]:
+    fb: Mapping[str, str] = f.feedback or {}
+    out = [f"### Batch {f.batch} (score {f.score:.1f} over {f.asked} questions; tiers "
+           f"{' -> '.join(f.trajectory)})", ""]
     for key in ("flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"):
-        out.append(f"- **{key.replace('_', ' ')}**: {md_text(fb.get(key, f.get('feedback_error') or '-'))}")
+        out.append(f"- **{key.replace('_', ' ')}**: {md_text(fb.get(key, f.feedback_error or '-'))}")
     out += ["", "| stage | difficulty | question | gold | answer | correct | path |", "|---|---|---|---|---|---|---|"]
-    for r in (r for r in run.records if r["batch"] == f["batch"]):
-        path = " → ".join((r.get("path") or {}).get("entities") or [])
-        cells = [r["stage"], r["difficulty"] or "-", r["question"], r["gold"], (r["answer"] or "").strip(),
-                 "yes" if r["correct"] else "no", path or "-"]
+    for r in (r for r in question_records(run) if r.batch == f.batch):
+        path = " → ".join(r.path_entities)
+        cells = [r.stage, r.difficulty or "-", r.question, r.gold, r.answer.strip(), "yes" if r.correct else "no",
+                 path or "-"]
         out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out + [""]
 
@@ -147,15 +177,15 @@ def batch_markdown(run: Run, f: dict[str, Any]) -> list[str]:
 # --- HTML -------------------------------------------------------------------------------------------------
 
 
-def html_page(d: dict[str, Any]) -> str:
-    s, run, v = d["summary"], d["run"], d["validation"]
-    charts = [trajectories(s["trajectories"]), bars(d["by_difficulty"], "Accuracy by difficulty")]
+def html_page(d: ReportData) -> str:
+    s, run, v = d.summary, d.run, d.validation
+    charts = [trajectories(s["trajectories"]), bars(d.by_difficulty, "Accuracy by difficulty")]
     if v:
         o = v["overall"]
         charts.append(bars({"ACC1": o["acc1"], "ACC2": o["acc2"], "CR": o["cr"], "CtE": o["cte"]},
                            "Validation: ACC1, ACC2, CR, CtE"))
     body = [f"<h1>judgeagent report: {escape(run.folder.name)}</h1>",
-            f"<p>Target <b>{escape(d['models']['target']['name'])}</b>; overall score "
+            f"<p>Target <b>{escape(d.models['target']['name'])}</b>; overall score "
             f"<b id='overall-score'>{s['overall_score']:.3f}</b> over {s['questions']} questions in "
             f"{s['batches']} batches.</p>", VIEWER_LINK,
             f"<div class='plots'>{''.join(charts)}</div>",
@@ -164,14 +194,14 @@ def html_page(d: dict[str, Any]) -> str:
             "<h2>Accuracy</h2>", table(["group", "n", "correct", "accuracy"],
                                         [[k, a["n"], a["correct"], _pct(a["accuracy"])] for k, a in s["accuracy"].items()],
                                         "accuracy"),
-            md_block(judging_markdown(d["judging"])),
+            md_block(judging_markdown(d.judging)),
             md_block(validation_markdown(v)),
             "<h2>Knowledge gaps</h2>", table(["entity", "kind", "in documents", "failed questions"],
-                                             [[g.name, g.kind, g.documents, g.failed] for g in d["gaps"]], "gaps"),
+                                             [[g.name, g.kind, g.documents, g.failed] for g in d.gaps], "gaps"),
             md_block(weak_markdown(d)),
             "<h2>Feedback per batch</h2>"]
-    for f in d["feedback"]:
-        body.append(f"<details open><summary>Batch {f['batch']}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
+    for f in d.feedback:
+        body.append(f"<details open><summary>Batch {f.batch}</summary>{md_block(batch_markdown(run, f)[2:])}</details>")
     body.append("<h2>Tokens and cost</h2>")
     body.append(table(["role", "calls", "cached", "input tokens", "output tokens", "cost $"],
                        [[r, u["calls"], u["cache_hits"], u["input_tokens"], u["output_tokens"], f"{u['cost']:.4f}"]

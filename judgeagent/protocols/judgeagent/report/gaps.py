@@ -6,9 +6,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ....report.mdtext import md_cell
+from ....runs import Manifest
+from ..records import QuestionRecord
+
+if TYPE_CHECKING:
+    from ..validity.gaps import Weak
+    from ..validity.irt import Ability
 
 TOP = 15
 TITLES = 2
@@ -43,7 +49,7 @@ class Names:
         return self.titles.get(doc_id) or doc_id
 
 
-def graph_names(manifest: dict[str, Any]) -> Names | None:
+def graph_names(manifest: Manifest) -> Names | None:
     """The run's graph's names, read from its tables (no vectors, no indexes); None when the run had no
     graph or it is gone or rebuilt since (its id differs): the report then lists bare names."""
     import pyarrow.parquet as pq
@@ -82,46 +88,56 @@ class Gap:
     documents: str = ""
 
 
-def knowledge_gaps(records: Sequence[dict[str, Any]], names: Names | None, top: int = TOP) -> list[Gap]:
+def knowledge_gaps(records: Sequence[QuestionRecord], names: Names | None, top: int = TOP) -> list[Gap]:
     """Entities most often behind questions the target failed: on the knowledge path of a failed
     extension question, or named by a failed base question and its gold. Generic concepts are left out
     (issue 29: "land" is no gap a trainer can act on)."""
     counts: Counter[str] = Counter()
     for r in records:
-        if not r["correct"]:
-            counts.update(set((r.get("path") or {}).get("entities") or []) | set(r.get("entities") or []))
+        if not r.correct:
+            counts.update(set(r.path_entities) | set(r.entities or []))
     kept = [(n, c) for n, c in counts.most_common() if names is None or not names.generic(n)][:top]
     if names is None:
         return [Gap(n, c) for n, c in kept]
     return [Gap(n, c, names.kind(n), names.documents(n)) for n, c in kept]
 
 
-def gap_sections(records: Sequence[dict[str, Any]], names: Names | None = None) -> dict[str, Any]:
-    """The data: weak documents and entities (`validity.gaps`, generic concepts left out), ability
-    overall and per batch (`validity.irt`)."""
+@dataclass(frozen=True)
+class GapSections:
+    """Weak documents and entities (`validity.gaps`, generic concepts left out), ability overall and per batch
+    (`validity.irt`), and the graph's names (None without the run's graph)."""
+
+    weak_documents: list[Weak]
+    weak_entities: list[Weak]
+    ability: Ability
+    batch_ability: dict[int, Ability]
+    names: Names | None
+
+
+def gap_sections(records: Sequence[QuestionRecord], names: Names | None = None) -> GapSections:
+    """The data: weak documents and entities, ability overall and per batch."""
     from ..validity import run_ability, weak_documents, weak_entities
 
     ability = run_ability(records)
     entities = [w for w in weak_entities(records) if names is None or not names.generic(w.name)]
-    return {"weak_documents": weak_documents(records)[:TOP], "weak_entities": entities[:TOP],
-            "ability": ability["overall"], "batch_ability": ability["batches"], "names": names}
+    return GapSections(weak_documents(records)[:TOP], entities[:TOP], ability["overall"], ability["batches"], names)
 
 
-def ability_markdown(d: dict[str, Any]) -> list[str]:
-    a = d["ability"]
+def ability_markdown(d: GapSections) -> list[str]:
+    a = d.ability
     low, high = a.interval
     line = (f"**Ability** (Rasch, EAP over all {a.n} questions, default level difficulties "
             f"easy -1, medium 0, hard +1): {a.theta:+.2f} ± {a.se:.2f} (95% interval [{low:+.2f}, {high:+.2f}]).")
     return ["", line, ""] + [f"- batch {b}: ability {x.theta:+.2f} ± {x.se:.2f} over {x.n} questions"
-                   for b, x in d["batch_ability"].items()]
+                   for b, x in d.batch_ability.items()]
 
 
-def weak_markdown(d: dict[str, Any]) -> list[str]:
+def weak_markdown(d: GapSections) -> list[str]:
     intro = ("Documents and entities ranked by failure rate (questions are spread evenly over the documents "
              "and entities of their knowledge path; base questions count for the entities they name):")
     out = ["", intro, ""]
-    names: Names | None = d.get("names")
-    for title, rows in (("document", d["weak_documents"]), ("entity", d["weak_entities"])):
+    names = d.names
+    for title, rows in (("document", d.weak_documents), ("entity", d.weak_entities)):
         if not rows:
             out += [f"- (no {title} was on a question's path)", ""]
             continue

@@ -4,42 +4,55 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from ....grading.verdict import METHODS
 from ....report.mdtext import md_cell
+from ....runs import Manifest
+from ..records import QuestionRecord
 
 SPOT_CHECKS = 10
 
 
-def judging(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Judging:
+    """The section as data: verdicts per method, the judge's calibration, how many verdicts rest on an uncalibrated
+    or undecided decision (of `total`), and judge decisions to spot-check."""
+
+    methods: dict[str, int]
+    calibration: dict[str, Any] | None
+    shaky: int
+    total: int
+    sample: list[QuestionRecord]
+
+
+def judging(records: list[QuestionRecord], manifest: Manifest) -> Judging:
     """The section as data (both renderings read this)."""
     calibration = manifest.get("judge_calibration")
-    methods = Counter(r["verdict"]["method"] for r in records)
+    methods = Counter(r.verdict.method for r in records)
     shaky = methods.get("undecided", 0)
     if calibration is not None and calibration.get("used") and not calibration.get("passed"):
         shaky += methods.get("judge", 0)  # trusted although it failed (or never had) calibration
-    judged = [r for r in records if r["verdict"]["method"] in ("judge", "judge_failed")]
+    judged = [r for r in records if r.verdict.method in ("judge", "judge_failed")]
     rng = random.Random((manifest.get("config") or {}).get("seed", 0))
     sample = rng.sample(judged, min(SPOT_CHECKS, len(judged)))
-    return {"methods": dict(methods.most_common()), "calibration": calibration, "shaky": shaky,
-            "total": len(records), "sample": sample}
+    return Judging(dict(methods.most_common()), calibration, shaky, len(records), sample)
 
 
-def judging_markdown(j: dict[str, Any]) -> list[str]:
+def judging_markdown(j: Judging) -> list[str]:
     out = ["## How answers were judged", "", "| method | verdicts | meaning |", "|---|---|---|"]
-    out += [f"| {m} | {n} | {METHODS.get(m, '')} |" for m, n in j["methods"].items()]
-    out += ["", _calibration_line(j["calibration"]), ""]
-    share = j["shaky"] / j["total"] if j["total"] else 0.0
-    out.append(f"**{j['shaky']} of {j['total']} verdicts ({100 * share:.1f}%) rest on an uncalibrated or undecided "
-               "decision.**" if j["shaky"] else "No verdict rests on an uncalibrated or undecided decision.")
-    out += ["", f"### {len(j['sample'])} judge decisions to spot-check", ""]
-    if not j["sample"]:
+    out += [f"| {m} | {n} | {METHODS.get(m, '')} |" for m, n in j.methods.items()]
+    out += ["", _calibration_line(j.calibration), ""]
+    share = j.shaky / j.total if j.total else 0.0
+    out.append(f"**{j.shaky} of {j.total} verdicts ({100 * share:.1f}%) rest on an uncalibrated or undecided "
+               "decision.**" if j.shaky else "No verdict rests on an uncalibrated or undecided decision.")
+    out += ["", f"### {len(j.sample)} judge decisions to spot-check", ""]
+    if not j.sample:
         return [*out, "The judge decided no answer in this run."]
     out += ["| question | gold | answer | verdict | reason |", "|---|---|---|---|---|"]
-    for r in j["sample"]:
-        cells = [r["question"], r["gold"], (r["answer"] or "").strip(), "correct" if r["correct"] else "wrong",
-                 r["verdict"]["reason"]]
+    for r in j.sample:
+        cells = [r.question, r.gold, r.answer.strip(), "correct" if r.correct else "wrong", r.verdict.reason]
         out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out
 

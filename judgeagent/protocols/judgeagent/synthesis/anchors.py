@@ -11,6 +11,7 @@ import numpy as np
 from ....errors import JudgeAgentError
 from ....graph.model import ContextGraph
 from ....runs import Run
+from ..records import question_records
 
 
 @dataclass(frozen=True)
@@ -50,19 +51,19 @@ def run_weakness(run: Run, graph: ContextGraph) -> Weakness:
     failed: Counter[str] = Counter()
     entities: Counter[str] = Counter()
     chunks: set[str] = set()
-    for record in run.records:
-        path = record.get("path") or {}
-        docs = {doc_of[c] for c in path.get("chunk_ids") or [] if c in doc_of}
+    records = question_records(run)
+    for record in records:
+        docs = {doc_of[c] for c in record.chunk_ids if c in doc_of}
         asked.update(docs)
-        if not record.get("correct"):
+        if not record.correct:
             failed.update(docs)
-            entities.update(path.get("entities") or [])
-            chunks.update(c for c in path.get("chunk_ids") or [] if c in doc_of)
+            entities.update(record.path_entities)
+            chunks.update(c for c in record.chunk_ids if c in doc_of)
     if not failed:
         raise JudgeAgentError(f"run {run.folder} has no failed question with a knowledge path: nothing to aim at; "
                               "synthesize without --from-run for a set spread over the whole graph")
     return Weakness(dict(asked), dict(failed), frozenset(chunks), dict(entities),
-                    tuple(dict.fromkeys(r["question"] for r in run.records)))
+                    tuple(dict.fromkeys(r.question for r in records)))
 
 
 @dataclass

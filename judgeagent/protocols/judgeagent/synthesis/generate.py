@@ -16,6 +16,7 @@ from ..checks import rejection
 from ..cloze import cloze_questions
 from ..prompts import GeneratedQuestions, answer_messages, generation_messages
 from .config import QUESTION_TYPE, SynthesisConfig
+from .rows import Candidate, SlotPath
 
 SELF_CHECK_FAILED = "interviewer's own answer disagrees with its gold"
 CLOZE_CHECKS = ("gold_in_source_chunk", "answer_not_in_question")
@@ -31,13 +32,13 @@ def walk(sampler: PathSampler, graph: ContextGraph, anchor: str, config: Synthes
     return sampler.sample([graph.chunk_texts[graph.chunk_row[anchor]]], hops=config.hops, seed=slot_seed(config, slot))
 
 
-def path_row(path: KnowledgePath) -> dict[str, Any]:
+def path_row(path: KnowledgePath) -> SlotPath:
     return {"entities": path.entities, "entity_ids": path.entity_ids, "chunk_ids": path.chunk_ids,
             "seed": path.seed, "seed_kind": path.seed_kind}
 
 
 def cloze_item(graph: ContextGraph, path: KnowledgePath, config: SynthesisConfig, slot: int,
-               doc_of: dict[str, str], anchor_doc: str) -> tuple[dict[str, Any] | None, str | None]:
+               doc_of: dict[str, str], anchor_doc: str) -> tuple[Candidate | None, str | None]:
     """(item, None), or (None, why there is none). A sentence of the anchor document first: anchors visit
     every document in turn, so taking the gold from there is what spreads the set over the corpus."""
     from ..checks import answer_in_question
@@ -59,7 +60,7 @@ def cloze_item(graph: ContextGraph, path: KnowledgePath, config: SynthesisConfig
 
 
 async def llm_item(interviewer: Any, checker: AnswerChecker, path: KnowledgePath, tier: str,
-                   config: SynthesisConfig, doc_of: dict[str, str]) -> tuple[dict[str, Any] | None, list[str]]:
+                   config: SynthesisConfig, doc_of: dict[str, str]) -> tuple[Candidate | None, list[str]]:
     """(item or None, the reasons candidates were turned down): up to `generation_attempts` requests."""
     rejected: list[str] = []
     for attempt in range(config.generation_attempts):
@@ -95,7 +96,7 @@ def _holding(path: KnowledgePath, answer: str) -> list[str]:
 
 
 def _item(tier: str, generator: str, question: str, gold: str, aliases: tuple[str, ...] | list[str],
-          sources: list[str], path: KnowledgePath, doc_of: dict[str, str], checks: tuple[str, ...]) -> dict[str, Any]:
+          sources: list[str], path: KnowledgePath, doc_of: dict[str, str], checks: tuple[str, ...]) -> Candidate:
     return {
         "question": question, "answer": gold, "aliases": list(aliases), "difficulty": tier,
         "question_type": QUESTION_TYPE[tier], "generator": generator,

@@ -21,13 +21,14 @@ from ....errors import JudgeAgentError
 from ....grading.answers import AnswerChecker
 from ....graph.model import ContextGraph
 from ....graph.sample import PathSampler
-from ....runs import RowLog, Run, load_manifest, load_run, open_run
+from ....runs import Manifest, RowLog, Run, load_manifest, load_run, open_run
 from ....version import __version__
 from ...runner import gather_all
 from .anchors import AnchorPlan, Weakness, run_weakness
 from .config import QUESTION_TYPE, SynthesisConfig
 from .dataset import FILES, write_dataset
 from .generate import cloze_item, llm_item, path_row, walk
+from .rows import SlotRow
 from .select import ASKED, Selector
 
 STATE = ".synthesis"
@@ -83,13 +84,13 @@ def synthesize(graph: ContextGraph, out: str | Path, config: SynthesisConfig = S
 
 async def _slots(run: Run, graph: ContextGraph, sampler: PathSampler, config: SynthesisConfig,
                  weakness: Weakness | None, interviewer: Any,
-                 progress: Callable[[int, int], None] | None) -> tuple[Selector, list[dict[str, Any]]]:
+                 progress: Callable[[int, int], None] | None) -> tuple[Selector, list[SlotRow]]:
     log = RowLog(run, "slots.jsonl", "key")
     plan = AnchorPlan(graph, config.seed, weakness)
     doc_of = graph.doc_of
     selector = Selector(sampler.encoder, config, weakness.questions if weakness else ())
     checker = AnswerChecker()
-    rows: list[dict[str, Any]] = []
+    rows: list[SlotRow] = []
     slot, last = 0, math.ceil(config.n * config.max_slots_per_item)
     while not selector.done and slot < last:
         tiers = selector.open_tiers()
@@ -106,15 +107,15 @@ async def _slots(run: Run, graph: ContextGraph, sampler: PathSampler, config: Sy
 
 
 def _walked(sampler: PathSampler, graph: ContextGraph, plan: AnchorPlan, config: SynthesisConfig, slot: int,
-            tier: str) -> dict[str, Any]:
+            tier: str) -> SlotRow:
     doc, anchor = plan.chunk(slot)
     path = walk(sampler, graph, anchor, config, slot)
     return {"key": f"{slot}-{tier}", "slot": slot, "difficulty": tier, "doc_id": doc, "anchor_chunk_id": anchor,
             "path": path_row(path), "_path": path}
 
 
-async def _filled(row: dict[str, Any], graph: ContextGraph, interviewer: Any, checker: AnswerChecker,
-                  config: SynthesisConfig, doc_of: dict[str, str], log: RowLog) -> dict[str, Any]:
+async def _filled(row: SlotRow, graph: ContextGraph, interviewer: Any, checker: AnswerChecker,
+                  config: SynthesisConfig, doc_of: dict[str, str], log: RowLog) -> SlotRow:
     """The slot's candidate item (or why none): from the log when this slot ran before."""
     path = row.pop("_path", None)
     if path is None:
@@ -129,8 +130,8 @@ async def _filled(row: dict[str, Any], graph: ContextGraph, interviewer: Any, ch
     return row
 
 
-def _card(graph: ContextGraph, config: SynthesisConfig, selector: Selector, rows: list[dict[str, Any]],
-          weakness: Weakness | None, from_run: str | Path | None, manifest: dict[str, Any], seconds: float) -> dict[str, Any]:
+def _card(graph: ContextGraph, config: SynthesisConfig, selector: Selector, rows: list[SlotRow],
+          weakness: Weakness | None, from_run: str | Path | None, manifest: Manifest, seconds: float) -> dict[str, Any]:
     kept = selector.kept
     reached = {d for r in rows for d in _docs(graph, r["path"]["chunk_ids"])}
     covered = {d for i in kept for d in i["supporting_doc_ids"]}

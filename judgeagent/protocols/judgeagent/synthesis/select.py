@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from ....embedding import Encoder
 from ....grading.text import normalise_answer
 from .config import SynthesisConfig
+from .rows import KeptItem, SlotRow
 
 NEAR_DUPLICATE = "near-duplicate of a kept item"
 ASKED = "too close to a question the run asked"
@@ -21,7 +21,7 @@ class Selector:
     def __init__(self, encoder: Encoder, config: SynthesisConfig, asked: Sequence[str] = ()) -> None:
         self.encoder, self.config = encoder, config
         self.quotas = config.quotas()
-        self.kept: list[dict[str, Any]] = []
+        self.kept: list[KeptItem] = []
         self.counts: Counter[str] = Counter()
         self.rejected: Counter[tuple[str, str]] = Counter()
         """(difficulty, reason) -> candidates turned down, at generation or here."""
@@ -40,9 +40,9 @@ class Selector:
     def done(self) -> bool:
         return not self.open_tiers()
 
-    def offer(self, rows: Sequence[dict[str, Any]]) -> None:
+    def offer(self, rows: Sequence[SlotRow]) -> None:
         """One wave's slot rows, in slot order."""
-        items = [r["item"] for r in rows if r.get("item")]
+        items = [item for r in rows if (item := r.get("item"))]
         vectors = self.encoder.encode([i["question"] for i in items]) if items else None
         at = 0
         for row in rows:
@@ -59,8 +59,9 @@ class Selector:
             self._take(row, vectors[at])
             at += 1
 
-    def _take(self, row: dict[str, Any], vector: np.ndarray) -> None:
+    def _take(self, row: SlotRow, vector: np.ndarray) -> None:
         item, tier = row["item"], row["difficulty"]
+        assert item is not None
         asked = float((self._asked_vectors @ vector).max()) if len(self._asked_vectors) else 0.0
         if normalise_answer(item["question"]) in self._asked or asked >= self.config.contamination_similarity:
             self.rejected[tier, ASKED] += 1
@@ -70,7 +71,7 @@ class Selector:
             self.rejected[tier, NEAR_DUPLICATE] += 1
             return
         checks = [*item["checks"], "not_near_duplicate"] + (["not_in_run"] if len(self._asked_vectors) else [])
-        kept = {"qid": f"syn-{row['slot']:06d}", **item, "checks": checks, "anchor_doc_id": row["doc_id"],
+        kept: KeptItem = {"qid": f"syn-{row['slot']:06d}", **item, "checks": checks, "anchor_doc_id": row["doc_id"],
                 "nearest_item_similarity": round(nearest, 4)}
         if len(self._asked_vectors):
             kept["nearest_asked_similarity"] = round(asked, 4)

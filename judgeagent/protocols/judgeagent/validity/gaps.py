@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from ..records import QuestionRecord, as_records
 
 
 @dataclass(frozen=True)
@@ -29,17 +30,17 @@ class Weak:
         return (self.failed + 0.5) / (self.asked + 1.0)
 
 
-def read_records(folder: str | Path) -> list[dict[str, Any]]:
-    """A run folder's records, in the order they were written (a torn last line is skipped)."""
+def read_records(folder: str | Path) -> list[QuestionRecord]:
+    """A run folder's records, typed, in the order they were written (a torn last line is skipped)."""
     rows = []
     for line in (Path(folder) / "records.jsonl").read_text().splitlines():
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-    first: dict[Any, dict[str, Any]] = {}
-    for r in rows:  # a record written twice (a crash between append and journal) counts once
-        first.setdefault(r.get("record_id"), r)
+    first: dict[str, QuestionRecord] = {}
+    for r in as_records(rows):  # a record written twice (a crash between append and journal) counts once
+        first.setdefault(r.record_id, r)
     return list(first.values())
 
 
@@ -48,7 +49,7 @@ def chunk_document(chunk_id: str) -> str:
     return chunk_id.rsplit("#", 1)[0]
 
 
-def _spread(records: Iterable[dict[str, Any]], units: Callable[[dict[str, Any]], Sequence[str]]) -> list[Weak]:
+def _spread(records: Iterable[QuestionRecord], units: Callable[[QuestionRecord], Sequence[str]]) -> list[Weak]:
     asked: dict[str, float] = {}
     failed: dict[str, float] = {}
     for r in records:
@@ -57,29 +58,29 @@ def _spread(records: Iterable[dict[str, Any]], units: Callable[[dict[str, Any]],
             continue
         for name in names:
             asked[name] = asked.get(name, 0.0) + 1.0 / len(names)
-            if not r.get("correct"):
+            if not r.correct:
                 failed[name] = failed.get(name, 0.0) + 1.0 / len(names)
     ranked = [Weak(n, asked[n], failed.get(n, 0.0)) for n in asked]
     return sorted(ranked, key=lambda w: (-w.score, -w.failed, w.name))
 
 
-def weak_documents(records: Iterable[dict[str, Any]], chunk_docs: Mapping[str, str] | None = None,
+def weak_documents(records: Iterable[QuestionRecord], chunk_docs: Mapping[str, str] | None = None,
                    entity_docs: Mapping[str, Sequence[str]] | None = None) -> list[Weak]:
     """Documents of the questions' knowledge paths, weakest first; each path chunk's document carries an
     equal share of its question. A question with no path (a base question) counts only when
     `entity_docs` is given: then over the documents of the entities it names."""
-    def docs(r: dict[str, Any]) -> list[str]:
-        chunks = (r.get("path") or {}).get("chunk_ids") or []
+    def docs(r: QuestionRecord) -> list[str]:
+        chunks = r.chunk_ids
         if not chunks and entity_docs is not None:
-            return [d for e in r.get("entities") or [] for d in entity_docs.get(e, ())]
+            return [d for e in r.entities or [] for d in entity_docs.get(e, ())]
         return [chunk_docs.get(c, chunk_document(c)) if chunk_docs else chunk_document(c) for c in chunks]
 
     return _spread(records, docs)
 
 
-def weak_entities(records: Iterable[dict[str, Any]]) -> list[Weak]:
+def weak_entities(records: Iterable[QuestionRecord]) -> list[Weak]:
     """Entities of the questions' paths (extension) or named by the question and gold (base), weakest first."""
-    return _spread(records, lambda r: (r.get("path") or {}).get("entities") or r.get("entities") or [])
+    return _spread(records, lambda r: r.path_entities or r.entities or [])
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def auc(ranked: Sequence[Weak], unknown: set[str]) -> float | None:
     return wins / (len(pos) * len(neg))
 
 
-def questions_to_precision(records: Sequence[dict[str, Any]], unknown: set[str], k: int, target: float,
+def questions_to_precision(records: Sequence[QuestionRecord], unknown: set[str], k: int, target: float,
                            chunk_docs: Mapping[str, str] | None = None,
                            entity_docs: Mapping[str, Sequence[str]] | None = None) -> int | None:
     """The fewest leading questions whose weak-document ranking has precision@k >= target (k documents
@@ -126,15 +127,14 @@ def questions_to_precision(records: Sequence[dict[str, Any]], unknown: set[str],
     return None
 
 
-def recovery(records: Sequence[dict[str, Any]], unknown: Iterable[str], k: int = 10,
+def recovery(records: Sequence[QuestionRecord], unknown: Iterable[str], k: int = 10,
              target_precision: float = 0.8, chunk_docs: Mapping[str, str] | None = None,
              entity_docs: Mapping[str, Sequence[str]] | None = None) -> Recovery:
     """Gap recovery of one run's records against the planted unknown documents (`weak_documents`)."""
     truth = set(unknown)
     ranked = weak_documents(records, chunk_docs, entity_docs)
     precision, recall = precision_recall(ranked, truth, k)
-    used = [r for r in records if (r.get("path") or {}).get("chunk_ids")
-            or (entity_docs is not None and r.get("entities"))]
+    used = [r for r in records if r.chunk_ids or (entity_docs is not None and r.entities)]
     return Recovery(k, precision, recall, auc(ranked, truth), len(ranked), len(used),
                     questions_to_precision(used, truth, k, target_precision, chunk_docs, entity_docs),
                     target_precision)

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..records import QuestionRecord
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -44,7 +47,7 @@ class Ability:
         """The 95% interval, theta +- 1.96 SE."""
         return self.theta - 1.96 * self.se, self.theta + 1.96 * self.se
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, float]:
         low, high = self.interval
         return {"theta": self.theta, "se": self.se, "n": self.n, "low": low, "high": high}
 
@@ -83,35 +86,42 @@ def _mle(responses: Sequence[tuple[bool, Item]]) -> Ability:
     return Ability(theta, float(1 / np.sqrt(info)), len(responses))
 
 
-def responses(records: Iterable[Mapping[str, Any]],
+def responses(records: Iterable[QuestionRecord],
               items: Mapping[str | None, Item] = DEFAULT_ITEMS) -> list[tuple[bool, Item]]:
     """(correct, item) per record; a level missing from `items` counts as unlabelled."""
-    return [(bool(r.get("correct")), items.get(r.get("difficulty"), items[None])) for r in records]
+    return [(r.correct, items.get(r.difficulty, items[None])) for r in records]
 
 
-def run_ability(records: Sequence[Mapping[str, Any]], items: Mapping[str | None, Item] = DEFAULT_ITEMS,
-                method: str = "eap") -> dict[str, Any]:
+class RunAbility(TypedDict):
+    """A run's ability: over all its questions, per batch, and the level difficulties it was measured with."""
+
+    overall: Ability
+    batches: dict[int, Ability]
+    items: dict[str, dict[str, float]]
+
+
+def run_ability(records: Sequence[QuestionRecord], items: Mapping[str | None, Item] = DEFAULT_ITEMS,
+                method: str = "eap") -> RunAbility:
     """Overall and per-batch ability of one run's records (every question: base and extension)."""
-    batches: dict[int, list[Mapping[str, Any]]] = {}
+    batches: dict[int, list[QuestionRecord]] = {}
     for r in records:
-        batches.setdefault(int(r.get("batch", 0)), []).append(r)
+        batches.setdefault(r.batch, []).append(r)
     return {"overall": estimate(responses(records, items), method),
             "batches": {b: estimate(responses(rs, items), method) for b, rs in sorted(batches.items())},
             "items": {str(k): v._asdict() for k, v in items.items()}}
 
 
-def calibrate(runs: Sequence[Sequence[Mapping[str, Any]]], iterations: int = 50) -> dict[str | None, Item]:
+def calibrate(runs: Sequence[Sequence[QuestionRecord]], iterations: int = 50) -> dict[str | None, Item]:
     """Rasch level difficulties fitted jointly over several runs (targets): alternate each run's EAP
     ability and each level's maximum-likelihood difficulty given the abilities; abilities are centred
     (mean 0) so that the scale is fixed. Levels never asked keep their defaults."""
     items = dict(DEFAULT_ITEMS)
-    levels = {r.get("difficulty") for rs in runs for r in rs} & set(items)
+    levels = {r.difficulty for rs in runs for r in rs} & set(items)
     for _ in range(iterations):
         thetas = np.array([estimate(responses(rs, items)).theta for rs in runs])
         thetas -= thetas.mean()
         for level in levels:
-            data = [(t, bool(r.get("correct"))) for t, rs in zip(thetas, runs) for r in rs
-                    if r.get("difficulty") == level]
+            data = [(t, r.correct) for t, rs in zip(thetas, runs) for r in rs if r.difficulty == level]
             items[level] = Item(_difficulty(data, items[level].b))
     return items
 
