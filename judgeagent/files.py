@@ -31,6 +31,8 @@ def jsonl_records(file: Path, text: str, first_line: int = 1) -> Iterator[tuple[
             yield json.loads(line), f"{file}:{number}"
         except json.JSONDecodeError as e:
             raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
+        except RecursionError:
+            raise JudgeAgentError(f"{file}:{number}: JSON nested too deeply to read") from None
 
 
 def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
@@ -38,6 +40,8 @@ def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    except RecursionError:
+        raise JudgeAgentError(f"{file}: JSON nested too deeply to read") from None
     records = data if isinstance(data, list) else [data]
     for index, record in enumerate(records):
         yield record, f"{file}[{index}]"
