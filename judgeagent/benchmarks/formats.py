@@ -64,7 +64,7 @@ def _convert_all(records: Iterable[tuple[Any, str, dict[str, Any]]], convert: Co
     skipped: Counter[str] = Counter()
     for record, source, context in records:
         if not isinstance(record, dict):
-            raise JudgeAgentError(f"{source}: expected an object, got {type(record).__name__}")
+            raise JudgeAgentError(f"{source}: expected an object, got {json_kind(record)}")
         out = convert(record, source, context)
         if isinstance(out, str):
             skipped[out] += 1
