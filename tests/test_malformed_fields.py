@@ -9,6 +9,8 @@ import pytest
 from judgeagent.benchmark import load_benchmark
 from judgeagent.errors import JudgeAgentError
 
+from .conftest import DATA
+
 ARC = {"id": "Q1", "question": {"stem": "Which is a gas?", "choices": [{"text": "iron", "label": "A"},
                                                                     {"text": "oxygen", "label": "B"}]},
        "answerKey": "B"}
@@ -148,3 +150,14 @@ def test_hf_on_a_local_file_that_is_not_utf8_is_one_line(tmp_path):
     file.write_bytes(b'{"question": "caf\xe9", "answer": "1"}\n')
     with pytest.raises(JudgeAgentError, match=r"b\.jsonl:1: not valid UTF-8"):
         load_benchmark(f"hf:{file}")
+
+
+def test_an_iwslt_archive_with_a_changed_byte_is_one_line(tmp_path):
+    """Found by tests/test_fuzz_loaders.py: zlib's own error escaped (a byte changed, not the end cut)."""
+    texts = DATA / "papers" / "iwslt2017" / "archive" / "2017-01-ted-test" / "texts"
+    data = bytearray((texts / "de" / "en" / "de-en.tgz").read_bytes())
+    data[3886] = 0
+    (tmp_path / "de-en.tgz").write_bytes(bytes(data))
+    (tmp_path / "en-de.tgz").write_bytes((texts / "en" / "de" / "en-de.tgz").read_bytes())
+    with pytest.raises(JudgeAgentError, match=r"de-en\.tgz is damaged \(its compressed data does not decompress"):
+        load_benchmark(f"iwslt:{tmp_path / 'de-en.tgz'}#tst2016")
