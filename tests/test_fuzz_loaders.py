@@ -45,6 +45,12 @@ def _paths(value, prefix=()):
     return out
 
 
+def _confusions(value):
+    """The same content as another JSON kind: a list as its text, text as a list or an object, a number as text."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return [text, [text], {"A": text}, [value], {"text": value}, 1, 1.5, -1, True, None, "", BIG, [], {}]
+
+
 @st.composite
 def damaged(draw, record):
     """`record` with one to three of its fields (at any depth) replaced by another JSON value, or removed."""
@@ -57,10 +63,11 @@ def damaged(draw, record):
         parent = out
         for step in parent_path:
             parent = parent[step]
-        if draw(st.booleans()) and isinstance(parent, dict):
+        action = draw(st.integers(0, 3))
+        if action == 0 and isinstance(parent, dict):
             del parent[last]
-        else:
-            parent[last] = draw(values)
+        else:  # half the time a value of another JSON kind made from the old one: the likeliest slips
+            parent[last] = draw(values if action == 1 else st.sampled_from(_confusions(parent[last])))
     if draw(st.integers(0, 9)) == 0:
         out = draw(values)  # not even an object
     return out
