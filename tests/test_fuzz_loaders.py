@@ -151,3 +151,69 @@ def test_a_damaged_iwslt_archive_is_one_line(tmp_path):
         _assert_loads_or_one_line(f"iwslt:{tmp_path / 'de-en.tgz'}#tst2016")
 
     check()
+
+
+# --- folders: a graph's and a run's manifest, hand-edited --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graph_copy(demo_graph, tmp_path_factory):
+    return Path(shutil.copytree(demo_graph.path, tmp_path_factory.mktemp("fuzz") / "g"))
+
+
+def test_a_damaged_graph_manifest_loads_or_is_one_line(graph_copy):
+    from judgeagent import load_graph
+
+    manifest = json.loads((graph_copy / "manifest.json").read_text(encoding="utf-8"))
+
+    @settings(FUZZ, max_examples=40)
+    @given(damaged(manifest))
+    def check(edited):
+        (graph_copy / "manifest.json").write_text(json.dumps(edited), encoding="utf-8")
+        try:
+            load_graph(graph_copy)
+        except JudgeAgentError as e:
+            assert "\n" not in str(e)
+
+    check()
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    """A finished JudgeAgent run of 3 questions, from scripted loopback models (tests/scripted.py)."""
+    from judgeagent.cli.main import main
+    from tests.scripted import Roles, Script
+
+    mhr = DATA / "multihop_rag" / "small.questions.jsonl"
+    script = Script(target_right={"Federal", "Google"})
+    for item in load_benchmark(mhr).items:
+        script.golds[item.question] = item.gold
+    folder = tmp_path_factory.mktemp("fuzz")
+    with Roles(script) as roles:
+        config = roles.write_config(folder / "judgeagent.toml")
+        assert main(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", str(mhr), "--no-extension",
+                     "--limit", "3", "--run-dir", str(folder / "run"), "--config", str(config), "--no-cache",
+                     "-q"]) == 0
+    return folder / "run"
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "summary.json"])
+def test_a_damaged_run_manifest_or_summary_is_reported_or_one_line(run_folder, name, capsys):
+    from judgeagent.cli.main import main
+
+    original = json.loads((run_folder / name).read_text(encoding="utf-8"))
+
+    @settings(FUZZ, max_examples=30)
+    @given(damaged(original))
+    def check(edited):
+        (run_folder / name).write_text(json.dumps(edited), encoding="utf-8")
+        for command in (["report", str(run_folder)], ["view", str(run_folder)]):
+            code = main(command)
+            err = capsys.readouterr().err
+            assert code in (0, 1) and "Traceback" not in err
+            assert code == 0 or len([x for x in err.splitlines() if x.startswith("error: ")]) == 1, err
+
+    try:
+        check()
+    finally:
+        (run_folder / name).write_text(json.dumps(original), encoding="utf-8")
