@@ -135,7 +135,8 @@ def folder_kind(folder: Path, manifest: Any = None) -> str | None:
     kind = manifest.get("kind")
     if isinstance(kind, str) and kind in KINDS:
         return kind
-    kind = _FORMATS.get(manifest.get("format"))  # type: ignore[arg-type]
+    fmt = manifest.get("format")
+    kind = _FORMATS.get(fmt) if isinstance(fmt, str) else None
     if kind == "run" and (folder / "reproduce.md").is_file():
         return "reproduce"
     return kind

@@ -67,3 +67,12 @@ def test_folders_from_before_the_kind_was_recorded_still_open_and_are_known(run,
     del manifest["kind"]
     (graph / "manifest.json").write_text(json.dumps(manifest))
     assert folder_kind(graph) == "graph" and load_graph(graph).counts() == demo_graph.counts()
+
+
+def test_a_manifest_whose_format_is_not_text_is_no_kind(tmp_path, capsys):
+    """Found by tests/test_fuzz_loaders.py: a list as the format was looked up in a dict (unhashable)."""
+    folder = tmp_path / "x"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"format": []}))
+    assert folder_kind(folder) is None
+    assert _error(["report", folder], capsys) == f"error: {folder} is not a judgeagent run"

@@ -203,7 +203,7 @@ def test_a_damaged_run_manifest_or_summary_is_reported_or_one_line(run_folder, n
 
     original = json.loads((run_folder / name).read_text(encoding="utf-8"))
 
-    @settings(FUZZ, max_examples=30)
+    @settings(FUZZ, max_examples=15)
     @given(damaged(original))
     def check(edited):
         (run_folder / name).write_text(json.dumps(edited), encoding="utf-8")
@@ -217,3 +217,26 @@ def test_a_damaged_run_manifest_or_summary_is_reported_or_one_line(run_folder, n
         check()
     finally:
         (run_folder / name).write_text(json.dumps(original), encoding="utf-8")
+
+
+@pytest.mark.parametrize("name,edit,says", [
+    ("summary.json", lambda s: s.update(overall_score="0.5"), "summary.json: field 'overall_score' should be a number, got a string"),
+    ("summary.json", lambda s: s["accuracy"]["all"].pop("n"), "summary.json: field 'accuracy.all.n' is missing"),
+    ("manifest.json", lambda m: m["models"].pop("interviewer"), "manifest.json: field 'models.interviewer' is missing"),
+    ("manifest.json", lambda m: m["config"].update(seed=[1]), "manifest.json: field 'config.seed'"),
+    ("manifest.json", lambda m: m["judge_calibration"].pop("policy"), "field 'judge_calibration.policy' is missing"),
+])
+def test_report_names_a_damaged_field_found_by_the_fuzzer(run_folder, name, edit, says, capsys):
+    """Found by the run fuzzer above: each was a KeyError or TypeError in the middle of report."""
+    from judgeagent.cli.main import main
+
+    original = (run_folder / name).read_text(encoding="utf-8")
+    data = json.loads(original)
+    edit(data)
+    (run_folder / name).write_text(json.dumps(data), encoding="utf-8")
+    try:
+        assert main(["report", str(run_folder)]) == 1
+    finally:
+        (run_folder / name).write_text(original, encoding="utf-8")
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says in err, err

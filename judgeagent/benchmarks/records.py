@@ -85,7 +85,8 @@ class Record(BaseModel):
 _EXPECTED = {"model_type": "should be an object", "model_attributes_type": "should be an object",
              "dict_type": "should be an object", "list_type": "should be a list", "string_type": "should be text",
              "int_type": "should be a whole number", "int_parsing": "should be a whole number",
-             "bool_type": "should be true or false", "bool_parsing": "should be true or false"}
+             "bool_type": "should be true or false", "bool_parsing": "should be true or false",
+             "float_type": "should be a number", "float_parsing": "should be a number"}
 
 
 def parse(model: type[M], value: Any, source: str, within: Sequence[str | int] = ()) -> M:
@@ -100,6 +101,8 @@ def parse(model: type[M], value: Any, source: str, within: Sequence[str | int] =
         path = _path((*within, *error["loc"]))
         if error["type"] == "judgeagent":
             what = error["msg"]
+        elif error["type"] == "missing":
+            what = "is missing"
         else:
             what = f"{_EXPECTED.get(error['type'], error['msg'][:1].lower() + error['msg'][1:])}, got {_kind(error['input'])}"
         raise JudgeAgentError(f"{source}: field {path!r} {what}") from None

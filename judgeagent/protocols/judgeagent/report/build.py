@@ -15,6 +15,7 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
+from .checked import check_report_inputs
 from .gaps import ability_markdown, gap_sections, gaps_markdown, graph_names, knowledge_gaps, weak_markdown
 from .judging import judging, judging_markdown
 
@@ -26,6 +27,7 @@ def _pct(x: float | None) -> str:
 def sections(run: Run) -> dict[str, Any]:
     """Everything the report shows, as data: both renderings read only this."""
     summary = run.summary()
+    check_report_inputs(run, summary)
     names = graph_names(run.manifest)
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
