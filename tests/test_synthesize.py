@@ -254,13 +254,13 @@ def test_synthesize_stops_when_the_graph_gives_no_more_and_says_how_many(tmp_pat
     and the card says how many items it could make (#49)."""
     from judgeagent.protocols.judgeagent.synthesis import run
 
-    monkeypatch.setattr(run, "EXHAUSTED_AFTER", 32)
+    monkeypatch.setattr(run, "EXHAUSTED_AFTER", 16)
     script = OneQuestion()
     with FakeServer(reply=script) as server:
         registry = Registry({"int": ModelSpec(name="int", base_url=server.base_url, model="m", max_concurrency=4)})
         result = synthesize(demo_graph, tmp_path / "set", SynthesisConfig(n=1000, difficulties=("medium",)),
                             interviewer="int", registry=registry, cache=False)
     assert result.card["items"] == 1 and len(items(tmp_path / "set")) == 1
-    assert result.card["slots"] == 32 + 16  # the wave that kept it, then 32 paths with nothing new
-    assert result.card["stopped"] == ("the graph gave no new item in the last 32 of 48 paths tried: it can make "
+    assert result.card["slots"] == 16 + 16  # the wave that kept it, then 16 paths with nothing new
+    assert result.card["stopped"] == ("the graph gave no new item in the last 16 of 32 paths tried: it can make "
                                       "about 1 items at these settings (asked for 1000); a larger graph gives more")
