@@ -13,8 +13,21 @@ from typing import Any
 from ..errors import JudgeAgentError
 from ..files import json_kind, json_records, jsonl_records, read_text
 from .item import Item, ItemFields, Loaded, to_item
-from .records import (ArcQuestion, ArcRecord, CevalRecord, Gsm8kRecord, HellaswagRecord, MathRecord, MbppRecord,
-                      MedqaRecord, MmluRecord, QualityRecord, Teach2EvalRecord, parse, text_of)
+from .records import (
+    ArcQuestion,
+    ArcRecord,
+    CevalRecord,
+    Gsm8kRecord,
+    HellaswagRecord,
+    MathRecord,
+    MbppRecord,
+    MedqaRecord,
+    MmluRecord,
+    QualityRecord,
+    Teach2EvalRecord,
+    parse,
+    text_of,
+)
 
 Records = Iterable[tuple[Any, str]]
 Convert = Callable[[Any, str, dict[str, Any]], "list[Item] | str"]

@@ -6,8 +6,8 @@ segment ids (how sacrebleu builds `iwslt17`); segments are paired by (docid, seg
 from __future__ import annotations
 
 import tarfile
-import zlib
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 from typing import Any
 

@@ -184,7 +184,7 @@ class ArcRecord(Record):
     question: Any = None
     """Text (Hugging Face) or an `ArcQuestion` (the native files): parsed by shape."""
     choices: ArcChoices | None = None
-    answerKey: Text = None  # noqa: N815 (the file's name)
+    answerKey: Text = None
     id: Text = None
 
 
