@@ -31,6 +31,8 @@ def jsonl_records(file: Path, text: str, first_line: int = 1) -> Iterator[tuple[
             yield json.loads(line), f"{file}:{number}"
         except json.JSONDecodeError as e:
             raise JudgeAgentError(f"{file}:{number}: malformed JSON ({e.msg}, column {e.colno})") from None
+        except RecursionError:
+            raise JudgeAgentError(f"{file}:{number}: JSON nested too deeply to read") from None
 
 
 def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
@@ -38,6 +40,8 @@ def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise JudgeAgentError(f"{file}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    except RecursionError:
+        raise JudgeAgentError(f"{file}: JSON nested too deeply to read") from None
     records = data if isinstance(data, list) else [data]
     for index, record in enumerate(records):
         yield record, f"{file}[{index}]"
@@ -103,13 +107,56 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+KINDS = {
+    "graph": "a knowledge graph (build-graph wrote it; commands take it with --graph)",
+    "run": "a run (evaluate wrote it; report, view, validate, export and evaluate --resume read it)",
+    "reproduce": "a reproduce run (reproduce wrote it; report, view, validate and export read it)",
+    "synthesis": "the work folder of a synthesis (its dataset is items.jsonl in the folder above)",
+    "dataset": "a synthesized dataset (synthesize wrote it; evaluate reads its items.jsonl with --benchmark)",
+}
+"""Each kind of folder judgeagent writes, as a refusal names it: "FOLDER is KIND, not a run"."""
+_FORMATS = {"judgeagent.context-graph": "graph", "judgeagent.run": "run"}
+
+
+def folder_kind(folder: Path, manifest: Any = None) -> str | None:
+    """What kind of judgeagent folder `folder` is (a key of `KINDS`), or None for anything else.
+
+    The manifest's `kind` says it; folders written before it was recorded are known by their files (the
+    manifest's format, a synthesis's `.synthesis` work folder, a reproduce run's reproduce.md)."""
+    if manifest is None:
+        if (folder / ".synthesis" / "manifest.json").is_file():
+            return "dataset"
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return None
+    if not isinstance(manifest, dict):
+        return None
+    kind = manifest.get("kind")
+    if isinstance(kind, str) and kind in KINDS:
+        return kind
+    fmt = manifest.get("format")
+    kind = _FORMATS.get(fmt) if isinstance(fmt, str) else None
+    if kind == "run" and (folder / "reproduce.md").is_file():
+        return "reproduce"
+    return kind
+
+
+def wrong_kind(folder: Path, what: str, manifest: Any = None, fix: str = "") -> JudgeAgentError:
+    """`FOLDER is KIND, not a WHAT` where the folder is a judgeagent folder of another kind; else `not a judgeagent WHAT`."""
+    kind = folder_kind(folder, manifest)
+    if kind is None:
+        return JudgeAgentError(f"{folder} is not a judgeagent {what}{fix}")
+    return JudgeAgentError(f"{folder} is {KINDS[kind]}, not a {what}{fix}")
+
+
 def check_format(manifest: dict[str, Any], folder: Path, fmt: str, version: int, what: str, fix: str) -> None:
     """A manifest of the expected kind and format version, or a one-line error saying what to do."""
     if not isinstance(manifest, dict):
         raise JudgeAgentError(f"{folder} is not a judgeagent {what}: its manifest.json holds {json_kind(manifest)}, "
                               f"not a JSON object{fix}")
     if manifest.get("format") != fmt:
-        raise JudgeAgentError(f"{folder} is not a judgeagent {what}")
+        raise wrong_kind(folder, what, manifest)
     if manifest.get("format_version") != version:
         raise JudgeAgentError(f"{what} {folder} has format version {manifest.get('format_version')}; "
                               f"this judgeagent reads version {version}{fix}")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self, TypedDict
 
 from .errors import JudgeAgentError
-from .files import cannot_write, json_kind, write_json_atomic
+from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wrong_kind
 
 if TYPE_CHECKING:
     from .models.roles import RoleDescription
@@ -329,7 +329,7 @@ def _open_locked(folder: Path, manifest: Manifest, lock: IO[str]) -> Run:
             raise JudgeAgentError(f"run folder {folder} holds a run with another configuration "
                                   f"({_differences(old, manifest)}); choose another --run-dir or remove it")
         return Run(folder, old, lock)
-    manifest = {"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, "status": "running",
+    manifest = {"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, "kind": "run", "status": "running",
                 "created_at": _now(), **manifest}
     write_json_atomic(existing, manifest)
     return Run(folder, manifest, lock)
@@ -372,6 +372,8 @@ def load_manifest(folder: Path) -> Manifest:
         raise JudgeAgentError(found)
     path = folder / "manifest.json"
     if not path.is_file():
+        if folder_kind(folder) is not None:  # a synthesized dataset: its manifest is in .synthesis
+            raise wrong_kind(folder, "run")
         raise JudgeAgentError(f"{folder} is not a judgeagent run (no manifest.json)")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -387,7 +389,7 @@ def check_run_format(manifest: Manifest, folder: Path) -> None:
         raise JudgeAgentError(f"{folder} is not a judgeagent run: its manifest.json holds {json_kind(manifest)}, "
                               "not a JSON object")
     if manifest.get("format") != RUN_FORMAT:
-        raise JudgeAgentError(f"{folder} is not a judgeagent run")
+        raise wrong_kind(folder, "run", manifest)
     version = manifest.get("format_version")
     if isinstance(version, int) and version > RUN_FORMAT_VERSION:
         wrote = (manifest.get("versions") or {}).get("judgeagent")

@@ -225,3 +225,42 @@ def test_a_synthesis_work_folder_is_refused_by_every_run_command(tmp_path, demo_
         assert code == 1 and "is the work folder of a synthesis, not a run" in err, (argv, err)
         assert str(tmp_path / "set" / "items.jsonl") in err and len(err.strip().splitlines()) == 1
     assert not (work / "viewer.html").exists() and not list(work.glob("*_judgeagent-*.json"))  # nothing written
+
+
+class OneQuestion(Interviewer):
+    """Writes the same question every time (the first one it wrote, good): the graph can give one item."""
+
+    def _write(self, prompt: str) -> str:
+        if not self.served:
+            return super()._write(prompt) if self._good(prompt) else self._write_good(prompt)
+        question = next(iter(self.kind))
+        self.served.append("good")
+        return json.dumps({"generated_question": [{"question": question, "answer": self.gold[question]}]})
+
+    def _good(self, prompt):
+        return self.KINDS[int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 4] == "good"
+
+    def _write_good(self, prompt):
+        reply = super()._write(prompt)
+        question = json.loads(reply)["generated_question"][0]["question"]
+        self.kind[question] = "good"
+        if question in self.gold and len(self.gold[question].split()) > 8:  # too_long's answer: one word instead
+            self.gold[question] = self.gold[question].split()[-1]
+        return json.dumps({"generated_question": [{"question": question, "answer": self.gold[question]}]})
+
+
+def test_synthesize_stops_when_the_graph_gives_no_more_and_says_how_many(tmp_path, demo_graph, monkeypatch):
+    """--n far above what the graph holds stops after EXHAUSTED_AFTER paths without a new item (not n x 4 paths),
+    and the card says how many items it could make (#49)."""
+    from judgeagent.protocols.judgeagent.synthesis import run
+
+    monkeypatch.setattr(run, "EXHAUSTED_AFTER", 16)
+    script = OneQuestion()
+    with FakeServer(reply=script) as server:
+        registry = Registry({"int": ModelSpec(name="int", base_url=server.base_url, model="m", max_concurrency=4)})
+        result = synthesize(demo_graph, tmp_path / "set", SynthesisConfig(n=1000, difficulties=("medium",)),
+                            interviewer="int", registry=registry, cache=False)
+    assert result.card["items"] == 1 and len(items(tmp_path / "set")) == 1
+    assert result.card["slots"] == 16 + 16  # the wave that kept it, then 16 paths with nothing new
+    assert result.card["stopped"] == ("the graph gave no new item in the last 16 of 32 paths tried: it can make "
+                                      "about 1 items at these settings (asked for 1000); a larger graph gives more")

@@ -11,8 +11,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
-from ..files import json_records, jsonl_records, read_text
+from ..files import json_kind, json_records, jsonl_records, read_text
 from .item import Item, ItemFields, Loaded, to_item
+from .records import (
+    ArcQuestion,
+    ArcRecord,
+    CevalRecord,
+    Gsm8kRecord,
+    HellaswagRecord,
+    MathRecord,
+    MbppRecord,
+    MedqaRecord,
+    MmluRecord,
+    QualityRecord,
+    Teach2EvalRecord,
+    parse,
+    text_of,
+)
 
 Records = Iterable[tuple[Any, str]]
 Convert = Callable[[Any, str, dict[str, Any]], "list[Item] | str"]
@@ -62,7 +77,7 @@ def _convert_all(records: Iterable[tuple[Any, str, dict[str, Any]]], convert: Co
     skipped: Counter[str] = Counter()
     for record, source, context in records:
         if not isinstance(record, dict):
-            raise JudgeAgentError(f"{source}: expected an object, got {type(record).__name__}")
+            raise JudgeAgentError(f"{source}: expected an object, got {json_kind(record)}")
         out = convert(record, source, context)
         if isinstance(out, str):
             skipped[out] += 1
@@ -81,8 +96,8 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
-def _need(record: dict[str, Any], key: str, source: str) -> Any:
-    value = record.get(key)
+def _need(value: Any, key: str, source: str) -> Any:
+    """`value` of the record's field `key`, which must be there."""
     if value is None or value == "":
         raise JudgeAgentError(f"{source}: no {key!r} field; is this the right format?")
     return value
@@ -98,14 +113,23 @@ def choice_item(qid: str, question: str, options: dict[str, str], letter: str, s
     return Item(qid=qid, question=question, gold=gold, options=options, gold_letter=letter, source=source, **rest)
 
 
-def lettered(texts: Iterable[Any]) -> dict[str, str]:
+def lettered(texts: Iterable[Any], source: str = "", name: str = "options") -> dict[str, str]:
+    texts = list(texts)
+    if len(texts) > len(LETTERS):
+        raise JudgeAgentError(f"{source}: field {name!r} has {len(texts)} options; at most {len(LETTERS)} "
+                              f"(A-{LETTERS[-1]}) are read")
     return {LETTERS[i]: _text(t) for i, t in enumerate(texts)}
+
+
+def _number(text: str) -> bool:
+    """Digits 0-9 only (`str.isdigit` takes "²", which `int` refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 def _answer_letter(value: Any, count: int, source: str) -> str:
     """A letter (A-D), or a 0-based index (as int or digit string) made a letter."""
     text = _text(value).upper()
-    if text.isdigit() and int(text) < count:
+    if _number(text) and int(text) < count:
         return LETTERS[int(text)]
     if len(text) == 1 and text in LETTERS[:count]:
         return text
@@ -135,7 +159,7 @@ def _split_of(file: Path) -> str | None:
 
 def _mmlu_read(file: Path) -> Records:
     """Upstream CSV (no header: question, A, B, C, D, letter) or the header variant (answer an index)."""
-    rows = list(csv.reader(io.StringIO(read_text(file), newline="")))
+    rows = _csv_rows(file, csv.reader)
     start = 1 if rows and rows[0] and rows[0][0].strip().lower() == "question" and rows[0][-1].strip().lower() == "answer" else 0
     for number, row in enumerate(rows[start:], start=start + 1):
         if not any(c.strip() for c in row):
@@ -150,12 +174,13 @@ def _mmlu_context(file: Path, root: Path) -> dict[str, Any]:
 
 
 def _mmlu_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    options = lettered(_need(record, "choices", source))
-    subject = ctx.get("subject") or _text(record.get("subject")) or "mmlu"
-    letter = _answer_letter(record.get("answer"), len(options), source)
-    qid = f"{ctx.get('stem', subject)}-{record.get('_row') or _hf_index(source)}"
+    r = parse(MmluRecord, record, source)
+    options = lettered(_need(r.choices, "choices", source), source, "choices")
+    subject = ctx.get("subject") or _text(r.subject) or "mmlu"
+    letter = _answer_letter(r.answer, len(options), source)
+    qid = f"{ctx.get('stem', subject)}-{r.row or _hf_index(source)}"
     meta = {"subject": subject, **({"split": ctx["split"]} if ctx.get("split") else {})}
-    return [choice_item(qid, _text(_need(record, "question", source)), options, letter, source, meta=meta)]
+    return [choice_item(qid, _text(_need(r.question, "question", source)), options, letter, source, meta=meta)]
 
 
 def _hf_index(source: str) -> str:
@@ -167,23 +192,27 @@ def _hf_index(source: str) -> str:
 
 
 def _arc_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    question = _need(record, "question", source)
+    r = parse(ArcRecord, record, source)
+    question = _need(r.question, "question", source)
     if isinstance(question, dict):  # native: {"stem", "choices": [{"text", "label"}]}
-        stem, choices = question.get("stem"), question.get("choices") or []
-        labels, texts = [_text(c.get("label")) for c in choices], [c.get("text") for c in choices]
+        native = parse(ArcQuestion, question, source, ("question",))
+        stem, choices = native.stem, native.choices or []
+        labels, texts = [_text(c.label) for c in choices], [c.text for c in choices]
     else:  # Hugging Face allenai/ai2_arc: question text, choices {"text": [...], "label": [...]}
-        stem, choices = question, record.get("choices") or {}
-        labels, texts = [_text(x) for x in choices.get("label", [])], list(choices.get("text", []))
+        stem = text_of(question, source, "question")
+        labels, texts = [_text(x) for x in (r.choices and r.choices.label) or []], list((r.choices and r.choices.text) or [])
+    if len(labels) > len(LETTERS):
+        raise JudgeAgentError(f"{source}: {len(labels)} choices; at most {len(LETTERS)} are read")
     # Some items label their choices 1-4: lettered A-D here, so every reply reads the same way.
     letters = {label: LETTERS[i] for i, label in enumerate(labels)}
-    key = _text(_need(record, "answerKey", source))
+    key = _text(_need(r.answerKey, "answerKey", source))
     if key not in letters:
         raise JudgeAgentError(f"{source}: answerKey {key!r} is not one of the labels {labels}")
-    qid = _text(record.get("id")) or source
+    qid = _text(r.id) or source
     named = f"{source} {ctx.get('hf_config') or ''}".lower()
     subset = ctx.get("subset") or ("ARC-Challenge" if "challenge" in named else "ARC-Easy")
     meta = {"subset": subset, "exam": qid.split("_")[0], **({"labels": labels} if labels != list(letters.values()) else {})}
-    return [choice_item(qid, _text(stem), lettered(texts), letters[key], source,
+    return [choice_item(qid, _text(stem), lettered(texts, source, "choices"), letters[key], source,
                         difficulty="hard" if subset == "ARC-Challenge" else "easy", meta=meta)]
 
 
@@ -195,15 +224,16 @@ def _arc_context(file: Path, root: Path) -> dict[str, Any]:
 
 
 def _hellaswag_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    if _text(record.get("label")) == "":
+    r = parse(HellaswagRecord, record, source)
+    if _text(r.label) == "":
         return "no label (the test split has none)"
-    options = lettered(_need(record, "endings", source))
-    source_id = _text(record.get("source_id"))
-    meta = {"subject": _text(record.get("activity_label")), "source": source_id.split("~")[0] or None,
-            "split_type": record.get("split_type")}
-    qid = f"hellaswag-{_text(record.get('ind')) or _hf_index(source)}"
-    return [choice_item(qid, _text(_need(record, "ctx", source)), options,
-                        _answer_letter(record["label"], len(options), source), source, meta=meta)]
+    options = lettered(_need(r.endings, "endings", source), source, "endings")
+    source_id = _text(r.source_id)
+    meta = {"subject": _text(r.activity_label), "source": source_id.split("~")[0] or None,
+            "split_type": r.split_type}
+    qid = f"hellaswag-{_text(r.ind) or _hf_index(source)}"
+    return [choice_item(qid, _text(_need(r.ctx, "ctx", source)), options,
+                        _answer_letter(r.label, len(options), source), source, meta=meta)]
 
 
 # --- C-Eval -------------------------------------------------------------------------------------------
@@ -219,29 +249,55 @@ def _ceval_context(file: Path, root: Path) -> dict[str, Any]:
     for folder in (file.parent, file.parent.parent, root if root.is_dir() else root.parent):
         candidate = folder / "subject_mapping.json"
         if candidate.is_file():
-            mapping = json.loads(read_text(candidate))
+            try:
+                mapping = json.loads(read_text(candidate))
+            except json.JSONDecodeError as e:
+                raise JudgeAgentError(f"{candidate}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+            if not isinstance(mapping, dict):
+                raise JudgeAgentError(f"{candidate} should be an object of subject -> [English name, Chinese name, "
+                                      f"category], got {json_kind(mapping)}")
             break
-    english, chinese, category = (mapping.get(subject) or [None, None, None])[:3]
+    names = mapping.get(subject) or []
+    bad = names if not isinstance(names, list) else next((n for n in names if not isinstance(n, (str, type(None)))), None)
+    if bad is not None:
+        got = json_kind(bad) if bad is names else f"a list holding {json_kind(bad)}"
+        raise JudgeAgentError(f"{candidate}: subject {subject!r} should be [English name, Chinese name, category], "
+                              f"got {got}")
+    english, chinese, category = (names + [None, None, None])[:3]
     return {"subject": subject, "split": _split_of(file), "subject_en": english, "subject_zh": chinese,
             "category": category}
 
 
 def _csv_dicts(file: Path) -> Records:
-    reader = csv.DictReader(io.StringIO(read_text(file), newline=""))
-    for number, row in enumerate(reader, start=2):
+    for number, row in enumerate(_csv_rows(file, csv.DictReader), start=2):
         yield row, f"{file}:{number}"
 
 
+def _csv_rows(file: Path, reader: Callable[[io.StringIO], Iterable[Any]]) -> list[Any]:
+    """Every row of a CSV file. csv refuses a cell over 131,072 characters (a long passage, a whole article):
+    its limit is raised, while this file is read, to the file's own length, which no cell can pass."""
+    text = read_text(file)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    try:
+        return list(reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
+        raise JudgeAgentError(f"{file}: not a CSV file csv can read ({e})") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _ceval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    options = {k: _text(record.get(k)) for k in "ABCD" if _text(record.get(k))}
-    subject = ctx.get("subject") or ctx.get("hf_config") or _text(record.get("subject")) or "ceval"
+    r = parse(CevalRecord, {k: v for k, v in record.items() if isinstance(k, str)}, source)  # csv's extra cells: key None
+    options = {k: _text(getattr(r, k)) for k in "ABCD" if _text(getattr(r, k))}
+    subject = ctx.get("subject") or ctx.get("hf_config") or _text(r.subject) or "ceval"
     level = next((name for prefix, name in _CEVAL_LEVELS if subject.startswith(prefix)), None)
     meta = {k: v for k, v in {**ctx, "subject": subject, "level": level}.items() if v}
-    if _text(record.get("explanation")):
-        meta["explanation"] = _text(record["explanation"])
-    qid = f"{subject}-{_text(record.get('id')) or _hf_index(source)}"
-    return [choice_item(qid, _text(_need(record, "question", source)), options,
-                        _answer_letter(record.get("answer"), len(options), source), source, meta=meta)]
+    if _text(r.explanation):
+        meta["explanation"] = _text(r.explanation)
+    qid = f"{subject}-{_text(r.id) or _hf_index(source)}"
+    return [choice_item(qid, _text(_need(r.question, "question", source)), options,
+                        _answer_letter(r.answer, len(options), source), source, meta=meta)]
 
 
 # --- MATH and GSM8K -----------------------------------------------------------------------------------
@@ -267,25 +323,27 @@ def last_boxed(text: str) -> str | None:
 
 
 def _math_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    solution = _text(_need(record, "solution", source))
+    r = parse(MathRecord, record, source)
+    solution = _text(_need(r.solution, "solution", source))
     gold = last_boxed(solution)
     if not gold:
         return "no \\boxed{} answer in the solution"
-    level_text = _text(record.get("level"))
-    level = int(level_text.split()[-1]) if level_text.split() and level_text.split()[-1].isdigit() else None
-    meta = {"subject": _text(record.get("type")), "level": level, "solution": solution}
+    level_text = _text(r.level)
+    level = int(level_text.split()[-1]) if level_text.split() and _number(level_text.split()[-1]) else None
+    meta = {"subject": _text(r.type), "level": level, "solution": solution}
     where = ctx.get("file_id") or (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
-    qid = _text(record.get("unique_id")) or f"math-{where}"
-    return [Item(qid=qid, question=_text(_need(record, "problem", source)), gold=gold, meta=meta, source=source)]
+    qid = _text(r.unique_id) or f"math-{where}"
+    return [Item(qid=qid, question=_text(_need(r.problem, "problem", source)), gold=gold, meta=meta, source=source)]
 
 
 def _gsm8k_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    answer = _text(_need(record, "answer", source))
+    r = parse(Gsm8kRecord, record, source)
+    answer = _text(_need(r.answer, "answer", source))
     solution, sep, gold = answer.rpartition("####")
     if not sep or not gold.strip():
         raise JudgeAgentError(f"{source}: answer has no '#### <number>' line")
     qid = f"gsm8k-{_hf_index(source) if '[' in source else source.rsplit(':', 1)[-1]}"
-    return [Item(qid=qid, question=_text(_need(record, "question", source)), gold=gold.strip().replace(",", ""),
+    return [Item(qid=qid, question=_text(_need(r.question, "question", source)), gold=gold.strip().replace(",", ""),
                  meta={"solution": solution.strip()}, source=source)]
 
 
@@ -298,20 +356,21 @@ def mbpp_split(task_id: int) -> str:
 
 
 def _mbpp_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    text = _text(record.get("text") or record.get("prompt"))
+    r = parse(MbppRecord, record, source)
+    text = _text(r.text or r.prompt)
     if not text:
         raise JudgeAgentError(f"{source}: no 'text' field; is this MBPP?")
-    tests = [str(t) for t in record.get("test_list") or []]
-    raw_id = _need(record, "task_id", source)
-    if not str(raw_id).strip().isdigit():  # HumanEval's "HumanEval/0", say
+    tests = [str(t) for t in r.test_list or []]
+    raw_id = _need(r.task_id, "task_id", source)
+    if not _number(str(raw_id).strip()):  # HumanEval's "HumanEval/0", say
         raise JudgeAgentError(f"{source}: task_id {raw_id!r} is not a number as MBPP's are; is this MBPP's mbpp.jsonl?")
     task_id = int(raw_id)
     # The paper's prompt: the task, then its tests, so the function's name and signature are known.
     question = text + "\nYour code should pass these tests:\n\n" + "\n".join(tests)
     meta = {"task_id": task_id, "split": mbpp_split(task_id), "test_list": tests,
-            "test_setup_code": _text(record.get("test_setup_code")),
-            "challenge_test_list": [str(t) for t in record.get("challenge_test_list") or []]}
-    code = str(_need(record, "code", source)).replace("\r\n", "\n")
+            "test_setup_code": _text(r.test_setup_code),
+            "challenge_test_list": [str(t) for t in r.challenge_test_list or []]}
+    code = str(_need(r.code, "code", source)).replace("\r\n", "\n")
     return [Item(qid=f"mbpp-{task_id}", question=question, gold=code, meta=meta, source=source)]
 
 
@@ -319,16 +378,15 @@ def _mbpp_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> l
 
 
 def _medqa_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    raw = _need(record, "options", source)
-    if isinstance(raw, list):  # some copies store [{"key": "A", "value": ...}]
-        raw = {o.get("key"): o.get("value") for o in raw}
+    r = parse(MedqaRecord, record, source)  # options: letter -> text, or (some copies) [{"key": "A", "value": ...}]
+    raw = _need(r.options, "options", source)
     options = {str(k).strip().upper(): _text(v) for k, v in raw.items() if _text(v)}
-    letter = _text(record.get("answer_idx")).upper()
-    index = record.get("realidx", _hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
-    meta = {"exam": _text(record.get("meta_info")) or None}
-    if record.get("metamap_phrases"):
-        meta["metamap_phrases"] = list(record["metamap_phrases"])
-    return [choice_item(f"medqa-{index}", _text(_need(record, "question", source)), options, letter, source, meta=meta)]
+    letter = _text(r.answer_idx).upper()
+    index = r.realidx if "realidx" in record else (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
+    meta: dict[str, Any] = {"exam": _text(r.meta_info) or None}
+    if r.metamap_phrases:
+        meta["metamap_phrases"] = list(r.metamap_phrases)
+    return [choice_item(f"medqa-{index}", _text(_need(r.question, "question", source)), options, letter, source, meta=meta)]
 
 
 # --- QuALITY ------------------------------------------------------------------------------------------
@@ -341,22 +399,26 @@ def quality_tier(speed_accuracy: float) -> str:
 
 
 def _quality_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    article = _text(_need(record, "article", source))
+    r = parse(QualityRecord, record, source)
+    article = _text(_need(r.article, "article", source))
     out = []
-    for n, q in enumerate(_need(record, "questions", source), start=1):
+    for n, q in enumerate(_need(r.questions, "questions", source), start=1):
         where = f"{source} question {n}"
-        if q.get("gold_label") in (None, ""):
+        if q.gold_label is None:
             return "no gold_label (the test split has none)"
-        options = lettered(q.get("options") or [])
-        letter = LETTERS[int(q["gold_label"]) - 1]  # 1-based in the file
-        speed = [v.get("speed_answer") for v in q.get("speed_validation") or []]
-        accuracy = sum(a == q["gold_label"] for a in speed) / len(speed) if speed else None
-        meta = {"article_id": record.get("article_id"), "set_unique_id": record.get("set_unique_id"),
-                "title": record.get("title"), "source": record.get("source"), "topic": record.get("topic"),
-                "difficult": q.get("difficult"), "speed_accuracy": accuracy, "writer_label": q.get("writer_label")}
-        tier = quality_tier(accuracy) if accuracy is not None else ("hard" if q.get("difficult") else "easy")
-        out.append(choice_item(_text(q.get("question_unique_id")) or f"{record.get('set_unique_id')}_{n}",
-                               _text(q.get("question")), options, letter, where, passage=article,
+        options = lettered(q.options or [], where, "options")
+        if not 1 <= q.gold_label <= len(options):  # 1-based in the file
+            raise JudgeAgentError(f"{where}: gold_label {q.gold_label} is not an option's number "
+                                  f"(1-{len(options)})")
+        letter = LETTERS[q.gold_label - 1]
+        speed = [v.speed_answer for v in q.speed_validation or []]
+        accuracy = sum(a == q.gold_label for a in speed) / len(speed) if speed else None
+        meta = {"article_id": r.article_id, "set_unique_id": r.set_unique_id,
+                "title": r.title, "source": r.source, "topic": r.topic,
+                "difficult": q.difficult, "speed_accuracy": accuracy, "writer_label": q.writer_label}
+        tier = quality_tier(accuracy) if accuracy is not None else ("hard" if q.difficult else "easy")
+        out.append(choice_item(_text(q.question_unique_id) or f"{r.set_unique_id}_{n}",
+                               _text(q.question), options, letter, where, passage=article,
                                difficulty=tier, meta=meta))  # type: ignore[arg-type]
     return out
 
@@ -373,21 +435,26 @@ def _teach2eval_context(file: Path, root: Path) -> dict[str, Any]:
 
 
 def _teach2eval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    labels = sorted({_text(x).upper() for x in (record.get("label") or [])})
+    r = parse(Teach2EvalRecord, record, source)
+    labels = sorted({_text(x).upper() for x in (r.label or [])})
     if not labels:
         return "no label"
+    raw_options = r.options or []
+    if len(raw_options) > len(LETTERS):
+        raise JudgeAgentError(f"{source}: field 'options' has {len(raw_options)} options; at most {len(LETTERS)} are read")
     options = {}
-    for i, text in enumerate(record.get("options") or []):
+    for i, text in enumerate(raw_options):
         match = _OPTION_PREFIX.match(str(text))
         letter = match.group(1) if match else LETTERS[i]
         options[letter] = _text(str(text)[match.end():] if match else text)
     if any(x not in options for x in labels):
         return "gold letter not among its options (options broken in the authors' file)"
-    dataset = ctx.get("dataset") or _text(record.get("dataset")) or "teach2eval"
-    meta = {"dataset": dataset, "ability": ctx.get("ability"), "level": record.get("level"),
-            "source": record.get("source"), "answer": record.get("answer"), "analysis": record.get("analysis")}
-    return [choice_item(f"{dataset}-{record.get('index', _hf_index(source))}", _text(_need(record, "question", source)),
-                        options, "".join(labels), source, passage=_text(record.get("passage")) or None,
+    dataset = ctx.get("dataset") or _text(r.dataset) or "teach2eval"
+    meta = {"dataset": dataset, "ability": ctx.get("ability"), "level": r.level,
+            "source": r.source, "answer": r.answer, "analysis": r.analysis}
+    index = r.index if "index" in record else _hf_index(source)
+    return [choice_item(f"{dataset}-{index}", _text(_need(r.question, "question", source)),
+                        options, "".join(labels), source, passage=_text(r.passage) or None,
                         meta={k: v for k, v in meta.items() if v not in (None, "")})]
 
 

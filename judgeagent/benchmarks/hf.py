@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
+from ..files import read_text
 
 _LOCAL_BUILDERS = {".parquet": "parquet", ".arrow": "arrow", ".jsonl": "json", ".json": "json", ".csv": "csv"}
 
@@ -14,8 +15,21 @@ _LOCAL_BUILDERS = {".parquet": "parquet", ".arrow": "arrow", ".jsonl": "json", "
 def hf_records(source: str, subset: str | None) -> Iterator[tuple[Any, str]]:
     """The rows of one split: `subset` is `SPLIT` or `CONFIG/SPLIT` (default: the `test` split, or the only one)."""
     dataset = _load(source, subset)
-    for index, row in enumerate(dataset):
+    rows = iter(dataset)
+    index = 0
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except Exception as e:  # a cell Arrow cannot give back as Python (bytes that are not UTF-8, say)
+            raise JudgeAgentError(f"hf: cannot read row {index} of {source}: {_first_line(e)}") from None
         yield dict(row), f"{source}[{index}]"
+        index += 1
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _load(source: str, subset: str | None) -> Any:
@@ -32,6 +46,8 @@ def _load(source: str, subset: str | None) -> Any:
             builder = _LOCAL_BUILDERS.get(path.suffix.lower())
             if builder is None:
                 raise JudgeAgentError(f"hf: cannot read {path} (local files: {', '.join(_LOCAL_BUILDERS)})")
+            if builder in ("json", "csv"):  # Arrow reads bytes that are not UTF-8 and fails on the row later
+                read_text(path)
             loaded = datasets.load_dataset(builder, data_files=str(path))
         elif path.exists():
             raise JudgeAgentError(f"hf: {path} is a folder but not one saved by datasets.save_to_disk")
@@ -40,7 +56,7 @@ def _load(source: str, subset: str | None) -> Any:
     except JudgeAgentError:
         raise
     except Exception as e:  # datasets raises many types (offline, missing config, bad file)
-        raise JudgeAgentError(f"hf: cannot load {source!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        raise JudgeAgentError(f"hf: cannot load {source!r}: {_first_line(e)}") from None
     return _split(loaded, split, source)
 
 

@@ -88,12 +88,12 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     if not isinstance(record, dict):
         raise JudgeAgentError(f"{source}: expected a JSON object, got {type(record).__name__}")
     qid = _text(field_value(record, fields.qid)) or default_qid
-    question = _text(field_value(record, fields.question))
+    question = _text(_no_object(field_value(record, fields.question), source, fields.question, "text"))
     if not question:
         raise JudgeAgentError(f"{source}: item {qid!r} has no question (field {fields.question!r}){_hint(record)}")
     options = _options(record, fields, source)
     letter = _several(_letter(field_value(record, fields.answer_letter)), options)
-    answers = _answers(record, fields)
+    answers = _answers(record, fields, source)
     answer = answers[0] if answers else ""
     if not answer and not letter:
         raise JudgeAgentError(f"{source}: item {qid!r} has no gold answer "
@@ -134,18 +134,44 @@ def _hint(record: dict[str, Any]) -> str:
                                         "; name yours with --field question=COLUMN --field answer=COLUMN")
 
 
-def _answers(record: dict[str, Any], fields: ItemFields) -> list[str]:
+def _answers(record: dict[str, Any], fields: ItemFields, source: str) -> list[str]:
     """The gold followed by its aliases: a list in `answer`, plus the `aliases` (or `answers`) field."""
-    out = _strings(field_value(record, fields.answer))
-    extra = field_value(record, fields.aliases)
+    out = _strings(_no_object(field_value(record, fields.answer), source, fields.answer, "text or a list of texts"))
+    name, extra = fields.aliases, field_value(record, fields.aliases)
     if extra is None and fields.aliases == "aliases":
-        extra = record.get("answers")
-    return [a for a in out + _strings(extra, split=";") if a]
+        name, extra = "answers", record.get("answers")
+    return [a for a in out + _strings(_no_object(extra, source, name, "text or a list of texts"), split=";") if a]
+
+
+def _no_object(value: Any, source: str, name: str, expected: str) -> Any:
+    """`value`, unless it is (or holds) a JSON object, whose Python text would pass for an answer or a question."""
+    held = value if isinstance(value, dict) else next(
+        (v for v in _flat(value) if isinstance(v, dict)), None) if isinstance(value, (list, tuple)) else None
+    if held is not None:
+        got = "an object" if held is value else "a list holding an object"
+        raise JudgeAgentError(f"{source}: field {name!r} should be {expected}, got {got}")
+    if expected == "text" and isinstance(value, (list, tuple)):
+        raise JudgeAgentError(f"{source}: field {name!r} should be text, got a list")
+    return value
+
+
+def _flat(value: Any) -> list[Any]:
+    """The leaves of nested lists, in order (without recursion: a file may nest a thousand deep)."""
+    out, stack = [], [iter(value)]
+    while stack:
+        for v in stack[-1]:
+            if isinstance(v, (list, tuple)):
+                stack.append(iter(v))
+                break
+            out.append(v)
+        else:
+            stack.pop()
+    return out
 
 
 def _strings(value: Any, split: str | None = None) -> list[str]:
     if isinstance(value, (list, tuple)):  # nested lists (BioASQ's [["CFTR", "synonym"], ...]) flatten
-        return [t for v in value for t in _strings(v)]
+        return [_text(v) for v in _flat(value)]
     text = _text(value)
     return [t.strip() for t in text.split(split)] if split and text else [text]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import tarfile
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,9 @@ def _segments(archive: Path, member: str) -> dict[tuple[str, str], tuple[str, di
         raise JudgeAgentError(f"{archive} is truncated (its compressed data ends early): download it again") from None
     except (tarfile.TarError, OSError, ET.ParseError) as e:
         raise JudgeAgentError(f"cannot read {member} in {archive}: {e}") from None
+    except zlib.error as e:  # a byte changed inside the compressed data
+        raise JudgeAgentError(f"{archive} is damaged (its compressed data does not decompress: {e}): "
+                              "download it again") from None
     out: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for doc in root.iter("doc"):
         talk = {"title": (doc.findtext("title") or "").strip(), "talkid": (doc.findtext("talkid") or "").strip()}

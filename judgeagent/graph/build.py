@@ -165,6 +165,7 @@ def _finish(graph: ContextGraph, root: Path, config: GraphConfig, dim: int, extr
     graph.manifest.update({
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
+        "kind": "graph",
         "judgeagent_version": __version__,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "corpus": {"path": str(root)},

@@ -75,6 +75,10 @@ def protocol_of_run(folder: str | Path) -> Protocol:
     if not folder.exists():
         raise JudgeAgentError(f"run not found: {folder}; give a folder judgeagent evaluate wrote (its --run-dir)")
     if folder.is_dir() and not (folder / "manifest.json").is_file():
+        from ..files import folder_kind, wrong_kind
+
+        if folder_kind(folder) is not None:  # a synthesized dataset, say
+            raise wrong_kind(folder, "run")
         raise JudgeAgentError(f"{folder} is not a run folder (no manifest.json); give a folder judgeagent evaluate "
                               "wrote (its --run-dir)")
     from ..runs import run_protocol_name

@@ -17,6 +17,7 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
+from .checked import check_report_inputs
 from ..records import FeedbackEntry, PathInfo, question_records
 from .gaps import (
     Gap,
@@ -55,6 +56,7 @@ class ReportData(GapSections):
 def sections(run: Run) -> ReportData:
     """Everything the report shows, as data: both renderings read only this."""
     summary = run.summary()
+    check_report_inputs(run, summary)
     names = graph_names(run.manifest)
     vpath = run.folder / "validation.json"
     validation = json.loads(vpath.read_text()) if vpath.exists() else None
