@@ -6,9 +6,11 @@ Each DATA is a JSON-lines file of labelled (question, reference, candidate) pair
 - this project's form: {"question", "gold" (a string or a list, gold first), "answer", "correct": bool};
 - the Answer Equivalence dataset (Bulian et al. 2022, github google-research-datasets/answer-equivalence-dataset,
   Apache-2.0): {"question", "reference", "candidate", ...} with the raters' verdict as a boolean or 0/1 "label",
-  or as "score"/"rating" (>= 0.5 of the scale's top is equivalent; a "ratings"/"raters" list is averaged);
-- MOCHA (Chen et al. 2020, CC BY-SA 4.0): {"question", "reference", "candidate", "score" 1-5}: 4 or above is
-  equivalent, 2 or below not; 3 is left out.
+  or as a "score"/"rating" from 0 to 1 (>= 0.5 is equivalent; a "ratings"/"raters" list is averaged). Its files
+  could not be fetched where this script was written, so these field names are not checked against them: a file
+  labelled otherwise is refused with a line saying so, and is then best converted to this project's form;
+- MOCHA (Chen et al. 2020, CC BY-SA 4.0): {"question", "reference", "candidate", "score" 1-5} (a file whose scores
+  go above 1 is read on this scale): 4 or above is equivalent, 2 or below not; 3 is left out.
 Never train on Natural Questions data (the project's independent check is drawn from it) or on data whose licence
 does not allow it; say what was used with --trained-on (it is written into the weights file and the report).
 
@@ -33,7 +35,7 @@ from judgeagent.errors import JudgeAgentError  # noqa: E402
 from judgeagent.grading.equivalence import MAX_FPR, SHIPPED, Equivalence, calibrate, features_many, fit  # noqa: E402
 
 
-def _label(row: dict) -> bool | None:
+def _label(row: dict, five_point: bool) -> bool | None:
     for key in ("correct", "label", "equivalent"):
         if isinstance(row.get(key), bool):
             return row[key]
@@ -44,7 +46,7 @@ def _label(row: dict) -> bool | None:
             return sum(row[key]) / len(row[key]) >= 0.5
     score = row.get("score", row.get("rating"))
     if isinstance(score, (int, float)) and not isinstance(score, bool):
-        if score > 1:  # MOCHA's 1-5 scale
+        if five_point:  # MOCHA's 1-5 scale
             return True if score >= 4 else False if score <= 2 else None
         return score >= 0.5
     return None
@@ -57,17 +59,23 @@ def read_pairs(path: Path) -> list[tuple[str, list[str], str, bool]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as e:
         raise JudgeAgentError(f"cannot read {path}: {e.strerror}: give a JSON-lines file of labelled pairs") from None
+    rows = []
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue
         try:
-            row = json.loads(line)
+            rows.append(json.loads(line))
         except json.JSONDecodeError:
             raise JudgeAgentError(f"{path}:{n} is not JSON: give a JSON-lines file of labelled pairs") from None
+    # A file whose scores go above 1 is on MOCHA's 1-5 scale (a score of 1 there is the worst, not "equivalent").
+    five_point = any(isinstance(r.get("score"), (int, float)) and r["score"] > 1 for r in rows if isinstance(r, dict))
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
         gold = row.get("gold", row.get("reference", row.get("references")))
         golds = [gold] if isinstance(gold, str) else [g for g in (gold or []) if isinstance(g, str)]
         answer = row.get("answer", row.get("candidate"))
-        label = _label(row)
+        label = _label(row, five_point)
         if isinstance(row.get("question"), str) and golds and isinstance(answer, str) and label is not None:
             out.append((row["question"], golds, answer, label))
     if not out:

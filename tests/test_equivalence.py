@@ -147,3 +147,43 @@ def test_the_fitted_step_decides_what_no_rule_decides(fitted):
         v = asyncio.run(with_step.check(question, golds, answer))
         assert v.method == "learned" and v.correct is label, (answer, v)
         assert asyncio.run(without.check(question, golds, answer)).method == "undecided"
+
+
+def _train_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "train_equivalence.py"
+    spec = importlib.util.spec_from_file_location("train_equivalence", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def test_the_training_script_reads_each_labelled_form_and_refuses_a_file_without_labels(tmp_path):
+    train, script = _train_module()
+    data = tmp_path / "pairs.jsonl"
+    rows = [
+        {"question": "Who wrote Hamlet?", "gold": ["William Shakespeare", "Shakespeare"], "answer": "Shakespeare",
+         "correct": True},  # this project's form
+        {"question": "q", "reference": "light scattering", "candidate": "scattering of light", "label": 1},  # AE
+        {"question": "q", "reference": "a dog", "candidate": "a cat", "score": 1},  # MOCHA: 1-5, 2 or below wrong
+        {"question": "q", "reference": "a dog", "candidate": "a puppy", "score": 3},  # MOCHA's middle: left out
+        {"question": "q", "reference": "a dog", "candidate": "the dog", "score": 5},
+    ]
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    pairs = train.read_pairs(data)
+    assert [(p[2], p[3]) for p in pairs] == [("Shakespeare", True), ("scattering of light", True),
+                                             ("a cat", False), ("the dog", True)]
+    assert pairs[0][1] == ["William Shakespeare", "Shakespeare"]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"question": "q", "answer": "a"}) + "\n")
+    with pytest.raises(JudgeAgentError, match="no labelled pair"):
+        train.read_pairs(empty)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "missing.jsonl"), "--trained-on", "x",
+                           "--out", str(tmp_path / "w.json")], capture_output=True, text=True)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith("error: cannot read") and len(done.stderr.strip().splitlines()) == 1
