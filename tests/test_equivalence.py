@@ -12,7 +12,16 @@ from judgeagent.config import DEFAULT_EMBEDDING_MODEL, CheckerConfig
 from judgeagent.errors import JudgeAgentError
 from judgeagent.grading import equivalence
 from judgeagent.grading.answers import AnswerChecker
-from judgeagent.grading.equivalence import FEATURES, SHIPPED, Equivalence, calibrate, features, fit, load, read
+from judgeagent.grading.equivalence import (
+    FEATURES,
+    SHIPPED,
+    Equivalence,
+    calibrate,
+    features,
+    fit,
+    load,
+    read,
+)
 from judgeagent.grading.free_text import check_free_text
 from judgeagent.grading.verdict import METHODS
 
@@ -20,11 +29,11 @@ from judgeagent.grading.verdict import METHODS
 # decides: the gold named inside a longer sentence with other names, or another person of the asked kind.
 UNDECIDED = [
     ("Which British politician is married to Justine Thornton?", ["Ed Miliband", "Red Ed"],
-     "Justine Thornton is the wife of British politician Ed Miliband. They married in 2011 and Ed Miliband later "
-     "led the Labour Party.", True),
+     ("Justine Thornton is the wife of British politician Ed Miliband. They married in 2011 and Ed Miliband later "
+      "led the Labour Party."), True),
     ("Who was the last British man to reach a Grand Slam singles final before 2000?", ["Greg Rusedski"],
-     "The last British male to reach the final of a Grand Slam singles tournament was Andy Murray, who reached "
-     "the US Open final.", False),
+     ("The last British male to reach the final of a Grand Slam singles tournament was Andy Murray, who reached "
+      "the US Open final."), False),
     ("Who succeeded Khrushchev as leader of the Soviet Union in 1964?", ["Alexei Kosygin", "Premier Kosygin"],
      "The leader who succeeded Nikita Khrushchev in 1964 was Leonid Brezhnev.", False),
     ("Who wrote the poem Written in the Cottage Where Burns Was Born?", ["John Keats", "Keats"],
@@ -184,6 +193,6 @@ def test_the_training_script_reads_each_labelled_form_and_refuses_a_file_without
     import sys
 
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "missing.jsonl"), "--trained-on", "x",
-                           "--out", str(tmp_path / "w.json")], capture_output=True, text=True)
+                           "--out", str(tmp_path / "w.json")], capture_output=True, text=True, check=False)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().startswith("error: cannot read") and len(done.stderr.strip().splitlines()) == 1

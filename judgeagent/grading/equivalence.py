@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class _Cosine:
     """The encoders, each loaded on first use and shared by every `Equivalence`."""
 
     _lock = threading.Lock()
-    _encoders: dict[str, Any] = {}
+    _encoders: ClassVar[dict[str, Any]] = {}
 
     @classmethod
     def pairs(cls, left: Sequence[str], right: Sequence[str], encoder: str = DEFAULT_EMBEDDING_MODEL) -> np.ndarray:
