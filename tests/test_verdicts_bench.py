@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
-from pathlib import Path
 
 from judgeagent.grading.rivals import rivals
 
