@@ -38,7 +38,8 @@ from judgeagent.config import CheckerConfig  # noqa: E402
 from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
 
 DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data")  # as bench/evaluate.py
-UNDECIDED = ("undecided", "judge_failed")
+UNDECIDED = ("undecided", "judge_failed", "learned")
+"""Methods that are no rule's decision (the learned step is measured on its own line)."""
 
 
 def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
@@ -141,6 +142,9 @@ def main() -> None:
                         help="Calibrate the judge with hard negatives (another gold of the asked kind, a near number, "
                              "part of the answer) and print the false-positive bound they give.")
     parser.add_argument("--show", type=int, default=12, help="How many wrong rule verdicts to list.")
+    parser.add_argument("--learned", type=Path, nargs="?", const=Path("shipped"),
+                        help="Also measure the whole checker with the learned equivalence step (a weights file; "
+                             "alone: the package's own), and the step alone on what the rules leave undecided.")
     parser.add_argument("--half", choices=("tune", "heldout", "both"), default="both",
                         help="For an EVOUNA file: which half of its questions to measure (both: each in turn).")
     args = parser.parse_args()
@@ -172,8 +176,30 @@ def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dic
     by_method(triples, alone)
     if show_errors:
         errors(triples, alone, args.show)
+    if args.learned:
+        learned(args.learned, triples, others, alone)
     if not args.no_judge:
         end_to_end(args, triples, others)
+
+
+def learned(path: Path, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str], alone: list[Any]) -> None:
+    """The whole checker with the learned step (its own row, `learned`), and its precision where it decides."""
+    from judgeagent.grading.equivalence import load
+
+    step, note = load(None if str(path) == "shipped" else path)
+    print(f"  {note}")
+    if step is None:
+        return
+    start = time.perf_counter()
+    found = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others, equivalence=step), triples))
+    per_pair = 1000 * (time.perf_counter() - start) / max(1, len(triples))
+    report("whole checker with the learned step", triples, found)
+    print(f"  {per_pair:.1f} ms per pair")
+    by_method(triples, found)
+    rows = [(v.correct, row["correct"]) for (row, _), v, w in zip(triples, found, alone) if w.method == "undecided"]
+    r = rates(rows)
+    print(f"  the learned step on the {r['n']} pairs the rules leave undecided: accuracy {r['accuracy']:.3f}, "
+          f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, FPR {r['fpr']:.3f}")
 
 
 def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str]) -> None:

@@ -6,6 +6,8 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
+
 from judgeagent.grading.rivals import rivals
 
 _SPEC = importlib.util.spec_from_file_location("bench_verdicts", Path(__file__).parents[1] / "bench" / "verdicts.py")
@@ -45,3 +47,37 @@ def test_the_index_of_other_golds_finds_what_a_scan_finds():
         words = set(reply.split())
         assert sorted(index.within(reply.split())) == sorted(o for o in others if set(o.split()) <= words)
     assert sorted(index.folded_with("york")) == ["new york", "york"]
+
+
+def test_the_learned_step_gets_its_own_line_or_says_why_it_is_off(tmp_path, capsys, encoder):
+    import asyncio
+
+    from judgeagent.config import DEFAULT_EMBEDDING_MODEL, CheckerConfig
+    from judgeagent.grading import equivalence
+    from judgeagent.grading.answers import AnswerChecker, other_golds
+
+    equivalence._Cosine._encoders.setdefault(DEFAULT_EMBEDDING_MODEL, encoder)
+    reply = ("Justine Thornton is the wife of British politician Ed Miliband. They married in 2011 and Ed Miliband "
+             "later led the Labour Party.")
+    records = [_record(f"Which British politician is married to Justine Thornton (case {k})?", "Ed Miliband/Red Ed",
+                       fid=(reply, True), gpt4=("The poem was written by Walter Scott in 1818.", False))
+               for k in range(4)]
+    path = tmp_path / "TQ.json"
+    path.write_text(json.dumps(records))
+    triples = verdicts.load_evouna(path, "both")
+    others = other_golds([g for _, item in triples for g in item.golds]) | {"walter scott", "john keats"}
+    alone = asyncio.run(verdicts.verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
+    assert {v.method for v in alone} == {"undecided"}
+    verdicts.learned(tmp_path / "none.json", triples, others, alone)
+    assert "learned step off: no weights" in capsys.readouterr().out
+    # a step that accepts a reply naming the gold (weights on gold-word recall alone), calibrated as passing
+    n = len(equivalence.FEATURES)
+    weights = np.zeros(n + 1)
+    weights[1 + equivalence.FEATURES.index("gold_recall")] = 10.0
+    weights[0] = -5.0
+    cal = equivalence.Calibration(0.5, 0.05, 0.0, 1.0, 1.0, 60, 60, True, "threshold 0.500")
+    equivalence.Equivalence(weights, np.zeros(n), np.ones(n), cal, "test").save(tmp_path / "eq.json")
+    verdicts.learned(tmp_path / "eq.json", triples, others, alone)
+    out = capsys.readouterr().out
+    assert "whole checker with the learned step n    8  accuracy 1.000" in out
+    assert "learned             8" in out and "precision 1.000, recall 1.000, FPR 0.000" in out

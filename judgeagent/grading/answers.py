@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..config import CheckerConfig
 from .choice import check_choice, check_options, extract_letter
@@ -36,6 +36,9 @@ class AnswerChecker:
     others: frozenset[str] = frozenset()
     """Normalised golds of the benchmark's items: a reply that is only another item's gold is wrong."""
     judge_note: str = "no judge"
+    equivalence: Any = None
+    """A calibrated `equivalence.Equivalence` (the learned step) for what no rule decides when no judge is used;
+    None: such answers stay `undecided` (see `equivalence.load`, off unless calibrated weights exist)."""
 
     async def check(self, question: str, gold: str | Sequence[str], reply: str, *,
                     options: Mapping[str, str] | None = None, gold_letter: str | None = None) -> Verdict:
@@ -55,6 +58,8 @@ class AnswerChecker:
         verdict = check_free_text(reply, golds, threshold, question=question, others=others)
         if verdict is not None:
             return verdict
+        if self.judge is None and self.equivalence is not None:
+            return self.equivalence.decide(question, golds, reply)
         if self.judge is None:
             score = best_f1(reply, golds)
             return Verdict(score >= threshold, "undecided", normalise_answer(reply), score,

@@ -27,6 +27,9 @@ METHODS = {
     "number_mismatch": "the reply states numbers and none is the gold's (wrong)",
     "other_answer": "the reply's only answer is another option's text or another item's gold (wrong)",
     "judge": "the judge model, calibrated or trusted",
+    "learned": "no rule decided and no judge is used: the learned equivalence step (a logistic regression over "
+               "token overlap, numbers and MiniLM cosine), at the threshold calibrated on its held-out split for "
+               "a false-positive rate <= 5%; off when its calibration failed or no weights ship",
     "judge_failed": "the judge gave no usable decision (wrong)",
     "undecided": "no rule decided and no usable judge: settled by token F1 (wrong below the threshold)",
 }
