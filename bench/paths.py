@@ -39,9 +39,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
+"""Where the splits are (`--data`): beside the checkout by default, as /work/main and /work/shared are."""
 CACHE = ROOT / ".cache" / "paths"
+"""Where built graphs are kept (`--cache`): a graph whose build changed needs a folder of its own."""
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 SEED_STRIDE = 1_000_003  # judgeagent.graph.relevance.SEED_STRIDE: the same schedule as paths-check
+
+
+def set_folders(data: Path, cache: Path) -> None:
+    """Read the splits from `data` and keep graphs under `cache` (`--data`, `--cache`)."""
+    global DATA, CACHE
+    if not data.is_dir():
+        sys.exit(f"--data {data}: no such folder; give the folder holding DATASET/SPLIT.docs.jsonl")
+    DATA, CACHE = data, cache
 
 
 def graph_for(dataset: str, split: str, model: str = DEFAULT_MODEL) -> Any:
@@ -220,7 +230,12 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
     parser.add_argument("--embedding-models", nargs="+", default=[DEFAULT_MODEL],
                         help="build each set's graph with each of these (a name, `static` or a folder)")
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help=f"the folder holding DATASET/SPLIT.docs.jsonl and .questions.jsonl (default {DATA})")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help=f"where graphs are built once and reused (default {CACHE})")
     args = parser.parse_args()
+    set_folders(args.data, args.cache)
     results = []
     for spec in args.sets:
         dataset, split = spec.split("/")

@@ -168,6 +168,27 @@ def test_a_documents_title_names_the_entity_it_is_about(hotpot_graph):
     assert g.entity_row["ed roland"] in g.home and g.entity_row["texas"] not in g.home
 
 
+def test_only_an_unambiguous_name_has_a_home(tmp_path):
+    """No home for a name two titles give, nor for a part before a comma that is one word of a longer name
+    (issue 48: "Young, New South Wales" gave the "young" of a question about Neil Young a 10x seed weight)."""
+    from judgeagent import build_graph
+
+    docs = [("Young, New South Wales", "Young is a town in New South Wales, Australia. Young holds a cherry festival."),
+            ("Neil Young", "Neil Young is a Canadian singer. Young recorded Harvest in 1972."),
+            ("Scott Howell (footballer)", "Scott Howell is a Scottish footballer who played for Dundee."),
+            ("Scott Howell (political consultant)", "Scott Howell is an American political consultant in Dallas."),
+            ("Laie, Hawaii", "Laie is a town on Oahu. Laie has a temple.")]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"doc_id": str(i), "title": t, "text": x}) + "\n"
+                              for i, (t, x) in enumerate(docs)))
+    g = build_graph(corpus, tmp_path / "g")
+    about = {t: (g.entity_names[e] if e >= 0 else None)
+             for t, e in zip(g.tables["documents"].column("title").to_pylist(), g.home.tolist())}
+    assert {"young", "neil young", "scott howell", "laie"} <= set(g.entity_row)
+    assert about == {"Young, New South Wales": None, "Neil Young": "neil young", "Scott Howell (footballer)": None,
+                     "Scott Howell (political consultant)": None, "Laie, Hawaii": "laie"}
+
+
 def _names_in(g, title: str) -> set[str]:
     d = g.tables["documents"].column("title").to_pylist().index(title)
     m = g.doc_entities

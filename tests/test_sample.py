@@ -199,6 +199,45 @@ def test_a_far_seed_can_reach_the_questions_best_chunk(tmp_path, extractor, enco
     assert path.entities[0] == "zanzibar" and path.chunk_ids[1] == best and not path.stopped_early
 
 
+def test_a_near_seed_can_reach_the_questions_best_chunk_too(tmp_path, extractor, encoder):
+    """A seed whose chunk is within FIT_MARGIN of the question's best chunk, but not it, is linked to that
+    chunk's entities as a far one is (issue 48): before, only a far seed was, and this walk stayed in its
+    own document ("zanzibar" -> "mainland cross")."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "Zanzibar is an island where ferries from the mainland cross the sea '
+                      'each morning."}\n'
+                      '{"doc_id": "b", "text": "Each year the great wildebeest migration crosses the Mara River, '
+                      'where crocodiles wait."}\n'
+                      '{"doc_id": "c", "text": "Kilimanjaro is the highest mountain in Africa."}\n')
+    graph = build_graph(corpus, tmp_path / "g")
+    sampler = PathSampler(graph, extractor, encoder)
+    question = "Which animals cross a river each year, seen by a traveller from Zanzibar?"
+    options = sampler.seed_options(question)[0]
+    position = [o["entity"] for o in options].index("zanzibar")
+    fits = encoder.encode([question])[0] @ graph.chunk_vectors.T
+    best = graph.chunk_ids[int(fits.argmax())]
+    assert fits.max() - FIT_MARGIN <= options[position]["fit"] < fits.max()  # the case: near, not the best
+    path = sampler.sample(question, hops=2, seed=0, start=position)
+    assert path.entities[0] == "zanzibar" and path.chunk_ids[1] == best
+
+
+def test_a_stand_in_is_chosen_by_its_name_before_its_fit(tmp_path, extractor, encoder):
+    """A mention the graph has no node for starts from an entity named with its words when one of those named
+    most like it is, not from the one whose chunk fits the question best (issue 48); by fit only when none is."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "a", "text": "The Zorblax Institute trains pilots in Quebec."}\n'
+                      '{"doc_id": "b", "text": "Pilots of the Quebec air service fly water bombers over forest fires."}\n')
+    graph = build_graph(corpus, tmp_path / "g")
+    sampler = PathSampler(graph, extractor, encoder)
+    row, names = graph.entity_row, graph.entity_names
+    near = [row["quebec"], row["zorblax institute"], row["forest fire"]]
+    mention = next(m for m in extractor.extract(["Who trains at the Zorblax academy?"])[0] if "zorblax" in m.name)
+    assert mention.name not in row
+    assert [names[e] for e in sampler._stand_ins(mention, near)] == ["zorblax institute"]
+    other = next(m for m in extractor.extract(["Which planes do wardens use?"])[0] if m.name == "plane")
+    assert other.name not in row and sampler._stand_ins(other, near) == near  # no name shares a word: all
+
+
 class _Slow:
     """The real encoder, slowed so that two threads overlap on one batch; counts its texts."""
 
