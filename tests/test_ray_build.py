@@ -35,11 +35,11 @@ def test_ray_engine_builds_the_same_graph_as_the_local_engine(cluster, mhr_graph
     assert graph.counts() == mhr_graph.counts() and not graph.tables.loaded  # counted, chunk texts never read
     assert isinstance(graph.chunk_vectors, np.memmap)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ray"]  # the staging folder is gone
-    stored, local = load_graph(tmp_path / "ray"), load_graph(local.path)
+    stored = load_graph(tmp_path / "ray")
     for table in ("documents", "chunks", "entities", "mentions", "edges"):
-        assert stored.tables[table].equals(local.tables[table]), table
-    np.testing.assert_allclose(stored.chunk_vectors, local.chunk_vectors, atol=1e-5)
-    np.testing.assert_allclose(stored.entity_vectors, local.entity_vectors, atol=1e-5)
+        assert stored.tables[table].equals(mhr_graph.tables[table]), table
+    np.testing.assert_allclose(stored.chunk_vectors, mhr_graph.chunk_vectors, atol=1e-5)
+    np.testing.assert_allclose(stored.entity_vectors, mhr_graph.entity_vectors, atol=1e-5)
     assert graph.manifest["counts"] == mhr_graph.manifest["counts"]
     assert graph.manifest["config"] == mhr_graph.manifest["config"]
     assert "document stages (ray)" in graph.manifest["timings"]
@@ -100,21 +100,16 @@ class _KillOneExtractor:
         yield advance
 
 
-def test_an_extraction_actor_killed_mid_build_still_yields_the_same_graph(cluster, tmp_path):
-    """On the first 20 articles (5 blocks of 4), against the local engine's graph of the same 20: the kill and its
-    recovery are what is tested, and the whole corpus's Ray build is the test above."""
-    corpus = tmp_path / "docs.jsonl"
-    corpus.write_text("\n".join(SMALL.read_text().splitlines()[:20]) + "\n")
-    local = build_graph(corpus, tmp_path / "local", GraphConfig())
+def test_an_extraction_actor_killed_mid_build_still_yields_the_same_graph(cluster, mhr_graph, tmp_path):
     progress = _KillOneExtractor()
-    build_graph(corpus, tmp_path / "ray", GraphConfig(), engine=RayConfig(workers=2, block_docs=4),
+    build_graph(SMALL, tmp_path / "ray", GraphConfig(), engine=RayConfig(workers=2, block_docs=4),
                 progress=progress)
     assert progress.killed is not None
     done, total = progress.killed_at
     assert done < total - 2, progress.killed_at  # killed with most of the corpus still to extract
     assert len(progress.seen) > 2  # a new actor process took the killed one's place
-    stored, local = load_graph(tmp_path / "ray"), load_graph(local.path)
+    stored = load_graph(tmp_path / "ray")
     for table in ("documents", "chunks", "entities", "mentions", "edges"):
-        assert stored.tables[table].equals(local.tables[table]), table
-    np.testing.assert_allclose(stored.chunk_vectors, local.chunk_vectors, atol=1e-5)
-    np.testing.assert_allclose(stored.entity_vectors, local.entity_vectors, atol=1e-5)
+        assert stored.tables[table].equals(mhr_graph.tables[table]), table
+    np.testing.assert_allclose(stored.chunk_vectors, mhr_graph.chunk_vectors, atol=1e-5)
+    np.testing.assert_allclose(stored.entity_vectors, mhr_graph.entity_vectors, atol=1e-5)
