@@ -111,3 +111,101 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     assert numbers["records"] == 6 and numbers["episodes"] == 3
     finished, _ = _counted_run(_Counted(), tmp_path / "run")
     assert finished.resumed and finished.summary == resumed.summary
+
+
+# --- view/inspect_log.py: the Inspect export's fields, by hand ---------------------------------------------------
+
+def _inspect_case():
+    from judgeagent.protocols.episodes import EpisodeView, Turn
+
+    manifest = {"created_at": "2026-01-02T03:04:05+00:00", "finished_at": "2026-01-02T04:00:00+00:00",
+                "config_id": "abcdefghijklmnopqrstuvwxyz", "config": {"turns": 2},
+                "benchmark": {"path": "/data/set/quiz.jsonl"}, "judge_calibration": {"kappa": 0.8},
+                "models": {"target": {"name": "tgt-model"}, "judge": {"name": "jdg-model"},
+                           "helper": {"name": "tgt-model"}}}
+    summary = {"usage": {"target": {"input_tokens": 10, "output_tokens": 5, "cost": 0.25},
+                         "helper": {"input_tokens": 1, "output_tokens": 2, "cost": 0.5},
+                         "judge": {"input_tokens": 100, "output_tokens": None, "cost": None}}}
+    ask = Turn("target", "ask", "Capital of France?", "Paris",
+               {"correct": {"value": 1.0, "method": "exact", "reason": "same words"}}, model="tgt-model")
+    judge = Turn("judge", "judge", "Is Paris right?", "yes",
+                 {"correct": {"value": 0.5, "method": "judge"}}, model="jdg-model")
+    unjournaled = Turn("target", "again", "And of Spain?", "Madrid")
+    scored = EpisodeView("e1", "Capital of France?", "q1", {"verdict": "right"}, {"correct": 0.75, "style": 0.5},
+                         ["exact", "judge"], [ask, judge, unjournaled], gold="Paris")
+    plain = EpisodeView("e2", "A chat", None, {}, {"style": 1.0}, [], [Turn("target", "talk", "Hi", "Hello")])
+    calls = [{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Capital of France?"}],
+              "text": "Paris", "usage": {"input_tokens": 7, "output_tokens": 3},
+              "settings": {"temperature": 0, "seed": 1, "n_ctx": 4096}},
+             {"messages": [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Is Paris right?"}],
+              "text": "yes", "usage": {"input_tokens": 20, "output_tokens": 1}},
+             {"messages": [{"role": "system", "content": "Other."}, {"role": "user", "content": "Is Paris right?"}],
+              "text": "yes", "usage": {"input_tokens": 99, "output_tokens": 99}},
+             {"messages": [], "text": "Madrid"}]
+    return manifest, summary, [scored, plain], calls
+
+
+def test_the_inspect_export_fields_by_hand(tmp_path):
+    """`target` is the gold, tokens add up (input + output, per model and per role), a score some samples lack is
+    counted as unscored, a system prompt shows where it first applies, and a turn the journal lacks still shows."""
+    from judgeagent.view.inspect_log import inspect_log, log_name
+
+    manifest, summary, episodes, calls = _inspect_case()
+    protocol = _Counted()
+    log = inspect_log(protocol, tmp_path / "run-1", manifest, summary, episodes, calls)
+    assert log_name(protocol, manifest) == "2026-01-02T03-04-05+00-00_judgeagent-counted_abcdefghijklmnopqrstuv.json"
+    assert log_name(protocol, {}) == "1970-01-01T00-00-00+00-00_judgeagent-counted_run.json"
+    ev = log["eval"]
+    assert (ev["task"], ev["task_id"], ev["run_id"], ev["model"]) == (
+        "judgeagent/counted", "abcdefghijklmnopqrstuv", "run-1", "tgt-model")
+    assert ev["model_roles"] == {"target": {"model": "tgt-model"}, "judge": {"model": "jdg-model"},
+                                 "helper": {"model": "tgt-model"}}
+    assert ev["dataset"] == {"name": "quiz", "location": "/data/set/quiz.jsonl", "samples": 2}
+    assert ev["task_args"] == {"turns": 2} and ev["metadata"]["judge_calibration"] == {"kappa": 0.8}
+    assert log["results"]["total_samples"] == log["results"]["completed_samples"] == 2
+    assert log["results"]["scores"] == [
+        {"name": "correct", "scorer": "correct", "scored_samples": 1, "unscored_samples": 1,
+         "metrics": {"mean": {"name": "mean", "value": 0.75}}},
+        {"name": "style", "scorer": "style", "scored_samples": 2, "unscored_samples": 0,
+         "metrics": {"mean": {"name": "mean", "value": 0.75}}}]
+    stats = log["stats"]
+    assert (stats["started_at"], stats["completed_at"]) == ("2026-01-02T03:04:05+00:00", "2026-01-02T04:00:00+00:00")
+    assert stats["model_usage"] == {
+        "tgt-model": {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18, "total_cost": 0.75},
+        "jdg-model": {"input_tokens": 100, "output_tokens": 0, "total_tokens": 100, "total_cost": 0}}
+    assert stats["role_usage"]["target"] == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+                                             "total_cost": 0.25}
+    assert stats["role_usage"]["judge"]["total_cost"] is None
+
+    first, second = log["samples"]
+    assert (first["id"], first["epoch"], first["input"], first["target"]) == ("e1", 1, "Capital of France?", "Paris")
+    assert (second["input"], second["target"]) == ("Hi", "")  # no scored turn: the first turn's prompt; no gold: ""
+    assert [(m["role"], m["content"]) for m in first["messages"]] == [
+        ("system", "Be brief."), ("user", "Capital of France?"), ("assistant", "Paris"),
+        ("system", "Judge."), ("user", "Is Paris right?"), ("assistant", "yes"),
+        ("user", "And of Spain?"), ("assistant", "Madrid")]
+    assert first["model_usage"] == {"tgt-model": {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10},
+                                    "jdg-model": {"input_tokens": 20, "output_tokens": 1, "total_tokens": 21}}
+    assert second["model_usage"] == {}
+    assert first["output"] == {"model": "tgt-model", "choices": [{"message": {
+        "role": "assistant", "content": "Madrid", "source": "generate", "model": None,
+        "metadata": {"role": "target", "step": "again", "scores": {}}}, "stop_reason": "stop"}]}
+    assert first["scores"]["correct"] == {"value": 0.75, "answer": "Madrid",
+                                          "explanation": "ask: 1.0 by exact (same words); judge: 0.5 by judge"}
+    assert first["scores"]["style"]["explanation"] == ""
+    assert first["metadata"] == {"item": "Capital of France?", "qid": "q1", "methods": ["exact", "judge"],
+                                 "verdict": "right"}
+    asked, judged, again = first["events"]
+    assert asked["input"] == [{"role": "system", "content": "Be brief.", "source": "input"},
+                              {"role": "user", "content": "Capital of France?", "source": "input"}]
+    assert asked["config"] == {"temperature": 0, "seed": 1}
+    assert asked["output"]["usage"] == {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
+    assert (asked["model"], asked["role"], asked["metadata"]) == ("tgt-model", "target",
+                                                                  {"step": "ask", "journaled": True})
+    assert judged["output"]["usage"]["total_tokens"] == 21 and judged["output"]["model"] == "jdg-model"
+    assert again["input"] == [{"role": "user", "content": "And of Spain?", "source": "input"}]
+    assert again["output"]["usage"] == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    assert (again["model"], again["metadata"]["journaled"]) == ("tgt-model", False)
+    assert again["timestamp"] == "2026-01-02T03:04:05+00:00"
+    bare = inspect_log(protocol, tmp_path / "run-1", {}, {}, [], None)
+    assert bare["eval"]["model"] == "unknown" and bare["samples"] == [] and bare["results"]["scores"] == []
