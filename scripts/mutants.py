@@ -43,10 +43,15 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
     "judgeagent/grading/choice.py": ["tests/test_answer_rules.py", "tests/test_answers.py"],
     "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
-    "judgeagent/runs.py": ["tests/test_runs.py", "tests/test_mutants_killed.py"],
-    "judgeagent/protocols/runner.py": ["tests/test_mutants_killed.py", "tests/test_protocols.py"],
-    "judgeagent/protocols/base.py": ["tests/test_mutants_killed.py", "tests/test_protocols.py"],
-    "judgeagent/view/inspect_log.py": ["tests/test_mutants_killed.py", "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+    # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
+    "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
+    "judgeagent/protocols/runner.py": ["tests/test_mutants_killed.py",
+                                       "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
+    "judgeagent/protocols/base.py": ["tests/test_mutants_killed.py",
+                                     "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
+    "judgeagent/view/inspect_log.py": [
+        "tests/test_mutants_killed.py",
+        "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
 }
 
 EQUIVALENT: dict[str, str] = {

@@ -20,23 +20,31 @@ from judgeagent.protocols.base import Episode, Protocol, RoleSpec, Section
 
 
 def test_the_newer_format_refusal_starts_one_version_past_the_current_one(tmp_path):
-    """The current version is read; the very next one is refused as newer (with `upgrade`), an older unknown one
-    as unreadable (with `rerun`): the boundary, not a far-off 99."""
-    from judgeagent.runs import READS_RUN_FORMATS, RUN_FORMAT, RUN_FORMAT_VERSION, check_run_format
+    """Version 2 (the current one) and 1 are read; the very next, 3, is refused as newer (with `upgrade`), an unknown
+    older one as unreadable (with `rerun`): the boundary, not a far-off 99. Literals, not the module's constants:
+    the format is a contract with the run folders already on disk."""
+    from judgeagent.runs import check_run_format
 
     def manifest(version):
-        return {"format": RUN_FORMAT, "format_version": version, "versions": {"judgeagent": "9.9"}}
+        return {"format": "judgeagent.run", "format_version": version, "versions": {"judgeagent": "9.9"}}
 
-    for version in READS_RUN_FORMATS:
+    for version in (1, 2):
         check_run_format(manifest(version), tmp_path)
-    with pytest.raises(JudgeAgentError, match=rf"format version {RUN_FORMAT_VERSION + 1}, written by judgeagent "
-                                              r"9\.9; this judgeagent reads versions 1, 2: upgrade judgeagent"):
-        check_run_format(manifest(RUN_FORMAT_VERSION + 1), tmp_path)
+    with pytest.raises(JudgeAgentError, match=r"format version 3, written by judgeagent 9\.9; this judgeagent reads "
+                                              r"versions 1, 2: upgrade judgeagent"):
+        check_run_format(manifest(3), tmp_path)
     with pytest.raises(JudgeAgentError, match="written by a newer judgeagent"):
-        check_run_format({"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION + 1}, tmp_path)
+        check_run_format({"format": "judgeagent.run", "format_version": 3}, tmp_path)
     for bad in (0, None, "2"):
         with pytest.raises(JudgeAgentError, match=f"format version {bad}; this judgeagent reads versions 1, 2: rerun"):
             check_run_format(manifest(bad), tmp_path)
+    with pytest.raises(JudgeAgentError, match="is not a judgeagent run$"):
+        check_run_format(manifest(2) | {"format": "judgeagent.runs"}, tmp_path)
+    from judgeagent.runs import open_run
+
+    with open_run(tmp_path / "new", {"config_id": "a"}) as run:
+        written = json.loads((run.folder / "manifest.json").read_text())
+    assert (written["format"], written["format_version"], written["status"]) == ("judgeagent.run", 2, "running")
 
 
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
