@@ -217,3 +217,17 @@ def test_the_inspect_export_fields_by_hand(tmp_path):
     assert again["timestamp"] == "2026-01-02T03:04:05+00:00"
     bare = inspect_log(protocol, tmp_path / "run-1", {}, {}, [], None)
     assert bare["eval"]["model"] == "unknown" and bare["samples"] == [] and bare["results"]["scores"] == []
+
+
+# --- grading/choice.py -----------------------------------------------------------------------------------
+
+def test_a_bare_lowercase_letter_in_quotes_is_read_case_blind():
+    """A reply that is only a letter, quoted or backticked, in lowercase: only the bare-letter rule reads it (the
+    tiers' line-start pattern takes no quote before the letter), so that rule must compare case-blind."""
+    from judgeagent.grading.choice import extract_letter
+
+    options = {"A": "Venus", "B": "Mars", "C": "Jupiter", "D": "Saturn"}
+    assert [extract_letter(reply, options) for reply in ('"b"', "`c`", "'d'", '"B"', "**a**")] == \
+        ["B", "C", "D", "B", "A"]
+    assert extract_letter('"e"', options) is None
+    assert extract_letter('"b"', {"a": "Venus", "b": "Mars"}) == "b"  # the options' own letter comes back
