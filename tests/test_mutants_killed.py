@@ -47,6 +47,35 @@ def test_the_newer_format_refusal_starts_one_version_past_the_current_one(tmp_pa
     assert (written["format"], written["format_version"], written["status"]) == ("judgeagent.run", 2, "running")
 
 
+def test_read_rows_numbers_the_torn_tail_and_trims_only_for_the_writer(tmp_path):
+    """`read_rows` by hand: blank lines skipped; a torn last line skipped by a reader, trimmed by the writer, and
+    reported as FILE:3 (its line number) once the run is finished; a whole last row that lost its newline is kept,
+    and the writer ends its line."""
+    from judgeagent.runs import read_rows
+
+    path = tmp_path / "rows.jsonl"
+    assert read_rows(path, "id") == []
+    whole = b'{"id": 1}\n\n{"id": 2}\n'
+    path.write_bytes(whole + b'{"id": 3, "x"')
+    assert [r["id"] for r in read_rows(path, "id")] == [1, 2]
+    assert path.read_bytes() == whole + b'{"id": 3, "x"'
+    with pytest.raises(JudgeAgentError, match=rf"{path}:4: damaged line, malformed JSON"):
+        read_rows(path, "id", finished=True)
+    assert [r["id"] for r in read_rows(path, "id", writer=True)] == [1, 2]
+    assert path.read_bytes() == whole
+    path.write_bytes(whole + b'{"id": 3}')
+    assert [r["id"] for r in read_rows(path, "id", finished=True)] == [1, 2, 3]
+    assert path.read_bytes() == whole + b'{"id": 3}'
+    assert [r["id"] for r in read_rows(path, "id", writer=True)] == [1, 2, 3]
+    assert path.read_bytes() == whole + b'{"id": 3}\n'
+    path.write_bytes(b'{"id": 1}\n{"other": 2}\n')
+    with pytest.raises(JudgeAgentError, match=rf"{path}:2: damaged line, not a JSON object with 'id'"):
+        read_rows(path, "id")
+    path.write_bytes(b'{"id": 1}\n"\xff"\n')
+    with pytest.raises(JudgeAgentError, match=rf"{path}:2: damaged line, not valid UTF-8"):
+        read_rows(path, "id")
+
+
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
 
 class _NoOptions(BaseModel):
