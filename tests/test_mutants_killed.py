@@ -76,6 +76,15 @@ def test_read_rows_numbers_the_torn_tail_and_trims_only_for_the_writer(tmp_path)
         read_rows(path, "id")
 
 
+def test_a_lock_file_that_cannot_be_opened_is_one_line_saying_what_to_do(tmp_path):
+    from judgeagent.runs import lock_run
+
+    (tmp_path / "writer.lock").mkdir()
+    with pytest.raises(JudgeAgentError, match=rf"^run {tmp_path} cannot be written \(Is a directory\): make the "
+                                              "folder writable, or copy it somewhere writable and give that folder$"):
+        lock_run(tmp_path)
+
+
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
 
 class _NoOptions(BaseModel):
@@ -260,3 +269,20 @@ def test_a_bare_lowercase_letter_in_quotes_is_read_case_blind():
         ["B", "C", "D", "B", "A"]
     assert extract_letter('"e"', options) is None
     assert extract_letter('"b"', {"a": "Venus", "b": "Mars"}) == "b"  # the options' own letter comes back
+
+
+def test_the_inspect_export_goes_into_a_folder_under_inspects_name_or_to_the_file_named(tmp_path):
+    from judgeagent.view.inspect_log import write_inspect_log
+
+    protocol = _Counted()
+    result, _ = _counted_run(protocol, tmp_path / "run")
+    into_run, n = write_inspect_log(protocol, result.folder)
+    assert n == 3 and into_run.parent == result.folder and into_run.name.endswith(".json")
+    assert "_judgeagent-counted_" in into_run.name
+    (tmp_path / "logs").mkdir()
+    into_folder, _ = write_inspect_log(protocol, result.folder, tmp_path / "logs")
+    assert into_folder == tmp_path / "logs" / into_run.name
+    named, _ = write_inspect_log(protocol, result.folder, tmp_path / "mine.json")
+    assert named == tmp_path / "mine.json"
+    logs = [json.loads(p.read_text()) for p in (into_run, into_folder, named)]
+    assert logs[0] == logs[1] == logs[2] and len(logs[0]["samples"]) == 3
