@@ -154,7 +154,8 @@ def mutants(module: str) -> list[Mutant]:
             _apply(twin, what)
         source = ast.unparse(ast.fix_missing_locations(copied))
         if source != ast.unparse(tree) and all(m.source != source for m in out):
-            before = ast.get_source_segment(text, node) or ast.unparse(node)
+            before = (repr(node.value) if what.startswith("const:str")  # type: ignore[attr-defined]
+                      else ast.get_source_segment(text, node) or ast.unparse(node))  # (a part of an f-string)
             after = ast.unparse(node.operand) if what == "not:removed" else ast.unparse(twin)  # type: ignore[attr-defined]
             out.append(Mutant(module, node.lineno, node.col_offset, f"{what}#{index}", source,
                               _one_line(before), _one_line(after)))

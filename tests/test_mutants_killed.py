@@ -4,6 +4,7 @@ their own with a scripted in-process model (FunctionModel)."""
 from __future__ import annotations
 
 import json
+import os
 
 from pathlib import Path
 
@@ -83,6 +84,16 @@ def test_a_lock_file_that_cannot_be_opened_is_one_line_saying_what_to_do(tmp_pat
     with pytest.raises(JudgeAgentError, match=rf"^run {tmp_path} cannot be written \(Is a directory\): make the "
                                               "folder writable, or copy it somewhere writable and give that folder$"):
         lock_run(tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    held = lock_run(folder)  # a second open file in this process conflicts as another process's would
+    try:
+        with pytest.raises(JudgeAgentError, match=rf"^run {folder} is being written by another judgeagent process "
+                                                  rf"\(pid {os.getpid()}\); wait for it to end, or stop it and resume$"):
+            lock_run(folder)
+    finally:
+        held.close()
+    lock_run(folder).close()
 
 
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
