@@ -218,7 +218,11 @@ def test_the_inspect_export_fields_by_hand(tmp_path):
     assert ev["model_roles"] == {"target": {"model": "tgt-model"}, "judge": {"model": "jdg-model"},
                                  "helper": {"model": "tgt-model"}}
     assert ev["dataset"] == {"name": "quiz", "location": "/data/set/quiz.jsonl", "samples": 2}
-    assert ev["task_args"] == {"turns": 2} and ev["metadata"]["judge_calibration"] == {"kappa": 0.8}
+    assert ev["task_args"] == {"turns": 2} and ev["config"] == {}
+    assert ev["metadata"] == {"protocol": "counted", "paper": "none", "run": str(tmp_path / "run-1"),
+                              "judge_calibration": {"kappa": 0.8}}
+    assert log["plan"] == {"name": "counted", "steps": [{"solver": "counted", "params": {}}]}
+    assert (log["version"], log["status"]) == (2, "success")
     assert log["results"]["total_samples"] == log["results"]["completed_samples"] == 2
     assert log["results"]["scores"] == [
         {"name": "correct", "scorer": "correct", "scored_samples": 1, "unscored_samples": 1,
