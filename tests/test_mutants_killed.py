@@ -96,6 +96,16 @@ def test_a_lock_file_that_cannot_be_opened_is_one_line_saying_what_to_do(tmp_pat
     lock_run(folder).close()
 
 
+def test_a_run_loaded_for_reading_refuses_to_append(tmp_path):
+    from judgeagent.runs import load_run, open_run
+
+    open_run(tmp_path / "run", {"config_id": "a"}).close()
+    with pytest.raises(RuntimeError, match=rf"^run {tmp_path / 'run'} is open read-only: open it with open_run to "
+                                           "write$"):
+        load_run(tmp_path / "run").append("records.jsonl", {"record_id": "x"})
+    assert not (tmp_path / "run" / "records.jsonl").exists()
+
+
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
 
 class _NoOptions(BaseModel):
