@@ -47,8 +47,10 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": ["tests/test_mutants_killed.py",
                                        "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
-    "judgeagent/protocols/base.py": ["tests/test_mutants_killed.py",
-                                     "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
+    "judgeagent/protocols/base.py": [
+        "tests/test_mutants_killed.py",
+        "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
+        "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],

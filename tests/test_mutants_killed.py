@@ -311,3 +311,71 @@ def test_the_inspect_export_goes_into_a_folder_under_inspects_name_or_to_the_fil
     assert named == tmp_path / "mine.json"
     logs = [json.loads(p.read_text()) for p in (into_run, into_folder, named)]
     assert logs[0] == logs[1] == logs[2] and len(logs[0]["samples"]) == 3
+
+
+# --- protocols/base.py: roles, inputs, identity, the folder's name -------------------------------------------
+
+class _Seats(_Counted):
+    name = "seats"
+    roles = (RoleSpec("target", "answers"), RoleSpec("helper", "helps", ("interviewer", "target")),
+             RoleSpec("judge", "judges", "helper", model="local"), RoleSpec("extra", "optional", optional=True),
+             RoleSpec("students", "learn", many=True, optional=True))
+    added_later = {"late": 0}
+
+
+def test_roles_take_their_defaults_in_order_fixed_models_and_optional_seats():
+    seats = _Seats()
+    assert RoleSpec("x", "y").defaults == () and RoleSpec("x", "y", ("a", "b")).defaults == ("a", "b")
+    assert RoleSpec("x", "y", "a").defaults == ("a",)
+    assert seats.resolve_roles({"target": "t"}) == {"target": "t", "helper": "t", "judge": "t"}
+    assert seats.resolve_roles({"target": "t", "interviewer": "i"}) == {"target": "t", "helper": "i", "judge": "i"}
+    assert seats.resolve_roles({"target": "t", "helper": "h", "extra": "e", "students.2": "b", "students.1": "a",
+                                "students.x": "no", "students.3": ""}) == {
+        "target": "t", "helper": "h", "judge": "h", "extra": "e", "students.1": "a", "students.2": "b"}
+    assert seats.resolve_roles({"target": "t", "judge": None, "nobody": ""})["judge"] == "t"
+
+    class Fixed(_Counted):
+        name = "fixed"
+        roles = (RoleSpec("grader", "grades", model="local"),)
+
+    assert Fixed().resolve_roles({}) == {"grader": "local"}
+    with pytest.raises(JudgeAgentError, match=r"^protocol seats needs a model for its target role \(--target\)$"):
+        seats.resolve_roles({})
+    with pytest.raises(JudgeAgentError, match=r"^protocol seats has no role judges; its roles are target, helper, "
+                                              r"judge, extra, students \(give them with --role NAME=MODEL\)$"):
+        seats.resolve_roles({"target": "t", "judges": "j"})
+    with pytest.raises(JudgeAgentError, match=r"^role helper of protocol seats takes one model; got 'a,b'$"):
+        seats.resolve_roles({"target": "t", "helper": "a,b"})
+    with pytest.raises(JudgeAgentError, match=r"takes one model; got \['a'\]$"):
+        seats.resolve_roles({"target": "t", "helper": ["a"]})
+    with pytest.raises(JudgeAgentError, match=r"^role students of protocol seats needs one or more models, "
+                                              r"comma-separated; got 'a, '$"):
+        seats.resolve_roles({"target": "t", "students": "a, "})
+
+
+def test_inputs_identity_and_folder_name(tmp_path):
+    from judgeagent.models.spec import load_registry
+    from judgeagent.protocols.base import RunRequest
+
+    seats = _Seats()
+    seats.Config = type("Late", (BaseModel,), {"__annotations__": {"late": int, "turns": int}, "late": 0, "turns": 1})
+    bench = Benchmark(tmp_path / "quiz.v2.jsonl", [Item("q1", "What?", "That", difficulty="hard")])
+    model = FunctionModel(lambda messages: "x", "scripted")
+
+    def request(**config):
+        return RunRequest(bench, None, {"target": model}, seats.Config(**config))
+
+    seats.check_inputs(request())
+    with pytest.raises(JudgeAgentError, match=r"^benchmark .*empty\.jsonl has no items$"):
+        seats.check_inputs(RunRequest(Benchmark(tmp_path / "empty.jsonl", []), None, {}, seats.Config()))
+    seats.needs = frozenset({"benchmark", "graph"})
+    with pytest.raises(JudgeAgentError, match=r"^protocol seats needs a graph: give --graph$"):
+        seats.check_inputs(request())
+    registry = load_registry()
+    payload = seats.identity_payload(request(), registry)
+    assert payload == {"protocol": "seats", "benchmark": [("q1", "What?", "That", None, "hard", False)],
+                       "graph": None, "models": {"target": {"function": "scripted"}}, "config": {"turns": 1}}
+    assert seats.identity_payload(request(late=1), registry)["config"] == {"late": 1, "turns": 1}
+    assert seats.folder_stem(request()) == "quiz.v2-seats-scripted"
+    assert seats.folder_stem(RunRequest(bench, None, {"target": "local"}, seats.Config())) == "quiz.v2-seats-local"
+    assert seats.render_summary({"a": 1, "b": {"c": 2}, "d": "x"}, "runs/r") == "run runs/r\n  a: 1\n  d: x"
