@@ -178,6 +178,47 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     assert numbers["records"] == 6 and numbers["episodes"] == 3
     finished, _ = _counted_run(_Counted(), tmp_path / "run")
     assert finished.resumed and finished.summary == resumed.summary
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["finished_at"] >= manifest["created_at"] > "2026"
+
+
+def test_gather_all_returns_in_order_and_raises_after_the_others_finish():
+    import asyncio
+
+    from judgeagent.protocols.runner import gather_all
+
+    finished = []
+
+    async def ok(n, wait):
+        await asyncio.sleep(wait)
+        finished.append(n)
+        return n
+
+    async def bad():
+        raise ValueError("broken")
+
+    assert asyncio.run(gather_all(ok(1, 0.02), ok(2, 0))) == [1, 2]
+    with pytest.raises(ValueError, match="broken"):
+        asyncio.run(gather_all(bad(), ok(3, 0.02)))
+    assert finished == [2, 1, 3]
+
+
+def test_a_run_without_a_folder_goes_under_the_runs_root_named_by_its_identity(tmp_path):
+    import hashlib
+
+    from judgeagent.models.spec import load_registry
+    from judgeagent.protocols.base import RunRequest
+
+    protocol = _Counted()
+    items = [Item("a", "What is a?", "A")]
+    model = FunctionModel(lambda messages: "x", "scripted / v1")
+    result = run_protocol(protocol, Benchmark(Path("my quiz.jsonl"), items), models={"target": model},
+                          runs_root=tmp_path, cache=False)
+    payload = protocol.identity_payload(RunRequest(Benchmark(Path("my quiz.jsonl"), items), None,
+                                                   {"target": model}, _NoOptions()), load_registry())
+    ident = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    assert result.folder == tmp_path / f"my-quiz-counted-scripted-v1-{ident[:8]}"
+    assert json.loads((result.folder / "manifest.json").read_text())["config_id"] == ident
 
 
 # --- view/inspect_log.py: the Inspect export's fields, by hand ---------------------------------------------------
