@@ -420,3 +420,23 @@ def test_inputs_identity_and_folder_name(tmp_path):
     assert seats.folder_stem(request()) == "quiz.v2-seats-scripted"
     assert seats.folder_stem(RunRequest(bench, None, {"target": "local"}, seats.Config())) == "quiz.v2-seats-local"
     assert seats.render_summary({"a": 1, "b": {"c": 2}, "d": "x"}, "runs/r") == "run runs/r\n  a: 1\n  d: x"
+
+
+def test_progress_and_stages_are_reported_and_timings_measured(tmp_path):
+    """With a progress callback, the runner says the `episodes` stage once, then (done, listed) per episode;
+    without one, no stage. The stages' timings are durations (not clock readings)."""
+    from judgeagent.benchmark import Benchmark, Item
+
+    items = [Item(q, f"What is {q}?", q.upper()) for q in ("a", "b", "c")]
+    model = FunctionModel(lambda messages: "x", "scripted")
+    stages, done = [], []
+    result = run_protocol(_Counted(), Benchmark(Path("counted.jsonl"), items), models={"target": model},
+                          run_dir=tmp_path / "run", cache=False, on_stage=stages.append,
+                          progress=lambda *n: done.append(n))
+    assert stages == ["episodes"] and sorted(done) == [(1, 3), (2, 3), (3, 3)]
+    assert 0 <= result.timings["prepare"] < 60 and 0 <= result.timings["episodes"] < 60
+    assert set(result.timings) == {"prepare", "episodes", "model:target"}
+    quiet: list[str] = []
+    run_protocol(_Counted(), Benchmark(Path("counted.jsonl"), items), models={"target": model},
+                 run_dir=tmp_path / "quiet", cache=False, on_stage=quiet.append)
+    assert quiet == []
