@@ -106,6 +106,29 @@ def test_a_run_loaded_for_reading_refuses_to_append(tmp_path):
     assert not (tmp_path / "run" / "records.jsonl").exists()
 
 
+def test_another_configuration_in_the_folder_names_what_differs_in_one_whole_line(tmp_path):
+    from judgeagent.runs import open_run
+
+    folder = tmp_path / "run"
+    models = {"target": {"name": "m", "model": "m-7b", "base_url": "http://a:1", "weights": "w.gguf"}}
+    open_run(folder, {"config_id": "a", "config": {"turns": 1}, "models": models, "protocol": "p"}).close()
+
+    def refused(manifest):
+        with pytest.raises(JudgeAgentError) as e:
+            open_run(folder, {"config_id": "b", "config": {"turns": 1}, "models": models, "protocol": "p", **manifest})
+        return str(e.value)
+
+    assert refused({"config": {"turns": 2}}) == (f"run folder {folder} holds a run with another configuration "
+                                                 "(options turns: 1 there, 2 now); choose another --run-dir or "
+                                                 "remove it")
+    moved = {"target": {**models["target"], "base_url": "http://a:2"}}  # the embedded model's port: no difference
+    assert "(its models differ)" in refused({"models": moved})
+    assert "(its benchmark, graph or models differ)" in refused({})
+    other = {"target": {**models["target"], "model": "m-13b"}}
+    assert '(models target model: "m-7b" there, "m-13b" now)' in refused({"models": other})
+    assert "(its protocol differ)" in refused({"protocol": "q"})
+
+
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
 
 class _NoOptions(BaseModel):
@@ -180,6 +203,9 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     assert finished.resumed and finished.summary == resumed.summary
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["finished_at"] >= manifest["created_at"] > "2026"
+    assert (manifest["protocol"], manifest["config"], manifest["graph"]) == ("counted", {}, None)
+    assert manifest["benchmark"] == {"path": "counted.jsonl", "items": 3}
+    assert manifest["models"]["target"]["name"] == "scripted" and "judgeagent" in manifest["versions"]
 
 
 def test_gather_all_returns_in_order_and_raises_after_the_others_finish():
@@ -440,3 +466,46 @@ def test_progress_and_stages_are_reported_and_timings_measured(tmp_path):
     run_protocol(_Counted(), Benchmark(Path("counted.jsonl"), items), models={"target": model},
                  run_dir=tmp_path / "quiet", cache=False, on_stage=quiet.append)
     assert quiet == []
+
+
+def test_a_run_started_inside_a_running_loop_is_refused_naming_what_to_await(tmp_path):
+    import asyncio
+
+    from judgeagent.protocols.base import RunRequest
+    from judgeagent.protocols.runner import run_episodes
+
+    request = RunRequest(Benchmark(Path("q.jsonl"), [Item("a", "What?", "A")]), None,
+                         {"target": FunctionModel(lambda m: "x", "s")}, _NoOptions(), run_dir=tmp_path / "run")
+
+    async def inside():
+        run_episodes(_Counted(), request)
+
+    with pytest.raises(JudgeAgentError, match=r"^run_protocol\(\) was called inside a running event loop \(a notebook "
+                                              r"or an async program\): use `await judgeagent\.protocols\."
+                                              r"run_protocol_async\(\.\.\.\)` there, which runs it on a worker thread$"):
+        asyncio.run(inside())
+    assert not (tmp_path / "run").exists()
+
+
+class _SlowStart(_Counted):
+    async def prepare(self, ctx):
+        import asyncio
+
+        from judgeagent.protocols.base import Prepared
+
+        await asyncio.sleep(0.5)
+        return Prepared()
+
+
+def test_the_episodes_time_leaves_out_the_preparation(tmp_path):
+    """Both stages are measured inside the run: together they cannot exceed the call's own wall time (an
+    `episodes` that counted the 0.5 s preparation twice would)."""
+    import time
+
+    items = [Item("a", "What is a?", "A")]
+    start = time.perf_counter()
+    result = run_protocol(_SlowStart(), Benchmark(Path("q.jsonl"), items), models={"target": FunctionModel(
+        lambda m: "x", "s")}, run_dir=tmp_path / "run", cache=False)
+    wall = time.perf_counter() - start
+    assert result.timings["prepare"] >= 0.5
+    assert result.timings["prepare"] + result.timings["episodes"] <= wall
