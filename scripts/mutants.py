@@ -41,7 +41,11 @@ TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
-    "judgeagent/grading/choice.py": ["tests/test_answer_rules.py", "tests/test_answers.py"],
+    "judgeagent/grading/choice.py": [
+        "tests/test_mutants_killed.py::test_a_bare_lowercase_letter_in_quotes_is_read_case_blind",
+        "tests/test_mutants_killed.py::test_several_correct_options_by_hand",
+        "tests/test_mutants_killed.py::test_one_option_by_hand_letters_texts_json_and_reasons",
+        "tests/test_answer_rules.py", "tests/test_answers.py"],
     "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],

@@ -509,3 +509,51 @@ def test_the_episodes_time_leaves_out_the_preparation(tmp_path):
     wall = time.perf_counter() - start
     assert result.timings["prepare"] >= 0.5
     assert result.timings["prepare"] + result.timings["episodes"] <= wall
+
+
+def test_several_correct_options_by_hand():
+    """Items with several gold letters ("AC"): the letters of the last answer line, else the reply's last line."""
+    from judgeagent.benchmark import Item as It
+    from judgeagent.grading.choice import check_choice, check_several, extract_letters
+
+    options = {"A": "red", "B": "green", "C": "blue", "D": "black"}
+    assert extract_letters("I think A.\nThe answer is: A and C", options) == "AC"
+    assert extract_letters("Answer: B\nlater... answers are C, A", options) == "AC"
+    assert extract_letters("A seems right. I pick\nB, D", options) == "BD"
+    assert extract_letters("A\n\n", options) == "A"
+    assert extract_letters("Nothing here", options) is None and extract_letters("", options) is None
+    assert extract_letters("Answer: E and F", options) is None
+    assert check_several("Answer: C, A", options, "ac").correct and check_several("Answer: A C", options, "AC").correct
+    assert check_several("Answer: C, A", options, "AC").correct
+    assert check_several("Answer: C", options, "AC") == \
+        check_several("Answer: C", options, "AC").__class__(False, "letter", "C", None, "chose C, gold AC")
+    assert check_several("  ", options, "AC").method == "empty"
+    assert check_several("no idea", options, "AC").method == "no_letter"
+    item = It("q", "Which?", "red, blue", options=options, gold_letter="AC")
+    assert check_choice("Answer: A, C", item).correct and not check_choice("Answer: A", item).correct
+
+
+def test_one_option_by_hand_letters_texts_json_and_reasons():
+    from judgeagent.grading.choice import check_options, extract_letter
+
+    options = {"A": "Berlin", "B": "Paris", "C": "Paris Texas", "D": "Rome"}
+    assert check_options("B", options, "b", "Paris").correct  # the gold letter compared case-blind
+    verdict = check_options("The answer is D.", options, "B", "Paris")
+    assert (verdict.correct, verdict.method, verdict.extracted, verdict.reason) == (False, "letter", "D",
+                                                                                   "chose D, gold B")
+    assert check_options("Paris Texas", options, None, "paris texas").reason == "chose C (matches gold text)"
+    assert check_options("Rome", options, None, "Paris").reason == "chose D (differs from gold text)"
+    assert check_options("Rome", options, None, "Paris").method == "option_text"
+    assert check_options("(A) or (B)", options, "A", "Berlin").method == "several_options"
+    assert check_options("I do not know", options, "A", "Berlin").method == "no_letter"
+    assert check_options("", options, "A", "Berlin").method == "empty"
+    assert extract_letter('{"answer": "C"}', options) == "C"
+    assert extract_letter('Here: {"Final_Answer": "d", "why": "x"}', options) == "D"
+    assert extract_letter('{"choice": 2, "note": "A"}', {"A": "1", "B": "2"}) == "B"  # a number: the option of that text
+    assert extract_letter('{"answer": ["B"]} so it is A.', options) == "A"  # a list is no answer field
+    assert extract_letter("[1, 2] so B.", options) == "B"  # JSON that is not an object
+    assert extract_letter("{not json} so B.", options) == "B"
+    assert extract_letter("Berlin or Paris", options) is None  # a hedge, not a choice
+    assert extract_letter("Paris Texas, for sure", options) == "C"  # the longest opening wins
+    assert extract_letter("Rome, I believe", options) == "D"
+    assert extract_letter("Paris", {"A": "Paris", "B": "paris"}) is None  # two options of one text
