@@ -49,8 +49,9 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
-    "judgeagent/protocols/runner.py": ["tests/test_mutants_killed.py",
-                                       "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
+    "judgeagent/protocols/runner.py": [
+        "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
+        "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's
     "judgeagent/protocols/base.py": [
         "tests/test_mutants_killed.py",
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
