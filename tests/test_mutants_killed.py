@@ -127,6 +127,16 @@ def test_another_configuration_in_the_folder_names_what_differs_in_one_whole_lin
     other = {"target": {**models["target"], "model": "m-13b"}}
     assert '(models target model: "m-7b" there, "m-13b" now)' in refused({"models": other})
     assert "(its protocol differ)" in refused({"protocol": "q"})
+    for field, value in (("name", "n"), ("weights", "v.gguf")):
+        changed = {"target": {**models["target"], field: value}, "judge": {"name": "j"}}  # a new role: no field
+        assert f'(models target {field}: {json.dumps(models["target"][field])} there, {json.dumps(value)} now)' \
+            in refused({"models": changed})
+    with_generation = {"target": {**models["target"], "generation": {"temperature": 0}}}
+    open_run(tmp_path / "gen", {"config_id": "a", "models": with_generation}).close()
+    with pytest.raises(JudgeAgentError, match=r'\(models target generation: \{"temperature": 0\} there, '
+                                              r'\{"temperature": 0.5\} now\)'):
+        open_run(tmp_path / "gen", {"config_id": "b", "models": {"target": {**models["target"],
+                                                                             "generation": {"temperature": 0.5}}}})
 
 
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
@@ -186,6 +196,7 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     """Episode eb is killed after its first step: on resume, ea and ec are not run again (runner.py's skip),
     and eb's first step is read back, not made again (`EpisodeContext.recorded`); only eb's check is made."""
     clean, _ = _counted_run(_Counted(), tmp_path / "clean")
+    assert not clean.resumed
     killed = _Counted(fail="eb")
     with pytest.raises(RuntimeError, match="killed"):
         _counted_run(killed, tmp_path / "run")
@@ -203,7 +214,8 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     assert finished.resumed and finished.summary == resumed.summary
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["finished_at"] >= manifest["created_at"] > "2026"
-    assert (manifest["protocol"], manifest["config"], manifest["graph"]) == ("counted", {}, None)
+    assert (manifest["protocol"], manifest["config"], manifest["graph"], manifest["request"]) == (
+        "counted", {}, None, {})
     assert manifest["benchmark"] == {"path": "counted.jsonl", "items": 3}
     assert manifest["models"]["target"]["name"] == "scripted" and "judgeagent" in manifest["versions"]
 
