@@ -139,6 +139,16 @@ def test_another_configuration_in_the_folder_names_what_differs_in_one_whole_lin
                                                                              "generation": {"temperature": 0.5}}}})
 
 
+def test_the_protocol_of_a_run_folder_and_a_synthesis_folder_refused(tmp_path):
+    from judgeagent.runs import run_protocol_name
+
+    assert run_protocol_name({}, tmp_path) == "judgeagent" and run_protocol_name({"protocol": "kieval"}, tmp_path) == "kieval"
+    with pytest.raises(JudgeAgentError, match=rf"^{tmp_path} is the work folder of a synthesis, not a run: its dataset "
+                                              rf"is {tmp_path.parent / 'items.jsonl'} \(evaluate a model on it with "
+                                              r"--benchmark\)$"):
+        run_protocol_name({"kind": "synthesis", "protocol": "x"}, tmp_path)
+
+
 # --- protocols/runner.py and base.py: resume skips finished episodes and reads finished steps back --------------
 
 class _NoOptions(BaseModel):
