@@ -533,6 +533,20 @@ def test_the_episodes_time_leaves_out_the_preparation(tmp_path):
     assert result.timings["prepare"] + result.timings["episodes"] <= wall
 
 
+def test_each_connective_after_a_letter_keeps_it_an_option():
+    """`_CONNECTIVES`, word by word: "Option B since ..." names B; any other lowercase word after a capital makes
+    it the article or pronoun ("A cat"), not an option."""
+    from judgeagent.grading.choice import _CONNECTIVES, extract_letter
+
+    options = {"A": "Venus", "B": "Mars"}
+    words = ["because", "since", "as", "is", "was", "would", "will", "should", "could", "must", "seems", "appears",
+             "and", "or", "but", "which", "given", "due", "that", "here", "then", "so", "though", "although",
+             "while", "whereas", "if", "also", "only", "alone", "too"]
+    assert sorted(_CONNECTIVES) == sorted(words)
+    assert {w: extract_letter(f"Option B {w} x.", options) for w in words} == {w: "B" for w in words}
+    assert extract_letter("Option B grows x.", options) is None
+
+
 def test_several_correct_options_by_hand():
     """Items with several gold letters ("AC"): the letters of the last answer line, else the reply's last line."""
     from judgeagent.benchmark import Item as It
