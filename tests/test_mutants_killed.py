@@ -259,14 +259,17 @@ def test_a_run_without_a_folder_goes_under_the_runs_root_named_by_its_identity(t
 
     protocol = _Counted()
     items = [Item("a", "What is a?", "A")]
-    model = FunctionModel(lambda messages: "x", "scripted / v1")
+    model = FunctionModel(lambda messages: "x", "scripted / v1?")
     result = run_protocol(protocol, Benchmark(Path("my quiz.jsonl"), items), models={"target": model},
                           runs_root=tmp_path, cache=False)
     payload = protocol.identity_payload(RunRequest(Benchmark(Path("my quiz.jsonl"), items), None,
                                                    {"target": model}, _NoOptions()), load_registry())
     ident = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-    assert result.folder == tmp_path / f"my-quiz-counted-scripted-v1-{ident[:8]}"
+    assert result.folder == tmp_path / f"my-quiz-counted-scripted-v1-{ident[:8]}"  # "v1?" ends in no "-"
     assert json.loads((result.folder / "manifest.json").read_text())["config_id"] == ident
+    long = run_protocol(protocol, Benchmark(Path("q" * 70 + ".jsonl"), items), models={"target": model},
+                        runs_root=tmp_path, cache=False)
+    assert long.folder.name[:-9] == "q" * 60 and long.folder.name[-9] == "-"  # the stem cut at 60 characters
 
 
 # --- view/inspect_log.py: the Inspect export's fields, by hand ---------------------------------------------------
@@ -340,6 +343,10 @@ def test_the_inspect_export_fields_by_hand(tmp_path):
     first, second = log["samples"]
     assert (first["id"], first["epoch"], first["input"], first["target"]) == ("e1", 1, "Capital of France?", "Paris")
     assert (second["input"], second["target"]) == ("Hi", "")  # no scored turn: the first turn's prompt; no gold: ""
+    assert first["messages"][1] == {"role": "user", "content": "Capital of France?", "source": "input",
+                                    "metadata": {"role": "target", "step": "ask"}}
+    assert first["messages"][0] == {"role": "system", "content": "Be brief.", "source": "input",
+                                    "metadata": {"role": "target"}}
     assert [(m["role"], m["content"]) for m in first["messages"]] == [
         ("system", "Be brief."), ("user", "Capital of France?"), ("assistant", "Paris"),
         ("system", "Judge."), ("user", "Is Paris right?"), ("assistant", "yes"),
@@ -584,6 +591,9 @@ def test_one_option_by_hand_letters_texts_json_and_reasons():
     assert check_options("I do not know", options, "A", "Berlin").method == "no_letter"
     assert check_options("", options, "A", "Berlin").method == "empty"
     assert extract_letter('{"answer": "C"}', options) == "C"
+    for key in ("answer", "final_answer", "answer_letter", "letter", "choice", "option", "correct_option"):
+        assert extract_letter(f'{{"{key}": "C", "other": "B"}}', options) == "C", key
+    assert check_options("答案是C", options, "C", "Paris Texas").method == "letter"  # the CJK rule
     assert extract_letter('Here: {"Final_Answer": "d", "why": "x"}', options) == "D"
     assert extract_letter('{"choice": 2, "note": "A"}', {"A": "1", "B": "2"}) == "B"  # a number: the option of that text
     assert extract_letter('{"answer": ["B"]} so it is A.', options) == "A"  # a list is no answer field
