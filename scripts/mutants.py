@@ -67,6 +67,9 @@ EQUIVALENT: dict[str, str] = {
     # nothing that can be observed",
     "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
+    "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
+                                                     "reads it as a truth value, and None is false too",
+    "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
 }
 
 
