@@ -44,6 +44,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/grading/choice.py": [
         "tests/test_mutants_killed.py::test_a_bare_lowercase_letter_in_quotes_is_read_case_blind",
         "tests/test_mutants_killed.py::test_each_connective_after_a_letter_keeps_it_an_option",
+        "tests/test_mutants_killed.py::test_an_option_ruled_out_after_or_before_it_is_no_choice",
         "tests/test_mutants_killed.py::test_several_correct_options_by_hand",
         "tests/test_mutants_killed.py::test_one_option_by_hand_letters_texts_json_and_reasons",
         "tests/test_answer_rules.py", "tests/test_answers.py"],

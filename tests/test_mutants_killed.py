@@ -453,6 +453,8 @@ def test_inputs_identity_and_folder_name(tmp_path):
     from judgeagent.models.spec import load_registry
     from judgeagent.protocols.base import RunRequest
 
+    assert Episode("e", ()).index == 0
+    assert RunRequest(Benchmark(Path("q.jsonl"), []), None, {}, _NoOptions()).runs_root == Path("runs")
     seats = _Seats()
     seats.Config = type("Late", (BaseModel,), {"__annotations__": {"late": int, "turns": int}, "late": 0, "turns": 1})
     bench = Benchmark(tmp_path / "quiz.v2.jsonl", [Item("q1", "What?", "That", difficulty="hard")])
@@ -552,6 +554,14 @@ def test_each_connective_after_a_letter_keeps_it_an_option():
     assert sorted(_CONNECTIVES) == sorted(words)
     assert {w: extract_letter(f"Option B {w} x.", options) for w in words} == {w: "B" for w in words}
     assert extract_letter("Option B grows x.", options) is None
+
+
+def test_an_option_ruled_out_after_or_before_it_is_no_choice():
+    from judgeagent.grading.choice import extract_letter
+
+    options = {"A": "Asthma attack", "B": "Lupus", "C": "ARDS"}
+    assert extract_letter("Option A is not right. Option B.", options) == "B"  # ruled out after the letter
+    assert extract_letter("I exclude A. Asthma attack, so (B) Lupus, and (C) too", options) == "B"  # before it
 
 
 def test_several_correct_options_by_hand():
