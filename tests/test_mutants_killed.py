@@ -613,3 +613,15 @@ def test_one_option_by_hand_letters_texts_json_and_reasons():
     assert extract_letter("Paris Texas, for sure", options) == "C"  # the longest opening wins
     assert extract_letter("Rome, I believe", options) == "D"
     assert extract_letter("Paris", {"A": "Paris", "B": "paris"}) is None  # two options of one text
+
+
+def test_a_run_killed_after_its_first_record_resumes(tmp_path):
+    items = [Item("a", "What is a?", "A")]
+    model = FunctionModel(lambda messages: "x", "scripted")
+    with pytest.raises(RuntimeError, match="killed"):
+        run_protocol(_Counted(fail="ea"), Benchmark(Path("q.jsonl"), items), models={"target": model},
+                     run_dir=tmp_path / "run", cache=False)
+    assert len((tmp_path / "run" / "records.jsonl").read_text().splitlines()) == 1
+    again = run_protocol(_Counted(), Benchmark(Path("q.jsonl"), items), models={"target": model},
+                         run_dir=tmp_path / "run", cache=False)
+    assert again.resumed and again.summary["records"] == 2
