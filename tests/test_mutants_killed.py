@@ -625,3 +625,20 @@ def test_a_run_killed_after_its_first_record_resumes(tmp_path):
     again = run_protocol(_Counted(), Benchmark(Path("q.jsonl"), items), models={"target": model},
                          run_dir=tmp_path / "run", cache=False)
     assert again.resumed and again.summary["records"] == 2
+
+
+def test_a_records_scores_are_kept(tmp_path):
+    """`EpisodeContext.record` writes the scores it is given (and none as {})."""
+    from judgeagent.protocols.record import Score
+
+    class Scored(_Counted):
+        async def run_episode(self, ctx, episode):
+            ctx.record(episode, "scored", 0, "target", "p", "r", {"ok": Score(1.0, "exact", "same")})
+            ctx.record(episode, "plain", 0, "target", "p", "r")
+            return {"qid": episode.items[0].qid, "replies": []}
+
+    result = run_protocol(Scored(), Benchmark(Path("q.jsonl"), [Item("a", "What?", "A")]),
+                          models={"target": FunctionModel(lambda m: "x", "s")}, run_dir=tmp_path / "run", cache=False)
+    rows = {r["record_id"]: r for r in map(json.loads, (result.folder / "records.jsonl").read_text().splitlines())}
+    assert rows["ea/scored"]["scores"] == {"ok": {"value": 1.0, "method": "exact", "reason": "same", "extracted": None}}
+    assert rows["ea/plain"]["scores"] == {}
