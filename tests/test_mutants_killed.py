@@ -207,6 +207,7 @@ def test_a_resumed_run_skips_finished_episodes_and_reads_finished_steps_back(tmp
     and eb's first step is read back, not made again (`EpisodeContext.recorded`); only eb's check is made."""
     clean, _ = _counted_run(_Counted(), tmp_path / "clean")
     assert not clean.resumed
+    assert "Counted" in (clean.folder / "report.md").read_text()  # `writes_report` by default
     killed = _Counted(fail="eb")
     with pytest.raises(RuntimeError, match="killed"):
         _counted_run(killed, tmp_path / "run")
