@@ -643,3 +643,22 @@ def test_a_records_scores_are_kept(tmp_path):
     rows = {r["record_id"]: r for r in map(json.loads, (result.folder / "records.jsonl").read_text().splitlines())}
     assert rows["ea/scored"]["scores"] == {"ok": {"value": 1.0, "method": "exact", "reason": "same", "extracted": None}}
     assert rows["ea/plain"]["scores"] == {}
+
+
+class _Waves(_Counted):
+    """Lists one episode, then one more per finished wave (as DynaEval lists games until its scores settle)."""
+
+    def episodes(self, benchmark, config):
+        self.items = benchmark.items
+        return super().episodes(benchmark, config)[:1]
+
+    def next_episodes(self, ctx, rows):
+        return [Episode(f"e{i.qid}", (i,), n) for n, i in enumerate(self.items)][:len(rows) + 1]
+
+
+def test_episodes_listed_after_a_wave_are_run_until_none_is_new(tmp_path):
+    items = [Item(q, f"What is {q}?", q.upper()) for q in ("a", "b", "c")]
+    protocol = _Waves()
+    result = run_protocol(protocol, Benchmark(Path("q.jsonl"), items), models={"target": FunctionModel(
+        lambda m: "x", "s")}, run_dir=tmp_path / "run", cache=False)
+    assert protocol.ran == ["ea", "eb", "ec"] and result.summary["episodes"] == 3
