@@ -71,6 +71,10 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
                                                      "reads it as a truth value, and None is false too",
     "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
+                                                      "only the shared flags: a role's defaults name earlier roles "
+                                                      "(already in `chosen` by then) or shared flags, and an empty "
+                                                      "flag is skipped by `chosen.get(d)` either way",
 }
 
 
