@@ -662,3 +662,17 @@ def test_episodes_listed_after_a_wave_are_run_until_none_is_new(tmp_path):
     result = run_protocol(protocol, Benchmark(Path("q.jsonl"), items), models={"target": FunctionModel(
         lambda m: "x", "s")}, run_dir=tmp_path / "run", cache=False)
     assert protocol.ran == ["ea", "eb", "ec"] and result.summary["episodes"] == 3
+
+
+class _PathOption(BaseModel):
+    where: Path = Path("data/x.txt")
+
+
+class _WithPath(_Counted):
+    Config = _PathOption
+
+
+def test_a_config_is_written_to_the_manifest_as_json(tmp_path):
+    result = run_protocol(_WithPath(), Benchmark(Path("q.jsonl"), [Item("a", "What?", "A")]),
+                          models={"target": FunctionModel(lambda m: "x", "s")}, run_dir=tmp_path / "run", cache=False)
+    assert json.loads((result.folder / "manifest.json").read_text())["config"] == {"where": "data/x.txt"}
