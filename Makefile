@@ -68,3 +68,7 @@ test-fast: install sandbox $(VENV)/.extras
 
 clean:
 	rm -rf $(VENV) graphs/demo .pytest_cache
+
+.PHONY: mutants
+mutants: install  ## mutation testing of the modules in scripts/mutants.py TARGETS (docs/testing.md)
+	nice -n 10 $(BIN)/python scripts/mutants.py

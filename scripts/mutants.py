@@ -2,6 +2,13 @@
 list the defects no test caught (the surviving mutants). `make mutants` runs every target below.
 
     .venv/bin/python scripts/mutants.py [MODULE ...] [--out bench/mutants.md] [--timeout 300] [--list]
+        [--tests TEST ...] [--sample N --seed S] [--only KEY ...]
+
+Each module's mutants run only the tests that cover it (TARGETS below; `--tests` names others, e.g. one file or
+`tests/test_x.py::test_y`). `--sample N --seed S` runs a random N of a module's mutants (the same N for a seed),
+and the report says so: its score then estimates the module's. `--only KEY` runs only the mutants whose key starts
+with KEY (a survivor's `module:line`, to check the test written to kill it). The report keeps the rows of modules
+not run this time.
 
 Each mutant changes one node: a comparison (`<` for `<=`, `==` for `!=`, `in` for `not in`, ...), an arithmetic
 or boolean operator (`+`/`-`, `*`/`/`, `and`/`or`), a `not` removed, a constant (a number + 1, `True`/`False`
@@ -17,6 +24,9 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import importlib.util
+import os
+import random
 import signal
 import subprocess
 import sys
@@ -31,15 +41,40 @@ TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
-    "judgeagent/grading/choice.py": ["tests/test_answer_rules.py", "tests/test_answers.py"],
+    "judgeagent/grading/choice.py": [
+        "tests/test_mutants_killed.py::test_a_bare_lowercase_letter_in_quotes_is_read_case_blind",
+        "tests/test_mutants_killed.py::test_each_connective_after_a_letter_keeps_it_an_option",
+        "tests/test_mutants_killed.py::test_an_option_ruled_out_after_or_before_it_is_no_choice",
+        "tests/test_mutants_killed.py::test_several_correct_options_by_hand",
+        "tests/test_mutants_killed.py::test_one_option_by_hand_letters_texts_json_and_reasons",
+        "tests/test_answer_rules.py", "tests/test_answers.py"],
     "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
+    # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
+    "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
+    "judgeagent/protocols/runner.py": [
+        "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
+        "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's
+    "judgeagent/protocols/base.py": [
+        "tests/test_mutants_killed.py",
+        "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
+        "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
+    "judgeagent/view/inspect_log.py": [
+        "tests/test_mutants_killed.py",
+        "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
 }
 
 EQUIVALENT: dict[str, str] = {
-    # "module:line:col:what#n": "why it changes nothing that can be observed",
-    "judgeagent/metrics.py:11:0:const:str->empty#0": "the docstring of `Pair`, a string no code reads",
-    "judgeagent/metrics.py:38:12:const:0->1#36": "McNemar's early return for n == 0 moved to n == 1: both n give "
-                                                "p = 1.0 by the formula too",
+    # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
+    # nothing that can be observed",
+    "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
+                                              "p = 1.0 by the formula too",
+    "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
+                                                     "reads it as a truth value, and None is false too",
+    "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
+                                                      "only the shared flags: a role's defaults name earlier roles "
+                                                      "(already in `chosen` by then) or shared flags, and an empty "
+                                                      "flag is skipped by `chosen.get(d)` either way",
 }
 
 
@@ -50,6 +85,9 @@ class Mutant:
     col: int
     what: str
     source: str
+    before: str = ""
+    after: str = ""
+    """The mutated expression before and after the change (what a survivor's line in the report shows)."""
 
     @property
     def key(self) -> str:
@@ -122,8 +160,14 @@ class _Unnot(ast.NodeTransformer):
 def mutants(module: str) -> list[Mutant]:
     text = (ROOT / module).read_text()
     tree = ast.parse(text)
+    # A string that is a statement of its own (an attribute's docstring) is read by no code: emptying it changes
+    # nothing. Skipped here, not in `_points`, so that the other mutants keep their numbers (`#n`).
+    unread = {id(node.value) for node in ast.walk(tree)
+              if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
     out = []
     for index, (node, what) in enumerate(list(_points(tree))):
+        if id(node) in unread:
+            continue
         copied = copy.deepcopy(tree)
         twin = [n for n, w in _points(copied)][index]
         if what == "not:removed":
@@ -132,8 +176,17 @@ def mutants(module: str) -> list[Mutant]:
             _apply(twin, what)
         source = ast.unparse(ast.fix_missing_locations(copied))
         if source != ast.unparse(tree) and all(m.source != source for m in out):
-            out.append(Mutant(module, node.lineno, node.col_offset, f"{what}#{index}", source))
+            before = (repr(node.value) if what.startswith("const:str")  # type: ignore[attr-defined]
+                      else ast.get_source_segment(text, node) or ast.unparse(node))  # (a part of an f-string)
+            after = ast.unparse(node.operand) if what == "not:removed" else ast.unparse(twin)  # type: ignore[attr-defined]
+            out.append(Mutant(module, node.lineno, node.col_offset, f"{what}#{index}", source,
+                              _one_line(before), _one_line(after)))
     return out
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 3] + "..."
 
 
 def _backup(path: Path) -> Path:
@@ -142,28 +195,56 @@ def _backup(path: Path) -> Path:
 
 def restore_left_over() -> None:
     """A run killed outright (SIGKILL) leaves its mutant in place and the module's text beside it: put it back."""
-    for module in TARGETS:
-        backup = _backup(ROOT / module)
-        if backup.is_file():
-            backup.replace(ROOT / module)
-            print(f"restored {module} from a run that was killed")
+    for backup in (ROOT / "judgeagent").rglob("*.unmutated"):
+        backup.replace(backup.with_suffix(""))
+        print(f"restored {backup.with_suffix('').relative_to(ROOT)} from a run that was killed")
 
 
-def run(mutant: Mutant, tests: list[str], timeout: float) -> str:
-    """killed, survived or timeout (a timeout counts as killed: the defect was noticed)."""
-    path = ROOT / mutant.module
+def run(mutant: Mutant | None, tests: list[str], timeout: float, module: str = "") -> str:
+    """killed, survived or timeout (a timeout counts as killed: the defect was noticed). No mutant: the module as
+    it is (the baseline, which must survive)."""
+    path = ROOT / (mutant.module if mutant else module)
     original = path.read_text()
     _backup(path).write_text(original)
     try:
-        path.write_text(mutant.source)
+        path.write_text(mutant.source if mutant else original)
+        # A bytecode cache keyed on mtime (whole seconds) and size could still hold the last mutant of equal size
+        Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's modules, not an editable install's
         done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
-                              cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+                              cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False, env=env)
         return "survived" if done.returncode == 0 else "killed"
     except subprocess.TimeoutExpired:
         return "timeout"
     finally:
         path.write_text(original)
+        Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
         _backup(path).unlink(missing_ok=True)
+
+
+def pick(found: list[Mutant], sample: int | None, seed: int, only: list[str]) -> list[Mutant]:
+    """The mutants to run: those whose key starts with one of `only` (all if none), then a random `sample` of
+    them (all if None or at least as many), the same for the same seed."""
+    chosen = [m for m in found if not only or any(m.key.startswith(k) for k in only)]
+    if sample is not None and sample < len(chosen):
+        chosen = sorted(random.Random(seed).sample(chosen, sample), key=lambda m: (m.line, m.col, m.what))
+    return chosen
+
+
+def _kept_rows(out: Path, run_now: set[str]) -> tuple[list[str], list[str]]:
+    """The table rows and survivor lines of an earlier report, for the modules not run this time."""
+    if not out.is_file():
+        return [], []
+    rows, survivors = [], []
+    for line in out.read_text().splitlines():
+        cells = line.split("|")
+        if line.startswith("| judgeagent/") and cells[1].strip() not in run_now:
+            if len(cells) == 9:  # a report from before `run` and `mutants run` (every mutant run)
+                line = f"|{cells[1]}| {cells[2].strip()} of {cells[2].strip()} |{'|'.join(cells[3:8])}| all |"
+            rows.append(line)
+        elif line.startswith("- `judgeagent/") and line[3:].split(":")[0] not in run_now:
+            survivors.append(line)
+    return rows, survivors
 
 
 def main() -> None:
@@ -172,33 +253,54 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "mutants.md")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--list", action="store_true", help="only count the mutants")
+    parser.add_argument("--tests", nargs="+", help="the tests to run instead of the module's in TARGETS")
+    parser.add_argument("--sample", type=int, help="run a random N of each module's mutants")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    parser.add_argument("--only", nargs="+", default=[], help="only the mutants whose key starts with one of these")
     args = parser.parse_args()
+    chosen = args.modules or list(TARGETS)
+    unknown = [m for m in chosen if not (ROOT / m).is_file() or (m not in TARGETS and not args.tests)]
+    if unknown:
+        sys.exit(f"mutants: {', '.join(unknown)}: not a module of TARGETS in scripts/mutants.py; add it there with "
+                 "its tests, or name them with --tests")
     # SIGTERM (a killed job, a CI timeout) as Ctrl-C, so that the mutated module is restored on the way out.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     restore_left_over()
-    chosen = args.modules or list(TARGETS)
     rows, survivors = [], []
     for module in chosen:
         found = mutants(module)
         if args.list:
             print(f"{module}: {len(found)} mutants")
             continue
+        todo = pick(found, args.sample, args.seed, args.only)
+        tests = args.tests or TARGETS[module]
         start = time.perf_counter()
-        outcome = {m.key: run(m, TARGETS[module], args.timeout) for m in found}
-        counted = [k for k in outcome if k not in EQUIVALENT]
+        if run(None, tests, args.timeout, module) != "survived":
+            sys.exit(f"mutants: the tests of {module} ({' '.join(tests)}) fail without a mutant: make them pass first")
+        print(f"{module}: {len(todo)} of {len(found)} mutants; the tests pass unmutated in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        outcome = {}
+        for n, m in enumerate(todo, start=1):
+            outcome[m.key] = run(m, tests, args.timeout)
+            print(f"[{n}/{len(todo)}] {outcome[m.key]:8} {m.key}  {m.before} -> {m.after}", flush=True)
+        counted = [k for k in outcome if k.rpartition("#")[0] not in EQUIVALENT]
         alive = [k for k in counted if outcome[k] == "survived"]
-        survivors += [m for m in found if m.key in alive]
+        survivors += [f"- `{m.key}`: `{m.before}` -> `{m.after}`" for m in todo if m.key in alive]
         score = 1 - len(alive) / len(counted) if counted else 1.0
-        rows.append(f"| {module} | {len(found)} | {len(counted) - len(alive)} | {len(alive)} | "
-                    f"{len(found) - len(counted)} | {100 * score:.0f}% | {time.perf_counter() - start:.0f} s |")
+        ran = "all" if len(todo) == len(found) else (
+            f"sample {len(todo)}, seed {args.seed}" if args.sample is not None and not args.only else
+            f"only {len(todo)}")
+        rows.append(f"| {module} | {len(todo)} of {len(found)} | {len(counted) - len(alive)} | {len(alive)} | "
+                    f"{len(todo) - len(counted)} | {100 * score:.0f}% | {time.perf_counter() - start:.0f} s | {ran} |")
         print(rows[-1], flush=True)
     if args.list:
         return
+    kept_rows, kept_survivors = _kept_rows(args.out, set(chosen))
     lines = ["# Mutation testing", "", f"`scripts/mutants.py`, {time.strftime('%Y-%m-%d')}: each mutant one defect, "
              "the module's tests run against it (docs/testing.md).", "",
-             "| module | mutants | killed | survived | equivalent | score | time |", "|---|---|---|---|---|---|---|",
-             *rows, "", "## Surviving mutants", ""]
-    lines += [f"- `{m.key}`" for m in survivors] or ["none"]
+             "| module | mutants run | killed | survived | equivalent | score | time | run |",
+             "|---|---|---|---|---|---|---|---|", *kept_rows, *rows, "", "## Surviving mutants", ""]
+    lines += (kept_survivors + survivors) or ["none"]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"written: {args.out}")
 
