@@ -185,8 +185,8 @@ class _Counted(Protocol):
         first = await step("ask", item.question)
         if episode.id == self.fail:
             raise RuntimeError("killed")
-        second = await step("check", f"Is {first['reply']} right?")
-        return {"qid": item.qid, "replies": [first["reply"], second["reply"]]}
+        second = await step("check", f"Is {first.reply} right?")
+        return {"qid": item.qid, "replies": [first.reply, second.reply]}
 
     async def summarise(self, ctx, records, episodes):
         return {"episodes": len(episodes), "records": len(records), "replies": [r["replies"] for r in episodes]}
@@ -490,7 +490,7 @@ def test_progress_and_stages_are_reported_and_timings_measured(tmp_path):
     stages, done = [], []
     result = run_protocol(_Counted(), Benchmark(Path("counted.jsonl"), items), models={"target": model},
                           run_dir=tmp_path / "run", cache=False, on_stage=stages.append,
-                          progress=lambda *n: done.append(n))
+                          progress=lambda event: done.append((event.done, event.listed)))
     assert stages == ["episodes"] and sorted(done) == [(1, 3), (2, 3), (3, 3)]
     assert 0 <= result.timings["prepare"] < 60 and 0 <= result.timings["episodes"] < 60
     assert set(result.timings) == {"prepare", "episodes", "model:target"}
