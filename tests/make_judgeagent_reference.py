@@ -27,6 +27,10 @@ Written a fourth time by issue 29's fifth pass (documents the question names by 
 pool's document floor in place of the per-hop penalty): the extension rows changed (11 of 12), 6 of 32
 verdicts (extension ones only; base verdicts, validation and its intervals are the same), batch 0's tier
 trajectory, the overall score 0.703 -> 0.609.
+Written a fifth time by issue 48 (a stand-in for a question mention chosen by its name before its fit; the walk
+links the question's best chunk whenever it does not start there; homes only for unambiguous names), which
+changes paths by design: 3 of 12 extension rows changed; verdicts, tier trajectories, the overall score,
+validation and its intervals are the same.
 It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations
