@@ -59,6 +59,16 @@ def render_docs() -> str:
              "alone uses the generic fields. Subjects, levels and difficulties go into each item's `meta`.", "",
              "| format | benchmark | PATH |", "|---|---|---|"]
     lines += [f"| `{f.name}` | {f.title} | {f.path_help} |" for f in FORMATS.values()]
+    lines += ["", "Every record's fields are checked before they are read (typed models in "
+              "`judgeagent/benchmarks/records.py`): a field of the wrong shape is one line naming the file, the line "
+              "and the field, e.g. `test.jsonl:12: field 'options' should be an object of letter -> text, got a "
+              "string`, or `Set.json[3]: field 'label' should be a list of letters, got a number`. Lists of options, "
+              "endings or tests given as a string are refused, never read one character each; a gold answer that "
+              "is a JSON object is refused; more than ten options (A-J) is one line. CSV cells longer than the csv "
+              "module's 131,072-character default are read (the limit is raised to the file's length while it is "
+              "read). `hf:` on a local .jsonl/.json/.csv file that is not UTF-8 is `FILE:LINE: not valid UTF-8`. "
+              "tests/test_fuzz_loaders.py checks every loader with generated damage (Hypothesis): items or one such "
+              "line, never a traceback."]
     lines += ["", "Chinese text (C-Eval, Teach2Eval's Chinese sets, IWSLT EN-ZH) is checked character by character: "
               "each CJK character is a token for normalisation, token F1 and the containment rules, and option "
               "letters are read from Chinese replies (答案是C, 选B). No segmenter is needed (the `zh-core-web-sm` "
