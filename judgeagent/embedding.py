@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -72,6 +73,30 @@ def _load_static(name: str) -> Any:
     return StaticModel.from_pretrained(str(folder))
 
 
+def _in_hub_cache(model_id: str) -> bool:
+    """A hub model already downloaded (its config in the local Hugging Face cache): it loads without the hub."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(model_id, "config.json"), str)
+    except Exception:  # a malformed id, or an old hub client
+        return False
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers a TCP connection (one try, `timeout` seconds); HF_HUB_OFFLINE says no."""
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    from urllib.parse import urlparse
+
+    endpoint = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    try:
+        with socket.create_connection((endpoint.hostname or "huggingface.co", endpoint.port or 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 class Encoder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, device: str | None = None) -> None:
         self.name = name
@@ -93,10 +118,16 @@ class Encoder:
         if Path(location).is_dir():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder needs no hub; never wait on one
         _quiet_transformers()
+        cached = Path(location).is_dir() or _in_hub_cache(location)
+        if not cached and not _hub_reachable():
+            # The hub client would retry every file it looks for with back-off (about 75 s) before failing.
+            raise JudgeAgentError(f"unknown embedding model {name!r}: not a local folder, not in the Hugging Face "
+                                  "cache, and the hub cannot be reached; give a model folder, or download the model "
+                                  "once where the hub is reachable")
         try:
             from sentence_transformers import SentenceTransformer
 
-            self.model = SentenceTransformer(location, device=device or "cpu")
+            self.model = SentenceTransformer(location, device=device or "cpu", local_files_only=cached)
         except Exception as e:  # the hub client raises OSError, ValueError or its own errors
             reason = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
             raise JudgeAgentError(f"unknown embedding model {name!r}: {reason}") from None

@@ -75,7 +75,8 @@ def _bad_inputs(tmp_path):
         "malformed JSON": ("bad.jsonl", good + "{oops\n", "bad.jsonl:2: malformed JSON"),
         "duplicate ids": ("dup.jsonl", good + good, "duplicate doc_id 'a'"),
         "no text": ("notext.jsonl", '{"doc_id": "a", "text": ""}\n', "has no text"),
-        "unknown model": ("ok.jsonl", good, "unknown embedding model 'no-such/model-xyz'"),
+        "unknown model": ("ok.jsonl", good, "unknown embedding model 'no-such/model-xyz': not a local folder, not in "
+                          "the Hugging Face cache, and the hub cannot be reached"),
         "bad option": ("ok2.jsonl", good, "--index must be auto, flat or hnsw"),
         "missing model folder": ("ok3.jsonl", good, "embedding model folder /nonexistent/model not found"),
     }
@@ -89,7 +90,9 @@ def _bad_inputs(tmp_path):
 
 
 @pytest.mark.parametrize("case", range(9))
-def test_bad_input_one_line_error_no_graph(case, tmp_path, capsys):
+def test_bad_input_one_line_error_no_graph(case, tmp_path, capsys, monkeypatch):
+    # offline, a hub name that is not cached fails at once (the hub client would retry for ~75 s), online or not
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     corpus, extra, message = list(_bad_inputs(tmp_path))[case].values
     out = tmp_path / "graphs" / "g"
     code, stdout, stderr = run(["build-graph", corpus, "--out", out, "-q", *extra], capsys)
