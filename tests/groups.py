@@ -3,7 +3,8 @@ test-fast`). Worked out from the test files' source alone, since xdist's schedul
 
 - the sandbox tests (bubblewrap) run in one group, so that another worker's sandboxes never show up in their
   machine-wide checks ("no sandbox process outlived its run");
-- every test that takes the MultiHop-RAG graph (directly, or through a fixture of its module) in one group, so that
+- every test that takes the MultiHop-RAG graph (directly, through a fixture of its module, or by name through
+  `request.getfixturevalue`) in one group, so that
   the graph, the suite's costliest fixture, is built once; the Ray tests join it (they compare with that graph,
   and their cluster is started once);
 - the rest by module, so that a module's fixtures are made once.
@@ -39,15 +40,16 @@ def _functions(file: str) -> dict[str, tuple[set[str], str]]:
         return {}
     out: dict[str, tuple[set[str], str]] = {}
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.FunctionDef):
-            out.setdefault(node.name, ({a.arg for a in node.args.args}, ast.get_source_segment(text, node) or ""))
+        if isinstance(node, ast.FunctionDef):  # its decorators too: a parametrize may name a fixture to request
+            source = "\n".join(ast.get_source_segment(text, n) or "" for n in (*node.decorator_list, node))
+            out.setdefault(node.name, ({a.arg for a in node.args.args}, source))
     return out
 
 
 def _takes_graph(file: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
     functions = _functions(file)
-    args, _ = functions.get(name, (set(), ""))
-    if "mhr_graph" in args:
+    args, source = functions.get(name, (set(), ""))
+    if "mhr_graph" in args or '"mhr_graph"' in source:  # taken, or requested by name (`getfixturevalue`)
         return True
     return any(_takes_graph(file, a, seen | {name}) for a in args if a in functions and a not in seen | {name})
 
