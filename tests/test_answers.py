@@ -32,7 +32,7 @@ LETTER_CASES = [
     # bare letters, with the decorations models add
     ("B", CITIES, "B"), ("(B)", CITIES, "B"), ("B)", CITIES, "B"), ("B.", CITIES, "B"), ("[B]", CITIES, "B"),
     ("**B**", CITIES, "B"), ("  B\n", CITIES, "B"), ("`B`", CITIES, "B"), ('"B"', CITIES, "B"),
-    ("B:", CITIES, "B"),
+    ("B:", CITIES, "B"), ("'d'.", CITIES, "D"), ('"B".', CITIES, "B"), ("**C**.", CITIES, "C"),
     ("b", CITIES, "B"), ("b)", CITIES, "B"), ("(c)", CITIES, "C"), ("d.", CITIES, "D"),
     # answer statements
     ("Answer: B) Paris", CITIES, "B"), ("Answer: B", CITIES, "B"), ("ANSWER: C", CITIES, "C"),

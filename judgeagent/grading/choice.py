@@ -45,7 +45,8 @@ _TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
         re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*"),  # uppercase only: "(a)", "(i)" enumerate in prose
     ),
 )
-_BARE = re.compile(r"^[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[.:]?[\s\*\"'`]*$")
+# a closing quote may come before the full stop ("'d'.", "**B**.")
+_BARE = re.compile(r"^[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[\*\"'`]*[.:]?[\s\*\"'`]*$")
 
 
 def extract_letter(text: str, options: Mapping[str, str]) -> str | None:
