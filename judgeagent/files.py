@@ -1,6 +1,7 @@
 """Reading records from text files, with one-line errors that name the file and line."""
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -20,6 +21,31 @@ def read_text(file: Path) -> str:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {e.start})") from None
+
+
+def check_utf8(file: Path, chunk: int = 1 << 20) -> None:
+    """`read_text`'s error for a file that is not UTF-8, reading it a megabyte at a time: a dataset file
+    handed to another reader (Arrow) is checked without holding it in memory."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done, lines = 0, 0
+    try:
+        with file.open("rb") as stream:
+            while True:
+                data = stream.read(chunk)
+                try:
+                    decoder.decode(data, final=not data)
+                except UnicodeDecodeError as e:
+                    # the decoder may hold up to 3 bytes of the previous chunk: e.start counts from them
+                    held = len(e.object) - len(data)
+                    at = done - held + e.start
+                    line = lines + e.object[:e.start].count(b"\n") - e.object[:held].count(b"\n") + 1
+                    raise JudgeAgentError(f"{file}:{line}: not valid UTF-8 (byte {at})") from None
+                if not data:
+                    return
+                done += len(data)
+                lines += data.count(b"\n")
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
 
 
 def jsonl_records(file: Path, text: str, first_line: int = 1) -> Iterator[tuple[Any, str]]:

@@ -152,6 +152,25 @@ def test_hf_on_a_local_file_that_is_not_utf8_is_one_line(tmp_path):
         load_benchmark(f"hf:{file}")
 
 
+@pytest.mark.parametrize("data", [
+    "caf\u00e9\n".encode() * 3 + b"bad \xe9\n",  # a later line, after whole characters
+    b"x\n\n" + "\u20ac".encode() + b"\n\xe2\x82",  # a character cut by the end of the file
+    b"ok\n\xc3\xa9\xff\n",
+])
+def test_checking_utf8_in_chunks_names_the_line_and_byte_that_reading_whole_does(tmp_path, data):
+    """hf: checks a file before Arrow reads it without holding it in memory; chunks of 1-3 bytes cut
+    multi-byte characters, so a wrong carry-over of the decoder's held bytes shows as another line or byte."""
+    from judgeagent.files import check_utf8, read_text
+    file = tmp_path / "b.jsonl"
+    file.write_bytes(data)
+    with pytest.raises(JudgeAgentError) as whole:
+        read_text(file)
+    for chunk in (1, 2, 3, 1 << 20):
+        with pytest.raises(JudgeAgentError) as chunked:
+            check_utf8(file, chunk)
+        assert str(chunked.value) == str(whole.value)
+
+
 def test_an_iwslt_archive_with_a_changed_byte_is_one_line(tmp_path):
     """Found by tests/test_fuzz_loaders.py: zlib's own error escaped (a byte changed, not the end cut)."""
     texts = DATA / "papers" / "iwslt2017" / "archive" / "2017-01-ted-test" / "texts"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
-from ..files import read_text
+from ..files import check_utf8
 
 _LOCAL_BUILDERS = {".parquet": "parquet", ".arrow": "arrow", ".jsonl": "json", ".json": "json", ".csv": "csv"}
 
@@ -47,7 +47,7 @@ def _load(source: str, subset: str | None) -> Any:
             if builder is None:
                 raise JudgeAgentError(f"hf: cannot read {path} (local files: {', '.join(_LOCAL_BUILDERS)})")
             if builder in ("json", "csv"):  # Arrow reads bytes that are not UTF-8 and fails on the row later
-                read_text(path)
+                check_utf8(path)
             loaded = datasets.load_dataset(builder, data_files=str(path))
         elif path.exists():
             raise JudgeAgentError(f"hf: {path} is a folder but not one saved by datasets.save_to_disk")
