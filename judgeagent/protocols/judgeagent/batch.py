@@ -195,6 +195,10 @@ def _walk_ahead(ctx: Context, b: int, items: list[Item], read: Future[dict[str, 
         return []
     with one_thread():
         seen = _seen(ctx.config, b, items)
+        if ctx.config.setting == "authors" and ctx.sampler is not None and _walks(ctx.config):
+            from .authors_paths import batch_windows
+
+            return list(batch_windows(ctx.sampler, ctx.config, b, [i.question for i in seen]))
         used: set[tuple[str, ...]] = set()
         return [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
 
