@@ -58,7 +58,7 @@ def rooted_walk(sampler: PathSampler, root: Root, questions: Sequence[str], hops
     questions = check_questions(questions)
     graph = sampler.graph
     rng = np.random.default_rng(seed)
-    vectors = np.stack([sampler.vector(q) for q in questions])
+    vectors = sampler.encoder.encode(list(dict.fromkeys(questions)))  # one call for the batch
     relevance = (vectors @ graph.chunk_vectors.T).max(axis=0)
     own = graph.chunks_of(root.entity)
     first = int(own[int(rng.integers(len(own)))])

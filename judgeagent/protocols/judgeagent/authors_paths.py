@@ -27,6 +27,8 @@ def batch_windows(sampler: PathSampler, config: EvalConfig, b: int,
         info: PathInfo = {"entities": part.entities, "entity_ids": part.entity_ids, "chunk_ids": part.chunk_ids,
                           "seed": part.seed, "seed_kind": part.seed_kind, "similarities": part.similarities,
                           "stopped_early": whole.stopped_early, "window": k, "walk": whole.entities}
-        info["relevance"] = sampler.relevance(questions, part.chunk_ids)
+        # `PathSampler.relevance`'s measure (each chunk's similarity to its closest question, averaged), from the
+        # walk's own similarities: the same up to rounding, without encoding the questions again per window.
+        info["relevance"] = round(sum(part.similarities) / len(part.similarities), 4)
         found.append((part, info))
     return found
