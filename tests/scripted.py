@@ -29,6 +29,7 @@ class Script:
         self.leak = leak
         self.bad_questions = bad_questions
         self.generation_prompts: list[str] = []
+        self.bad_choices = False
 
     def knows(self, question: str) -> bool:
         if isinstance(self.target_right, bool):
@@ -52,8 +53,12 @@ class Script:
         prompt = request["messages"][0]["content"]
         if "writing questions from the text fragments" in prompt:
             return self._questions(prompt)
+        if "writing multiple-choice questions from the text fragments" in prompt:
+            return self._choices(prompt)
         if "how a model answered a series of questions" in prompt:
             return self._feedback(request["messages"][0]["content"])
+        if prompt.startswith("Answer the multiple-choice question"):  # the self-check of a multiple-choice question
+            return self._own_letter(request["messages"][-1]["content"])
         if prompt.startswith("Answer the question"):  # the self-check: it knows its own golds
             asked = request["messages"][-1]["content"].split("Question: ", 1)[-1].split("\n")[0].strip()
             return self.golds.get(asked, "I do not know.")
@@ -75,6 +80,28 @@ class Script:
         question = f"Which word appears in fragment {pick % 97} about {answer[:1]}?"
         self.golds[question] = answer
         return json.dumps({"generated_question": [{"question": question, "answer": answer}]})
+
+    def _choices(self, prompt: str) -> str:
+        """A multiple-choice question on a fragment word; with `bad_choices`, three options on a first attempt."""
+        self.generation_prompts.append(prompt)
+        fragments = prompt.split("Fragments:\n", 1)[1].split("\n\nWrite ", 1)[0]
+        words = [w.strip(".,;:()\"'") for w in fragments.split()]
+        words = sorted({w for w in words if len(w) > 3 and w.isalpha()})
+        pick = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        answer = words[pick % len(words)] if words else "nothing"
+        question = f"Which word appears in fragment {pick % 97} about {answer[:1]}?"
+        letter = "ABCD"[pick % 4]
+        others = iter(["Atlantis", "Lemuria", "Hyperborea", "Shangri-La"])
+        options = {k: answer if k == letter else next(others) for k in "ABCD"}
+        if self.bad_choices and "Attempt " not in prompt:
+            options.pop("D" if letter != "D" else "C")
+        self.golds[question] = answer
+        return json.dumps({"generated_question": [{"question": question, "options": options, "answer": letter}]})
+
+    def _own_letter(self, user: str) -> str:
+        question = user.split("Question: ", 1)[-1].split("\n")[0].strip()
+        options = dict(re.findall(r"^([A-Z])\. (.+)$", user, flags=re.M))
+        return next((k for k, v in options.items() if v == self.golds.get(question)), "A")
 
     def _feedback(self, prompt: str) -> str:
         golds = re.findall(r"correct answer: (?:[A-Z]\. )?(.+)", prompt)

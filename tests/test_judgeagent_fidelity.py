@@ -121,3 +121,5 @@ def test_the_authors_setting_batches_by_three_and_keeps_the_grading_tier(tmp_pat
     tiers = {s: [r["difficulty"] for r in sorted(recs, key=lambda r: r["round"])
                  if r["stage"] == "extension" and r["batch"] == 0] for s, recs in found.items()}
     assert tiers == {"authors": ["hard", "hard", "hard"], "ours": ["hard", "hard", "medium"]}
+    # MultiHop-RAG has no options: free-text extension questions under either setting (the authors' QTYPE.KQA)
+    assert all(r["options"] is None and r["gold_letter"] is None for r in authors if r["stage"] == "extension")

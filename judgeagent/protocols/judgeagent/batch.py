@@ -195,6 +195,10 @@ def _walk_ahead(ctx: Context, b: int, items: list[Item], read: Future[dict[str, 
         return []
     with one_thread():
         seen = _seen(ctx.config, b, items)
+        if ctx.config.setting == "authors" and ctx.sampler is not None and _walks(ctx.config):
+            from .authors_paths import batch_windows
+
+            return list(batch_windows(ctx.sampler, ctx.config, b, [i.question for i in seen]))
         used: set[tuple[str, ...]] = set()
         return [_path(ctx, b, r, seen, used) for r in range(1, ctx.config.rounds + 1)]
 
@@ -248,6 +252,9 @@ class Candidate:
     question: str
     answer: str
     aliases: tuple[str, ...] = ()
+    options: dict[str, str] | None = None
+    letter: str | None = None
+    """A multiple-choice question's options and its right option's letter (`setting=authors`)."""
 
 
 @dataclass
@@ -354,24 +361,32 @@ async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
                                           else state.trajectory[0] if ctx.config.setting == "authors"
                                           else state.trajectory[-1])  # authors: the tier after grading
     path, path_info = walked
-    if tier == "easy" and ctx.config.easy_generator == "cloze":
+    choice = _choice_form(ctx, state)
+    if tier == "easy" and ctx.config.easy_generator == "cloze" and not choice:
         # avoid the batch's earlier extension questions too: two rounds' paths can share a sentence (issue 45)
         earlier = [rec.question for rec in state.records if rec.stage == "extension"]
         accepted, rejected, generator = _cloze(ctx, path, b, r, [*all_questions, *earlier]), [], "cloze"
     else:
-        (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions), "llm"
+        (accepted, rejected), generator = await _generate(ctx, path, tier, all_questions, choice), "llm"
     info: RoundInfo = {"round": r, "tier": tier, "path": path_info, "rejected": rejected, "generator": generator}
     if not accepted:
         reasons = ", ".join(sorted(set(rejected))) or "no path sentence could be made a cloze question"
         info["skipped"] = f"every generated question failed the checks ({reasons})"
         state.rounds.append(info)
         return
-    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, path=path_info, tier=tier,
-                   aliases=g.aliases, generator=generator)
+    asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, g.options, g.letter,
+                   path=path_info, tier=tier, aliases=g.aliases, generator=generator)
              for k, g in enumerate(accepted)]
     state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
     state.trajectory.append(tier_of(state.total, state.asked))
     state.rounds.append(info)
+
+
+def _choice_form(ctx: Context, state: BatchState) -> bool:
+    """`setting=authors` asks multiple-choice extension questions when the batch's base questions have options
+    (the benchmark's format, not its name: the authors' `QTYPE.KMC`/`RMC` for MedQA and QuALITY)."""
+    base = [r for r in state.records if r.stage == "grading"]
+    return ctx.config.setting == "authors" and bool(base) and all(r.options for r in base)
 
 
 def _most_informative(state: BatchState) -> str:
@@ -439,7 +454,7 @@ def _round_seed(config: EvalConfig, b: int, r: int, attempt: int) -> int:
 
 
 async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
-                    base: list[str]) -> tuple[list[Candidate], list[str]]:
+                    base: list[str], choice: bool = False) -> tuple[list[Candidate], list[str]]:
     """Ask the interviewer for questions until enough pass the checks or attempts run out."""
     assert ctx.graph is not None
     if isinstance(path, list):
@@ -447,6 +462,11 @@ async def _generate(ctx: Context, path: KnowledgePath | list[str], tier: str,
         text, entities = "\n".join(ctx.graph.chunk_texts[i] for i in rows), ["the main subjects of the text"]
     else:
         text, entities = path.text, path.entities
+    if choice:
+        from .choice_questions import generate_choices
+
+        found, why = await generate_choices(ctx.models.interviewer, ctx.checker, ctx.config, text, entities, tier, base)
+        return [Candidate(c.question, c.answer, options=c.options, letter=c.letter) for c in found], why
     accepted: list[Candidate] = []
     rejected: list[str] = []
     want = ctx.config.questions_per_round

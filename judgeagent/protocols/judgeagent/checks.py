@@ -32,7 +32,7 @@ def rejection(candidate: GeneratedQuestion, path_text: str, base_questions: Sequ
         return "answer appears in the question"
     if copied_sentence(question, answer, path_text):
         return "question copies a path sentence with the answer in it"
-    if not _supported(answer, path_text):
+    if not supported(answer, path_text):
         return "answer not supported by the path text"
     for other in [*base_questions, *accepted]:
         if jaccard(question, other) >= duplicate_jaccard:
@@ -67,7 +67,7 @@ def copied_sentence(question: str, answer: str, path_text: str, overlap: float =
                for s in _SENTENCE.split(path_text))
 
 
-def _supported(answer: str, text: str) -> bool:
+def supported(answer: str, text: str) -> bool:
     """The answer appears in the fragments, or most of its content words do (a derived phrase)."""
     norm_answer, norm_text = normalise_answer(answer), normalise_answer(text)
     if norm_answer and f" {norm_answer} " in f" {norm_text} ":

@@ -63,7 +63,9 @@ class EvalConfig(Frozen):
     setting: Literal["ours", "authors"] = "ours"
     """`authors`: the authors' code (DataArcTech/JudgeAgent@2b1b921) where this setting covers it: 3 base questions
     a batch (`--bs 3`) unless `batch_size` is given, and every extension round at the tier the batch had after
-    grading (the code reads it once, before the rounds). `ours`: re-tiered after every round, as the paper's
+    grading (the code reads it once, before the rounds); one walk per batch from its most frequent entity, of
+    `hops + rounds` entities, one window of `hops` entities (2 unless `hops` is given) per round; 4-option multiple
+    choice extension questions when the batch's items have options. `ours`: re-tiered after every round, as the paper's
     Algorithm 1. docs/protocols.md's fidelity table lists what `authors` does not yet cover."""
 
     @model_validator(mode="before")
@@ -71,6 +73,14 @@ class EvalConfig(Frozen):
     def _authors_batch_size(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("setting") == "authors" and "batch_size" not in data:
             return {**data, "batch_size": 3}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _authors_hops(cls, data: Any) -> Any:
+        """`authors`: windows of 2 entities (`--sample_hop 2`, synthetise_questions.py) unless `hops` is given."""
+        if isinstance(data, dict) and data.get("setting") == "authors" and "hops" not in data:
+            return {**data, "hops": 2}
         return data
 
     @model_validator(mode="after")

@@ -33,6 +33,9 @@ class PathInfo(TypedDict, total=False):
     similarities: list[float]
     stopped_early: bool
     relevance: float | None
+    window: int
+    """`setting=authors`: which window of the batch's one walk (`walk`, its entities) the round's path is."""
+    walk: list[str]
 
 
 class RoundInfo(TypedDict, total=False):
