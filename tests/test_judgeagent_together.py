@@ -75,7 +75,7 @@ def test_quality_under_the_authors_setting_one_call_per_article(tmp_path):
         result = evaluate(bench, None, "tgt", interviewer="int", config=AUTHORS, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False)
         asked = [b for b in roles.target.bodies]
-        v = validate(result.folder, registry=roles.registry(), cache=False)
+        v = validate(result.folder, registry=roles.registry(), cache=False, resamples=100)
         again = roles.target.bodies[len(asked):]
     assert len(asked) == 3 and all(b["response_format"] == {"type": "json_object"} for b in asked)
     articles = set(docs.values())
@@ -101,8 +101,9 @@ def test_quality_under_the_authors_setting_one_call_per_article(tmp_path):
 
 
 def test_a_batch_cut_short_resumes_without_asking_again(tmp_path):
-    """A run stopped after writing only part of a batch's records: the resumed run finds the batch's reply in its
-    journal (no target call) and writes the same records. Seen to fail with the batch asked per question."""
+    """A run stopped after writing only part of a batch's records: the resumed run asks the whole batch as before,
+    so its journal answers (no target call), and writes the same records. Seen to fail with only the questions
+    whose records are missing asked again (another prompt: a new call, and answers given in another company)."""
     bench, _ = _quality(limit=12)
     with Roles(Script(target_right=True)) as roles:
         roles.script.golds.update({i.question: i.gold for i in bench.items})
@@ -127,3 +128,37 @@ def test_a_batch_cut_short_resumes_without_asking_again(tmp_path):
                       for r in map(json.loads, text.splitlines()))
 
     assert kept_fields((folder / "records.jsonl").read_text()) == kept_fields("\n".join(lines))
+
+
+class Rounds(Script):
+    """Suggestions that say how many extension questions the feedback saw: each round's differ."""
+
+    def _feedback(self, prompt):
+        reply = json.loads(super()._feedback(prompt))
+        reply["suggestions"] += f" ({prompt.count('(extension,')} extension questions seen.)"
+        return json.dumps(reply)
+
+
+def test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form(tmp_path, mhr_graph):
+    """The authors ask each extension question in the batch form too (`stage_interactive_extension`: a list of one,
+    `_process_llm_answers`), and re-answer the batch in one prompt after each round's feedback (`--eval_all_rounds`).
+    Seen to fail with the extension questions asked one plain call each (`ask` for them), and with `--all-rounds`
+    re-answering per question."""
+    from tests.test_evaluate import run
+
+    config = EvalConfig(setting="authors", rounds=2, checker=CheckerConfig(judge_policy="off"))
+    with Roles(Rounds(target_right=True)) as roles:
+        result = run(roles, tmp_path, mhr_graph, config, limit=3)
+        asked = list(roles.target.bodies)
+        validate(result.folder, registry=roles.registry(), cache=False, all_rounds=True, resamples=100)
+        again = roles.target.bodies[len(asked):]
+    records = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    extension = [r for r in records if r["stage"] == "extension"]
+    assert len(records) == 5 and len(extension) == 2 and all(r["correct"] for r in records)
+    assert len(asked) == 3 and all(b["response_format"] == {"type": "json_object"} for b in asked + again)
+    questions = [b["messages"][-1]["content"].count("\nQuestion ") + b["messages"][-1]["content"].startswith("Question")
+                 for b in asked]
+    assert sorted(questions) == [1, 1, 3]
+    assert all(r["batch_reply"] and r["prompt"] in [b["messages"] for b in asked] for r in extension)
+    # the final feedback's re-answer and rounds 0 and 1's: one call each, the three base questions together
+    assert len(again) == 3 and all(b["messages"][-1]["content"].count("\nQuestion ") == 3 for b in again)

@@ -85,11 +85,10 @@ def parse_answers(text: str, count: int) -> list[str | None]:
     fails on the way gives no answers at all; missing ones are None, extra ones ignored. An answer that is not
     text is None too (their comparison, `answer.lower()`, would raise on it: we count it wrong instead, as we do
     the None their padding gives, on which it raises the same way)."""
-    body = text[7:] if text.startswith("```json") else text
-    body = (body[:-3] if body.endswith("```") else body).strip()
+    body = text.removeprefix("```json").removesuffix("```").strip()
     try:
         found = [entry.get("answer") for entry in json.loads(body)["response"]]
-    except Exception:  # as theirs: any failure, of the JSON or of its shape, loses the whole batch
+    except Exception:  # noqa: BLE001 - as theirs: any failure, of the JSON or of its shape, loses the whole batch
         found = []
     answers = [a if isinstance(a, str) else None for a in found[:count]]
     return answers + [None] * (count - len(answers))
