@@ -162,3 +162,15 @@ def test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form(tmp_pa
     assert all(r["batch_reply"] and r["prompt"] in [b["messages"] for b in asked] for r in extension)
     # the final feedback's re-answer and rounds 0 and 1's: one call each, the three base questions together
     assert len(again) == 3 and all(b["messages"][-1]["content"].count("\nQuestion ") == 3 for b in again)
+
+
+def test_the_estimate_counts_a_target_call_per_batch_and_round():
+    """The dry run's target calls under `setting=authors`: a call per article's batch and one per round (QuALITY
+    small: 3 articles); ours, a call per question. Seen to fail with the batches counted by `batch_size`."""
+    from judgeagent.protocols.judgeagent.estimate import estimate_run
+
+    bench, _ = _quality()
+    authors = estimate_run(EvalConfig(setting="authors", rounds=2), bench.items)[0]
+    ours = estimate_run(EvalConfig(rounds=2), bench.items)[0]
+    assert (authors.calls_low, authors.calls_high) == (3, 9)
+    assert (ours.calls_low, ours.calls_high) == (26, 26 + 6 * 2)
