@@ -39,9 +39,22 @@ class Script:
     # --- target ---------------------------------------------------------------------------------
     def target(self, request: dict[str, Any]) -> str:
         prompt = request["messages"][-1]["content"]
+        if '{"response": [' in prompt:  # setting=authors: a batch in one prompt, a JSON list back
+            return self._together(prompt)
         question = prompt.split("Question: ", 1)[-1].split("\n")[0].strip()
+        return self._answer(question, dict(re.findall(r"^([A-Z])\. (.+)$", prompt, flags=re.M)))
+
+    def _together(self, prompt: str) -> str:
+        blocks = re.split(r"^Question \d+: ", prompt, flags=re.M)[1:]
+        answers = []
+        for block in blocks:
+            options = dict(re.findall(r"^([A-Z])\. (.+)$", block, flags=re.M))
+            answers.append(self._answer(block.split("\n")[0].strip(), options).split(".")[0] if options else
+                           self._answer(block.split("\n")[0].strip(), {}))
+        return json.dumps({"response": [{"answer": a} for a in answers]})
+
+    def _answer(self, question: str, options: dict[str, str]) -> str:
         gold = self.golds.get(question)
-        options = dict(re.findall(r"^([A-Z])\. (.+)$", prompt, flags=re.M))
         if options:
             letter = next((k for k, v in options.items() if v == gold), "A")
             wrong = next(k for k in options if k != letter)

@@ -22,7 +22,9 @@ def progress_for(protocol: str, quiet: bool, config: Any, benchmark: Any) -> Any
         return contextlib.nullcontext(None)
     if protocol != "judgeagent":
         return _EpisodeBar()
-    batches = -(-len(benchmark.items) // config.batch_size)
+    from ..protocols.judgeagent.together import batch_count
+
+    batches = batch_count(benchmark.items, config.batch_size, config.setting)
     rounds = config.rounds * config.questions_per_round if config.extension else 0
     return _QuestionBar(len(benchmark.items) + batches * rounds, batches)
 

@@ -44,6 +44,7 @@ from .records import (
     Tokens,
 )
 from .scoring import points, tier_of
+from .together import Question, Together, ask_together, no_answer, one_article
 
 
 @dataclass
@@ -264,6 +265,8 @@ class BatchState:
     trajectory: list[str] = field(default_factory=list)
     rounds: list[RoundInfo] = field(default_factory=list)
     records: list[QuestionRecord] = field(default_factory=list)
+    article: str | None = None
+    """`setting=authors`: the batch's article, put into its extension prompts too (`together.py`)."""
 
     def add(self, records: list[QuestionRecord]) -> None:
         self.records.extend(records)
@@ -282,7 +285,8 @@ async def run_batch(ctx: Context, b: int, items: list[Item]) -> FeedbackEntry:
     named = asyncio.wrap_future(ahead.named)
     named.add_done_callback(_read_once)  # a resumed batch may await none of it: its error reaches the paths
     base = [_base_question(ctx, b, item, item.qid in held) for item in items]
-    state.add(await gather_all(*(ask(ctx, b, q, named) for q in base)))
+    state.article = one_article([q.passage for q in base])
+    state.add(await ask_all(ctx, b, base, named))
     state.trajectory.append(tier_of(state.total, state.asked))
     for r, path in enumerate(await asyncio.wrap_future(ahead.paths), start=1):
         await _extension_round(ctx, b, r, path, state, [i.question for i in items])
@@ -328,27 +332,49 @@ def _mentioned_entities(ctx: Context, items: list[Item]) -> dict[str, list[str]]
             for i, mentions in zip(items, found)}
 
 
-async def ask(ctx: Context, b: int, q: Asked,
-              named: asyncio.Future[dict[str, list[str]]] | None = None) -> QuestionRecord:
+async def ask_all(ctx: Context, b: int, questions: list[Asked],
+                  named: asyncio.Future[dict[str, list[str]]] | None = None,
+                  article: str | None = None) -> list[QuestionRecord]:
+    """Put a batch's (or a round's) questions to the target: one call each, or under `setting=authors` one call for
+    them all (`together.py`), made only while one of their records is missing (a resumed run's journal answers it)."""
+    if ctx.config.setting != "authors":
+        return await gather_all(*(ask(ctx, b, q, named) for q in questions))
+    together = None
+    if any(ctx.run.get(q.record_id) is None for q in questions):
+        together = await ask_together(ctx.models.target, [Question(q.question, q.options) for q in questions],
+                                      article or one_article([q.passage for q in questions]))
+    return await gather_all(*(ask(ctx, b, q, named, None if together is None else (together, k))
+                              for k, q in enumerate(questions)))
+
+
+async def ask(ctx: Context, b: int, q: Asked, named: asyncio.Future[dict[str, list[str]]] | None = None,
+              asked: tuple[Together, int] | None = None) -> QuestionRecord:
     """Put one question to the target, judge it, record it (once: a resumed run reuses the record).
-    `named`: the graph entities per qid, for a base question's record (known once spaCy has read it)."""
+    `named`: the graph entities per qid, for a base question's record (known once spaCy has read it).
+    `asked`: the batch call that asked it already, and its place there (`setting=authors`)."""
     done = ctx.run.get(q.record_id)
     if done is not None:
         return QuestionRecord.from_dict(done)
-    messages = answer_messages(q.question, q.options, q.passage)
-    reply = await ctx.models.target.complete(messages)
-    text = reply.text if reply.ok else ""
-    verdict: Verdict = await ctx.checker.check(q.question, (q.gold, *q.aliases), text, options=q.options,
-                                               gold_letter=q.letter)
+    if asked is None:
+        messages = answer_messages(q.question, q.options, q.passage)
+        reply = await ctx.models.target.complete(messages)
+        text = reply.text if reply.ok else ""
+    else:
+        messages, reply, text = asked[0].messages, asked[0].reply, asked[0].answer(asked[1]) or ""
+    verdict: Verdict = (no_answer() if asked is not None and asked[0].answer(asked[1]) is None else
+                        await ctx.checker.check(q.question, (q.gold, *q.aliases), text, options=q.options,
+                                                gold_letter=q.letter))
     if named is not None:
         q = replace(q, entities=(await named).get(q.qid or ""))
     record = QuestionRecord(
-        q.record_id, b, q.stage, q.round, q.qid, q.difficulty, q.question, q.gold, reply.text, verdict.correct,
+        q.record_id, b, q.stage, q.round, q.qid, q.difficulty, q.question, q.gold,
+        reply.text if asked is None else text, verdict.correct,
         JudgedAs.of(verdict),
         points(verdict.correct, q.difficulty, ctx.config.hard_wrong_penalty, ctx.config.unlabelled_points),
         tier=q.tier, question_type=q.question_type, held_out=q.held_out, options=q.options, aliases=q.aliases,
         gold_letter=q.letter, path=q.path, generator=q.generator, entities=q.entities, prompt=messages,
-        target_error=reply.error, tokens=Tokens(reply.usage.input_tokens, reply.usage.output_tokens, reply.cached))
+        target_error=reply.error, tokens=Tokens(reply.usage.input_tokens, reply.usage.output_tokens, reply.cached),
+        batch_reply=None if asked is None else reply.text)
     ctx.run.add_record(dict(record.to_dict()))
     if ctx.progress:
         ctx.progress(ProgressEvent(question=record, ledger=ctx.models.ledger))
@@ -377,7 +403,7 @@ async def _extension_round(ctx: Context, b: int, r: int, walked: Walked,
     asked = [Asked(f"b{b}-r{r}-q{k}", "extension", r, g.question, g.answer, tier, g.options, g.letter,
                    path=path_info, tier=tier, aliases=g.aliases, generator=generator)
              for k, g in enumerate(accepted)]
-    state.add(await gather_all(*(ask(ctx, b, q) for q in asked)))
+    state.add(await ask_all(ctx, b, asked, article=state.article))
     state.trajectory.append(tier_of(state.total, state.asked))
     state.rounds.append(info)
 

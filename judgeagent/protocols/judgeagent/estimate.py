@@ -9,7 +9,6 @@ Tokens are estimated at 4 characters a token from the prompts the run will send.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from ...benchmark import Item
 from ...models.spec import Prices
 from .config import EvalConfig
 from .prompts import answer_messages
+from .together import batch_count
 
 CHARS_PER_TOKEN = 4
 # Typical reply lengths (tokens) of each kind of call, for the output side of the estimate.
@@ -44,13 +44,15 @@ def estimate_run(config: EvalConfig, items: Sequence[Item], prices: dict[str, Pr
                  chunk_words: int = 150, judge_used: bool = True) -> list[RoleEstimate]:
     """Calls, tokens and cost per role (target, interviewer, judge) for `items` under `config`."""
     prices = prices or {}
-    batches = math.ceil(len(items) / config.batch_size) if items else 0
+    batches = batch_count(items, config.batch_size, config.setting) if items else 0
     rounds = config.rounds if config.extension else 0
     extension_questions = batches * rounds * config.questions_per_round
     base_tokens = sum(_tokens(answer_messages(i.question, i.options, _passage(i, config))) for i in items)
     path_tokens = int(config.hops * chunk_words * 1.33)  # ~1.33 tokens a word of English
 
-    target = _role("target", len(items), len(items) + extension_questions,
+    # `setting=authors` asks a batch's base questions in one call, and each round's questions in one more.
+    asked = batches * (1 + rounds) if config.setting == "authors" else len(items) + extension_questions
+    target = _role("target", batches if config.setting == "authors" else len(items), asked,
                    base_tokens + extension_questions * (path_tokens // config.hops + 40),
                    (len(items) + extension_questions) * OUTPUT_TOKENS["answer"], prices.get("target"))
 

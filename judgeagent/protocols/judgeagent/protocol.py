@@ -97,6 +97,10 @@ class JudgeAgentProtocol(Protocol):
 
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         size = config.batch_size
+        if config.setting == "authors":  # one batch per article (QuALITY), the rest `size` at a time
+            from .together import by_article
+
+            return [Episode(f"batch-{b}", tuple(items), b) for b, items in enumerate(by_article(benchmark.items, size))]
         return [Episode(f"batch-{b}", tuple(benchmark.items[i:i + size]), b)
                 for b, i in enumerate(range(0, len(benchmark.items), size))]
 

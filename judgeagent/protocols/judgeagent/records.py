@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from ...grading.verdict import Verdict
 from ...models.base import Message
@@ -78,8 +78,8 @@ QuestionRow = TypedDict("QuestionRow", {
     "options": dict[str, str] | None, "gold": str, "aliases": list[str], "gold_letter": str | None,
     "path": PathInfo | None, "generator": str | None, "entities": list[str] | None, "prompt": list[Message],
     "answer": str, "target_error": str | None, "correct": bool, "verdict": VerdictRow, "points": float,
-    "tokens": TokensRow | None})
-"""A row of records.jsonl."""
+    "tokens": TokensRow | None, "batch_reply": NotRequired[str]})
+"""A row of records.jsonl. `batch_reply` only under `setting=authors`."""
 
 
 class LeakageRow(TypedDict):
@@ -162,6 +162,9 @@ class QuestionRecord:
     """The messages the target was sent."""
     target_error: str | None = None
     tokens: Tokens | None = None
+    batch_reply: str | None = None
+    """`setting=authors`: the target's whole reply to the prompt that asked the batch's questions together (the same
+    on each of their records), from which `answer` was parsed; `prompt` and `tokens` are that call's."""
     protocol: str = "judgeagent"
 
     @property
@@ -178,8 +181,9 @@ class QuestionRecord:
         return list((self.path or {}).get("chunk_ids") or [])
 
     def to_dict(self) -> QuestionRow:
-        """The row of records.jsonl, its keys in the order runs have always written them."""
-        return {
+        """The row of records.jsonl, its keys in the order runs have always written them (`batch_reply` last, and
+        only when there is one: a run at `setting=ours` writes its rows as before)."""
+        row: QuestionRow = {
             "record_id": self.record_id, "protocol": self.protocol, "batch": self.batch, "stage": self.stage,
             "round": self.round, "qid": self.qid, "difficulty": self.difficulty, "tier": self.tier,
             "question_type": self.question_type, "held_out": self.held_out, "question": self.question,
@@ -189,6 +193,9 @@ class QuestionRecord:
             "verdict": self.verdict.to_dict(), "points": self.points,
             "tokens": None if self.tokens is None else self.tokens.to_dict(),
         }
+        if self.batch_reply is not None:
+            row["batch_reply"] = self.batch_reply
+        return row
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> QuestionRecord:
@@ -207,7 +214,7 @@ class QuestionRecord:
             target_error=row.get("target_error"),
             tokens=None if not tokens else Tokens(tokens.get("input", 0), tokens.get("output", 0),
                                                    bool(tokens.get("cached"))),
-            protocol=row.get("protocol", "judgeagent"),
+            batch_reply=row.get("batch_reply"), protocol=row.get("protocol", "judgeagent"),
         )
 
 

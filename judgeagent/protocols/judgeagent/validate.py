@@ -12,12 +12,14 @@ from ...errors import JudgeAgentError
 from ...files import write_json_atomic, write_text_atomic
 from ...grading.answers import AnswerChecker, other_golds
 from ...grading.leakage import leaked_strings, redact
+from ...grading.verdict import Verdict
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
 from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
 from .feedback import read_feedback
 from .records import FeedbackEntry, QuestionRecord, question_records
+from .together import again_together, no_answer
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
                    "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
@@ -142,8 +144,9 @@ def run_checker(run: Run, judge: Any) -> AnswerChecker:
 async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
                       progress: Callable[[int, int], None] | None = None, close: bool = True) -> list[ValidationRow]:
     try:
-        jobs = []
+        jobs: list[Awaitable[ValidationRow]] = []
         records = question_records(run)
+        together = run.manifest["config"].get("setting") == "authors"
         for entry in read_feedback(run):
             if entry.suggestions is None:
                 continue  # a batch whose feedback failed has nothing to validate
@@ -151,7 +154,10 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
             # bootstrap intervals drawn over them, are then the same for the same run.
             base = sorted((r for r in records if r.batch == entry.batch and r.stage == "grading"),
                           key=lambda r: r.record_id)
-            jobs.extend(_pair(r, entry.suggestions, models, checker) for r in base)
+            if together:  # the batch asked again in one prompt, as it was asked (`together.py`)
+                jobs.extend(_pairs_together(base, entry, models, checker))
+            else:
+                jobs.extend(_pair(r, entry.suggestions, models, checker) for r in base)
         done = 0
 
         async def counted(job: Awaitable[ValidationRow]) -> ValidationRow:
@@ -216,10 +222,17 @@ async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: A
     found = leaked_strings(suggestions, [(x.gold, x.options, x.gold_letter) for x in base])
     suggestions = redact(suggestions, found) if found else suggestions
 
+    together = None
+    if base and base[0].batch_reply is not None:  # setting=authors: the batch in one prompt again
+        together = await again_together(models.target, base[0].prompt, len(entry.qids), suggestions)
+
     async def after(record: QuestionRecord) -> tuple[bool, bool]:
-        helped = await models.target.complete(with_suggestions(record.prompt, suggestions))
-        verdict = await checker.check(record.question, record.golds, helped.text if helped.ok else "",
-                                      options=record.options, gold_letter=record.gold_letter)
+        if together is None:
+            helped = await models.target.complete(with_suggestions(record.prompt, suggestions))
+            text: str | None = helped.text if helped.ok else ""
+        else:
+            text = together[order[record.qid]]
+        verdict = await _check(checker, record, text)
         return plain[(b, record.qid)]["before"], verdict.correct
 
     return list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x.record_id))))
@@ -231,13 +244,48 @@ async def _pair(record: QuestionRecord, suggestions: str, models: Any, checker: 
     check = lambda reply: checker.check(record.question, record.golds, reply.text if reply.ok else "",  # noqa: E731
                                         options=record.options, gold_letter=record.gold_letter)
     before, after = await gather_all(check(plain), check(helped))
+    return _row(record, plain.text, helped.text, before, after)
+
+
+def _row(record: QuestionRecord, plain: str, helped: str, before: Verdict, after: Verdict) -> ValidationRow:
     return {
         "qid": record.qid, "batch": record.batch, "difficulty": record.difficulty,
         "question_type": record.question_type, "held_out": record.held_out,
-        "question": record.question, "gold": record.gold, "answer_before": plain.text,
-        "answer_after": helped.text, "before": before.correct, "after": after.correct,
+        "question": record.question, "gold": record.gold, "answer_before": plain,
+        "answer_after": helped, "before": before.correct, "after": after.correct,
         "method_before": before.method, "method_after": after.method,
     }
+
+
+def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: Any,
+                    checker: AnswerChecker) -> list[Awaitable[ValidationRow]]:
+    """`setting=authors`: the batch's base questions asked again in one prompt, plainly (the run's own prompt: its
+    journal gives back the run's answers, as the authors compare with the first answers) and with the suggestions
+    (`REANSWER_PROMPT_*`): two calls a batch, each question's answers parsed from the two JSON replies."""
+    prompt, count, suggestions = base[0].prompt, len(entry.qids), entry.suggestions
+    order = {qid: k for k, qid in enumerate(entry.qids)}
+    asked: list[asyncio.Future[list[list[str | None]]]] = []
+
+    async def both() -> list[list[str | None]]:
+        if not asked:  # the first row to get here asks; the others wait for its answers
+            asked.append(asyncio.ensure_future(gather_all(again_together(models.target, prompt, count),
+                                                          again_together(models.target, prompt, count, suggestions))))
+        return await asyncio.shield(asked[0])
+
+    async def row(record: QuestionRecord) -> ValidationRow:
+        plain, helped = (answers[order[record.qid]] for answers in await both())
+        before, after = await gather_all(_check(checker, record, plain), _check(checker, record, helped))
+        return _row(record, plain or "", helped or "", before, after)
+
+    return [row(r) for r in base]
+
+
+async def _check(checker: AnswerChecker, record: QuestionRecord, answer: str | None) -> Verdict:
+    """A question's answer judged; None (the batch reply gave it none) is wrong without a look."""
+    if answer is None:
+        return no_answer()
+    return await checker.check(record.question, record.golds, answer, options=record.options,
+                               gold_letter=record.gold_letter)
 
 
 def summarise_validation(rows: list[ValidationRow], feedback: list[FeedbackEntry], resamples: int = 2000,

@@ -64,6 +64,8 @@ def question_view(record: QuestionRecord, feedback: FeedbackEntry | None, texts:
                       {k: _label(v) for k, v in {**{f: values[f] for f in FACETS[:4]},
                        "tokens in": tokens.input if tokens else None, "tokens out": tokens.output if tokens else None,
                        "error": record.target_error}.items() if v is not None},
+                      # setting=authors: the answer was parsed from the reply to the whole batch, shown here
+                      details="" if record.batch_reply is None else f"the batch's reply:\n{record.batch_reply}",
                       model=models.get("target", "")))
     if feedback and feedback.feedback:
         turns.append(Turn("interviewer", f"batch {record.batch} feedback", "(the batch's questions and answers)",
