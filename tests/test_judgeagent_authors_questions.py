@@ -8,7 +8,6 @@ from judgeagent.benchmark import load_benchmark
 from judgeagent.graph.rooted import most_frequent, windows
 from judgeagent.graph.sample import KnowledgePath
 from judgeagent.protocols.judgeagent.choice_questions import GeneratedChoice, choice_rejection, gold_letter
-from judgeagent.protocols.judgeagent.prompts import CHOICE_SYSTEM
 
 PATH_TEXT = "The probe was launched in 1977 from Cape Canaveral aboard a Titan IIIE rocket."
 GOOD = {"A": "Vandenberg", "B": "Baikonur", "C": "Cape Canaveral", "D": "Kourou"}
@@ -97,7 +96,9 @@ def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_mo
     assert [r["round"] for r in ext] == [1, 2, 3]
     for r in ext:
         assert sorted(r["options"]) == list("ABCD") and r["options"][r["gold_letter"]] == r["gold"]
-        assert r["prompt"][0]["content"] == CHOICE_SYSTEM and "\nA. " in r["prompt"][1]["content"]
+        # under authors the round's questions go to the target in one JSON prompt (together.py), options listed
+        asked = r["prompt"][-1]["content"]
+        assert "exactly one right option: answer it with that option's letter" in asked and "\nA. " in asked
         assert r["verdict"]["method"] == "letter" and r["correct"] is False  # the target picks a wrong letter
     assert all("multiple-choice" in p for p in script.generation_prompts)
     feedback = json.loads((result.folder / "feedback.jsonl").read_text().splitlines()[0])
