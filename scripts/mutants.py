@@ -65,7 +65,7 @@ TARGETS: dict[str, list[str]] = {
     # the sandbox's verdict path (`_Run._verdict`, `_why_ended`, `_last_line`: sample it with `--only` on its lines):
     # the tests that run code under bubblewrap, the HumanEval-wide one left out (minutes, the same verdicts)
     "judgeagent/protocols/dynaeval/sandbox.py": [
-        "tests/test_mutants_killed.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
+        "tests/test_mutants_killed_sandbox.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
         "tests/test_sandbox.py::test_code_cannot_fake_a_pass", "tests/test_sandbox.py::test_an_endless_loop_is_stopped",
         "tests/test_sandbox.py::test_unbounded_memory_is_stopped", "tests/test_sandbox.py::test_the_network_is_refused",
         "tests/test_sandbox.py::test_writes_outside_its_folder_and_new_processes_are_refused",
