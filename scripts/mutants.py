@@ -51,7 +51,7 @@ TARGETS: dict[str, list[str]] = {
     # KIEval's numbers and report sections: the hand-computed scoring tests, then the scripted runs whose report.md
     # is read (the embedded-model and graph tests add minutes and check nothing of this module's more)
     "judgeagent/protocols/kieval/report.py": [
-        "tests/test_mutants_killed.py",
+        "tests/test_mutants_killed_kieval.py",
         *(f"tests/test_kieval.py::test_{name}" for name in (
             "linear_all_strong_is_one_and_all_poor_is_zero", "linear_weights_and_normalisation_by_hand",
             "linear_an_early_stop_after_turn_one_counts_the_rest_as_poorest",
