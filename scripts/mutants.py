@@ -74,7 +74,12 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_sandbox_kernel.py::test_a_wrong_answer_cannot_name_its_own_failure",
         "tests/test_sandbox_kernel.py::test_a_real_memory_hog_keeps_its_label_where_a_cgroup_counts_it",
         "tests/test_sandbox_kernel.py::test_a_foreign_abi_kills_the_code", "tests/test_sandbox_attacks.py"],
-    "judgeagent/protocols/interviewer/grade.py": ["tests/test_interviewer.py::test_" + name for name in (
+    "judgeagent/protocols/judgeagent/scoring.py": [
+        "tests/test_mutants_killed_grading.py::test_the_score_of_no_questions_is_zero",
+        "tests/test_evaluate.py::test_points_and_tiers",
+        "tests/test_judgeagent_fidelity.py::test_unlabelled_questions_score_as_the_authors_code_or_as_the_paper_says"],
+    "judgeagent/protocols/interviewer/grade.py": ["tests/test_mutants_killed_grading.py"] + [
+        "tests/test_interviewer.py::test_" + name for name in (
         "a_boxed_math_reply_is_graded_as_math_by_default_and_by_the_checker_with_answers_text",
         "math_answers_written_another_way_are_equal_and_wrong_ones_are_not",
         "long_answers_are_scored_by_atomic_facts_with_the_authors_recall", "table_4_score_columns_come_out_of_our_scoring",
@@ -97,6 +102,8 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed",
+    **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
+       "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
     "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
