@@ -16,6 +16,7 @@ def test_the_answer_is_the_first_non_empty_line_without_its_label():
     assert answer_of("\n  \n  Sydney  \nbecause it hosted them") == "Sydney"
     assert answer_of("Answer: Sydney\nMelbourne was second") == "Sydney"
     assert answer_of("ANSWER:   Sydney") == "Sydney"
+    assert answer_of("Answer: 12:30 pm") == "12:30 pm"  # the label's colon only
     assert answer_of("My answer: Sydney") == "My answer: Sydney"  # only a leading label is taken off
     assert answer_of("") == "" and answer_of("\n\n") == ""
 
@@ -54,7 +55,8 @@ def test_a_reply_is_graded_on_its_first_line_unless_asked_for_the_whole():
 
 def test_a_math_answer_equal_after_normalisation_is_right_without_the_checker():
     verdict, asked = _check(r"The answer is \boxed{0.5}", golds=(r"\frac{1}{2}",))
-    assert (verdict.correct, verdict.method, asked) == (True, MATH_EQUAL, [])
+    assert verdict == Verdict(True, MATH_EQUAL, "0.5", None, "the same MATH answer after LaTeX normalisation")
+    assert asked == []
     verdict, asked = _check(r"\boxed{0.5}", golds=(r"\frac{1}{2}",), answers="text")
     assert verdict.method == "exact" and asked == [r"\boxed{0.5}"]
     verdict, asked = _check(r"\boxed{3}", golds=(r"\frac{1}{2}",))  # not equal: the checker has the last word
