@@ -61,6 +61,11 @@ def test_a_cached_graph_is_the_built_one_and_is_not_built_again(tmp_path, monkey
     for name, table in built.tables.items():
         assert again.tables[name].equals(table), name
     assert (again.chunk_vectors == built.chunk_vectors).all() and (again.entity_vectors == built.entity_vectors).all()
+    # saved elsewhere (as tests do with the session graph), it writes the same files: the same graph id
+    from judgeagent import save_graph
+
+    save_graph(again, tmp_path / "saved")
+    assert again.manifest["graph_id"] == built.manifest["graph_id"]
     # a changed corpus is built (here: refused by the stand-in), never served the old graph
     _corpus(docs, " It was never finished.")
     with pytest.raises(AssertionError, match="built again"):
