@@ -104,6 +104,11 @@ EQUIVALENT: dict[str, str] = {
     # nothing that can be observed",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
        "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
+    "judgeagent/protocols/dynaeval/sandbox.py:630:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "
+        "that has ended by then (its request pipe closed with the harness): only a hang would show the difference",
+    **{f"judgeagent/protocols/dynaeval/sandbox.py:641:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
+       "the branch runs only for a code of _CPU_KILLED (-24, -9, 137, 152), never 0 or 1"
+       for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
     "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "

@@ -58,6 +58,8 @@ def test_what_the_harness_says_is_the_verdict_when_it_ends_well(tmp_path):
     # the last line counts, not an earlier one
     two = b'{"status": "passed", "detail": "passed"}\n{"status": "failed", "detail": "second"}\n'
     assert verdict(tmp_path, None, printed=two) == ("failed", "second")
+    # bytes that are not UTF-8 before the verdict line (what the test printed) do not spoil it
+    assert verdict(tmp_path, None, printed=b"\xff\xfe\n" + two) == ("failed", "second")
 
 
 def test_a_harness_that_ended_badly_or_said_nothing_usable_is_an_error_in_its_own_stderr_words(tmp_path):
