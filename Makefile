@@ -62,12 +62,14 @@ $(VENV)/.extras: $(VENV)/.installed
 test: install local browser sandbox $(VENV)/.extras
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
-# The edit loop: everything but the slow tests and those needing a model server, a browser or Ray (docs/testing.md).
+# The edit loop: everything but the slow tests and those needing a model server, a browser or Ray (docs/testing.md);
+# the session graphs are kept in .test-cache/graphs between runs while their inputs are unchanged (tests/graph_cache.py).
 test-fast: install sandbox $(VENV)/.extras
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow and not model and not browser and not ray"
+	JUDGEAGENT_TEST_GRAPH_CACHE=$(CURDIR)/.test-cache/graphs \
+		$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow and not model and not browser and not ray"
 
 clean:
-	rm -rf $(VENV) graphs/demo .pytest_cache
+	rm -rf $(VENV) graphs/demo .pytest_cache .test-cache
 
 .PHONY: mutants
 mutants: install  ## mutation testing of the modules in scripts/mutants.py TARGETS (docs/testing.md)

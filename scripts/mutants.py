@@ -48,7 +48,43 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed.py::test_several_correct_options_by_hand",
         "tests/test_mutants_killed.py::test_one_option_by_hand_letters_texts_json_and_reasons",
         "tests/test_answer_rules.py", "tests/test_answers.py"],
-    "judgeagent/protocols/kieval/report.py": ["tests/test_kieval.py"],
+    # KIEval's numbers and report sections: the hand-computed scoring tests, then the scripted runs whose report.md
+    # is read (the embedded-model and graph tests add minutes and check nothing of this module's more)
+    "judgeagent/protocols/kieval/report.py": [
+        "tests/test_mutants_killed_kieval.py",
+        *(f"tests/test_kieval.py::test_{name}" for name in (
+            "linear_all_strong_is_one_and_all_poor_is_zero", "linear_weights_and_normalisation_by_hand",
+            "linear_an_early_stop_after_turn_one_counts_the_rest_as_poorest",
+            "linear_failed_turns_count_as_poorest_and_an_unevaluated_conversation_has_no_score",
+            "linear_run_numbers_by_hand", "paper_scoring_gives_the_authors_numbers",
+            "paper_decay_is_the_authors_at_any_round_count",
+            "paper_scoring_leaves_failed_turns_out_and_counts_the_stopping_turn_as_a_round",
+            "the_ablations_switch_off_the_decay_and_the_early_stop", "kieval_end_to_end", "verification_can_be_skipped",
+            "out_of_range_scores_get_one_repair_then_a_recorded_failure",
+            "an_evaluator_that_never_answers_scores_nothing", "rescore_scores_the_stored_conversations_with_another_evaluator"))],
+    # the sandbox's verdict path (`_Run._verdict`, `_why_ended`, `_last_line`: sample it with `--only` on its lines):
+    # the tests that run code under bubblewrap, the HumanEval-wide one left out (minutes, the same verdicts)
+    "judgeagent/protocols/dynaeval/sandbox.py": [
+        "tests/test_mutants_killed_sandbox.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
+        "tests/test_sandbox.py::test_code_cannot_fake_a_pass", "tests/test_sandbox.py::test_an_endless_loop_is_stopped",
+        "tests/test_sandbox.py::test_unbounded_memory_is_stopped", "tests/test_sandbox.py::test_the_network_is_refused",
+        "tests/test_sandbox.py::test_writes_outside_its_folder_and_new_processes_are_refused",
+        "tests/test_sandbox.py::test_a_bare_except_cannot_swallow_the_refusal",
+        "tests/test_sandbox.py::test_correct_code_that_prints_reads_stdin_or_imports_passes",
+        "tests/test_sandbox_kernel.py::test_a_wrong_answer_cannot_name_its_own_failure",
+        "tests/test_sandbox_kernel.py::test_a_real_memory_hog_keeps_its_label_where_a_cgroup_counts_it",
+        "tests/test_sandbox_kernel.py::test_a_foreign_abi_kills_the_code", "tests/test_sandbox_attacks.py"],
+    "judgeagent/protocols/judgeagent/scoring.py": [
+        "tests/test_mutants_killed_grading.py::test_the_score_of_no_questions_is_zero",
+        "tests/test_evaluate.py::test_points_and_tiers",
+        "tests/test_judgeagent_fidelity.py::test_unlabelled_questions_score_as_the_authors_code_or_as_the_paper_says"],
+    "judgeagent/protocols/interviewer/grade.py": ["tests/test_mutants_killed_grading.py"] + [
+        "tests/test_interviewer.py::test_" + name for name in (
+        "a_boxed_math_reply_is_graded_as_math_by_default_and_by_the_checker_with_answers_text",
+        "math_answers_written_another_way_are_equal_and_wrong_ones_are_not",
+        "long_answers_are_scored_by_atomic_facts_with_the_authors_recall", "table_4_score_columns_come_out_of_our_scoring",
+        "the_authors_test_cases_score_as_their_metrics", "real_items_a_rounded_medqa_gold_and_a_factual_hotpotqa_gold",
+        "a_follow_up_is_asked_again_up_to_m_times_until_answered")],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -66,6 +102,13 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed",
+    **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
+       "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
+    "judgeagent/protocols/dynaeval/sandbox.py:630:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "
+        "that has ended by then (its request pipe closed with the harness): only a hang would show the difference",
+    **{f"judgeagent/protocols/dynaeval/sandbox.py:641:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
+       "the branch runs only for a code of _CPU_KILLED (-24, -9, 137, 152), never 0 or 1"
+       for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
     "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "

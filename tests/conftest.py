@@ -99,25 +99,25 @@ else:
 
 @pytest.fixture(scope="session")
 def demo_graph(tmp_path_factory):
-    from judgeagent import build_graph
+    from tests.graph_cache import build  # build_graph, or a copy kept by the last run of `make test-fast`
 
-    return build_graph(DEMO / "docs.jsonl", tmp_path_factory.mktemp("graphs") / "demo")
+    return build(DEMO / "docs.jsonl", tmp_path_factory.mktemp("graphs") / "demo")
 
 
 @pytest.fixture(scope="session")
 def mhr_graph(tmp_path_factory):
     """MultiHop-RAG small (60 news articles), stored and loaded back: what users sample from."""
-    from judgeagent import build_graph
+    from tests.graph_cache import build
 
-    return build_graph(DATA / "multihop_rag" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "mhr")
+    return build(DATA / "multihop_rag" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "mhr")
 
 
 @pytest.fixture(scope="session")
 def hotpot_graph(tmp_path_factory):
     """HotpotQA small: 60 Wikipedia paragraphs, one chunk each (built once for every module that uses it)."""
-    from judgeagent import build_graph
+    from tests.graph_cache import build
 
-    return build_graph(DATA / "hotpotqa" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "hotpot")
+    return build(DATA / "hotpotqa" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "hotpot")
 
 
 @pytest.fixture(scope="session")

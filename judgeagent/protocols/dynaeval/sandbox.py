@@ -638,7 +638,7 @@ class _Run:
         if claimed:
             return "error", "MemoryError raised (not confirmed by a memory cgroup)"
         if code in _CPU_KILLED:
-            return "error", f"the code's process ended by signal {128 - code if code > 0 else -code} " \
+            return "error", f"the code's process ended by signal {code - 128 if code > 0 else -code} " \
                             "(no CPU limit reached by the kernel's count)" if cpu is not None else \
                             "the code's process ended by SIGXCPU or SIGKILL (not confirmed by a cpuacct cgroup)"
         return "error", f"the code's process ended (exit code {code})"
