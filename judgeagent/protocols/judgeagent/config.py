@@ -63,14 +63,25 @@ class EvalConfig(Frozen):
     setting: Literal["ours", "authors"] = "ours"
     """`authors`: the authors' code (DataArcTech/JudgeAgent@2b1b921) where this setting covers it: 3 base questions
     a batch (`--bs 3`) unless `batch_size` is given, and every extension round at the tier the batch had after
-    grading (the code reads it once, before the rounds). `ours`: re-tiered after every round, as the paper's
-    Algorithm 1. docs/protocols.md's fidelity table lists what `authors` does not yet cover."""
+    grading (the code reads it once, before the rounds); easy-tier questions written by the interviewer
+    (`easy_generator=llm`) unless `easy_generator` is given; no feedback asked on a batch answered all right so far,
+    and a batch without feedback (all right, or its feedback failed) validated with its first answers reused
+    (`authors.py`). `ours`: re-tiered after every round, as the paper's Algorithm 1. docs/protocols.md's fidelity
+    table lists what `authors` does not yet cover."""
 
     @model_validator(mode="before")
     @classmethod
     def _authors_batch_size(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("setting") == "authors" and "batch_size" not in data:
             return {**data, "batch_size": 3}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _authors_easy_generator(cls, data: Any) -> Any:
+        # the authors' interviewer writes all three levels: their code has no cloze
+        if isinstance(data, dict) and data.get("setting") == "authors" and "easy_generator" not in data:
+            return {**data, "easy_generator": "llm"}
         return data
 
     @model_validator(mode="after")
