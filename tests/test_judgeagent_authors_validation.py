@@ -1,0 +1,95 @@
+"""`setting=authors` on the validation side, against the authors' code (DataArcTech/JudgeAgent@2b1b921,
+judge_agent.py `stage_evaluation_feedback`): no feedback is asked on a batch whose base and extension answers so far
+are all right (`if data.get_accuracy(ridx) < 1`), and the requery reuses the first answers of every batch whose
+evaluation is empty (skipped, or a reply that did not parse), which `get_statistic` then counts in N_total.
+The interviewer writes the easy questions too (their code has no cloze)."""
+from __future__ import annotations
+
+import json
+
+from judgeagent import EvalConfig
+from judgeagent.benchmark import load_benchmark
+from judgeagent.config import CheckerConfig
+from judgeagent.protocols.judgeagent.authors import ALL_RIGHT
+from judgeagent.protocols.judgeagent.validate import render_validation, validate
+from tests.scripted import Roles, Script
+from tests.test_evaluate import MHR, records, run
+
+
+class ThreeBatches(Script):
+    """Batches of 3 on 9 questions: batch 0 all right (its extension questions too), batch 1 wrong on its first
+    question, batch 2 wrong on all three (easy tier) and its feedback unparsable."""
+
+    def __init__(self, batches: list[list[str]]) -> None:
+        super().__init__()
+        self.wrong = {batches[1][0], *batches[2]}
+        self.failing = batches[2][0]
+        self.feedback_prompts: list[str] = []
+
+    def knows(self, question: str) -> bool:
+        return not any(q in question for q in self.wrong)
+
+    def _feedback(self, prompt: str) -> str:
+        self.feedback_prompts.append(prompt)
+        return "not json at all" if self.failing in prompt else super()._feedback(prompt)
+
+
+def _run(tmp_path, graph, setting):
+    questions = [i.question for i in load_benchmark(MHR, limit=9).items]
+    batches = [questions[k:k + 3] for k in (0, 3, 6)]
+    script = ThreeBatches(batches)
+    config = EvalConfig(setting=setting, batch_size=3, rounds=1, checker=CheckerConfig(judge_policy="off"))
+    with Roles(script) as roles:
+        result = run(roles, tmp_path, graph, config, name=setting, limit=9)
+        v = validate(result.folder, registry=roles.registry(), cache=False, all_rounds=True)
+        prompts = [b["messages"][-1]["content"] for b in roles.target.bodies]
+    helped = [p for p in prompts if "left these suggestions" in p]  # the target asked with suggestions
+    feedback = [json.loads(x) for x in (result.folder / "feedback.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
+    return batches, script, result, v, helped, sorted(feedback, key=lambda f: f["batch"]), rows
+
+
+def test_authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_without_feedback(tmp_path, mhr_graph):
+    """Seen to fail with the skip removed from `batch._feedback` (batch 0's feedback asked), and with
+    `reuses_first_answers` false in validate.py (batches without suggestions left out: n 3, not 9)."""
+    batches, script, result, v, helped, feedback, rows = _run(tmp_path, mhr_graph, "authors")
+    # batch 0: no feedback asked (none of the interviewer's feedback prompts names its questions)
+    assert feedback[0]["feedback"] is None and feedback[0]["feedback_error"] == ALL_RIGHT
+    assert not [p for p in script.feedback_prompts if any(q in p for q in batches[0])]
+    assert feedback[1]["feedback"] and feedback[2]["feedback"] is None and feedback[2]["feedback_error"] != ALL_RIGHT
+    assert result.summary["feedback_skipped"] == 1 and result.summary["feedback_failures"] == 1
+    # every batch is validated: the two without feedback with their first answers, no answer with suggestions
+    assert v["overall"]["n"] == 9 and v["batches_reused"] == {"all right": 1, "feedback failed": 1}
+    reused = {r["batch"]: r.get("reused") for r in rows}
+    assert reused == {0: "all right", 1: None, 2: "feedback failed"}
+    assert all(r["after"] == r["before"] and r["answer_after"] == r["answer_before"] for r in rows if r["batch"] != 1)
+    assert not [t for t in helped if any(q in t for q in batches[0] + batches[2])]
+    first = {r["qid"]: r["correct"] for r in records(result.folder) if r["stage"] == "grading"}
+    assert {r["qid"]: r["before"] for r in rows} == first and not all(first.values())  # the first answers
+    # --all-rounds: round 0 (base answers only) and round 1 alike: batch 0 skipped, batch 2 failed, both counted
+    assert [(r["round"], r["n"], r["feedback_skipped"], r["feedback_failed"]) for r in v["by_round"]] == \
+        [(0, 9, 1, 1), (1, 9, 1, 1)]
+    assert "1 batches all right (no feedback asked), 1 whose feedback failed" in render_validation(v)
+    # the easy tier (batch 2, all wrong after grading) is written by the interviewer, not by cloze
+    generators = {r["batch"]: r["generator"] for r in records(result.folder) if r["stage"] == "extension"}
+    assert generators[2] == "llm"
+
+
+def test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out(tmp_path, mhr_graph):
+    """The default keeps its way: feedback on the all-right batch, the failed batch out of validation, cloze easy
+    questions, and no `reused`, `feedback_skipped` or `batches_reused` key anywhere."""
+    batches, script, result, v, helped, feedback, rows = _run(tmp_path, mhr_graph, "ours")
+    assert feedback[0]["feedback"] and [p for p in script.feedback_prompts if batches[0][0] in p]
+    assert v["overall"]["n"] == 6 and {r["batch"] for r in rows} == {0, 1} and "batches_reused" not in v
+    assert all("reused" not in r for r in rows) and "feedback_skipped" not in result.summary
+    # a batch whose final feedback failed is out of every round (as before setting=authors)
+    assert [(r["round"], r["n"], r["feedback_failed"]) for r in v["by_round"]] == [(0, 6, 0), (1, 6, 0)]
+    assert all("feedback_skipped" not in r for r in v["by_round"])
+    generators = {r["batch"]: r["generator"] for r in records(result.folder) if r["stage"] == "extension"}
+    assert generators[2] == "cloze"
+
+
+def test_authors_setting_defaults_easy_generator_to_the_interviewer_unless_given():
+    assert EvalConfig(setting="authors").easy_generator == "llm"
+    assert EvalConfig(setting="authors", easy_generator="cloze").easy_generator == "cloze"
+    assert EvalConfig().easy_generator == "cloze"
