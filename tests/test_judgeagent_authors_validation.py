@@ -93,3 +93,48 @@ def test_authors_setting_defaults_easy_generator_to_the_interviewer_unless_given
     assert EvalConfig(setting="authors").easy_generator == "llm"
     assert EvalConfig(setting="authors", easy_generator="cloze").easy_generator == "cloze"
     assert EvalConfig().easy_generator == "cloze"
+
+
+def _paper_table2():
+    """Table 2 as the seed paper prints it (two half-tables: overall and easy, then medium and hard), target ->
+    its 16 figures in the recipe's column order."""
+    from tests.conftest import DATA
+
+    text = (DATA.parent / "seeds" / "judgeagent.txt").read_text(encoding="utf-8")
+    part = text.split("Table 2: The results on QuALITY", 1)[1].split("Based on the results", 1)[0]
+    halves = part.split("Target Model QuALITY-medium QuALITY-hard")
+    rows: dict[str, list[float]] = {}
+    for half in halves:
+        for line in half.splitlines():
+            words = line.split()
+            if len(words) == 9 and all(w.replace(".", "").isdigit() for w in words[1:]):
+                rows.setdefault(words[0], []).extend(float(w) for w in words[1:])
+    return rows
+
+
+def test_table2_recipe_publishes_the_papers_16_columns_with_n_and_intervals():
+    """All 16 of Table 2's columns (overall, easy, medium, hard x ACC1, ACC2, CR, CtE), every published figure as
+    the paper prints it, and each of ours from validate's per-difficulty rates with its n and bootstrap interval.
+    Seen to fail with the recipe's former 8 columns, and with a tier's CR read from its CtE."""
+    from judgeagent.metrics import rates
+    from judgeagent.protocols.judgeagent.validate import summarise_validation
+    from judgeagent.recipes import RECIPES
+    from judgeagent.recipes.report import figures
+
+    recipe = RECIPES["judgeagent-table2-quality"]
+    pub = recipe.published
+    assert [c.name for c in pub.columns] == [f"{tier} {name}" for tier in ("overall", "easy", "medium", "hard")
+                                             for name in ("ACC1", "ACC2", "CR", "CtE")]
+    assert {m: list(v) for m, v in pub.rows.items()} == _paper_table2()
+    pairs = {"easy": [(True, True)] * 3 + [(False, True)], "medium": [(True, False), (False, False), (True, True)],
+             "hard": [(False, True), (False, False)]}
+    rows = [{"qid": f"{tier}{k}", "batch": 0, "difficulty": tier, "question_type": None, "held_out": False,
+             "before": a, "after": b} for tier, ps in pairs.items() for k, (a, b) in enumerate(ps)]
+    found = figures(recipe, {"validation": summarise_validation(rows, [], resamples=200)}, "tgt")
+    assert len(found) == 16 and all(f.interval is not None and f.interval[0] <= f.value <= f.interval[1]
+                                    for f in found)
+    for tier, ps in pairs.items():
+        mine = [f for f in found if f.column.name.startswith(f"{tier} ")]
+        expected = rates(ps)
+        assert [f.value for f in mine] == [100 * expected[k] for k in ("acc1", "acc2", "cr", "cte")]
+        assert {f.n for f in mine} == {len(ps)}
