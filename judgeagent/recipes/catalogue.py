@@ -50,6 +50,9 @@ class Calls:
     """Repetitions, fewest-most (a run stops once the scores converge)."""
     tokens_per_call: tuple[int, int] | None = None
     """Prompt and completion tokens of an average call, where the paper reports them."""
+    typical_per_item: float | None = None
+    """Calls an item makes when every stage runs once as planned (no retry, no skip), where a single figure says more
+    than the range: the dry run prints it, with every calibration pair, beside low-high."""
     calibration: bool = False
     """The run probes its judge first (`CheckerConfig.calibration_pairs`, 40 pairs), as many calls as the
     judge_policy asks: all with `trust`, 0-40 with `calibrated` (it stops once the judge cannot pass), none
@@ -326,7 +329,11 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
         data=data, data_format=fmt, items=None, selection="all",
         # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
         options={"rounds": 3, "setting": "authors"},
-        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), calibration=True), needs=needs,
+        # typical, at setting=authors (batches of 3, 3 rounds: one extension question an item): the base answer, the
+        # extension question's generation, self-check and answer, a third of the batch's feedback, and validate's
+        # answer with suggestions (the plain one is the run's journal's)
+        published=Published(table, columns, rows), needs=needs,
+        calls=Calls(per_item=(3, 6), calibration=True, typical_per_item=1 + 3 + 1 / 3 + 1),
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
                  " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
@@ -408,7 +415,8 @@ def _judgeagent_ablation(key: str) -> Recipe:
         selection="all", options={**base.options, **option},
         published=Published("Table 3", columns, rows),
         # without extension: grading and feedback only, 3 calls a question at most (no extension round)
-        calls=Calls(per_item=(2, 3), calibration=True) if key == "no-extension" else base.calls,
+        calls=Calls(per_item=(2, 3), calibration=True, typical_per_item=1 + 1 / 3 + 1) if key == "no-extension"
+        else base.calls,
         needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
 
 
