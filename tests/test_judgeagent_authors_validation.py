@@ -78,7 +78,7 @@ def test_authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_
 def test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out(tmp_path, mhr_graph):
     """The default keeps its way: feedback on the all-right batch, the failed batch out of validation, cloze easy
     questions, and no `reused`, `feedback_skipped` or `batches_reused` key anywhere."""
-    batches, script, result, v, helped, feedback, rows = _run(tmp_path, mhr_graph, "ours")
+    batches, script, result, v, _, feedback, rows = _run(tmp_path, mhr_graph, "ours")
     assert feedback[0]["feedback"] and [p for p in script.feedback_prompts if batches[0][0] in p]
     assert v["overall"]["n"] == 6 and {r["batch"] for r in rows} == {0, 1} and "batches_reused" not in v
     assert all("reused" not in r for r in rows) and "feedback_skipped" not in result.summary

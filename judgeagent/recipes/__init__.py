@@ -17,7 +17,7 @@ from .catalogue import RECIPES, Calls, Column, Published, Recipe
 from .report import value_at
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls", "get_recipe",
-           "typical_calls", "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
+           "render_catalogue", "render_reproduce", "select_items", "translation_sources", "typical_calls", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
