@@ -369,7 +369,8 @@ JUDGEAGENT_RECIPES = (
                                      93.57, 95.36, 2.50, 0.71, 90.29, 95.15, 5.83, 0.97)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
                 ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
-                columns=(*(replace(c, name=f"overall {c.name}") for c in _JA_COLUMNS), *_by_difficulty("easy"), *_by_difficulty("medium"), *_by_difficulty("hard")),
+                columns=(*(replace(c, name=f"overall {c.name}") for c in _JA_COLUMNS),
+                         *_by_difficulty("easy"), *_by_difficulty("medium"), *_by_difficulty("hard")),
                 differs=("Difficulty tiers: the paper splits QuALITY by the speed validators' accuracy with 20% and "
                          "60% thresholds; we read that as hard <= 20% < medium <= 60% < easy.",)),
 )
@@ -414,8 +415,9 @@ def _judgeagent_ablation(key: str) -> Recipe:
         protocol="judgeagent", roles=dict(base.roles), data=base.data, data_format=base.data_format, items=None,
         selection="all", options={**base.options, **option},
         published=Published("Table 3", columns, rows),
-        # without extension: grading and feedback only, 3 calls a question at most (no extension round)
-        calls=Calls(per_item=(2, 3), calibration=True, typical_per_item=1 + 1 / 3 + 1) if key == "no-extension"
+        # without extension: grading and feedback only, 3 calls a question at most (no extension round); 1 where the
+        # batch is all right (setting=authors asks it no feedback, and validate reuses its journal's answers)
+        calls=Calls(per_item=(1, 3), calibration=True, typical_per_item=1 + 1 / 3 + 1) if key == "no-extension"
         else base.calls,
         needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
 
