@@ -29,6 +29,8 @@ def real_calls(tmp_path, graph, config, right, limit=10):
     (False, EvalConfig(rounds=2)),
     (True, EvalConfig(rounds=1, fixed_difficulty="hard", checker=CheckerConfig(judge_policy="trust"))),
     (True, EvalConfig(extension=False, checker=CheckerConfig(judge_policy="off"))),
+    # setting=authors: a target right on every batch gets no feedback call at all (the low end was one a batch)
+    (True, EvalConfig(setting="authors", extension=False, checker=CheckerConfig(judge_policy="off"))),
 ])
 def test_a_real_run_makes_calls_within_the_estimate(tmp_path, mhr_graph, right, config):
     items, target, interviewer_and_judge = real_calls(tmp_path, mhr_graph, config, right)

@@ -170,7 +170,7 @@ def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Pat
 
 def render_plan(plan: dict[str, Any], registry: Any) -> str:
     """Items, roles, expected calls and, where the paper gives tokens and the registry prices, the cost."""
-    from ..recipes import estimate_calls
+    from ..recipes import estimate_calls, typical_calls
 
     recipe, benchmark = plan["recipe"], plan["benchmark"]
     students = max(len(str(m).split(",")) for m in plan["models"].values())
@@ -182,7 +182,7 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
              "  roles: " + ", ".join(f"{k}={v}" for k, v in plan["models"].items()),
              "  options: " + ", ".join(f"{k}={v}" for k, v in plan["options"].items()),
              *(f"  changed: {k}={ours} (the paper's: {paper})" for k, (paper, ours) in plan.get("overrides", {}).items()),
-             f"  calls: {low}-{high}"]
+             f"  calls: {low}-{high}" + _typical(typical_calls(recipe, len(benchmark.items), plan["options"]))]
     if recipe.calls.tokens_per_call:
         prompt, completion = recipe.calls.tokens_per_call
         lines.append(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
@@ -195,6 +195,10 @@ def render_plan(plan: dict[str, Any], registry: Any) -> str:
     lines += [f"  missing here: {m}" for m in recipe.missing]
     lines += [f"  differs from the paper: {d}" for d in recipe.differs]
     return "\n".join(lines)
+
+
+def _typical(calls: int | None) -> str:
+    return "" if calls is None else f" (typical {calls}: every stage once, no retry or skip, every calibration pair)"
 
 
 def price_range(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:

@@ -17,7 +17,7 @@ from .catalogue import RECIPES, Calls, Column, Published, Recipe
 from .report import value_at
 
 __all__ = ["RECIPES", "Calls", "Column", "Published", "Recipe", "beside_paper", "check_paper_row", "estimate_calls", "get_recipe",
-           "render_catalogue", "render_reproduce", "select_items", "translation_sources", "value_at"]
+           "render_catalogue", "render_reproduce", "select_items", "translation_sources", "typical_calls", "value_at"]
 
 
 def get_recipe(name: str) -> Recipe:
@@ -67,6 +67,15 @@ def estimate_calls(recipe: Recipe, items: int, students: int = 1,
     low, high = _calls(recipe, items, students)
     extra = _calibration_calls(recipe, {**recipe.options, **(options or {})})
     return low + extra[0], high + extra[1]
+
+
+def typical_calls(recipe: Recipe, items: int, options: Mapping[str, Any] | None = None) -> int | None:
+    """The calls of a run of `items` items where every stage runs once as planned (`Calls.typical_per_item`), with
+    every calibration pair its judge policy may ask; None where the recipe gives no typical figure."""
+    if recipe.calls.typical_per_item is None:
+        return None
+    return round(recipe.calls.typical_per_item * items) + _calibration_calls(recipe, {**recipe.options,
+                                                                                       **(options or {})})[1]
 
 
 def _calibration_calls(recipe: Recipe, options: Mapping[str, Any]) -> tuple[int, int]:

@@ -5,7 +5,7 @@ our run's summary stands beside each published column (a dotted path, and a fact
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -50,6 +50,9 @@ class Calls:
     """Repetitions, fewest-most (a run stops once the scores converge)."""
     tokens_per_call: tuple[int, int] | None = None
     """Prompt and completion tokens of an average call, where the paper reports them."""
+    typical_per_item: float | None = None
+    """Calls an item makes when every stage runs once as planned (no retry, no skip), where a single figure says more
+    than the range: the dry run prints it, with every calibration pair, beside low-high."""
     calibration: bool = False
     """The run probes its judge first (`CheckerConfig.calibration_pairs`, 40 pairs), as many calls as the
     judge_policy asks: all with `trust`, 0-40 with `calibrated` (it stops once the judge cannot pass), none
@@ -306,9 +309,12 @@ _JA_COLUMNS = tuple(Column(name, f"validation.overall.{key}", n="validation.over
                     for name, key in (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte")))
 
 
-def _by_difficulty(tier: str, key: str) -> Column:
-    return Column(f"{tier} {key.upper()}", f"validation.by_difficulty.{tier}.{key}",
-                  n=f"validation.by_difficulty.{tier}.n", interval="wilson", judged=True)
+def _by_difficulty(tier: str) -> tuple[Column, ...]:
+    """Table 2's four columns for one QuALITY tier, each with the tier's n and its bootstrap interval."""
+    return tuple(Column(f"{tier} {name}", f"validation.by_difficulty.{tier}.{key}",
+                        n=f"validation.by_difficulty.{tier}.n",
+                        interval=f"validation.by_difficulty.{tier}.intervals.{key}", judged=True)
+                 for name, key in (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte")))
 
 
 def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, ...]], data: str, fmt: str | None,
@@ -323,11 +329,18 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
         data=data, data_format=fmt, items=None, selection="all",
         # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
         options={"rounds": 3, "setting": "authors"},
-        published=Published(table, columns, rows), calls=Calls(per_item=(3, 6), calibration=True), needs=needs,
+        # typical, at setting=authors (batches of 3, 3 rounds: one extension question an item): the base answer, the
+        # extension question's generation, self-check and answer, a third of the batch's feedback, and validate's
+        # answer with suggestions (the plain one is the run's journal's)
+        published=Published(table, columns, rows), needs=needs,
+        calls=Calls(per_item=(3, 6), calibration=True, typical_per_item=1 + 3 + 1 / 3 + 1),
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
                  " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
-                 "extension rounds; docs/protocols.md lists the departures from the authors' code that remain.", *differs))
+                 "extension rounds; docs/protocols.md lists the departures from the authors' code that remain.",
+                 "setting=authors also has the interviewer write the easy questions, asks no feedback on a batch "
+                 "answered all right and validates every batch without feedback with its first answers (ACC2 = "
+                 "ACC1 there), as the authors' code.", *differs))
 
 
 _TARGETS = ("Qwen3", "GLM4-Flash", "GPT-4.1", "Gemini-2.5-pro")
@@ -345,14 +358,19 @@ JUDGEAGENT_RECIPES = (
                 ("--graph: a graph built from the MultiHop-RAG news corpus (judgeagent build-graph corpus.jsonl)",),
                 2556),
     _judgeagent("table2-quality", "QuALITY (dev), overall and by difficulty", "Table 2",
-                dict(zip(_TARGETS, [(87.83, 88.84, 1.88, 0.87, 94.63, 95.61, 88.53, 80.10),
-                                    (73.48, 76.38, 4.78, 1.88, 83.26, 84.65, 74.35, 62.14),
-                                    (89.13, 92.75, 3.91, 0.29, 93.66, 96.10, 91.04, 82.04),
-                                    (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 93.57, 90.29)])),
+                # overall, easy, medium, hard: ACC1, ACC2, CR, CtE each (the paper's two half-tables side by side)
+                dict(zip(_TARGETS, [(87.83, 88.84, 1.88, 0.87, 94.63, 95.61, 0.98, 0.00,
+                                     88.53, 88.89, 1.43, 1.08, 80.10, 82.04, 3.40, 1.46),
+                                    (73.48, 76.38, 4.78, 1.88, 83.26, 84.65, 4.19, 2.79,
+                                     74.35, 79.18, 5.58, 0.74, 62.14, 64.08, 4.37, 2.43),
+                                    (89.13, 92.75, 3.91, 0.29, 93.66, 96.10, 2.44, 0.00,
+                                     91.04, 94.27, 3.58, 0.36, 82.04, 87.38, 5.83, 0.49),
+                                    (93.77, 96.38, 3.19, 0.58, 97.55, 99.02, 1.47, 0.00,
+                                     93.57, 95.36, 2.50, 0.71, 90.29, 95.15, 5.83, 0.97)])),
                 "quality:QuALITY.v1.0.1.htmlstripped.dev", "quality",
                 ("--graph: a graph built from the QuALITY articles (the passages go into the prompts)",), 2086,
-                columns=(*_JA_COLUMNS, _by_difficulty("easy", "acc1"), _by_difficulty("easy", "acc2"),
-                         _by_difficulty("medium", "acc1"), _by_difficulty("hard", "acc1")),
+                columns=(*(replace(c, name=f"overall {c.name}") for c in _JA_COLUMNS),
+                         *_by_difficulty("easy"), *_by_difficulty("medium"), *_by_difficulty("hard")),
                 differs=("Difficulty tiers: the paper splits QuALITY by the speed validators' accuracy with 20% and "
                          "60% thresholds; we read that as hard <= 20% < medium <= 60% < easy.",)),
 )
@@ -397,8 +415,10 @@ def _judgeagent_ablation(key: str) -> Recipe:
         protocol="judgeagent", roles=dict(base.roles), data=base.data, data_format=base.data_format, items=None,
         selection="all", options={**base.options, **option},
         published=Published("Table 3", columns, rows),
-        # without extension: grading and feedback only, 3 calls a question at most (no extension round)
-        calls=Calls(per_item=(2, 3), calibration=True) if key == "no-extension" else base.calls,
+        # without extension: grading and feedback only, 3 calls a question at most (no extension round); 1 where the
+        # batch is all right (setting=authors asks it no feedback, and validate reuses its journal's answers)
+        calls=Calls(per_item=(1, 3), calibration=True, typical_per_item=1 + 1 / 3 + 1) if key == "no-extension"
+        else base.calls,
         needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
 
 

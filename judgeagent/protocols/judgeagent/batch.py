@@ -22,6 +22,7 @@ from ...runs import RowLog, Run
 from ...threads import one_thread
 from ..base import Progress, ProgressEvent
 from ..runner import gather_all
+from .authors import ALL_RIGHT, skips_feedback
 from .checks import rejection
 from .config import EvalConfig
 from .feedback import feedback_log
@@ -558,6 +559,9 @@ def transcript(records: list[QuestionRecord]) -> str:
 
 async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) -> FeedbackEntry:
     """Stage 3 with the leakage guard: detect, regenerate once with the strings named, then redact."""
+    if skips_feedback(ctx.config.setting, state.records):  # setting=authors: none on a batch all right (authors.py)
+        return _written(ctx, FeedbackEntry(b, [i.qid for i in items], None, ALL_RIGHT, Leakage(), state.total,
+                                           state.asked, state.trajectory, state.rounds))
     golds = [(i.gold, i.options, i.gold_letter) for i in items]
     text = transcript([r for r in state.records if not r.held_out])
     reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
@@ -582,6 +586,10 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
         b, [i.qid for i in items], FeedbackText(**feedback.model_dump()) if isinstance(feedback, Feedback) else None,
         None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
         leak, state.total, state.asked, state.trajectory, state.rounds)
+    return _written(ctx, entry)
+
+
+def _written(ctx: Context, entry: FeedbackEntry) -> FeedbackEntry:
     ctx.feedback.add(dict(entry.to_dict()))
     if ctx.progress:
         ctx.progress(ProgressEvent(ledger=ctx.models.ledger))  # no question: a batch is done

@@ -65,8 +65,12 @@ class EvalConfig(Frozen):
     a batch (`--bs 3`) unless `batch_size` is given, and every extension round at the tier the batch had after
     grading (the code reads it once, before the rounds); one walk per batch from its most frequent entity, of
     `hops + rounds` entities, one window of `hops` entities (2 unless `hops` is given) per round; 4-option multiple
-    choice extension questions when the batch's items have options. `ours`: re-tiered after every round, as the paper's
-    Algorithm 1. docs/protocols.md's fidelity table lists what `authors` does not yet cover."""
+    choice extension questions when the batch's items have options; a batch's questions in one prompt with a JSON
+    list of answers, one batch per QuALITY article (`together.py`); easy-tier questions written by the interviewer
+    (`easy_generator=llm`) unless `easy_generator` is given; no feedback asked on a batch answered all right so far,
+    and a batch without feedback (all right, or its feedback failed) validated with its first answers reused
+    (`authors.py`). `ours`: re-tiered after every round, as the paper's Algorithm 1. docs/protocols.md's fidelity
+    table lists what `authors` does not cover."""
 
     @model_validator(mode="before")
     @classmethod
@@ -81,6 +85,14 @@ class EvalConfig(Frozen):
         """`authors`: windows of 2 entities (`--sample_hop 2`, synthetise_questions.py) unless `hops` is given."""
         if isinstance(data, dict) and data.get("setting") == "authors" and "hops" not in data:
             return {**data, "hops": 2}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _authors_easy_generator(cls, data: Any) -> Any:
+        # the authors' interviewer writes all three levels: their code has no cloze
+        if isinstance(data, dict) and data.get("setting") == "authors" and "easy_generator" not in data:
+            return {**data, "easy_generator": "llm"}
         return data
 
     @model_validator(mode="after")

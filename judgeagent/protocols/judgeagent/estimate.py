@@ -61,12 +61,14 @@ def estimate_run(config: EvalConfig, items: Sequence[Item], prices: dict[str, Pr
     generation_high = batches * rounds * per_round_high
     generation_low = batches * rounds * llm_rounds_low
     transcript = (base_tokens + extension_questions * 80) // max(1, batches) if batches else 0
+    # setting=authors asks no feedback on a batch answered all right (authors.py): none at the low end
+    feedback_low = 0 if config.setting == "authors" else batches
     interviewer = _role(
-        "interviewer", generation_low + batches, generation_high + 2 * batches,
+        "interviewer", generation_low + feedback_low, generation_high + 2 * batches,
         generation_high * (PROMPT_TOKENS["generation"] + path_tokens)
         + 2 * batches * (PROMPT_TOKENS["feedback"] + transcript),
         generation_high * OUTPUT_TOKENS["generation"] + 2 * batches * OUTPUT_TOKENS["feedback"],
-        prices.get("interviewer"), low_share=(generation_low + batches) / max(1, generation_high + 2 * batches))
+        prices.get("interviewer"), low_share=(generation_low + feedback_low) / max(1, generation_high + 2 * batches))
 
     policy = config.checker.judge_policy
     calibration_high = 0 if policy == "off" else config.checker.calibration_pairs

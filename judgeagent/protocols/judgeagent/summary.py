@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from .authors import ALL_RIGHT
 from .records import FeedbackEntry, QuestionRecord
 from .scoring import overall
 
@@ -39,6 +40,8 @@ class Summary(TypedDict):
     rounds: RoundCounts
     leakage: LeakCounts
     feedback_failures: int
+    feedback_skipped: NotRequired[int]
+    """setting=authors: batches all right, on which no feedback was asked (absent where none)."""
     target_failures: int
     judged_by: dict[str, int]
 
@@ -46,7 +49,7 @@ class Summary(TypedDict):
 def summarise(records: list[QuestionRecord], feedback: list[FeedbackEntry]) -> Summary:
     feedback = sorted(feedback, key=lambda f: f.batch)
     rounds = [r for f in feedback for r in f.rounds]
-    return {
+    out: Summary = {
         "overall_score": overall((f.score for f in feedback), (f.asked for f in feedback)),
         "questions": len(records),
         "batches": len(feedback),
@@ -63,10 +66,14 @@ def summarise(records: list[QuestionRecord], feedback: list[FeedbackEntry]) -> S
             "batches_with_leaks": sum(1 for f in feedback if f.leakage.detected),
             "redacted": sum(1 for f in feedback if f.leakage.redacted),
         },
-        "feedback_failures": sum(1 for f in feedback if f.feedback_error),
+        "feedback_failures": sum(1 for f in feedback if f.feedback_error and f.feedback_error != ALL_RIGHT),
         "target_failures": sum(1 for r in records if r.target_error),
         "judged_by": _count(r.verdict.method for r in records),
     }
+    skipped = sum(1 for f in feedback if f.feedback_error == ALL_RIGHT)
+    if skipped:  # only setting=authors skips: the summaries of runs at `ours` keep their keys
+        out["feedback_skipped"] = skipped
+    return out
 
 
 def _accuracy(records: list[QuestionRecord]) -> dict[str, Accuracy]:
@@ -98,6 +105,8 @@ def render_summary(summary: dict[str, Any], folder: str, usage: dict[str, dict[s
                  f"{r['rejected_questions']} {r.get('rejected_by_reason') or ''}; feedback leaks caught in {leak['batches_with_leaks']} batches "
                  f"({leak['redacted']} redacted)")
     lines.append(f"  answers judged by: {summary['judged_by']}")
+    if summary.get("feedback_skipped"):
+        lines.append(f"  feedback not asked on {summary['feedback_skipped']} batches answered all right (setting=authors)")
     calibration = summary.get("judge_calibration")
     if calibration:
         lines.append(f"  judge: {calibration['note']}")

@@ -5,7 +5,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from ...config import CheckerConfig
 from ...errors import JudgeAgentError
@@ -17,6 +17,7 @@ from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
 from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
+from .authors import ALL_RIGHT, reuse_reason, reuses_first_answers, skips_feedback
 from .feedback import read_feedback
 from .records import FeedbackEntry, QuestionRecord, question_records
 from .together import again_together, no_answer
@@ -41,6 +42,9 @@ class ValidationRow(TypedDict):
     after: bool
     method_before: str
     method_after: str
+    reused: NotRequired[str]
+    """setting=authors, a batch without feedback (`all right`, `feedback failed`): the answer after is the first
+    answer, not asked again (absent from every other row)."""
 
 
 RoundRates = dict[str, float | None]
@@ -147,17 +151,19 @@ async def _answer_all(run: Run, models: Any, checker: AnswerChecker,
         jobs: list[Awaitable[ValidationRow]] = []
         records = question_records(run)
         together = run.manifest["config"].get("setting") == "authors"
+        reuse = reuses_first_answers(run.manifest["config"])
         for entry in read_feedback(run):
-            if entry.suggestions is None:
+            if entry.suggestions is None and not reuse:
                 continue  # a batch whose feedback failed has nothing to validate
             # In record-id order, not the order answers finished in the run: the rows, and so the
             # bootstrap intervals drawn over them, are then the same for the same run.
             base = sorted((r for r in records if r.batch == entry.batch and r.stage == "grading"),
                           key=lambda r: r.record_id)
+            reused = None if entry.suggestions is not None else reuse_reason(entry.feedback_error)
             if together:  # the batch asked again in one prompt, as it was asked (`together.py`)
-                jobs.extend(_pairs_together(base, entry, models, checker))
+                jobs.extend(_pairs_together(base, entry, models, checker, reused))
             else:
-                jobs.extend(_pair(r, entry.suggestions, models, checker) for r in base)
+                jobs.extend(_pair(r, entry.suggestions, models, checker, reused) for r in base)
         done = 0
 
         async def counted(job: Awaitable[ValidationRow]) -> ValidationRow:
@@ -189,22 +195,40 @@ async def _every_round(run: Run, models: Any, checker: AnswerChecker,
                        final: list[ValidationRow]) -> list[RoundRates]:
     """Rates of each round's feedback (rounds 0..R-1 asked now, from the run's own records; round R is the run's
     feedback, `final`). The answers without suggestions are the final validation's: Algorithm 2 asks them once."""
-    entries = [e for e in read_feedback(run) if e.feedback]
-    rounds = int(run.manifest["config"].get("rounds", 0)) if run.manifest["config"].get("extension", True) else 0
+    config = run.manifest["config"]
+    # setting=authors: every batch, each round's skipped or failed feedback validated with the first answers reused
+    authors = reuses_first_answers(config)
+    entries = [e for e in read_feedback(run) if e.feedback or authors]
+    rounds = int(config.get("rounds", 0)) if config.get("extension", True) else 0
     plain = {(r["batch"], r["qid"]): r for r in final}
     records = question_records(run)
     out: list[RoundRates] = []
     for r in range(rounds):
-        rows = await gather_all(*(_batch_at_round(records, models, checker, e, r, plain) for e in entries))
-        pairs = [p for batch in rows for p in batch]
-        out.append({"round": r, "feedback_failed": sum(1 for b in rows if not b), **rates(pairs)})
-    out.append({"round": rounds, "feedback_failed": 0, **rates([(x["before"], x["after"]) for x in final])})
-    return out
+        rows = await gather_all(*(_batch_at_round(records, models, checker, e, r, plain, authors) for e in entries))
+        pairs = [p for batch in rows for p in batch.pairs]
+        out.append({"round": r, "feedback_failed": sum(1 for b in rows if b.failed), **rates(pairs)})
+        if authors:
+            out[-1]["feedback_skipped"] = sum(1 for b in rows if b.skipped)
+    last: RoundRates = {"round": rounds, "feedback_failed": 0, **rates([(x["before"], x["after"]) for x in final])}
+    if authors:
+        last["feedback_failed"] = sum(1 for e in entries if not e.feedback and e.feedback_error != ALL_RIGHT)
+        last["feedback_skipped"] = sum(1 for e in entries if e.feedback_error == ALL_RIGHT)
+    return [*out, last]
+
+
+class AtRound(NamedTuple):
+    """A batch's (before, after) pairs with the feedback of one round; `failed`: it had none to give (`skipped`:
+    setting=authors asked none, the answers so far being all right)."""
+
+    pairs: list[tuple[bool, bool]]
+    failed: bool = False
+    skipped: bool = False
 
 
 async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: AnswerChecker, entry: FeedbackEntry,
-                          r: int, plain: dict[tuple[int, str | None], ValidationRow]) -> list[tuple[bool, bool]]:
-    """One batch's (before, after) pairs with the feedback written from its records up to round `r`."""
+                          r: int, plain: dict[tuple[int, str | None], ValidationRow], authors: bool = False) -> AtRound:
+    """One batch's (before, after) pairs with the feedback written from its records up to round `r`. `authors`:
+    none asked on records all right, and the first answers reused where there is no feedback (authors.py)."""
     from .batch import transcript
     from .prompts import Feedback, feedback_messages
 
@@ -213,10 +237,14 @@ async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: A
     mine = [x for x in records if x.batch == b and not x.held_out and x.stage in ("grading", "extension")
             and x.round <= r]
     mine.sort(key=lambda x: (x.round, order.get(x.qid, 0), x.record_id))
+    base = [x for x in records if x.batch == b and x.stage == "grading"]
+    before = [plain[(b, x.qid)]["before"] for x in sorted(base, key=lambda x: x.record_id)] if authors else []
+    first = [(x, x) for x in before]
+    if skips_feedback("authors" if authors else "ours", mine):
+        return AtRound(first, skipped=True)
     reply = await models.interviewer.complete(feedback_messages(transcript(mine)), schema=Feedback)
     if not (reply.ok and isinstance(reply.parsed, Feedback)):
-        return []
-    base = [x for x in records if x.batch == b and x.stage == "grading"]
+        return AtRound(first, failed=True)
     # the guard of evaluate, without its second request: a leaked gold is redacted
     suggestions = reply.parsed.suggestions
     found = leaked_strings(suggestions, [(x.gold, x.options, x.gold_letter) for x in base])
@@ -235,47 +263,66 @@ async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: A
         verdict = await _check(checker, record, text)
         return plain[(b, record.qid)]["before"], verdict.correct
 
-    return list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x.record_id))))
+    return AtRound(list(await gather_all(*(after(x) for x in sorted(base, key=lambda x: x.record_id)))))
 
 
-async def _pair(record: QuestionRecord, suggestions: str, models: Any, checker: AnswerChecker) -> ValidationRow:
-    plain, helped = await gather_all(models.target.complete(record.prompt),
-                                      models.target.complete(with_suggestions(record.prompt, suggestions)))
+async def _pair(record: QuestionRecord, suggestions: str | None, models: Any, checker: AnswerChecker,
+                reused: str | None = None) -> ValidationRow:
+    """A base question answered plainly and with `suggestions`; None (setting=authors, `reused` says why): the
+    plain answer stands for both, as the authors' requery reuses the first answers of a batch without feedback."""
     check = lambda reply: checker.check(record.question, record.golds, reply.text if reply.ok else "",  # noqa: E731
                                         options=record.options, gold_letter=record.gold_letter)
-    before, after = await gather_all(check(plain), check(helped))
-    return _row(record, plain.text, helped.text, before, after)
+    if suggestions is None:
+        plain = helped = await models.target.complete(record.prompt)
+        before = after = await check(plain)
+    else:
+        plain, helped = await gather_all(models.target.complete(record.prompt),
+                                          models.target.complete(with_suggestions(record.prompt, suggestions)))
+        before, after = await gather_all(check(plain), check(helped))
+    return _row(record, plain.text, helped.text, before, after, reused)
 
 
-def _row(record: QuestionRecord, plain: str, helped: str, before: Verdict, after: Verdict) -> ValidationRow:
-    return {
+def _row(record: QuestionRecord, plain: str, helped: str, before: Verdict, after: Verdict,
+         reused: str | None = None) -> ValidationRow:
+    row: ValidationRow = {
         "qid": record.qid, "batch": record.batch, "difficulty": record.difficulty,
         "question_type": record.question_type, "held_out": record.held_out,
         "question": record.question, "gold": record.gold, "answer_before": plain,
         "answer_after": helped, "before": before.correct, "after": after.correct,
         "method_before": before.method, "method_after": after.method,
     }
+    if reused:
+        row["reused"] = reused
+    return row
 
 
-def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: Any,
-                    checker: AnswerChecker) -> list[Awaitable[ValidationRow]]:
+def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: Any, checker: AnswerChecker,
+                    reused: str | None = None) -> list[Awaitable[ValidationRow]]:
     """`setting=authors`: the batch's base questions asked again in one prompt, plainly (the run's own prompt: its
     journal gives back the run's answers, as the authors compare with the first answers) and with the suggestions
-    (`REANSWER_PROMPT_*`): two calls a batch, each question's answers parsed from the two JSON replies."""
+    (`REANSWER_PROMPT_*`): two calls a batch, each question's answers parsed from the two JSON replies. A batch
+    without suggestions (`reused` says why) is asked plainly once, and that answer stands for both."""
     prompt, count, suggestions = base[0].prompt, len(entry.qids), entry.suggestions
     order = {qid: k for k, qid in enumerate(entry.qids)}
     asked: list[asyncio.Future[list[list[str | None]]]] = []
 
     async def both() -> list[list[str | None]]:
         if not asked:  # the first row to get here asks; the others wait for its answers
-            asked.append(asyncio.ensure_future(gather_all(again_together(models.target, prompt, count),
-                                                          again_together(models.target, prompt, count, suggestions))))
+            plain = again_together(models.target, prompt, count)
+            asked.append(asyncio.ensure_future(
+                _twice(plain) if suggestions is None else
+                gather_all(plain, again_together(models.target, prompt, count, suggestions))))
         return await asyncio.shield(asked[0])
 
     async def row(record: QuestionRecord) -> ValidationRow:
         plain, helped = (answers[order[record.qid]] for answers in await both())
         before, after = await gather_all(_check(checker, record, plain), _check(checker, record, helped))
-        return _row(record, plain or "", helped or "", before, after)
+        return _row(record, plain or "", helped or "", before, after, reused)
+
+
+async def _twice(answers: Awaitable[list[str | None]]) -> list[list[str | None]]:
+    once = await answers
+    return [once, once]
 
     return [row(r) for r in base]
 
@@ -291,13 +338,14 @@ async def _check(checker: AnswerChecker, record: QuestionRecord, answer: str | N
 def summarise_validation(rows: list[ValidationRow], feedback: list[FeedbackEntry], resamples: int = 2000,
                          seed: int = 0) -> dict[str, Any]:
     pairs = [(r["before"], r["after"]) for r in rows]
+    reused = {why: len({r["batch"] for r in rows if r.get("reused") == why}) for why in ("all right", "feedback failed")}
     seen = [(r["before"], r["after"]) for r in rows if not r["held_out"]]
     held = [(r["before"], r["after"]) for r in rows if r["held_out"]]
     return {
         "overall": rates(pairs),
         "intervals": bootstrap(pairs, resamples, seed),
-        "by_difficulty": breakdown(rows, "difficulty"),
-        "by_question_type": breakdown(rows, "question_type"),
+        "by_difficulty": _groups(rows, "difficulty", resamples, seed),
+        "by_question_type": _groups(rows, "question_type", resamples, seed),
         "seen": rates(seen),
         "held_out": rates(held) if held else None,
         "held_out_intervals": bootstrap(held, resamples, seed) if held else None,
@@ -309,7 +357,19 @@ def summarise_validation(rows: list[ValidationRow], feedback: list[FeedbackEntry
             "redacted": sum(1 for f in feedback if f.leakage.redacted),
             "strings_caught": sum(len(f.leakage.detected) for f in feedback),
         },
+        # setting=authors: batches without feedback, in N with their first answers (absent at `ours`: none)
+        **({"batches_reused": reused} if any(reused.values()) else {}),
     }
+
+
+def _groups(rows: list[ValidationRow], key: str, resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """`metrics.breakdown` by `key`, each group with its own 95% bootstrap `intervals` (Table 2's per-difficulty
+    ACC1, ACC2, CR and CtE with their n and intervals)."""
+    groups = breakdown(rows, key)
+    for name, group in groups.items():
+        pairs = [(r["before"], r["after"]) for r in rows if str(r.get(key) or "unlabelled") == name]
+        group["intervals"] = bootstrap(pairs, resamples, seed)
+    return groups
 
 
 def render_validation(v: dict[str, Any]) -> str:
@@ -339,6 +399,10 @@ def render_validation(v: dict[str, Any]) -> str:
         lines.append(f"  after round {r['round']}: n {r['n']}  ACC2 {pct(r['acc2'])}  CR {pct(r['cr'])}  "
                      f"CtE {pct(r['cte'])}  delta {pct(r['delta'])}"
                      + (f"  ({r['feedback_failed']} batches without feedback)" if r["feedback_failed"] else ""))
+    reused = v.get("batches_reused")
+    if reused:
+        lines.append(f"  first answers reused (setting=authors): {reused['all right']} batches all right (no "
+                     f"feedback asked), {reused['feedback failed']} whose feedback failed")
     leak = v["leakage"]
     lines.append(f"  leakage guard: {leak['batches_with_leaks']} of {v['batches']} batches caught, "
                  f"{leak['redacted']} redacted")
