@@ -213,7 +213,10 @@ class Steps:
         other chunks were no better, and none before it as good)."""
         best, chunk = self._best
         scores, adds = best[options], chunk[options]
-        redo = np.flatnonzero(np.isin(adds, walk.chunks))
+        on_walk = adds == walk.chunks[0]
+        for c in walk.chunks[1:]:  # a few chunks: np.isin costs more
+            on_walk |= adds == c
+        redo = np.flatnonzero(on_walk)
         if len(redo):
             chunks = list(walk.chunks)
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
@@ -358,39 +361,12 @@ def _positions(rows: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _rows_best(m: Any, rows: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_row_best` for some rows of `m` only."""
+    """For some rows of a CSR matrix, none empty: the largest of `values` at its columns and the first column
+    holding it."""
     columns, counts = _gather(m, rows)
-    indptr = np.r_[0, np.cumsum(counts)]
-    return _row_best(_Rows(indptr, columns, len(rows)), values)
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """Rows of a CSR matrix as `_row_best` reads them."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    n: int
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return (self.n, 0)
-
-
-def _row_best(m: Any, values: np.ndarray, row_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row) and the first
-    column holding it (-1 for an empty row). `row_of`: each stored entry's row, when the caller keeps it."""
-    counts = np.diff(m.indptr)
-    filled = counts > 0
-    best = np.full(m.shape[0], -np.inf)
-    column = np.full(m.shape[0], -1, dtype=np.int64)
-    if not len(m.indices):
-        return best, column
-    vals = values[m.indices]
-    best[filled] = np.maximum.reduceat(vals, m.indptr[:-1][filled])
-    if row_of is None:
-        row_of = np.repeat(np.arange(m.shape[0]), counts)
-    hits = np.flatnonzero(vals == best[row_of])
-    first = hits[np.r_[True, row_of[hits][1:] != row_of[hits][:-1]]]
-    column[row_of[first]] = m.indices[first]
-    return best, column
+    vals = values[columns]
+    starts = np.cumsum(counts) - counts
+    best = np.maximum.reduceat(vals, starts)
+    hits = np.flatnonzero(vals == np.repeat(best, counts))
+    first = hits[np.r_[True, np.diff(np.searchsorted(starts, hits, side="right")) > 0]]  # a row's first hit
+    return best, columns[first]
