@@ -158,7 +158,10 @@ class Steps:
         share it)."""
         self.on, self.relevance, self.linked, self.kinds = on, relevance, linked, kinds
         self.top = float(relevance.max())
-        self._best = best if best is not None else best_chunks(on, relevance)
+        best_score, self._chunk = best if best is not None else best_chunks(on, relevance)
+        self._score = best_score - on.generic_cost
+        """Per entity, its best chunk's similarity less GENERIC_HOP for a generic concept: the score of a hop to
+        it before the link, unless that chunk is on the walk."""
 
     def options(self, walk: Walk, k: int) -> list[tuple[float, int, int]]:
         """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
@@ -174,7 +177,6 @@ class Steps:
         if fresh.any():
             options = options[fresh]
         scores, adds = self._chunk_scores(walk, options)
-        scores = scores - self.on.generic_cost[options]
         if LINK_WEIGHT:
             scores = scores + LINK_WEIGHT * self._link_scores(walk.entities[-1], options)
         top = _best_distinct(scores, adds, k)
@@ -207,21 +209,21 @@ class Steps:
         return fresh
 
     def _chunk_scores(self, walk: Walk, options: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per option: the score of the best chunk it would add, and that chunk. Only what the walk changes is
-        computed here (issue 50: re-scoring every entity of the walk's documents was most of a pool's time): a
-        chunk on the walk scores ON_PATH less, so an option's best chunk changes only when it is on the walk (its
-        other chunks were no better, and none before it as good)."""
-        best, chunk = self._best
-        scores, adds = best[options], chunk[options]
+        """Per option: the score of the best chunk it would add (less GENERIC_HOP for a generic concept), and that
+        chunk. Only what the walk changes is computed here (issue 50: re-scoring every entity of the walk's
+        documents was most of a pool's time): a chunk on the walk scores ON_PATH less, so an option's best chunk
+        changes only when it is on the walk (its other chunks were no better, and none before it as good)."""
+        scores, adds = self._score[options], self._chunk[options]
         on_walk = adds == walk.chunks[0]
         for c in walk.chunks[1:]:  # a few chunks: np.isin costs more
             on_walk |= adds == c
         redo = np.flatnonzero(on_walk)
         if len(redo):
-            chunks = list(walk.chunks)
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
-            penalised[chunks] -= ON_PATH
-            scores[redo], adds[redo] = _rows_best(self.on.graph.entity_chunks, options[redo], penalised)
+            penalised[list(walk.chunks)] -= ON_PATH
+            rows = options[redo]
+            best, adds[redo] = _rows_best(self.on.graph.entity_chunks, rows, penalised)
+            scores[redo] = best - self.on.generic_cost[rows]
         return scores, adds
 
     def _link_scores(self, current: int, options: np.ndarray) -> np.ndarray:
@@ -319,21 +321,40 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
     return [ranked[i] for i in sorted(kept)]
 
 
-def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> np.ndarray:
+def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> list[int]:
     """Positions of the k best scores that add different chunks (the best of each chunk), best first; ties
     broken by position. Sorts only the best scores, widening while they hold fewer than k chunks."""
     n, m = len(scores), 4 * k
     while True:
         if m >= n:
             chosen = np.arange(n)
-        else:  # every score at least the m-th best: a prefix of the full order, ties included
-            cut = np.partition(scores, n - m)[n - m]
-            chosen = np.flatnonzero(scores >= cut)
+        else:  # every score at least a cut: a prefix of the full order, ties included, whatever the cut
+            chosen = np.flatnonzero(scores >= _cut(scores, m))
         order = chosen[np.lexsort((chosen, -scores[chosen]))]
-        _, first = np.unique(adds[order], return_index=True)
-        if len(first) >= k or m >= n:
-            return order[np.sort(first)][:k]
+        taken: set[int] = set()
+        top = []
+        for i, chunk in zip(order.tolist(), adds[order].tolist()):  # a few hundred: cheaper than np.unique
+            if chunk not in taken:
+                taken.add(chunk)
+                top.append(i)
+                if len(top) == k:
+                    return top
+        if m >= n:
+            return top
         m *= 4
+
+
+def _cut(scores: np.ndarray, m: int) -> float:
+    """A score with about m of `scores` at least as high: the m-th best, or for a long list that of every
+    `step`-th score (a partition of a fraction of them; any cut gives `_best_distinct` a prefix of the order,
+    and one too high only widens it)."""
+    n = len(scores)
+    step = n // (4 * m)
+    if step < 2:
+        return float(np.partition(scores, n - m)[n - m])
+    sample = scores[::step]
+    r = max(1, m // step)
+    return float(np.partition(sample, len(sample) - r)[len(sample) - r])
 
 
 def _gather(m: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
