@@ -15,9 +15,11 @@ with it and once without, and compare the digests and times.
 `--paired OTHER_CHECKOUT` measures both in one process instead (a shared machine's load moves between two
 runs): the other checkout's graph/walk.py is loaded beside this one's, and for each question the pools of all
 its seed candidates (and its entities' best chunks) are built by one then the other, in alternating order;
-printed: each one's median CPU ms per question, the median of the per-question ratios (this / other) and
-both digests. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
-with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets.
+printed: each one's median CPU ms per question, the median of the per-question ratios (this / other), both
+digests and for how many questions the two gave the same pools to the last bit of every score (the digest
+rounds scores to 6 places); each module reads its own `WalkIndex`. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
+with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets. `--data DIR`:
+where the splits are, when this checkout has no ../shared/data beside it (a worktree under /tmp).
 """
 from __future__ import annotations
 
