@@ -201,12 +201,13 @@ class Steps:
         count = on.scratch().count
         m = on.doc_entities
         rows = [m.indices[m.indptr[d]:m.indptr[d + 1]] for d in set(on.chunk_doc[list(walk.chunks)].tolist())]
-        for row in rows:
-            count[row] += 1
-        fresh = on.n_docs[options] > count[options]
-        for row in rows:
-            count[row] = 0
-        return fresh
+        try:
+            for row in rows:
+                count[row] += 1
+            return on.n_docs[options] > count[options]
+        finally:  # zero again even when interrupted: the next walk of this thread reads it
+            for row in rows:
+                count[row] = 0
 
     def _chunk_scores(self, walk: Walk, options: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per option: the score of the best chunk it would add (less GENERIC_HOP for a generic concept), and that
@@ -233,9 +234,11 @@ class Steps:
         own = self.on.graph.chunks_of(current)
         entities, counts = _gather(self.on.chunk_entities, own)
         shared = self.on.scratch().link
-        np.maximum.at(shared, entities, np.repeat(self.relevance[own].astype(np.float32), counts))
-        link = shared[options]
-        shared[entities] = 0
+        try:
+            np.maximum.at(shared, entities, np.repeat(self.relevance[own].astype(np.float32), counts))
+            link = shared[options]
+        finally:  # zero again even when interrupted: the next walk of this thread reads it
+            shared[entities] = 0
         through, _ = _positions(options, self.linked)
         link[through] = np.maximum(link[through], self.top)
         return link
