@@ -15,9 +15,11 @@ with it and once without, and compare the digests and times.
 `--paired OTHER_CHECKOUT` measures both in one process instead (a shared machine's load moves between two
 runs): the other checkout's graph/walk.py is loaded beside this one's, and for each question the pools of all
 its seed candidates (and its entities' best chunks) are built by one then the other, in alternating order;
-printed: each one's median CPU ms per question, the median of the per-question ratios (this / other) and
-both digests. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
-with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets.
+printed: each one's median CPU ms per question, the median of the per-question ratios (this / other), both
+digests and for how many questions the two gave the same pools to the last bit of every score (the digest
+rounds scores to 6 places); each module reads its own `WalkIndex`. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
+with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets. `--data DIR`:
+where the splits are, when this checkout has no ../shared/data beside it (a worktree under /tmp).
 """
 from __future__ import annotations
 
@@ -73,13 +75,21 @@ def paired(other: Path, graph: Any, questions: list[str], hops: int = 3) -> dict
     sampler = sampling.PathSampler(graph)
     for q in questions:
         sampler.seed_options([q])
-    sampler.sample([questions[0]], hops=hops, seed=0)  # warm-up
+    # Each module reads its own WalkIndex (what they derive from the graph may differ), both built before timing.
+    ons = {"this": this.WalkIndex(graph, sampler._generic), "other": that.WalkIndex(graph, sampler._generic)}
+    for side, module in (("this", this), ("other", that)):
+        sampling.walk, sampler.__dict__["_walks_on"] = module, ons[side]
+        sampler._pools.clear()
+        sampler._bests.clear()
+        sampler.sample([questions[0]], hops=hops, seed=0)  # warm-up
     cpu: dict[str, list[float]] = {"this": [], "other": []}
     digest = {"this": hashlib.sha1(), "other": hashlib.sha1()}
+    pools: dict[str, list[Any]] = {}
+    exact = 0
     try:
         for i, q in enumerate(questions):
             for side, module in ((("this", this), ("other", that)) if i % 2 == 0 else (("other", that), ("this", this))):
-                sampling.walk = module
+                sampling.walk, sampler.__dict__["_walks_on"] = module, ons[side]
                 sampler._pools.clear()
                 sampler._bests.clear()
                 c0 = time.process_time()
@@ -89,11 +99,14 @@ def paired(other: Path, graph: Any, questions: list[str], hops: int = 3) -> dict
                 for pool in sampler._pools.values():
                     digest[side].update(json.dumps([[list(w.entities), list(w.chunks), round(w.score, 6)]
                                                     for w in pool]).encode())
+                pools[side] = [[(w.entities, w.chunks, w.score) for w in pool] for pool in sampler._pools.values()]
+            exact += pools["this"] == pools["other"]  # scores to the last bit, not rounded as in the digest
     finally:
-        sampling.walk = this
+        sampling.walk, sampler.__dict__["_walks_on"] = this, ons["this"]
     return {"this_ms": statistics.median(cpu["this"]), "other_ms": statistics.median(cpu["other"]),
             "ratio": statistics.median(t / o for t, o in zip(cpu["this"], cpu["other"])),
-            "this_digest": digest["this"].hexdigest()[:16], "other_digest": digest["other"].hexdigest()[:16]}
+            "this_digest": digest["this"].hexdigest()[:16], "other_digest": digest["other"].hexdigest()[:16],
+            "exact": exact}
 
 
 def main() -> None:
@@ -103,7 +116,11 @@ def main() -> None:
     parser.add_argument("--paired", type=Path, help="compare with this checkout's graph/walk.py in one process")
     parser.add_argument("--graph", type=Path, help="a stored graph to measure instead of --sets (with --questions)")
     parser.add_argument("--questions", type=Path, help="a questions file (.jsonl with a question field)")
+    parser.add_argument("--data", type=Path, default=paths.DATA,
+                        help=f"the folder holding DATASET/SPLIT.questions.jsonl (default {paths.DATA})")
     args = parser.parse_args()
+    if not args.graph:
+        paths.set_folders(args.data, paths.CACHE)
     if args.paired:
         from judgeagent import load_graph
 
@@ -115,7 +132,8 @@ def main() -> None:
             print(f"{label}: {len(questions)} questions, CPU ms per question (all its pools) median: this "
                   f"{r['this_ms']:.2f}, {args.paired} {r['other_ms']:.2f}; RATIO this / other {r['ratio']:.3f}; "
                   f"digests {r['this_digest']} / {r['other_digest']} "
-                  f"({'same pools' if r['this_digest'] == r['other_digest'] else 'POOLS DIFFER'})", flush=True)
+                  f"({'same pools' if r['this_digest'] == r['other_digest'] else 'POOLS DIFFER'}; equal to the last bit for "
+                  f"{r['exact']} of {len(questions)} questions)", flush=True)
         return
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))

@@ -150,6 +150,43 @@ def test_a_pools_next_steps_are_those_of_their_definition(dataset, fixture, requ
             assert [s for s, _, _ in fast] == pytest.approx([s for s, _, _ in defined], abs=1e-9)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_each_entitys_best_chunk_is_that_of_its_definition(hotpot_graph, dtype):
+    """`walk.best_chunks` ranks the chunks once (an unstable sort, its runs of equals put in order after it): per
+    entity, the best similarity and the first chunk of its row holding it, also where many chunks tie. float64:
+    a walk towards named sources adds NAMED_SOURCE to some chunks."""
+    g = hotpot_graph
+    on = walk.WalkIndex(g, g.specificity < GENERIC)
+    multi = np.flatnonzero(np.diff(g.entity_chunks.indptr) > 1)
+    assert len(multi) > 20  # the case that needs the ranks: entities in several paragraphs
+    rng = np.random.default_rng(7)
+    for relevance in (rng.random(len(g.chunk_ids)), np.round(rng.random(len(g.chunk_ids)), 1)):  # 0.0 .. 1.0: ties
+        relevance = relevance.astype(dtype)
+        best, column = walk.best_chunks(on, relevance)
+        for e in range(g.n_entities):
+            chunks = g.chunks_of(e)
+            first = int(chunks[np.argmax(relevance[chunks])])  # argmax: the first of equals
+            assert (column[e], best[e]) == (first, float(relevance[first]))
+        assert best.dtype == np.float64
+
+
+def test_the_best_distinct_steps_are_those_of_a_full_sort():
+    """`walk._best_distinct` sorts only a prefix of the scores, cut at a value read off a sample of them: the k best
+    scores adding different chunks, best first, ties by position, as a full sort gives; with many ties and few
+    chunks (the prefix widens), and lists long enough to be sampled."""
+    rng = np.random.default_rng(3)
+    for n, chunks, levels in [(30, 5, 4), (600, 40, 50), (3000, 400, 10**6), (3000, 12, 7), (20000, 900, 30)]:
+        scores = rng.integers(0, levels, n) / levels
+        adds = rng.integers(0, chunks, n)
+        for k in (1, 5, 25):
+            full = sorted(range(n), key=lambda i: (-scores[i], i))
+            defined: list[int] = []
+            for i in full:
+                if adds[i] not in {adds[j] for j in defined} and len(defined) < k:
+                    defined.append(i)
+            assert list(walk._best_distinct(scores, adds, k)) == defined
+
+
 def test_a_documents_title_names_the_entity_it_is_about(hotpot_graph):
     """A home document (ContextGraph.home): its title, cleaned as mention names are, without a qualifier in
     parentheses or after a comma and without a leading article, is an entity it mentions."""

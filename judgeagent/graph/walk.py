@@ -1,6 +1,7 @@
 """The walks a knowledge path is drawn from: from a seed entity, the best-scored walks of a wide search."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -54,6 +55,7 @@ class WalkIndex:
     def __init__(self, graph: ContextGraph, generic: np.ndarray) -> None:
         self.graph = graph
         self.generic = generic
+        self._scratch = threading.local()
 
     @cached_property
     def chunk_doc(self) -> np.ndarray:
@@ -89,18 +91,66 @@ class WalkIndex:
         return np.bincount(self.doc_entities.indices, minlength=self.graph.n_entities)
 
     @cached_property
-    def chunk_rows(self) -> np.ndarray:
-        """Per stored entry of the entity x chunk incidence, its entity (row): `best_chunks` reads it per question."""
+    def generic_cost(self) -> np.ndarray:
+        """Per entity, what a hop to it loses for being a generic concept (GENERIC_HOP or 0)."""
+        return GENERIC_HOP * self.generic
+
+    @cached_property
+    def chunk_rows(self) -> _ChunkRows:
+        """The entity x chunk incidence as `best_chunks` reads it per question."""
         m = self.graph.entity_chunks
-        return np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        if not m.has_sorted_indices:
+            m = m.sorted_indices()
+        counts = np.diff(m.indptr)
+        column = np.full(len(counts), -1, dtype=np.int64)
+        column[counts == 1] = m.indices[m.indptr[:-1][counts == 1]]
+        multi = np.flatnonzero(counts > 1)
+        chunks, lengths = _gather(m, multi)
+        return _ChunkRows(column, multi, chunks, np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64),
+                          bool((counts == 0).any()))
+
+    def scratch(self) -> _Scratch:
+        """This thread's zeroed per-entity arrays (a walk's steps mark a few entities, read them, then zero them)."""
+        mine = getattr(self._scratch, "arrays", None)
+        if mine is None:
+            n = self.graph.n_entities
+            mine = self._scratch.arrays = _Scratch(np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.float32))
+        return mine
+
+
+@dataclass(frozen=True)
+class _ChunkRows:
+    """An entity's chunks, split by how many it has: three in four entities of MultiHop-RAG full have one, whose best
+    chunk is that one whatever the question."""
+
+    single: np.ndarray
+    """Per entity, its chunk when it has one only, else -1."""
+    multi: np.ndarray
+    """The entities with more chunks, in row order."""
+    chunks: np.ndarray
+    """Their chunks, row after row (sorted within a row, as CSR keeps them)."""
+    starts: np.ndarray
+    """Where each of their rows starts in `chunks`."""
+    empty: bool
+    """Whether some entity has no chunk."""
+
+
+@dataclass(frozen=True)
+class _Scratch:
+    """Per-entity arrays kept at zero between uses: marking a few entities and reading the candidates' values costs
+    what they hold, where sorting and matching them against the candidates cost more (issue 50)."""
+
+    count: np.ndarray
+    """How many of a walk's documents an entity is in."""
+    link: np.ndarray
+    """The similarity of the best chunk an entity shares with the walk's last one (never below 0)."""
 
 
 class Steps:
     """The next steps of walks towards one question. An entity's best chunk is computed once for all
-    entities (one pass over the incidence); a walk recomputes it only for the entities with a chunk in a
-    document on the walk, whose chunks may be on the walk (ON_PATH) or add no document. Each hop used to
-    score every neighbour's chunks anew: on MultiHop-RAG medium a document link reaches thousands of
-    entities, and a pool cost about 90 ms."""
+    entities (one pass over the incidence); a walk recomputes it only for the entities with a chunk on the
+    walk (ON_PATH). Each hop used to score every neighbour's chunks anew: on MultiHop-RAG medium a
+    document link reaches thousands of entities, and a pool cost about 90 ms."""
 
     def __init__(self, on: WalkIndex, relevance: np.ndarray, linked: np.ndarray, kinds: tuple[LinkKind, ...],
                  best: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -108,7 +158,10 @@ class Steps:
         share it)."""
         self.on, self.relevance, self.linked, self.kinds = on, relevance, linked, kinds
         self.top = float(relevance.max())
-        self._best = best if best is not None else best_chunks(on, relevance)
+        best_score, self._chunk = best if best is not None else best_chunks(on, relevance)
+        self._score = best_score - on.generic_cost
+        """Per entity, its best chunk's similarity less GENERIC_HOP for a generic concept: the score of a hop to
+        it before the link, unless that chunk is on the walk."""
 
     def options(self, walk: Walk, k: int) -> list[tuple[float, int, int]]:
         """The k best next steps (score, entity, chunk) of a walk: among the unvisited entities linked to
@@ -120,14 +173,14 @@ class Steps:
         options = self._candidates(walk)
         if len(options) == 0:
             return []
-        scores, adds, fresh = self._chunk_scores(walk, options)
+        fresh = self._fresh(walk, options)
         if fresh.any():
-            options, scores, adds = options[fresh], scores[fresh], adds[fresh]
-        scores = scores - GENERIC_HOP * self.on.generic[options]
+            options = options[fresh]
+        scores, adds = self._chunk_scores(walk, options)
         if LINK_WEIGHT:
             scores = scores + LINK_WEIGHT * self._link_scores(walk.entities[-1], options)
         top = _best_distinct(scores, adds, k)
-        return [(float(scores[i]), int(options[i]), int(adds[i])) for i in top]
+        return list(zip(scores[top].tolist(), options[top].tolist(), adds[top].tolist()))
 
     def _candidates(self, walk: Walk) -> np.ndarray:
         """Sorted rows of the entities linked to the walk's last one or through the question, not on it."""
@@ -141,42 +194,51 @@ class Steps:
         mask[list(walk.entities)] = False
         return np.flatnonzero(mask)
 
-    def _chunk_scores(self, walk: Walk, options: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per option: the score of the best chunk it would add, that chunk, and whether it has a chunk of
-        a document not on the walk. Only what the walk changes is computed here (issue 50: re-scoring every
-        entity of the walk's documents was most of a pool's time): an option adds a document when it is in
-        more documents than those of the walk it is in, and its best chunk changes only when one of its
-        chunks is on the walk (ON_PATH)."""
+    def _fresh(self, walk: Walk, options: np.ndarray) -> np.ndarray:
+        """Per option, whether it has a chunk of a document not on the walk: it is in more documents than those
+        of the walk it is in (counted on the scratch array, one document's distinct entities at a time)."""
         on = self.on
-        chunks = np.array(walk.chunks, dtype=np.int64)
-        docs = np.unique(on.chunk_doc[chunks])
-        inside, times = np.unique(_gather(on.doc_entities, docs)[0], return_counts=True)
-        counted = np.zeros(len(options), dtype=np.int64)
-        at, found = _positions(options, inside)
-        counted[at] = times[found]
-        fresh = on.n_docs[options] > counted
-        best, chunk = self._best
-        scores, adds = best[options], chunk[options]
-        redo, _ = _positions(options, np.unique(_gather(on.chunk_entities, chunks)[0]))
-        if len(redo):  # a chunk on the walk scores ON_PATH less: its best chunk may be another now
+        count = on.scratch().count
+        m = on.doc_entities
+        rows = [m.indices[m.indptr[d]:m.indptr[d + 1]] for d in set(on.chunk_doc[list(walk.chunks)].tolist())]
+        try:
+            for row in rows:
+                count[row] += 1
+            return on.n_docs[options] > count[options]
+        finally:  # zero again even when interrupted: the next walk of this thread reads it
+            for row in rows:
+                count[row] = 0
+
+    def _chunk_scores(self, walk: Walk, options: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per option: the score of the best chunk it would add (less GENERIC_HOP for a generic concept), and that
+        chunk. Only what the walk changes is computed here (issue 50: re-scoring every entity of the walk's
+        documents was most of a pool's time): a chunk on the walk scores ON_PATH less, so an option's best chunk
+        changes only when it is on the walk (its other chunks were no better, and none before it as good)."""
+        scores, adds = self._score[options], self._chunk[options]
+        on_walk = adds == walk.chunks[0]
+        for c in walk.chunks[1:]:  # a few chunks: np.isin costs more
+            on_walk |= adds == c
+        redo = np.flatnonzero(on_walk)
+        if len(redo):
             penalised = self.relevance.astype(np.float64)  # a copy, as best_chunks scores
-            penalised[chunks] -= ON_PATH
-            scores[redo], adds[redo] = _rows_best(on.graph.entity_chunks, options[redo], penalised)
-        return scores, adds, fresh
+            penalised[list(walk.chunks)] -= ON_PATH
+            rows = options[redo]
+            best, adds[redo] = _rows_best(self.on.graph.entity_chunks, rows, penalised)
+            scores[redo] = best - self.on.generic_cost[rows]
+        return scores, adds
 
     def _link_scores(self, current: int, options: np.ndarray) -> np.ndarray:
         """Per option: the similarity to the question of the best chunk it shares with `current` (0 if none);
-        through the question (`linked`), at least the question's best chunk's."""
+        through the question (`linked`), at least the question's best chunk's. As float32 (the link's
+        precision since it was first written; rounding keeps the order, so the max of the rounded values)."""
         own = self.on.graph.chunks_of(current)
         entities, counts = _gather(self.on.chunk_entities, own)
-        link = np.zeros(len(options), dtype=np.float32)
-        if len(entities):
-            values = np.repeat(self.relevance[own], counts)
-            order = np.argsort(entities, kind="stable")
-            entities, values = entities[order], values[order]
-            starts = np.flatnonzero(np.r_[True, entities[1:] != entities[:-1]])
-            at, found = _positions(options, entities[starts])
-            link[at] = np.maximum(np.maximum.reduceat(values, starts)[found], 0)  # none shared: 0
+        shared = self.on.scratch().link
+        try:
+            np.maximum.at(shared, entities, np.repeat(self.relevance[own].astype(np.float32), counts))
+            link = shared[options]
+        finally:  # zero again even when interrupted: the next walk of this thread reads it
+            shared[entities] = 0
         through, _ = _positions(options, self.linked)
         link[through] = np.maximum(link[through], self.top)
         return link
@@ -184,8 +246,33 @@ class Steps:
 
 def best_chunks(on: WalkIndex, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per entity: the similarity of its chunk most similar to the question (-inf with no chunk) and that
-    chunk (the first of equals in its row; -1 with none)."""
-    return _row_best(on.graph.entity_chunks, relevance.astype(np.float64), on.chunk_rows)
+    chunk (the first of equals in its row; -1 with none). One sort of the chunks, then each entity's best-ranked
+    chunk: a minimum over small integers (issue 50: 0.6 of the max-then-first-equal passes over the incidence)."""
+    rows = on.chunk_rows
+    column = rows.single.copy()
+    if not len(relevance):  # a graph without chunks
+        return np.full(len(column), -np.inf), column
+    if len(rows.multi):
+        order = _descending(relevance)
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        column[rows.multi] = order[np.minimum.reduceat(rank[rows.chunks], rows.starts)]
+    best = relevance[column].astype(np.float64)
+    if rows.empty:
+        best[column < 0] = -np.inf
+    return best, column
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    """Positions of `values` from the largest, equals in position order: a stable sort's order, from an unstable
+    sort (half the time) whose runs of equals (a few dozen: chunks of the same text) are put in order after it."""
+    order = np.argsort(-values)
+    ranked = values[order]
+    tied = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if len(tied):
+        at = np.union1d(tied, tied + 1)  # the runs' positions; a run's value is its own, so a sort keeps them in place
+        order[at] = order[at][np.lexsort((order[at], -ranked[at]))]
+    return order
 
 
 def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
@@ -237,21 +324,40 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
     return [ranked[i] for i in sorted(kept)]
 
 
-def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> np.ndarray:
+def _best_distinct(scores: np.ndarray, adds: np.ndarray, k: int) -> list[int]:
     """Positions of the k best scores that add different chunks (the best of each chunk), best first; ties
     broken by position. Sorts only the best scores, widening while they hold fewer than k chunks."""
     n, m = len(scores), 4 * k
     while True:
         if m >= n:
             chosen = np.arange(n)
-        else:  # every score at least the m-th best: a prefix of the full order, ties included
-            cut = np.partition(scores, n - m)[n - m]
-            chosen = np.flatnonzero(scores >= cut)
+        else:  # every score at least a cut: a prefix of the full order, ties included, whatever the cut
+            chosen = np.flatnonzero(scores >= _cut(scores, m))
         order = chosen[np.lexsort((chosen, -scores[chosen]))]
-        _, first = np.unique(adds[order], return_index=True)
-        if len(first) >= k or m >= n:
-            return order[np.sort(first)][:k]
+        taken: set[int] = set()
+        top = []
+        for i, chunk in zip(order.tolist(), adds[order].tolist()):  # a few hundred: cheaper than np.unique
+            if chunk not in taken:
+                taken.add(chunk)
+                top.append(i)
+                if len(top) == k:
+                    return top
+        if m >= n:
+            return top
         m *= 4
+
+
+def _cut(scores: np.ndarray, m: int) -> float:
+    """A score with about m of `scores` at least as high: the m-th best, or for a long list that of every
+    `step`-th score (a partition of a fraction of them; any cut gives `_best_distinct` a prefix of the order,
+    and one too high only widens it)."""
+    n = len(scores)
+    step = n // (4 * m)
+    if step < 2:
+        return float(np.partition(scores, n - m)[n - m])
+    sample = scores[::step]
+    r = max(1, m // step)
+    return float(np.partition(sample, len(sample) - r)[len(sample) - r])
 
 
 def _gather(m: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -279,39 +385,12 @@ def _positions(rows: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _rows_best(m: Any, rows: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_row_best` for some rows of `m` only."""
+    """For some rows of a CSR matrix, none empty: the largest of `values` at its columns and the first column
+    holding it."""
     columns, counts = _gather(m, rows)
-    indptr = np.r_[0, np.cumsum(counts)]
-    return _row_best(_Rows(indptr, columns, len(rows)), values)
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """Rows of a CSR matrix as `_row_best` reads them."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    n: int
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return (self.n, 0)
-
-
-def _row_best(m: Any, values: np.ndarray, row_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a CSR matrix: the largest of `values` at its columns (-inf for an empty row) and the first
-    column holding it (-1 for an empty row). `row_of`: each stored entry's row, when the caller keeps it."""
-    counts = np.diff(m.indptr)
-    filled = counts > 0
-    best = np.full(m.shape[0], -np.inf)
-    column = np.full(m.shape[0], -1, dtype=np.int64)
-    if not len(m.indices):
-        return best, column
-    vals = values[m.indices]
-    best[filled] = np.maximum.reduceat(vals, m.indptr[:-1][filled])
-    if row_of is None:
-        row_of = np.repeat(np.arange(m.shape[0]), counts)
-    hits = np.flatnonzero(vals == best[row_of])
-    first = hits[np.r_[True, row_of[hits][1:] != row_of[hits][:-1]]]
-    column[row_of[first]] = m.indices[first]
-    return best, column
+    vals = values[columns]
+    starts = np.cumsum(counts) - counts
+    best = np.maximum.reduceat(vals, starts)
+    hits = np.flatnonzero(vals == np.repeat(best, counts))
+    first = hits[np.r_[True, np.diff(np.searchsorted(starts, hits, side="right")) > 0]]  # a row's first hit
+    return best, columns[first]
