@@ -244,7 +244,7 @@ def test_cli_lists_recipes_and_refuses_bad_input_in_one_line(capsys, tmp_path):
     # JudgeAgent recipes printed 0-40 and translation 0-0)
     estimates = re.findall(r"expected calls: (\d+)-(\d+)", out)
     assert len(estimates) == len(RECIPES) and all(0 < int(low) <= int(high) for low, high in estimates)
-    assert "judgeagent-table1-medqa" in out and "expected calls: 3819-7678" in out  # 1273 questions x (3, 6) + 40
+    assert "judgeagent-table1-medqa" in out and "expected calls: 2970-7678" in out  # 1273 questions x (2 1/3, 6) + 40
     cases = [(["reproduce", "nope"], "unknown recipe 'nope'"),
              (["reproduce", "kieval-table2-mmlu", "--data", str(P / "mmlu")], "give --role candidate=MODEL"),
              (["reproduce", "kieval-table2-mmlu", "--role", "candidate=x"], "give --data"),

@@ -329,11 +329,12 @@ def _judgeagent(key: str, title: str, table: str, rows: dict[str, tuple[float, .
         data=data, data_format=fmt, items=None, selection="all",
         # setting=authors: the authors' batches of 3 and the grading tier kept through the rounds (docs/protocols.md)
         options={"rounds": 3, "setting": "authors"},
-        # typical, at setting=authors (batches of 3, 3 rounds: one extension question an item): the base answer, the
-        # extension question's generation, self-check and answer, a third of the batch's feedback, and validate's
-        # answer with suggestions (the plain one is the run's journal's)
+        # at setting=authors a batch of 3 is asked in one call (together.py): typical (3 rounds, one extension question
+        # an item): a third of the batch's base call, the extension question's generation, self-check and answer
+        # (the round's one call), a third of the batch's feedback and of validate's re-answer with suggestions (the
+        # plain one is the run's journal's); low: no self-check, no feedback (all right), rounds of 2 calls
         published=Published(table, columns, rows), needs=needs,
-        calls=Calls(per_item=(3, 6), calibration=True, typical_per_item=1 + 3 + 1 / 3 + 1),
+        calls=Calls(per_item=(1 / 3 + 2, 6), calibration=True, typical_per_item=1 / 3 + 3 + 1 / 3 + 1 / 3),
         data_items=data_items,
         differs=("ACC1/ACC2/CR/CtE come from `validate` (run after the interview, as the paper does)."
                  " setting=authors runs the authors' batch size (3) and keeps the tier after grading through the "
@@ -415,9 +416,9 @@ def _judgeagent_ablation(key: str) -> Recipe:
         protocol="judgeagent", roles=dict(base.roles), data=base.data, data_format=base.data_format, items=None,
         selection="all", options={**base.options, **option},
         published=Published("Table 3", columns, rows),
-        # without extension: grading and feedback only, 3 calls a question at most (no extension round); 1 where the
-        # batch is all right (setting=authors asks it no feedback, and validate reuses its journal's answers)
-        calls=Calls(per_item=(1, 3), calibration=True, typical_per_item=1 + 1 / 3 + 1) if key == "no-extension"
+        # without extension: grading, feedback and validation only, a call each per batch of 3 (setting=authors asks a
+        # batch in one call); a third where the batch is all right (no feedback, validate reuses the journal's answers)
+        calls=Calls(per_item=(1 / 3, 1), calibration=True, typical_per_item=1) if key == "no-extension"
         else base.calls,
         needs=() if key == "no-extension" else base.needs, data_items=base.data_items, differs=tuple(differs))
 

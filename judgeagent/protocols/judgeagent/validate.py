@@ -320,11 +320,12 @@ def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: An
         return _row(record, plain or "", helped or "", before, after, reused)
 
 
+    return [row(r) for r in base]
+
+
 async def _twice(answers: Awaitable[list[str | None]]) -> list[list[str | None]]:
     once = await answers
     return [once, once]
-
-    return [row(r) for r in base]
 
 
 async def _check(checker: AnswerChecker, record: QuestionRecord, answer: str | None) -> Verdict:
