@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -20,6 +20,9 @@ from .app import app
 from .bars import progress_for
 from .fields import ConfigOption, parse_fields, parse_roles
 from .plan import render_plan
+
+if TYPE_CHECKING:
+    from .role_settings import ModelSettings
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -141,7 +144,7 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     from .role_settings import apply_role_settings, split_settings
 
     settings, by_role = split_settings(model_settings(args))
-    role_given: dict[str, dict[str, Any]] = {}
+    role_given: dict[str, ModelSettings] = {}
     if settings:
         names = [n for value in resolved.values() for n in (value if isinstance(value, list) else [value])
                  if isinstance(n, str)]
@@ -183,12 +186,12 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     typer.echo(render_timings(timings, result.timings), err=True)  # diagnostics: stdout stays the results
 
 
-def model_settings(args: dict[str, Any]) -> dict[str, Any]:
+def model_settings(args: dict[str, Any]) -> ModelSettings:
     """--temperature, --max-tokens, --max-connections and each -M KEY=VALUE (a JSON value, else text), one dict;
     a setting given twice is one line naming it."""
     import json
 
-    settings = {k: args[k] for k in ("temperature", "max_tokens", "max_connections") if args.get(k) is not None}
+    settings: ModelSettings = {k: args[k] for k in ("temperature", "max_tokens", "max_connections") if args.get(k) is not None}
     for pair in args.get("model_arg") or []:
         key, sep, text = pair.partition("=")
         if not sep or not key.strip():

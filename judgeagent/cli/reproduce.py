@@ -215,7 +215,7 @@ def render_plan(plan: ReproducePlan, registry: Any) -> str:
         prompt, completion = recipe.calls.tokens_per_call
         lines.append(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
                      "completion (the paper's average call)")
-        cost = price_range(plan, registry, (low, high), (prompt, completion))
+        cost = price_range(plan.models, registry, (low, high), (prompt, completion))
         if cost:
             lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
                          "dearest role)")
@@ -225,11 +225,11 @@ def render_plan(plan: ReproducePlan, registry: Any) -> str:
     return "\n".join(lines)
 
 
-def price_range(plan: ReproducePlan, registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
+def price_range(models: dict[str, str], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
     """The cost of `calls` calls of `tokens` (prompt, completion) tokens each, every call priced as the dearest
-    of the plan's models (`plan.models`, role -> name or NAME,NAME); None when none has a price."""
+    of `models` (role -> name or NAME,NAME); None when none has a price."""
     prices = []
-    for model in plan.models.values():
+    for model in models.values():
         for single in str(model).split(","):
             try:
                 p = registry.resolve(single).prices

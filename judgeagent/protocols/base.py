@@ -4,10 +4,10 @@ from __future__ import annotations
 import threading
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias
 
 from pydantic import BaseModel
 
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from .episodes import EpisodeView
 
 
+RoleModel: TypeAlias = "str | ChatModel"
+"""One role's model: a registry name (`gpt-4o`, `local`, `openai:...`) or a ready `ChatModel`."""
+RoleChoice: TypeAlias = "RoleModel | Sequence[RoleModel] | None"
+"""What a caller gives for a role: its model, a many role's models (a list, or names comma-separated in one
+string), or None (the role takes its default)."""
+Seats: TypeAlias = "dict[str, RoleModel]"
+"""The resolved roles: every seat (`judge`, `students.2`) -> its model (`Protocol.resolve_roles`)."""
 Notify = Callable[[str], None]
 """Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
 
@@ -83,7 +90,7 @@ class RoleSpec(NamedTuple):
         return (self.default,) if isinstance(self.default, str) else tuple(self.default or ())
 
 
-def _numbered(given: dict[str, Any], name: str) -> list[Any]:
+def _numbered(given: Mapping[str, RoleChoice], name: str) -> list[RoleChoice]:
     """A many role's models given one by one (`students.1`, `students.2`, ...), in their order."""
     keys = [k for k in given if k.partition(".")[0] == name and k.partition(".")[2].isdigit() and given[k]]
     return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
@@ -119,7 +126,7 @@ class RunRequest:
 
     benchmark: Benchmark
     graph: ContextGraph | None
-    models: dict[str, str | ChatModel]
+    models: dict[str, RoleChoice]
     config: BaseModel
     run_dir: Path | None = None
     runs_root: Path = Path("runs")
@@ -204,7 +211,7 @@ class Protocol(ABC):
     def needs_graph(self, config: Any) -> bool:
         return "graph" in self.needs
 
-    def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
+    def resolve_roles(self, given: Mapping[str, RoleChoice]) -> Seats:
         """Every declared role's model: as given, else its default role's (judge -> interviewer -> target),
         else its fixed `model`.
 
@@ -219,8 +226,8 @@ class Protocol(ABC):
         if unknown:
             raise JudgeAgentError(f"protocol {self.name} has no role {unknown[0]}; its roles are "
                                   f"{', '.join(r.name for r in self.roles)} (give them with --role NAME=MODEL)")
-        chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
-        out: dict[str, Any] = {}
+        chosen: dict[str, RoleChoice] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
+        out: Seats = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
             value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
                      or next((chosen[d] for d in role.defaults if chosen.get(d)), None) or role.model)
@@ -282,7 +289,7 @@ class Protocol(ABC):
         same name)."""
         return {}
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate | None:
         """The calls a run of these items with these resolved roles would make (`--dry-run`), counted from the
         config alone; None when the protocol has no estimate."""
         return None

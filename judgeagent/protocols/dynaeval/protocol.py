@@ -8,7 +8,17 @@ from typing import Any
 
 from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
 from ..record import Score
 from . import stability
 from .config import DynaEvalConfig, planned_runs
@@ -76,7 +86,7 @@ class DynaEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate | None:
         """Games: the planned repetitions (converge: from min_runs), each one game of all players (a symmetric
         task) or one per ordered pair (pairwise); the task's items are read from the file it names (a missing
         one fails here, as the run would). Per game, public goods: each player answers once a round and the

@@ -8,7 +8,7 @@ from ...benchmark import Benchmark, Item
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
 from ...grading.verdict import one_line
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Seats, Section
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -41,7 +41,7 @@ class InterviewerProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The judge's calibration, then per item the modification (and its check), one attempt, and each
         follow-up's question, answer and grade; the summary once. At the most: the probe of the original and
         the answer without the removed information, every attempt wrong until the last with feedback between,

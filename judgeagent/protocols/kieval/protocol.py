@@ -10,7 +10,17 @@ from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -54,7 +64,7 @@ class KIEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The judge's calibration, then per item the two verification answers and the candidate's answer, and per
         round a question, a reply and an evaluation (fewest: an early stop after round 1). At the most each answer
         also goes to the judge and each evaluation is repaired once."""

@@ -4,7 +4,17 @@ from __future__ import annotations
 from typing import Any
 
 from ...benchmark import Benchmark, Item
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
 from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
@@ -37,7 +47,7 @@ class Teach2EvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The teacher answers each item once; per student and item a right first answer takes 2 calls (the answer,
         the teacher's judgment), a wrong one up to 2T+1 (T+1 answers, T teacher turns): the recipe's counts."""
         students = sum(1 for k in seats if k.partition(".")[0] == "students")
