@@ -17,6 +17,7 @@ from .errors import JudgeAgentError
 from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wrong_kind
 
 if TYPE_CHECKING:
+    from .grading.calibration import CalibrationRecord
     from .models.roles import RoleDescription
     from .models.usage import UsageLine
 
@@ -71,7 +72,7 @@ class Manifest(TypedDict, total=False):
     benchmark: BenchmarkRef
     graph: GraphRef | None
     versions: dict[str, str]
-    judge_calibration: dict[str, Any] | None
+    judge_calibration: CalibrationRecord | None
     checker: dict[str, Any]
     """The answer checker's settings (KIEval, the interviewer protocol)."""
     mcq: dict[str, Any]
