@@ -50,6 +50,46 @@ class ModelChange(TypedDict):
     changes: list[str]
 
 
+class RunArgs(TypedDict, total=False):
+    """manifest.json's `request`: how the command named the run's inputs (the `evaluate` flags given, paths as
+    text; `reproduce`'s recipe and roles), which `--resume` gives again."""
+
+    protocol: str
+    recipe: str
+    option: list[str]
+    role: list[str]
+    target: str | None
+    benchmark: str | None
+    field: list[str]
+    graph: str | None
+    interviewer: str | None
+    judge: str | None
+    base_url: str | None
+    limit: str | None
+    sample_id: list[str]
+    sample: int | None
+    seed: int
+    batch_size: int
+    rounds: int
+    hops: int
+    questions_per_round: int
+    no_graph: bool
+    path: str
+    fixed_difficulty: str | None
+    adaptive: str
+    no_extension: bool
+    passages: bool
+    max_passage_words: int | None
+    holdout: float
+    judge_policy: str
+    easy_generator: str
+    no_self_check: bool
+    temperature: float | None
+    max_tokens: int | None
+    max_connections: int | None
+    model_arg: list[str]
+
+
 class Manifest(TypedDict, total=False):
     """manifest.json: what a run is (its format, protocol, identity, config, models, inputs, software) and how far
     it got. Written by the runner (`runner.run_episodes`) with the protocol's own fields (`manifest_fields`, and
@@ -67,7 +107,7 @@ class Manifest(TypedDict, total=False):
     config_id: str
     config: dict[str, Any]
     models: dict[str, RoleDescription]
-    request: dict[str, Any]
+    request: RunArgs
     """How the command named its inputs (paths, limits), for `--resume`."""
     benchmark: BenchmarkRef
     graph: GraphRef | None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..models.spec import Registry
     from ..protocols.base import Seats
-    from .role_settings import ModelSettings
+    from ..models.base import ModelSettings
 
 
 def render_plan(protocol: Any, config: Any, benchmark: Any, seats: Seats,

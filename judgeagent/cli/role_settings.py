@@ -8,19 +8,14 @@ only the settings differ, and they are what the run's identity and manifest reco
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
-
-from pydantic import JsonValue
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import JudgeAgentError
+from ..models.base import ModelSettings
 
 if TYPE_CHECKING:
     from ..models.spec import Registry
     from ..protocols.base import Seats
-
-ModelSettings: TypeAlias = dict[str, JsonValue]
-"""Model settings by key (`temperature`, `max_tokens`, any `-M KEY=VALUE`: a JSON value, else text); the
-registry checks each key and value (`Registry.with_settings`)."""
 
 
 class RoleSettings(NamedTuple):

@@ -7,12 +7,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
 from ..benchmark import Benchmark, Item
 from ..errors import JudgeAgentError
+from ..runs import RunArgs
 from .record import Record, Score
 
 if TYPE_CHECKING:
@@ -32,6 +33,12 @@ RoleChoice: TypeAlias = "RoleModel | Sequence[RoleModel] | None"
 string), or None (the role takes its default)."""
 Seats: TypeAlias = "dict[str, RoleModel]"
 """The resolved roles: every seat (`judge`, `students.2`) -> its model (`Protocol.resolve_roles`)."""
+RecordT = TypeVar("RecordT", bound=Mapping[str, object])
+"""A protocol's row of records.jsonl: the shared `RecordRow` envelope, or JudgeAgent's question record."""
+RowT = TypeVar("RowT", bound=Mapping[str, object])
+"""A protocol's row of episodes.jsonl (its `rows.py`: KIEval's `DialogueRow`, DynaEval's `GameRow`, ...)."""
+SummaryT = TypeVar("SummaryT", bound=Mapping[str, object])
+"""A protocol's summary.json (its `rows.py`'s `Summary`)."""
 Notify = Callable[[str], None]
 """Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
 
@@ -134,7 +141,7 @@ class RunRequest:
     cache_dir: Path | None = None
     cache: bool = True
     max_cost: float | None = None
-    request: dict[str, Any] = field(default_factory=dict)
+    request: RunArgs = field(default_factory=lambda: RunArgs())
     notify: Notify | None = None
     progress: Progress | None = None
     """Hears a `ProgressEvent` as each episode finishes; JudgeAgent's as each question is judged and each batch's
@@ -183,7 +190,7 @@ class Prepared(NamedTuple):
     manifest: Manifest | None = None
 
 
-class Protocol(ABC):
+class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
     """One interview method. Subclasses declare the class attributes and the episode methods."""
 
     name: ClassVar[str]
@@ -306,7 +313,7 @@ class Protocol(ABC):
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
 
-    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+    def next_episodes(self, ctx: EpisodeContext, rows: list[RowT]) -> list[Episode]:
         """More episodes once those listed so far have finished (`rows`, in index order); none by default.
 
         Called after each wave, the first time after `episodes` (which may list none). For protocols that
@@ -321,23 +328,22 @@ class Protocol(ABC):
         return Prepared()
 
     @abstractmethod
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> RowT:
         """Run one episode, writing its records; return its row for episodes.jsonl."""
 
     @abstractmethod
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordT], episodes: list[RowT]) -> SummaryT:
         """The run's numbers from its records (may ask a model, e.g. for a written summary)."""
 
     @abstractmethod
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]: ...
+    def report_sections(self, summary: SummaryT) -> list[Section]: ...
 
     def report_extras(self, folder: Path) -> list[Section]:
         """Report sections from files a later command wrote into the finished run's folder (KIEval's rescores);
         `judgeagent report` re-renders the report with them."""
         return []
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: SummaryT) -> dict[str, float | None]:
         """The few numbers `judgeagent compare` puts side by side, in column order; a name carries its scale."""
         return {}
 
@@ -354,7 +360,7 @@ class Protocol(ABC):
 
         return generic_episodes(run)
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: SummaryT, folder: str) -> str:
         """A few lines for the terminal."""
         return f"run {folder}\n" + "\n".join(f"  {k}: {v}" for k, v in summary.items() if not isinstance(v, dict))
 

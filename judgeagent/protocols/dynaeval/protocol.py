@@ -19,7 +19,7 @@ from ..base import (
     Seats,
     Section,
 )
-from ..record import Score
+from ..record import RecordRow, Score
 from . import stability
 from .config import DynaEvalConfig, planned_runs
 from .referee import play, transcript
@@ -46,7 +46,7 @@ class GameEpisode(Episode):
     cast: tuple[tuple[str, str], ...] = ()
 
 
-class DynaEvalProtocol(Protocol):
+class DynaEvalProtocol(Protocol[RecordRow, GameRow, Summary]):
     name = "dynaeval"
     title = "DynaEval"
     paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
@@ -127,7 +127,7 @@ class DynaEvalProtocol(Protocol):
             out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
         return Prepared(state, {"dynaeval": out})
 
-    def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:  # type: ignore[override]
+    def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:
         cfg, task, players = ctx.config, ctx.state.task, ctx.state.players
         runs = planned_runs(cfg, task.name, len(ctx.state.items))
         wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
@@ -168,8 +168,8 @@ class DynaEvalProtocol(Protocol):
                 "scores": played.outcome.scores, "end": played.outcome.end, "rounds": played.rounds,
                 "metrics": played.outcome.metrics, "moves": played.moves, "transcript": transcript(played.pool)}
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[GameRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[GameRow]) -> Summary:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
         runs = planned_runs(ctx.config, ctx.state.task.name, len(ctx.state.items))
         summary = numbers(ctx.state.task, ctx.config, episodes, names, runs)
@@ -179,7 +179,7 @@ class DynaEvalProtocol(Protocol):
             summary["isolation"] = isolation
         return summary
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
     def view_episodes(self, run: Any) -> list[Any]:  # games by their cast, scores by player
@@ -187,7 +187,7 @@ class DynaEvalProtocol(Protocol):
 
         return view_episodes(run)
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         # Each player's mean and the half-width of its 95% interval, named with the task's unit: runs of
         # different tasks never share a column.
         out: dict[str, float | None] = {}
@@ -201,7 +201,7 @@ class DynaEvalProtocol(Protocol):
                         out[f"{summary['task']}: {player} as {role} {name}"] = measures[name]
         return out
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         s = summary
         fixed = s.get("scoring", {}).get("repeat") == "fixed"
         lines = [f"run {folder}", f"  task {s['task']}: {s['repetitions']} repetitions, {s['games']} games, "

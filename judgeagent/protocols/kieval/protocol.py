@@ -21,6 +21,7 @@ from ..base import (
     Seats,
     Section,
 )
+from ..record import RecordRow
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -37,7 +38,7 @@ class KIEvalState:
     sampler_thread: ThreadPoolExecutor | None = None
 
 
-class KIEvalProtocol(Protocol):
+class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
     name = "kieval"
     title = "KIEval"
     paper = "Yu et al., KIEval (ACL 2024): Section 3, Algorithm 1, Appendix K"
@@ -97,8 +98,8 @@ class KIEvalProtocol(Protocol):
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> DialogueRow:
         return await dialogue(ctx, episode)
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[DialogueRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[DialogueRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.rounds, cfg.scoring, cfg.decay, cfg.early_stop)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
@@ -112,7 +113,7 @@ class KIEvalProtocol(Protocol):
         if ctx.state is not None and ctx.state.sampler_thread is not None:
             ctx.state.sampler_thread.shutdown()
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
     def report_extras(self, folder: Path) -> list[Section]:
@@ -123,12 +124,12 @@ class KIEvalProtocol(Protocol):
         section = agreement_section(folder)
         return [section] if section else []
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         k = summary["kieval"]
         return {"KIEval overall": k["overall"], "KIEval accuracy": k["accuracy"],
                 "benchmark accuracy": summary["benchmark_accuracy"], "valid rounds": summary["valid_rounds"]}
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         s = summary
         lines = [f"run {folder}", f"  items {s['items']}: {s['conversations']} verified, {s['dropped']} dropped "
                  f"{s['dropped_by_reason'] or ''}".rstrip()]

@@ -15,6 +15,7 @@ from ..base import (
     Seats,
     Section,
 )
+from ..record import RecordRow
 from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
@@ -22,7 +23,7 @@ from .report import ABILITIES, numbers, scoring_of, sections, shown
 from .rows import ItemRow, Summary
 
 
-class Teach2EvalProtocol(Protocol):
+class Teach2EvalProtocol(Protocol[RecordRow, ItemRow, Summary]):
     name = "teach2eval"
     title = "Teach2Eval"
     paper = "Teach2Eval: An Indirect Evaluation Method for LLM by Judging How It Teaches: Sections 3-4, Appendix A"
@@ -61,8 +62,8 @@ class Teach2EvalProtocol(Protocol):
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> ItemRow:
         return await teach(ctx, episode)
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[ItemRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[ItemRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
         summary["conversion"] = ctx.run.manifest.get("mcq") or {}
@@ -70,13 +71,13 @@ class Teach2EvalProtocol(Protocol):
             summary["tell_answer"] = True
         return summary
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         return {key: summary["abilities"][key]["value"] for key in ("AA", "JA", "GA", "RA", "CA")}
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         a = summary["abilities"]
 
         def shown_(key: str) -> str:
