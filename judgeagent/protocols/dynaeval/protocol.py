@@ -24,7 +24,7 @@ from . import stability
 from .config import DynaEvalConfig, planned_runs
 from .referee import play, transcript
 from .report import numbers, sections
-from .rows import GameRow, Summary
+from .rows import GameRow, Setup, SourceStamp, Summary
 from .tasks import TASKS
 from .tasks.base import Move, Task
 
@@ -119,12 +119,12 @@ class DynaEvalProtocol(Protocol[RecordRow, GameRow, Summary]):
                                   f"{before['sha256'][:12]}… → {stamp.sha256[:12]}…): start a new run (--run-dir "
                                   "elsewhere) or restore the file")
         state = DynaEvalState(task, items, _players(ctx))
-        out: dict[str, Any] = {"task": task.name, "items": len(items), "players": state.players}
+        out = Setup(task=task.name, items=len(items), players=state.players)
         isolation = task.isolation(ctx.config)
         if isolation is not None:
             out["isolation"] = isolation  # which sandbox ran the models' code, e.g. bubblewrap 0.8.0
         if stamp is not None:
-            out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
+            out["source"] = SourceStamp(option=stamp.option, path=stamp.path, sha256=stamp.sha256)
         return Prepared(state, {"dynaeval": out})
 
     def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:

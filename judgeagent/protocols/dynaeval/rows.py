@@ -2,7 +2,7 @@
 written. What a move's value and a task's measures hold is the task's own (a number, a text, a sandbox result)."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from ...metrics import MeanInterval
 
@@ -65,3 +65,22 @@ class Summary(TypedDict, total=False):
     pairs: list[dict[str, str | int | float | None]]
     isolation: object
     usage: dict[str, dict[str, float]]
+
+
+class SourceStamp(TypedDict):
+    """The file a task read its items from (`-o problems=`, `-o sources=`), by content."""
+
+    option: str
+    path: str
+    sha256: str
+
+
+class Setup(TypedDict):
+    """The manifest's `dynaeval`: the task, its items and players, and what it ran with."""
+
+    task: str
+    items: int
+    players: list[str]
+    isolation: NotRequired[str]
+    """Which sandbox ran the models' code, e.g. bubblewrap 0.8.0 (the code task)."""
+    source: NotRequired[SourceStamp]
