@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -115,10 +116,11 @@ class Manifest(TypedDict, total=False):
     judge_calibration: CalibrationRecord | None
     checker: dict[str, Any]
     """The answer checker's settings (KIEval, the interviewer protocol)."""
-    mcq: dict[str, Any]
-    """Teach2Eval: how the benchmark was made multiple-choice."""
-    dynaeval: dict[str, Any]
-    """DynaEval: its task's setup."""
+    mcq: Mapping[str, object]
+    """Teach2Eval: how the benchmark was made multiple-choice (its `rows.Conversion`; a protocol's own shape,
+    which this shared module does not import)."""
+    dynaeval: Mapping[str, object]
+    """DynaEval: its task's setup (its `rows.Setup`)."""
     model_changes: list[ModelChange]
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ..errors import JudgeAgentError
 from ..files import json_kind, json_records, jsonl_records, read_text
@@ -300,7 +300,7 @@ def _ceval_context(file: Path, root: Path) -> FileContext:
         got = json_kind(bad) if bad is names else f"a list holding {json_kind(bad)}"
         raise JudgeAgentError(f"{candidate}: subject {subject!r} should be [English name, Chinese name, category], "
                               f"got {got}")
-    english, chinese, category = (names + [None, None, None])[:3]
+    english, chinese, category = (cast("list[str | None]", names) + [None, None, None])[:3]
     return FileContext(subject=subject, split=_split_of(file), subject_en=english, subject_zh=chinese,
                        category=category)
 

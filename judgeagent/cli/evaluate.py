@@ -9,6 +9,7 @@ hold. A run's manifest keeps the options given; `--resume RUN` takes them back.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypedDict, cast
 
@@ -23,7 +24,7 @@ from .plan import render_plan
 
 if TYPE_CHECKING:
     from ..models.base import ModelSettings
-    from ..protocols.base import Seats
+    from ..protocols.base import RoleChoice, Seats
     from ..runs import RunArgs
 
 
@@ -177,7 +178,8 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     if args["validate"] and protocol.name != "judgeagent":
         raise JudgeAgentError(f"--validate is JudgeAgent's; protocol {protocol.name} has no such step yet")
     config = protocol_config(protocol, args, given)
-    models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
+    shared: dict[str, RoleChoice] = {r: args[r] for r in ("target", "interviewer", "judge") if args[r]}
+    models: dict[str, RoleChoice] = {**shared, **parse_roles(args["role"])}
     resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
     clock = time.perf_counter()
     graph = _graph(args["graph"])
@@ -284,12 +286,13 @@ def protocol_config(protocol: Any, args: EvaluateArgs, given: set[str]) -> Any:
 
     fields = protocol.Config.model_fields
     options: dict[str, Any] = {}
+    flags: Mapping[str, object] = args  # by the names in CONFIG_FLAGS
     for flag, mapped in CONFIG_FLAGS.items():
         if flag not in given:
             continue
-        if mapped and not args[flag]:
+        if mapped and not flags[flag]:
             continue  # a negative flag off (a resumed run's manifest keeps it as false)
-        key, value = mapped or (flag, args[flag])
+        key, value = mapped or (flag, flags[flag])
         if key not in fields and key == "judge_policy" and "checker" in fields:
             key = "checker.judge_policy"  # JudgeAgent's answer checker holds it
         elif key not in fields:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..models.base import ModelSettings
     from ..models.spec import Registry
     from ..protocols.base import Seats
-    from ..models.base import ModelSettings
 
 
 def render_plan(protocol: Any, config: Any, benchmark: Any, seats: Seats,

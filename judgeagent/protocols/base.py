@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -97,10 +97,10 @@ class RoleSpec(NamedTuple):
         return (self.default,) if isinstance(self.default, str) else tuple(self.default or ())
 
 
-def _numbered(given: Mapping[str, RoleChoice], name: str) -> list[RoleChoice]:
+def _numbered(given: Mapping[str, RoleChoice], name: str) -> list[RoleModel]:
     """A many role's models given one by one (`students.1`, `students.2`, ...), in their order."""
     keys = [k for k in given if k.partition(".")[0] == name and k.partition(".")[2].isdigit() and given[k]]
-    return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
+    return [cast("RoleModel", given[k]) for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
 
 
 class CallEstimate(NamedTuple):
@@ -236,7 +236,7 @@ class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
         chosen: dict[str, RoleChoice] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
         out: Seats = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
-            value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
+            value: RoleChoice = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
                      or next((chosen[d] for d in role.defaults if chosen.get(d)), None) or role.model)
             if not value and role.optional:
                 continue
@@ -245,7 +245,8 @@ class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
             chosen[role.name] = value
             if role.many:
-                values = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+                values: list[RoleModel] = ([v.strip() for v in value.split(",")] if isinstance(value, str)
+                                           else list(cast("Sequence[RoleModel]", value)))
                 if not values or any(v in ("", None) for v in values):
                     raise JudgeAgentError(f"role {role.name} of protocol {self.name} needs one or more models, "
                                           f"comma-separated; got {value!r}")
@@ -253,7 +254,7 @@ class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
             else:
                 if isinstance(value, (list, tuple)) or (isinstance(value, str) and "," in value):
                     raise JudgeAgentError(f"role {role.name} of protocol {self.name} takes one model; got {value!r}")
-                out[role.name] = value
+                out[role.name] = cast("RoleModel", value)
         return out
 
     # --- hooks the runner calls; the defaults suit a protocol written for the runner --------------------
@@ -282,7 +283,8 @@ class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
             "benchmark": [(i.qid, i.question, i.gold, i.options, i.difficulty, bool(i.passage))
                           for i in request.benchmark.items],
             "graph": request.graph.manifest.get("graph_id") if request.graph else None,
-            "models": {role: model_identity(value, registry) for role, value in request.models.items()},
+            "models": {role: model_identity(cast("RoleModel", value), registry)  # resolved by now
+                       for role, value in request.models.items()},
             "config": {k: v for k, v in request.config.model_dump(mode="json").items()
                        if not (k in self.added_later and v == self.added_later[k])},
         }

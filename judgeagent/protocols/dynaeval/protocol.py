@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +114,7 @@ class DynaEvalProtocol(Protocol[RecordRow, GameRow, Summary]):
         # The run's identity holds the file's path, not its content: a file edited between a run and its
         # resumption would mix old and new items under one run. The bytes' hash, kept in the manifest when
         # the run began, refuses that before any game (and any model call) is played.
-        before = (ctx.run.manifest.get("dynaeval") or {}).get("source")
+        before = typing.cast(Setup, ctx.run.manifest.get("dynaeval") or {}).get("source")
         if stamp is not None and before and before.get("sha256") != stamp.sha256:
             raise JudgeAgentError(f"the {stamp.option} file {stamp.path} changed since this run began (sha256 "
                                   f"{before['sha256'][:12]}… → {stamp.sha256[:12]}…): start a new run (--run-dir "
@@ -174,7 +175,7 @@ class DynaEvalProtocol(Protocol[RecordRow, GameRow, Summary]):
         runs = planned_runs(ctx.config, ctx.state.task.name, len(ctx.state.items))
         summary = numbers(ctx.state.task, ctx.config, episodes, names, runs)
         # As recorded when the run began: a report made later, elsewhere, says what ran, not what is here now.
-        isolation = (ctx.run.manifest.get("dynaeval") or {}).get("isolation")
+        isolation = typing.cast(Setup, ctx.run.manifest.get("dynaeval") or {}).get("isolation")
         if isolation is not None:
             summary["isolation"] = isolation
         return summary

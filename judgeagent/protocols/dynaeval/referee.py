@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from ...models.base import ChatModel, ModelSettings
+from ...models.base import ChatModel
 from ...models.dialogue import Dialogue
 from .rows import MoveRow
 from .tasks.base import Game, Move, Outcome
@@ -34,7 +35,8 @@ class Played:
 
 
 async def play(game: Game, players: dict[str, ChatModel], *, referee: ChatModel | None = None,
-               record: Recorder | None = None, settings: ModelSettings | None = None, max_rounds: int = 1000) -> Played:
+               record: Recorder | None = None, settings: dict[str, Any] | None = None, max_rounds: int = 1000
+               ) -> Played:
     """Run `game` with `players` (seat -> model) to its end; `referee` is an optional model for ratings and,
     in tasks that use it so, for reading replies."""
     pool = Dialogue((REFEREE, *game.seats))

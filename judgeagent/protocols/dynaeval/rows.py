@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from ...metrics import MeanInterval
+from .tasks.base import Metric
 
 
 class MoveRow(TypedDict):
@@ -29,7 +30,7 @@ class GameRow(TypedDict, total=False):
     scores: dict[str, float | None]
     end: str
     rounds: int
-    metrics: dict[str, dict[str, object]]
+    metrics: dict[str, dict[str, Metric]]
     moves: list[MoveRow]
     transcript: str
 

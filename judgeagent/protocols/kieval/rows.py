@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
+    from ...grading.calibration import CalibrationRecord
     from ...models.roles import RoleDescription
     from ...models.usage import UsageLine
     from .agreement import Agreement
@@ -123,7 +124,7 @@ class Summary(TypedDict, total=False):
     intervals: dict[str, list[float] | None]
     examples: dict[str, Example]
     evaluator: str
-    judge_calibration: dict[str, object] | None
+    judge_calibration: CalibrationRecord | None
     trust: dict[str, str | None]
     usage: dict[str, dict[str, float]]
 

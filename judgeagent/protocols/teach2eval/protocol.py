@@ -1,7 +1,7 @@
 """`Teach2EvalProtocol`: Teach2Eval (an indirect evaluation by judging how a model teaches) on the shared engine."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ...benchmark import Benchmark, Item
 from ..base import (
@@ -20,7 +20,7 @@ from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
 from .report import ABILITIES, numbers, scoring_of, sections, shown
-from .rows import ItemRow, Summary
+from .rows import Conversion, ItemRow, Summary
 
 
 class Teach2EvalProtocol(Protocol[RecordRow, ItemRow, Summary]):
@@ -66,7 +66,7 @@ class Teach2EvalProtocol(Protocol[RecordRow, ItemRow, Summary]):
                         episodes: list[ItemRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
-        summary["conversion"] = ctx.run.manifest.get("mcq") or {}
+        summary["conversion"] = cast(Conversion, ctx.run.manifest.get("mcq") or {})
         if cfg.tell_answer:  # only then: a default run's summary stays as it was
             summary["tell_answer"] = True
         return summary
