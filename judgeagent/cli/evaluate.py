@@ -311,12 +311,11 @@ def protocol_config(protocol: Any, args: EvaluateArgs, given: set[str]) -> Any:
 
 def _protocol_name(args: EvaluateArgs, given: set[str]) -> str:
     """The protocol named, or the one of the run `--resume` continues (JudgeAgent by default)."""
-    if args["resume"] and ("protocol" not in given or args["protocol"] == "judgeagent"):
-        from ..runs import load_manifest
+    resume = args["resume"]
+    if resume and ("protocol" not in given or args["protocol"] == "judgeagent"):
+        from ..runs import load_manifest, run_protocol_name
 
-        from ..runs import run_protocol_name
-
-        return run_protocol_name(load_manifest(Path(args["resume"])), Path(args["resume"]))
+        return run_protocol_name(load_manifest(Path(resume)), Path(resume))
     return str(args["protocol"])
 
 

@@ -375,7 +375,8 @@ JUDGEAGENT_RECIPES = (
 # --- JudgeAgent, Table 3 (ablations on MedQA) ----------------------------------------------------------
 
 # Table 3, per target: ACC2, CR, CtE and delta of each ablation (ACC1 is Table 1's: the base answers are kept).
-_JA_T3 = {  # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
+_JA_T3: dict[str, tuple[str, dict[str, OptionValue], dict[str, tuple[float | None, ...]]]] = {
+    # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
     "no-graph": ("w/o context graph", {"graph": False}, {
         "GLM4-Flash": (88.60, 10.26, 1.75, 8.50), "GPT-4.1": (91.36, 6.72, 0.33, 6.39),
         "Qwen3": (95.57, 4.28, 0.42, 3.86)}),
