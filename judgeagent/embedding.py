@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -187,7 +187,24 @@ def _quiet_transformers() -> None:
         pass
 
 
-def build_index(vectors: np.ndarray, config: IndexConfig = IndexConfig()) -> tuple[Any, dict[str, Any]]:
+class IndexInfo(TypedDict):
+    """What `build_index` built, for the graph's manifest."""
+
+    kind: str
+    """`flat` (exact), `hnsw` or `ivfpq`."""
+    n: int
+    dim: int
+    metric: str
+    nlist: NotRequired[int]
+    nprobe: NotRequired[int]
+    pq_m: NotRequired[int]
+    trained_on: NotRequired[int]
+    """IVF-PQ: its lists, lists searched, sub-quantizers, and the vectors it was trained on."""
+    recall_at_10: NotRequired[float]
+    """An approximate index's measured recall@10 against exact search."""
+
+
+def build_index(vectors: np.ndarray, config: IndexConfig = IndexConfig()) -> tuple[Any, IndexInfo]:
     """Exact search up to `exact_max` vectors, HNSW above, IVF-PQ from `ivf_min`; the returned info
     (with an approximate index's measured recall@10) goes into the manifest."""
     import faiss
@@ -198,7 +215,7 @@ def build_index(vectors: np.ndarray, config: IndexConfig = IndexConfig()) -> tup
         kind = "flat" if n <= config.exact_max else "hnsw" if n < config.ivf_min else "ivfpq"
     if kind == "ivfpq" and n < 256:  # PQ's 256 centroids a sub-space need that many training points
         kind = "flat"
-    info: dict[str, Any] = {"kind": kind, "n": int(n), "dim": int(dim), "metric": "inner_product"}
+    info = IndexInfo(kind=kind, n=int(n), dim=int(dim), metric="inner_product")
     if kind == "flat":
         index = faiss.IndexFlatIP(dim)
     elif kind == "hnsw":
@@ -216,7 +233,7 @@ def build_index(vectors: np.ndarray, config: IndexConfig = IndexConfig()) -> tup
 _SHARD = 100_000
 
 
-def _train_ivfpq(vectors: np.ndarray, config: IndexConfig, info: dict[str, Any]) -> Any:
+def _train_ivfpq(vectors: np.ndarray, config: IndexConfig, info: IndexInfo) -> Any:
     import faiss
 
     n, dim = vectors.shape
@@ -229,7 +246,7 @@ def _train_ivfpq(vectors: np.ndarray, config: IndexConfig, info: dict[str, Any])
     sample = vectors[np.sort(rng.choice(n, min(n, config.train_sample), replace=False))]
     index.train(np.ascontiguousarray(sample))
     index.nprobe = min(config.ivf_nprobe, nlist)
-    info.update(nlist=nlist, nprobe=index.nprobe, pq_m=config.pq_m, trained_on=len(sample))
+    info["nlist"], info["nprobe"], info["pq_m"], info["trained_on"] = nlist, index.nprobe, config.pq_m, len(sample)
     return index
 
 

@@ -11,7 +11,25 @@ Pair = tuple[bool, bool]
 """(correct before the suggestions, correct after)."""
 
 
-def rates(pairs: Sequence[Pair]) -> dict[str, Any]:
+class Rates(TypedDict):
+    """`rates`: counts over the N questions, the paper's rates over N, the conditional ones, McNemar's p."""
+
+    n: int
+    right_before: int
+    right_after: int
+    wrong_to_right: int
+    right_to_wrong: int
+    acc1: float | None
+    acc2: float | None
+    cr: float | None
+    cte: float | None
+    delta: float | None
+    cr_given_wrong: float | None
+    cte_given_right: float | None
+    mcnemar_p: float
+
+
+def rates(pairs: Sequence[Pair]) -> Rates:
     """The paper's rates, all over N (so acc2 - acc1 == cr - cte exactly), plus the conditional ones.
 
     `cr_given_wrong` is CR over the initially wrong, `cte_given_right` CtE over the initially right;
@@ -23,13 +41,13 @@ def rates(pairs: Sequence[Pair]) -> dict[str, Any]:
     fixed = sum(1 for a, b in pairs if not a and b)
     broken = sum(1 for a, b in pairs if a and not b)
     share = (lambda k, d: k / d if d else None)  # noqa: E731
-    return {
-        "n": n, "right_before": right1, "right_after": right2, "wrong_to_right": fixed, "right_to_wrong": broken,
-        "acc1": share(right1, n), "acc2": share(right2, n), "cr": share(fixed, n), "cte": share(broken, n),
-        "delta": share(fixed - broken, n),
-        "cr_given_wrong": share(fixed, n - right1), "cte_given_right": share(broken, right1),
-        "mcnemar_p": mcnemar_exact(fixed, broken),
-    }
+    return Rates(
+        n=n, right_before=right1, right_after=right2, wrong_to_right=fixed, right_to_wrong=broken,
+        acc1=share(right1, n), acc2=share(right2, n), cr=share(fixed, n), cte=share(broken, n),
+        delta=share(fixed - broken, n),
+        cr_given_wrong=share(fixed, n - right1), cte_given_right=share(broken, right1),
+        mcnemar_p=mcnemar_exact(fixed, broken),
+    )
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -60,7 +78,7 @@ def bootstrap(pairs: Sequence[Pair], resamples: int = 2000, seed: int = 0,
     return {k: (float(np.percentile(v, lo)), float(np.percentile(v, hi))) for k, v in stats.items()}
 
 
-def breakdown(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+def breakdown(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Rates]:
     """`rates` per value of `key` (e.g. difficulty, question type) over rows with `before`/`after`."""
     groups: dict[str, list[Pair]] = {}
     for r in rows:

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +18,7 @@ from .errors import JudgeAgentError
 from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wrong_kind
 
 if TYPE_CHECKING:
+    from .grading.calibration import CalibrationRecord
     from .models.roles import RoleDescription
     from .models.usage import UsageLine
 
@@ -49,6 +51,46 @@ class ModelChange(TypedDict):
     changes: list[str]
 
 
+class RunArgs(TypedDict, total=False):
+    """manifest.json's `request`: how the command named the run's inputs (the `evaluate` flags given, paths as
+    text; `reproduce`'s recipe and roles), which `--resume` gives again."""
+
+    protocol: str
+    recipe: str
+    option: list[str]
+    role: list[str]
+    target: str | None
+    benchmark: str | None
+    field: list[str]
+    graph: str | None
+    interviewer: str | None
+    judge: str | None
+    base_url: str | None
+    limit: str | None
+    sample_id: list[str]
+    sample: int | None
+    seed: int
+    batch_size: int
+    rounds: int
+    hops: int
+    questions_per_round: int
+    no_graph: bool
+    path: str
+    fixed_difficulty: str | None
+    adaptive: str
+    no_extension: bool
+    passages: bool
+    max_passage_words: int | None
+    holdout: float
+    judge_policy: str
+    easy_generator: str
+    no_self_check: bool
+    temperature: float | None
+    max_tokens: int | None
+    max_connections: int | None
+    model_arg: list[str]
+
+
 class Manifest(TypedDict, total=False):
     """manifest.json: what a run is (its format, protocol, identity, config, models, inputs, software) and how far
     it got. Written by the runner (`runner.run_episodes`) with the protocol's own fields (`manifest_fields`, and
@@ -66,18 +108,19 @@ class Manifest(TypedDict, total=False):
     config_id: str
     config: dict[str, Any]
     models: dict[str, RoleDescription]
-    request: dict[str, Any]
+    request: RunArgs
     """How the command named its inputs (paths, limits), for `--resume`."""
     benchmark: BenchmarkRef
     graph: GraphRef | None
     versions: dict[str, str]
-    judge_calibration: dict[str, Any] | None
+    judge_calibration: CalibrationRecord | None
     checker: dict[str, Any]
     """The answer checker's settings (KIEval, the interviewer protocol)."""
-    mcq: dict[str, Any]
-    """Teach2Eval: how the benchmark was made multiple-choice."""
-    dynaeval: dict[str, Any]
-    """DynaEval: its task's setup."""
+    mcq: Mapping[str, object]
+    """Teach2Eval: how the benchmark was made multiple-choice (its `rows.Conversion`; a protocol's own shape,
+    which this shared module does not import)."""
+    dynaeval: Mapping[str, object]
+    """DynaEval: its task's setup (its `rows.Setup`)."""
     model_changes: list[ModelChange]
 
 

@@ -254,3 +254,19 @@ def test_a_batch_never_asks_the_same_cloze_question_twice(tmp_path, mhr_graph):
                      limit=5)
     asked = [r["question"] for r in records(result.folder) if r["stage"] == "extension"]
     assert len(asked) == 8 and len(set(asked)) == 8
+
+
+def test_evaluate_args_and_the_manifests_request_name_every_flag():
+    """`EvaluateArgs` types `evaluate`'s parameters and `RunArgs` the manifest's `request`: a flag added to the
+    command, or to the keys `--resume` keeps, without its typed field fails here."""
+    import typer.main
+
+    from judgeagent.cli.app import app
+    from judgeagent.cli.evaluate import RUN_KEYS, EvaluateArgs
+    from judgeagent.runs import RunArgs
+
+    command = next(c for c in app.registered_commands if c.name == "evaluate")
+    params = {p.name for p in typer.main.get_command_from_info(
+        command, pretty_exceptions_short=True, rich_markup_mode=None).params}
+    assert params == set(EvaluateArgs.__annotations__)
+    assert set(RUN_KEYS) | {"protocol", "recipe"} == set(RunArgs.__annotations__)

@@ -204,3 +204,18 @@ def test_a_truncated_iwslt_archive_is_one_line_not_an_abort(tmp_path, capsys):
     code = main(["evaluate", "--benchmark", f"iwslt:{cut}", "--target", "local", "--dry-run"])
     err = capsys.readouterr().err
     assert code == 1 and "is truncated" in err and "aborted" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_ceval_from_hugging_face_keeps_its_meta_json_and_in_order(tmp_path):
+    """The file's context (`FileContext`) feeds the item's meta: through the Hugging Face route a C-Eval item
+    names its config as its subject, and its meta stays JSON (the column map is no meta)."""
+    import datasets
+
+    row = {"id": 0, "question": "1+1=____", "A": "1", "B": "2", "C": "3", "D": "4", "answer": "B", "explanation": ""}
+    datasets.DatasetDict({"val": datasets.Dataset.from_list([row])}).save_to_disk(str(tmp_path / "ceval"))
+    item = load_benchmark(f"ceval:hf:{tmp_path / 'ceval'}#high_school_physics/val").items[0]
+    assert (item.qid, item.gold_letter) == ("high_school_physics-0", "B")
+    assert json.dumps(item.meta) == '{"hf_config": "high_school_physics", "subject": "high_school_physics", ' \
+                                    '"level": "high school"}'
+    local = load_benchmark(f"ceval:{P}/ceval/val/middle_school_physics_val.csv").items[0]
+    assert list(local.meta) == ["subject", "split", "subject_en", "subject_zh", "category", "level"]

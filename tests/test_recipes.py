@@ -59,8 +59,8 @@ def _read(request):
 
 def run(name, roles, data, limit, tmp_path, paper_row=None, again=False, graph=None, bodies=None, overrides=None):
     plan = prepare(name, roles, data, graph, limit, workdir=tmp_path, overrides=overrides)
-    with FakeServer(reply=knowing(plan["benchmark"].items)) as server:
-        names = {m for v in plan["models"].values() for m in v.split(",")}
+    with FakeServer(reply=knowing(plan.benchmark.items)) as server:
+        names = {m for v in plan.models.values() for m in v.split(",")}
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0) for n in names})
         estimate = render_plan(plan, registry)
         summary, table, folder = reproduce(plan, registry, run_dir=tmp_path / name, cache=False, paper_row=paper_row)
@@ -82,7 +82,7 @@ def test_kieval_recipe_puts_ours_under_the_papers_row(tmp_path):
     bodies = []
     plan, s, table, folder, calls, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 6,
                                            tmp_path, paper_row="GPT-3.5", bodies=bodies)
-    assert len(plan["benchmark"].items) == 6 and s["rounds"] == 5 and s["scoring"]["scoring"] == "paper"
+    assert len(plan.benchmark.items) == 6 and s["rounds"] == 5 and s["scoring"]["scoring"] == "paper"
     assert _row(table, "paper: GPT-3.5") == ["50.80", "83.30", "4.72"]  # Table 2, C-Eval
     acc, kieval, rounds = _row(table, "ours: cand")
     assert float(acc) == pytest.approx(100 * s["benchmark_accuracy"], abs=0.005)
@@ -171,7 +171,7 @@ def test_reproduce_o_changes_a_setting_and_prints_it_beside_the_papers(tmp_path)
     assert "changed: shots=0 (the paper's: 5)" in estimate
     plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
                    overrides={"verify": "false"})  # not set by the recipe: the paper's is the protocol's default
-    assert plan["overrides"] == {"verify": ("True (not set: the default)", "false")}
+    assert plan.overrides == {"verify": ("True (not set: the default)", "false")}
     # the estimate follows the judge policy run: trust asks all 40 calibration pairs, off none, calibrated 0-40
     for policy, calls in (("trust", "49-112"), ("off", "9-72"), ("calibrated", "9-112")):
         plan = prepare("kieval-table2-ceval", {"candidate": "c"}, f"{P}/ceval/val", None, 3, workdir=tmp_path,
@@ -195,7 +195,7 @@ def test_interviewer_recipe_stratifies_by_level_and_runs_the_papers_setup(tmp_pa
     plan, s, table, folder, calls, _ = run("interviewer-math", {"target": "t", "interviewer": "i", "judge": "i"},
                                            f"{P}/math/data/math/test.jsonl", 5, tmp_path, paper_row="GPT-4o",
                                            bodies=bodies)
-    assert sorted(i.meta["level"] for i in plan["benchmark"].items) == [1, 2, 3, 4, 5]
+    assert sorted(i.meta["level"] for i in plan.benchmark.items) == [1, 2, 3, 4, 5]
     # the paper's setup (A.1, Section 6; the authors' interview_math.sh): information removed, 3 clarifications,
     # 3 answers, 1 follow-up
     config = json.loads((folder / "manifest.json").read_text())["config"]
@@ -286,7 +286,7 @@ def test_judgeagent_recipe_validates_and_puts_acc_cr_cte_under_table_1(tmp_path,
     data = DATA / "multihop_rag" / "small.questions.jsonl"
     plan, s, table, folder, calls, _ = run("judgeagent-table1-multihop", {"target": "tgt"}, str(data), 5, tmp_path,
                                            paper_row="GPT-4.1", graph=mhr_graph.path)
-    assert len(plan["benchmark"].items) == 5 and plan["models"]["interviewer"] == "gpt-4.1-2025-04-14"
+    assert len(plan.benchmark.items) == 5 and plan.models["interviewer"] == "gpt-4.1-2025-04-14"
     assert _row(table, "paper: GPT-4.1") == ["68.94", "75.55", "12.36", "5.75"]  # Table 1, MultiHop-RAG
     overall = s["validation"]["overall"]
     ours = [float(x) for x in _row(table, "ours: tgt")]
@@ -317,7 +317,7 @@ def test_dynaeval_code_recipe_plays_mbpps_test_split_and_tests_the_code(tmp_path
         return f"```python\n{gold}\n```"
 
     plan = prepare("dynaeval-code-mbpp", {"players": "p1,p2", "referee": "r"}, str(data), None, 2, workdir=tmp_path)
-    assert plan["options"] == {"task": "code", "scoring": "paper", "problems": str(data), "items": 2}
+    assert plan.options == {"task": "code", "scoring": "paper", "problems": str(data), "items": 2}
     with FakeServer(reply=reply) as server:
         registry = Registry({n: ModelSpec(name=n, base_url=server.base_url, model=n, max_retries=0)
                              for n in ("p1", "p2", "r")})

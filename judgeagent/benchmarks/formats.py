@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..errors import JudgeAgentError
 from ..files import json_kind, json_records, jsonl_records, read_text
@@ -24,15 +24,55 @@ from .records import (
     MedqaRecord,
     MmluRecord,
     QualityRecord,
+    Record,
     Teach2EvalRecord,
     parse,
     text_of,
 )
 
 Records = Iterable[tuple[Any, str]]
-Convert = Callable[[Any, str, dict[str, Any]], "list[Item] | str"]
-"""A record, where it was read, the file's context (subject, ...) -> its items, or why it was skipped."""
 LETTERS = "ABCDEFGHIJ"
+
+
+@dataclass(frozen=True)
+class FileContext:
+    """What a record's file (or its Hugging Face config) says about every record in it; each format sets its own."""
+
+    subject: str | None = None
+    """MMLU and C-Eval: the subject, from the file's name."""
+    split: str | None = None
+    """MMLU and C-Eval: the split the file's name ends with (test, dev, val, ...)."""
+    stem: str | None = None
+    """MMLU: the file's name without its suffix (the items' id prefix)."""
+    subset: str | None = None
+    """ARC: ARC-Challenge or ARC-Easy, from the file's name."""
+    subject_en: str | None = None
+    subject_zh: str | None = None
+    category: str | None = None
+    """C-Eval: the subject's English and Chinese names and its category (subject_mapping.json)."""
+    file_id: str | None = None
+    """MATH's one file a problem: `<subject folder>-<number>`."""
+    dataset: str | None = None
+    ability: str | None = None
+    """Teach2Eval: the dataset (file name) and the ability (its folder under dataset_test)."""
+    hf_config: str | None = None
+    """Records from Hugging Face: the config they came from (ARC's names the set, C-Eval's the subject)."""
+    fields: ItemFields | None = None
+    """Records from Hugging Face: the user's column map (`--field`), for the generic format."""
+
+
+Convert = Callable[[dict[str, Any], str, FileContext], "list[Item] | str"]
+"""A raw record (a JSON object or a CSV row, not checked yet), where it was read, its file's context -> its items,
+or why it was skipped."""
+R = TypeVar("R", bound=Record)
+
+
+def typed(model: type[R], convert: Callable[[R, str, FileContext], list[Item] | str]) -> Convert:
+    """A format's conversion of its typed record: the raw one is checked against `model` first (one line per
+    malformed field); keys that are not text (csv's extra cells, key None) are dropped."""
+    def run(raw: dict[str, Any], source: str, ctx: FileContext) -> list[Item] | str:
+        return convert(parse(model, {k: v for k, v in raw.items() if isinstance(k, str)}, source), source, ctx)
+    return run
 
 
 @dataclass(frozen=True)
@@ -45,7 +85,7 @@ class Format:
     """The files a folder is searched for (recursively, in name order)."""
     read: Callable[[Path], Records]
     convert: Convert
-    context: Callable[[Path, Path], dict[str, Any]] = field(default=lambda file, root: {})
+    context: Callable[[Path, Path], FileContext] = field(default=lambda file, root: FileContext())
     custom_load: Callable[[Path, str | None], Loaded] | None = None
 
     def load(self, path: Path, subset: str | None, fields: Any = None) -> Loaded:
@@ -58,7 +98,7 @@ class Format:
     def from_records(self, records: Records, origin: str, fields: Any = None, subset: str | None = None) -> Loaded:
         """Records read elsewhere (Hugging Face `datasets`) through the same conversion; `subset` is the
         `CONFIG/SPLIT` they came from (ARC's config names the set, C-Eval's the subject)."""
-        context = {"fields": fields or ItemFields(), "hf_config": (subset or "").rpartition("/")[0] or None}
+        context = FileContext(fields=fields or ItemFields(), hf_config=(subset or "").rpartition("/")[0] or None)
         return _convert_all(((r, s, context) for r, s in records), self.convert, origin)
 
 
@@ -72,7 +112,7 @@ def _files(path: Path, suffixes: tuple[str, ...], name: str) -> list[Path]:
     return found
 
 
-def _convert_all(records: Iterable[tuple[Any, str, dict[str, Any]]], convert: Convert, origin: str) -> Loaded:
+def _convert_all(records: Iterable[tuple[Any, str, FileContext]], convert: Convert, origin: str) -> Loaded:
     items: list[Item] = []
     skipped: Counter[str] = Counter()
     for record, source, context in records:
@@ -169,17 +209,16 @@ def _mmlu_read(file: Path) -> Records:
         yield {"question": row[0], "choices": row[1:5], "answer": row[5], "_row": number - start}, f"{file}:{number}"
 
 
-def _mmlu_context(file: Path, root: Path) -> dict[str, Any]:
-    return {"subject": _stem_subject(file), "split": _split_of(file), "stem": file.stem}
+def _mmlu_context(file: Path, root: Path) -> FileContext:
+    return FileContext(subject=_stem_subject(file), split=_split_of(file), stem=file.stem)
 
 
-def _mmlu_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(MmluRecord, record, source)
+def _mmlu_convert(r: MmluRecord, source: str, ctx: FileContext) -> list[Item]:
     options = lettered(_need(r.choices, "choices", source), source, "choices")
-    subject = ctx.get("subject") or _text(r.subject) or "mmlu"
+    subject = ctx.subject or _text(r.subject) or "mmlu"
     letter = _answer_letter(r.answer, len(options), source)
-    qid = f"{ctx.get('stem', subject)}-{r.row or _hf_index(source)}"
-    meta = {"subject": subject, **({"split": ctx["split"]} if ctx.get("split") else {})}
+    qid = f"{subject if ctx.stem is None else ctx.stem}-{r.row or _hf_index(source)}"
+    meta = {"subject": subject, **({"split": ctx.split} if ctx.split else {})}
     return [choice_item(qid, _text(_need(r.question, "question", source)), options, letter, source, meta=meta)]
 
 
@@ -191,8 +230,7 @@ def _hf_index(source: str) -> str:
 # --- ARC ----------------------------------------------------------------------------------------------
 
 
-def _arc_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(ArcRecord, record, source)
+def _arc_convert(r: ArcRecord, source: str, ctx: FileContext) -> list[Item]:
     question = _need(r.question, "question", source)
     if isinstance(question, dict):  # native: {"stem", "choices": [{"text", "label"}]}
         native = parse(ArcQuestion, question, source, ("question",))
@@ -209,22 +247,21 @@ def _arc_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> li
     if key not in letters:
         raise JudgeAgentError(f"{source}: answerKey {key!r} is not one of the labels {labels}")
     qid = _text(r.id) or source
-    named = f"{source} {ctx.get('hf_config') or ''}".lower()
-    subset = ctx.get("subset") or ("ARC-Challenge" if "challenge" in named else "ARC-Easy")
+    named = f"{source} {ctx.hf_config or ''}".lower()
+    subset = ctx.subset or ("ARC-Challenge" if "challenge" in named else "ARC-Easy")
     meta = {"subset": subset, "exam": qid.split("_")[0], **({"labels": labels} if labels != list(letters.values()) else {})}
     return [choice_item(qid, _text(stem), lettered(texts, source, "choices"), letters[key], source,
                         difficulty="hard" if subset == "ARC-Challenge" else "easy", meta=meta)]
 
 
-def _arc_context(file: Path, root: Path) -> dict[str, Any]:
-    return {"subset": "ARC-Challenge" if "challenge" in file.name.lower() else "ARC-Easy"}
+def _arc_context(file: Path, root: Path) -> FileContext:
+    return FileContext(subset="ARC-Challenge" if "challenge" in file.name.lower() else "ARC-Easy")
 
 
 # --- HellaSwag ----------------------------------------------------------------------------------------
 
 
-def _hellaswag_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    r = parse(HellaswagRecord, record, source)
+def _hellaswag_convert(r: HellaswagRecord, source: str, ctx: FileContext) -> list[Item] | str:
     if _text(r.label) == "":
         return "no label (the test split has none)"
     options = lettered(_need(r.endings, "endings", source), source, "endings")
@@ -241,11 +278,11 @@ def _hellaswag_convert(record: dict[str, Any], source: str, ctx: dict[str, Any])
 _CEVAL_LEVELS = (("middle_school_", "middle school"), ("high_school_", "high school"), ("college_", "college"))
 
 
-def _ceval_context(file: Path, root: Path) -> dict[str, Any]:
+def _ceval_context(file: Path, root: Path) -> FileContext:
     import json
 
     subject = _stem_subject(file)
-    mapping: dict[str, Any] = {}
+    mapping: dict[str, object] = {}
     for folder in (file.parent, file.parent.parent, root if root.is_dir() else root.parent):
         candidate = folder / "subject_mapping.json"
         if candidate.is_file():
@@ -263,9 +300,9 @@ def _ceval_context(file: Path, root: Path) -> dict[str, Any]:
         got = json_kind(bad) if bad is names else f"a list holding {json_kind(bad)}"
         raise JudgeAgentError(f"{candidate}: subject {subject!r} should be [English name, Chinese name, category], "
                               f"got {got}")
-    english, chinese, category = (names + [None, None, None])[:3]
-    return {"subject": subject, "split": _split_of(file), "subject_en": english, "subject_zh": chinese,
-            "category": category}
+    english, chinese, category = (cast("list[str | None]", names) + [None, None, None])[:3]
+    return FileContext(subject=subject, split=_split_of(file), subject_en=english, subject_zh=chinese,
+                       category=category)
 
 
 def _csv_dicts(file: Path) -> Records:
@@ -287,12 +324,13 @@ def _csv_rows(file: Path, reader: Callable[[io.StringIO], Iterable[Any]]) -> lis
         csv.field_size_limit(limit)
 
 
-def _ceval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(CevalRecord, {k: v for k, v in record.items() if isinstance(k, str)}, source)  # csv's extra cells: key None
+def _ceval_convert(r: CevalRecord, source: str, ctx: FileContext) -> list[Item]:
     options = {k: _text(getattr(r, k)) for k in "ABCD" if _text(getattr(r, k))}
-    subject = ctx.get("subject") or ctx.get("hf_config") or _text(r.subject) or "ceval"
+    subject = ctx.subject or ctx.hf_config or _text(r.subject) or "ceval"
     level = next((name for prefix, name in _CEVAL_LEVELS if subject.startswith(prefix)), None)
-    meta = {k: v for k, v in {**ctx, "subject": subject, "level": level}.items() if v}
+    known = {"hf_config": ctx.hf_config, "subject": subject, "split": ctx.split, "subject_en": ctx.subject_en,
+             "subject_zh": ctx.subject_zh, "category": ctx.category, "level": level}
+    meta: dict[str, object] = {k: v for k, v in known.items() if v}
     if _text(r.explanation):
         meta["explanation"] = _text(r.explanation)
     qid = f"{subject}-{_text(r.id) or _hf_index(source)}"
@@ -322,8 +360,7 @@ def last_boxed(text: str) -> str | None:
     return None
 
 
-def _math_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    r = parse(MathRecord, record, source)
+def _math_convert(r: MathRecord, source: str, ctx: FileContext) -> list[Item] | str:
     solution = _text(_need(r.solution, "solution", source))
     gold = last_boxed(solution)
     if not gold:
@@ -331,13 +368,12 @@ def _math_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> l
     level_text = _text(r.level)
     level = int(level_text.split()[-1]) if level_text.split() and _number(level_text.split()[-1]) else None
     meta = {"subject": _text(r.type), "level": level, "solution": solution}
-    where = ctx.get("file_id") or (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
+    where = ctx.file_id or (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
     qid = _text(r.unique_id) or f"math-{where}"
     return [Item(qid=qid, question=_text(_need(r.problem, "problem", source)), gold=gold, meta=meta, source=source)]
 
 
-def _gsm8k_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(Gsm8kRecord, record, source)
+def _gsm8k_convert(r: Gsm8kRecord, source: str, ctx: FileContext) -> list[Item]:
     answer = _text(_need(r.answer, "answer", source))
     solution, sep, gold = answer.rpartition("####")
     if not sep or not gold.strip():
@@ -355,8 +391,7 @@ def mbpp_split(task_id: int) -> str:
     return "prompt" if task_id <= 10 else "test" if task_id <= 510 else "validation" if task_id <= 600 else "train"
 
 
-def _mbpp_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(MbppRecord, record, source)
+def _mbpp_convert(r: MbppRecord, source: str, ctx: FileContext) -> list[Item]:
     text = _text(r.text or r.prompt)
     if not text:
         raise JudgeAgentError(f"{source}: no 'text' field; is this MBPP?")
@@ -377,13 +412,13 @@ def _mbpp_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> l
 # --- MedQA --------------------------------------------------------------------------------------------
 
 
-def _medqa_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    r = parse(MedqaRecord, record, source)  # options: letter -> text, or (some copies) [{"key": "A", "value": ...}]
+def _medqa_convert(r: MedqaRecord, source: str, ctx: FileContext) -> list[Item]:
+    # options: letter -> text, or (some copies) [{"key": "A", "value": ...}]
     raw = _need(r.options, "options", source)
     options = {str(k).strip().upper(): _text(v) for k, v in raw.items() if _text(v)}
     letter = _text(r.answer_idx).upper()
-    index = r.realidx if "realidx" in record else (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
-    meta: dict[str, Any] = {"exam": _text(r.meta_info) or None}
+    index = r.realidx if "realidx" in r.model_fields_set else (_hf_index(source) if "[" in source else source.rsplit(":", 1)[-1])
+    meta: dict[str, object] = {"exam": _text(r.meta_info) or None}
     if r.metamap_phrases:
         meta["metamap_phrases"] = list(r.metamap_phrases)
     return [choice_item(f"medqa-{index}", _text(_need(r.question, "question", source)), options, letter, source, meta=meta)]
@@ -398,8 +433,7 @@ def quality_tier(speed_accuracy: float) -> str:
     return "hard" if speed_accuracy <= 0.2 else "easy" if speed_accuracy > 0.6 else "medium"
 
 
-def _quality_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    r = parse(QualityRecord, record, source)
+def _quality_convert(r: QualityRecord, source: str, ctx: FileContext) -> list[Item] | str:
     article = _text(_need(r.article, "article", source))
     out = []
     for n, q in enumerate(_need(r.questions, "questions", source), start=1):
@@ -428,14 +462,13 @@ def _quality_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-J])[.)．、:]\s*")
 
 
-def _teach2eval_context(file: Path, root: Path) -> dict[str, Any]:
+def _teach2eval_context(file: Path, root: Path) -> FileContext:
     parts = file.parent.parts
     ability = "/".join(parts[parts.index("dataset_test") + 1:]) if "dataset_test" in parts else file.parent.name
-    return {"dataset": file.stem, "ability": ability}
+    return FileContext(dataset=file.stem, ability=ability)
 
 
-def _teach2eval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item] | str:
-    r = parse(Teach2EvalRecord, record, source)
+def _teach2eval_convert(r: Teach2EvalRecord, source: str, ctx: FileContext) -> list[Item] | str:
     labels = sorted({_text(x).upper() for x in (r.label or [])})
     if not labels:
         return "no label"
@@ -449,10 +482,10 @@ def _teach2eval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]
         options[letter] = _text(str(text)[match.end():] if match else text)
     if any(x not in options for x in labels):
         return "gold letter not among its options (options broken in the authors' file)"
-    dataset = ctx.get("dataset") or _text(r.dataset) or "teach2eval"
-    meta = {"dataset": dataset, "ability": ctx.get("ability"), "level": r.level,
+    dataset = ctx.dataset or _text(r.dataset) or "teach2eval"
+    meta = {"dataset": dataset, "ability": ctx.ability, "level": r.level,
             "source": r.source, "answer": r.answer, "analysis": r.analysis}
-    index = r.index if "index" in record else _hf_index(source)
+    index = r.index if "index" in r.model_fields_set else _hf_index(source)
     return [choice_item(f"{dataset}-{index}", _text(_need(r.question, "question", source)),
                         options, "".join(labels), source, passage=_text(r.passage) or None,
                         meta={k: v for k, v in meta.items() if v not in (None, "")})]
@@ -461,8 +494,8 @@ def _teach2eval_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]
 # --- the generic fields (Hugging Face records without a native format) --------------------------------
 
 
-def _generic_convert(record: dict[str, Any], source: str, ctx: dict[str, Any]) -> list[Item]:
-    return [to_item(record, source, ctx.get("fields") or ItemFields(), default_qid=f"hf-{_hf_index(source)}")]
+def _generic_convert(record: dict[str, Any], source: str, ctx: FileContext) -> list[Item]:
+    return [to_item(record, source, ctx.fields or ItemFields(), default_qid=f"hf-{_hf_index(source)}")]
 
 
 def _no_files(path: Path, subset: str | None) -> Loaded:
@@ -477,26 +510,26 @@ def _iwslt_load(path: Path, subset: str | None) -> Loaded:
 
 FORMATS: dict[str, Format] = {f.name: f for f in [
     Format("mmlu", "MMLU", "a <subject>_test.csv or a folder of them (with or without a header row)", (".csv",),
-           _mmlu_read, _mmlu_convert, _mmlu_context),
+           _mmlu_read, typed(MmluRecord, _mmlu_convert), _mmlu_context),
     Format("arc", "ARC (AI2 Reasoning Challenge)", "ARC-*-Test.jsonl or a folder of them", (".jsonl",),
-           _jsonl, _arc_convert, _arc_context),
-    Format("hellaswag", "HellaSwag", "hellaswag_val.jsonl", (".jsonl",), _jsonl, _hellaswag_convert),
+           _jsonl, typed(ArcRecord, _arc_convert), _arc_context),
+    Format("hellaswag", "HellaSwag", "hellaswag_val.jsonl", (".jsonl",), _jsonl, typed(HellaswagRecord, _hellaswag_convert)),
     Format("ceval", "C-Eval", "<subject>_val.csv or the folder of them (subject_mapping.json beside or above)",
-           (".csv",), _csv_dicts, _ceval_convert, _ceval_context),
+           (".csv",), _csv_dicts, typed(CevalRecord, _ceval_convert), _ceval_context),
     Format("math", "MATH (Hendrycks)", "jsonl of the per-problem objects, or the folder of <subject>/<n>.json",
-           (".jsonl", ".json"), lambda f: _jsonl(f) if f.suffix == ".jsonl" else _json(f), _math_convert,
+           (".jsonl", ".json"), lambda f: _jsonl(f) if f.suffix == ".jsonl" else _json(f), typed(MathRecord, _math_convert),
            # upstream is one file a problem: its subject folder and number are its id
-           lambda file, root: {"file_id": f"{file.parent.name}-{file.stem}"} if file.suffix == ".json" else {}),
-    Format("gsm8k", "GSM8K", "test.jsonl", (".jsonl",), _jsonl, _gsm8k_convert),
-    Format("mbpp", "MBPP", "mbpp.jsonl", (".jsonl",), _jsonl, _mbpp_convert),
+           lambda file, root: FileContext(file_id=f"{file.parent.name}-{file.stem}" if file.suffix == ".json" else None)),
+    Format("gsm8k", "GSM8K", "test.jsonl", (".jsonl",), _jsonl, typed(Gsm8kRecord, _gsm8k_convert)),
+    Format("mbpp", "MBPP", "mbpp.jsonl", (".jsonl",), _jsonl, typed(MbppRecord, _mbpp_convert)),
     Format("iwslt", "IWSLT 2017 TED (WIT3 XML)", "<src>-<tgt>.tgz of the test archive (reverse archive found in "
            "texts/<tgt>/<src>/); #tst2016 for the other year", (".tgz",), _jsonl, lambda r, s, c: [],
            custom_load=_iwslt_load),
     Format("teach2eval", "Teach2Eval unified JSON", "a <Dataset>.json or the dataset_test folder", (".json",),
-           _json, _teach2eval_convert, _teach2eval_context),
-    Format("medqa", "MedQA (USMLE)", "test.jsonl (4 or 5 options)", (".jsonl",), _jsonl, _medqa_convert),
+           _json, typed(Teach2EvalRecord, _teach2eval_convert), _teach2eval_context),
+    Format("medqa", "MedQA (USMLE)", "test.jsonl (4 or 5 options)", (".jsonl",), _jsonl, typed(MedqaRecord, _medqa_convert)),
     Format("quality", "QuALITY", "QuALITY.v1.0.1.htmlstripped.dev (JSON lines; any name)", (".dev", ".train",
-           ".jsonl"), _jsonl, _quality_convert),
+           ".jsonl"), _jsonl, typed(QualityRecord, _quality_convert)),
     Format("generic", "Hugging Face records, generic fields", "hf:SOURCE only (--field maps columns)", (),
            _jsonl, _generic_convert, custom_load=_no_files),
 ]}

@@ -9,8 +9,9 @@ hold. A run's manifest keeps the options given; `--resume RUN` takes them back.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypedDict, cast
 
 import typer
 
@@ -20,6 +21,59 @@ from .app import app
 from .bars import progress_for
 from .fields import ConfigOption, parse_fields, parse_roles
 from .plan import render_plan
+
+if TYPE_CHECKING:
+    from ..models.base import ModelSettings
+    from ..protocols.base import RoleChoice, Seats
+    from ..runs import RunArgs
+
+
+class EvaluateArgs(TypedDict):
+    """`evaluate`'s parameters as typer parses them (`ctx.params`); with `--resume`, those the run's manifest
+    recorded (`RunArgs`, paths as text) replace them."""
+
+    protocol: str
+    option: list[str]
+    target: str | None
+    role: list[str]
+    benchmark: Path | str | None
+    graph: Path | str | None
+    interviewer: str | None
+    judge: str | None
+    base_url: str | None
+    temperature: float | None
+    max_tokens: int | None
+    max_connections: int | None
+    model_arg: list[str]
+    config: Path | None
+    field: list[str]
+    limit: str | None
+    sample_id: list[str]
+    sample: int | None
+    batch_size: int
+    rounds: int
+    hops: int
+    questions_per_round: int
+    seed: int
+    no_graph: bool
+    path: str
+    fixed_difficulty: str | None
+    adaptive: str
+    no_extension: bool
+    passages: bool
+    max_passage_words: int | None
+    run_dir: Path | None
+    resume: Path | None
+    no_cache: bool
+    cache_dir: Path | None
+    holdout: float
+    judge_policy: str
+    easy_generator: str
+    no_self_check: bool
+    validate: bool
+    quiet: bool
+    dry_run: bool
+    max_cost: float | None
 
 RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph", "interviewer", "judge", "base_url",
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
@@ -105,12 +159,12 @@ def evaluate_cmd(
     given = {name for name in ctx.params
              if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")}
     try:
-        run_evaluate(dict(ctx.params), given)
+        run_evaluate(cast("EvaluateArgs", dict(ctx.params)), given)
     except KeyboardInterrupt:  # what is recorded stays; the journal answers the finished calls again
         raise Interrupted("resume with the same command") from None
 
 
-def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
+def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     """The one route: the protocol, its config from flags and options, the inputs, the roles; run; render."""
     from ..models.spec import load_registry
     from ..protocols import get_protocol, run_protocol
@@ -119,12 +173,13 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     protocol = get_protocol(_protocol_name(args, given))
     if args["resume"]:
         stored = _from_run(Path(args["resume"]))
-        args, given = {**args, **stored, "run_dir": Path(args["resume"])}, given | set(stored)
+        args, given = cast(EvaluateArgs, {**args, **stored, "run_dir": Path(args["resume"])}), given | set(stored)
     _check_required(protocol, args)
     if args["validate"] and protocol.name != "judgeagent":
         raise JudgeAgentError(f"--validate is JudgeAgent's; protocol {protocol.name} has no such step yet")
     config = protocol_config(protocol, args, given)
-    models = {**{r: args[r] for r in ("target", "interviewer", "judge") if args[r]}, **parse_roles(args["role"])}
+    shared: dict[str, RoleChoice] = {r: args[r] for r in ("target", "interviewer", "judge") if args[r]}
+    models: dict[str, RoleChoice] = {**shared, **parse_roles(args["role"])}
     resolved = protocol.resolve_roles(models)  # a role the protocol has not fails before any input is read
     clock = time.perf_counter()
     graph = _graph(args["graph"])
@@ -141,7 +196,7 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     from .role_settings import apply_role_settings, split_settings
 
     settings, by_role = split_settings(model_settings(args))
-    role_given: dict[str, dict[str, Any]] = {}
+    role_given: dict[str, ModelSettings] = {}
     if settings:
         names = [n for value in resolved.values() for n in (value if isinstance(value, list) else [value])
                  if isinstance(n, str)]
@@ -149,7 +204,8 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     if by_role:  # each set role on its own copy of its model: the run is given every role's model by name
         registry, resolved, role_given = apply_role_settings(registry, resolved, by_role, protocol.name)
         models = resolved
-    request = {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items() if k in RUN_KEYS and k in given}
+    request = cast("RunArgs", {k: (str(v) if isinstance(v, Path) else v) for k, v in args.items()
+                               if k in RUN_KEYS and k in given})
     request["protocol"] = protocol.name
     warn = _echo_err
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
@@ -183,12 +239,12 @@ def run_evaluate(args: dict[str, Any], given: set[str]) -> None:
     typer.echo(render_timings(timings, result.timings), err=True)  # diagnostics: stdout stays the results
 
 
-def model_settings(args: dict[str, Any]) -> dict[str, Any]:
+def model_settings(args: EvaluateArgs) -> ModelSettings:
     """--temperature, --max-tokens, --max-connections and each -M KEY=VALUE (a JSON value, else text), one dict;
     a setting given twice is one line naming it."""
     import json
 
-    settings = {k: args[k] for k in ("temperature", "max_tokens", "max_connections") if args.get(k) is not None}
+    settings: ModelSettings = {k: args[k] for k in ("temperature", "max_tokens", "max_connections") if args.get(k) is not None}
     for pair in args.get("model_arg") or []:
         key, sep, text = pair.partition("=")
         if not sep or not key.strip():
@@ -203,7 +259,7 @@ def model_settings(args: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-def _refuse_contradictions(args: dict[str, Any], given: set[str]) -> None:
+def _refuse_contradictions(args: EvaluateArgs, given: set[str]) -> None:
     """Options that cannot both hold, in one line before anything is read."""
     if args["resume"] and "run_dir" in given and Path(args["run_dir"]) != Path(args["resume"]):
         raise JudgeAgentError(f"--resume {args['resume']} continues the run in that folder and --run-dir names another "
@@ -224,18 +280,19 @@ def render_timings(outer: dict[str, float], run: dict[str, float]) -> str:
     return "time: " + ", ".join(parts) + (f"; inside model calls: {', '.join(models)}" if models else "")
 
 
-def protocol_config(protocol: Any, args: dict[str, Any], given: set[str]) -> Any:
+def protocol_config(protocol: Any, args: EvaluateArgs, given: set[str]) -> Any:
     """The protocol's `Config` from the flags given and the `-o` options (one line for any conflict)."""
     from ..protocols.options import parse_options, split_options
 
     fields = protocol.Config.model_fields
     options: dict[str, Any] = {}
+    flags: Mapping[str, object] = args  # by the names in CONFIG_FLAGS
     for flag, mapped in CONFIG_FLAGS.items():
         if flag not in given:
             continue
-        if mapped and not args[flag]:
+        if mapped and not flags[flag]:
             continue  # a negative flag off (a resumed run's manifest keeps it as false)
-        key, value = mapped or (flag, args[flag])
+        key, value = mapped or (flag, flags[flag])
         if key not in fields and key == "judge_policy" and "checker" in fields:
             key = "checker.judge_policy"  # JudgeAgent's answer checker holds it
         elif key not in fields:
@@ -252,18 +309,17 @@ def protocol_config(protocol: Any, args: dict[str, Any], given: set[str]) -> Any
     return parse_options(protocol, options)
 
 
-def _protocol_name(args: dict[str, Any], given: set[str]) -> str:
+def _protocol_name(args: EvaluateArgs, given: set[str]) -> str:
     """The protocol named, or the one of the run `--resume` continues (JudgeAgent by default)."""
-    if args["resume"] and ("protocol" not in given or args["protocol"] == "judgeagent"):
-        from ..runs import load_manifest
+    resume = args["resume"]
+    if resume and ("protocol" not in given or args["protocol"] == "judgeagent"):
+        from ..runs import load_manifest, run_protocol_name
 
-        from ..runs import run_protocol_name
-
-        return run_protocol_name(load_manifest(Path(args["resume"])), Path(args["resume"]))
+        return run_protocol_name(load_manifest(Path(resume)), Path(resume))
     return str(args["protocol"])
 
 
-def _check_required(protocol: Any, args: dict[str, Any]) -> None:
+def _check_required(protocol: Any, args: EvaluateArgs) -> None:
     """A usage error (exit 2) for a missing --target or --benchmark the protocol cannot run without."""
     target = next((r for r in protocol.roles if r.name == "target"), None)
     needs = {"--target": target is not None and not target.defaults and not target.model,
@@ -276,11 +332,11 @@ def _check_required(protocol: Any, args: dict[str, Any]) -> None:
         raise click.UsageError(f"evaluate needs {' and '.join(f for f in needs if needs[f])} (or --resume RUN)")
 
 
-def _from_run(folder: Path) -> dict[str, Any]:
+def _from_run(folder: Path) -> RunArgs:
     """How a run was started (its manifest's `request`): what `--resume` runs again."""
     from ..runs import load_manifest
 
-    request = dict(load_manifest(folder).get("request") or {})
+    request: RunArgs = {**(load_manifest(folder).get("request") or {})}
     if not request:
         raise JudgeAgentError(f"run {folder} does not record how it was started; rerun the evaluate command")
     request.pop("protocol", None)  # the manifest's own `protocol` names it
@@ -295,7 +351,7 @@ def _graph(path: Any) -> Any:
     return load_graph(path)
 
 
-def _benchmark(args: dict[str, Any], graph: Any) -> Any:
+def _benchmark(args: EvaluateArgs, graph: Any) -> Any:
     from ..benchmark import Benchmark, ItemFields, attach_passages, choose_items, load_benchmark
 
     if not args["benchmark"]:
@@ -314,7 +370,7 @@ def _benchmark(args: dict[str, Any], graph: Any) -> Any:
     return benchmark
 
 
-def _estimate(config: Any, benchmark: Any, registry: Any, names: dict[str, Any], graph: Any) -> str:
+def _estimate(config: Any, benchmark: Any, registry: Any, names: Seats, graph: Any) -> str:
     """JudgeAgent's calls, tokens and cost for this run, as ranges (a run that resumes pays less)."""
     from ..protocols.judgeagent.estimate import estimate_run, render_estimate
 

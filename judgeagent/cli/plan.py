@@ -3,11 +3,16 @@ as it starts): the items, each role's model, the options given, the protocol's c
 gives the paper's average call, tokens and cost."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..models.base import ModelSettings
+    from ..models.spec import Registry
+    from ..protocols.base import Seats
 
 
-def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any],
-                own: dict[str, dict[str, Any]] | None = None, dry: bool = True, registry: Any = None) -> str:
+def render_plan(protocol: Any, config: Any, benchmark: Any, seats: Seats,
+                own: dict[str, ModelSettings] | None = None, dry: bool = True, registry: Registry | None = None) -> str:
     """What a run of another protocol than JudgeAgent would do (`--dry-run`; on stderr as a run starts): its
     items, the model of each role (with the settings given to it alone), the options given, and the calls it
     would make (the protocol's own count, low-high); tokens and cost where a recipe of the protocol has the
@@ -26,7 +31,7 @@ def render_plan(protocol: Any, config: Any, benchmark: Any, seats: dict[str, Any
                       f"  options: {given}", f"  {calls}", *_tokens(protocol.name, estimate, seats, registry)])
 
 
-def _tokens(protocol: str, estimate: Any, seats: dict[str, Any], registry: Any) -> list[str]:
+def _tokens(protocol: str, estimate: Any, seats: Seats, registry: Registry | None) -> list[str]:
     """Tokens (and cost) from the paper's average call, where a recipe of the protocol gives one."""
     from ..recipes import RECIPES
     from .reproduce import price_range
@@ -39,14 +44,14 @@ def _tokens(protocol: str, estimate: Any, seats: dict[str, Any], registry: Any) 
     lines = [(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
               "completion (the paper's average call)")]
     names = {k: v for k, v in seats.items() if isinstance(v, str)}
-    cost = price_range({"models": names}, registry, (low, high), per_call) if registry is not None else None
+    cost = price_range(names, registry, (low, high), per_call) if registry is not None else None
     if cost:
         lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
                      "dearest role)")
     return lines
 
 
-def _settings(given: dict[str, Any] | None) -> str:
+def _settings(given: ModelSettings | None) -> str:
     return f" ({', '.join(f'{k}={v}' for k, v in given.items())})" if given else ""
 
 

@@ -1,14 +1,21 @@
 """`judgeagent recipes` and `judgeagent reproduce`: the papers' headline experiments with their settings."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from ..errors import Interrupted, JudgeAgentError
 from .app import app
 from .fields import ConfigOption, parse_roles
+
+if TYPE_CHECKING:
+    from ..benchmark import Benchmark
+    from ..graph.model import ContextGraph
+    from ..protocols.base import Protocol
+    from ..recipes.catalogue import OptionValue, Recipe
 
 
 @app.command("recipes")
@@ -61,9 +68,29 @@ def reproduce_cmd(
     typer.echo(f"run: {folder}")
 
 
+@dataclass(frozen=True)
+class ReproducePlan:
+    """A recipe made ready to run: checked before any model call, shown by `--dry-run`, then run."""
+
+    recipe: Recipe
+    protocol: Protocol
+    models: dict[str, str]
+    """Role -> model name (NAME,NAME for a many-model role): the paper's, or the one `--role` gave."""
+    benchmark: Benchmark
+    graph: ContextGraph | None
+    options: dict[str, OptionValue]
+    """The protocol's options: the recipe's, with the overrides applied."""
+    paragraphs: str | None
+    """DynaEval: what its items are (problems or paragraphs), said in place of a count."""
+    segments: int
+    """The items the call estimate counts (DynaEval: the problems or segments its own file holds)."""
+    overrides: dict[str, tuple[str, str]]
+    """`-o KEY=VALUE`: key -> (the paper's setting, this run's)."""
+
+
 def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | None, limit: int | None,
             workdir: Path = Path("runs"), dry_run: bool = False,
-            overrides: dict[str, str] | None = None, paper_row: str | None = None) -> dict[str, Any]:
+            overrides: dict[str, str] | None = None, paper_row: str | None = None) -> ReproducePlan:
     """The recipe, its roles (the paper's models where not given), its items and graph: checked, before any call.
     `overrides` (`-o KEY=VALUE`) replace the recipe's settings; each is checked against the protocol's options
     and kept with the paper's setting for reproduce.md.
@@ -100,7 +127,9 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         from ..graph.store import load_graph
 
         loaded_graph = load_graph(graph)
-    options, paragraphs, segments = dict(recipe.options), None, len(benchmark.items)
+    options: dict[str, OptionValue] = dict(recipe.options)
+    paragraphs: str | None = None
+    segments = len(benchmark.items)
     if recipe.protocol == "dynaeval" and options.get("task") == "code" and benchmark.items:
         # The code task reads MBPP's file itself and plays a seeded sample of its test split.
         tests = sum(1 for i in every if i.meta.get("split") == "test")
@@ -109,8 +138,8 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
                                   "give MBPP's own mbpp.jsonl")
         problems = data.removeprefix(f"{recipe.data_format}:") if data else ""
         options |= {"problems": problems, "items": min(limit or tests, tests)}
-        segments = options["items"]
-        paragraphs = f"{options['items']} problems of MBPP's test split ({tests}), a seeded sample when fewer"
+        segments = min(limit or tests, tests)
+        paragraphs = f"{segments} problems of MBPP's test split ({tests}), a seeded sample when fewer"
         benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
     elif recipe.protocol == "dynaeval" and benchmark.items:
         from ..recipes import translation_sources
@@ -121,11 +150,10 @@ def prepare(name: str, roles: dict[str, str], data: str | None, graph: Path | No
         benchmark = Benchmark(Path("no-benchmark"), [], notes=benchmark.notes)
     changed = _overrides(protocol, options, overrides or {})
     options |= {k: new for k, (_, new) in changed.items()}
-    return {"recipe": recipe, "protocol": protocol, "models": models, "benchmark": benchmark, "graph": loaded_graph,
-            "options": options, "paragraphs": paragraphs, "segments": segments, "overrides": changed}
+    return ReproducePlan(recipe, protocol, models, benchmark, loaded_graph, options, paragraphs, segments, changed)
 
 
-def _overrides(protocol: Any, options: dict[str, Any], overrides: dict[str, str]) -> dict[str, tuple[str, str]]:
+def _overrides(protocol: Any, options: dict[str, OptionValue], overrides: dict[str, str]) -> dict[str, tuple[str, str]]:
     """Each override as (the paper's setting, ours): the recipe's value, else the protocol's default. Checked
     against the protocol's options with the recipe's (an unknown key or a bad value fails in one line)."""
     from ..protocols.options import parse_options
@@ -168,26 +196,26 @@ def _sources_file(recipe: Any, rows: list[dict[str, str]], workdir: Path) -> Pat
     return path
 
 
-def render_plan(plan: dict[str, Any], registry: Any) -> str:
+def render_plan(plan: ReproducePlan, registry: Any) -> str:
     """Items, roles, expected calls and, where the paper gives tokens and the registry prices, the cost."""
     from ..recipes import estimate_calls, typical_calls
 
-    recipe, benchmark = plan["recipe"], plan["benchmark"]
-    students = max(len(str(m).split(",")) for m in plan["models"].values())
+    recipe, benchmark = plan.recipe, plan.benchmark
+    students = max(len(str(m).split(",")) for m in plan.models.values())
     # DynaEval's translation reads its paragraphs from a file of its own: count the segments they came from
-    low, high = estimate_calls(recipe, plan.get("segments") or len(benchmark.items), students, plan["options"])
+    low, high = estimate_calls(recipe, plan.segments or len(benchmark.items), students, plan.options)
     lines = [f"recipe {recipe.name}: {recipe.experiment}",
-             "  items: " + (plan.get("paragraphs") or f"{len(benchmark.items)}" + (
+             "  items: " + (plan.paragraphs or f"{len(benchmark.items)}" + (
                  f" (the paper: {recipe.items})" if recipe.items else "")),
-             "  roles: " + ", ".join(f"{k}={v}" for k, v in plan["models"].items()),
-             "  options: " + ", ".join(f"{k}={v}" for k, v in plan["options"].items()),
-             *(f"  changed: {k}={ours} (the paper's: {paper})" for k, (paper, ours) in plan.get("overrides", {}).items()),
-             f"  calls: {low}-{high}" + _typical(typical_calls(recipe, len(benchmark.items), plan["options"]))]
+             "  roles: " + ", ".join(f"{k}={v}" for k, v in plan.models.items()),
+             "  options: " + ", ".join(f"{k}={v}" for k, v in plan.options.items()),
+             *(f"  changed: {k}={ours} (the paper's: {paper})" for k, (paper, ours) in plan.overrides.items()),
+             f"  calls: {low}-{high}" + _typical(typical_calls(recipe, len(benchmark.items), plan.options))]
     if recipe.calls.tokens_per_call:
         prompt, completion = recipe.calls.tokens_per_call
         lines.append(f"  tokens: {low * prompt:,}-{high * prompt:,} prompt, {low * completion:,}-{high * completion:,} "
                      "completion (the paper's average call)")
-        cost = price_range(plan, registry, (low, high), (prompt, completion))
+        cost = price_range(plan.models, registry, (low, high), (prompt, completion))
         if cost:
             lines.append(f"  cost: ${cost[0]:.2f}-${cost[1]:.2f} at the configured prices (all calls priced as the "
                          "dearest role)")
@@ -201,11 +229,11 @@ def _typical(calls: int | None) -> str:
     return "" if calls is None else f" (typical {calls}: every stage once, no retry or skip, every calibration pair)"
 
 
-def price_range(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
+def price_range(models: dict[str, str], registry: Any, calls: tuple[int, int], tokens: tuple[int, int]) -> tuple[float, float] | None:
     """The cost of `calls` calls of `tokens` (prompt, completion) tokens each, every call priced as the dearest
-    of the plan's models (`plan["models"]`, role -> name or NAME,NAME); None when none has a price."""
+    of `models` (role -> name or NAME,NAME); None when none has a price."""
     prices = []
-    for model in plan["models"].values():
+    for model in models.values():
         for single in str(model).split(","):
             try:
                 p = registry.resolve(single).prices
@@ -217,27 +245,27 @@ def price_range(plan: dict[str, Any], registry: Any, calls: tuple[int, int], tok
     return calls[0] * max(prices), calls[1] * max(prices)
 
 
-def reproduce(plan: dict[str, Any], registry: Any, *, run_dir: Path | None = None, cache: bool = True,
+def reproduce(plan: ReproducePlan, registry: Any, *, run_dir: Path | None = None, cache: bool = True,
               paper_row: str | None = None, cache_dir: Path | None = None) -> tuple[dict[str, Any], str, Path]:
     """Run the recipe; return the summary, the table beside the paper's row, and the run folder."""
     from ..files import write_text_atomic
     from ..protocols import run_protocol
     from ..recipes import render_reproduce
 
-    recipe = plan["recipe"]
-    request = {"recipe": recipe.name, "protocol": recipe.protocol, "role": [f"{k}={v}" for k, v in plan["models"].items()]}
-    result = run_protocol(plan["protocol"], plan["benchmark"], plan["graph"], models=plan["models"],
-                          config=dict(plan["options"]), run_dir=run_dir, registry=registry, cache=cache,
+    recipe = plan.recipe
+    request = {"recipe": recipe.name, "protocol": recipe.protocol, "role": [f"{k}={v}" for k, v in plan.models.items()]}
+    result = run_protocol(plan.protocol, plan.benchmark, plan.graph, models=plan.models,
+                          config=dict(plan.options), run_dir=run_dir, registry=registry, cache=cache,
                           cache_dir=cache_dir, request=request)
     summary = dict(result.summary)
     if recipe.protocol == "judgeagent":  # ACC1/ACC2/CR/CtE: the feedback validated, as the paper does
         from ..protocols.judgeagent.validate import validate
 
         summary["validation"] = validate(result.folder, registry=registry, cache=cache, cache_dir=cache_dir)
-    target = next(plan["models"][r] for r, m in recipe.roles.items() if m == "{target}")
-    items = plan.get("segments") or len(plan["benchmark"].items)
-    table = render_reproduce(recipe, summary, str(target), paper_row, plan["models"], plan["options"], items)
-    table += overrides_table(plan.get("overrides", {}))
+    target = next(plan.models[r] for r, m in recipe.roles.items() if m == "{target}")
+    items = plan.segments or len(plan.benchmark.items)
+    table = render_reproduce(recipe, summary, str(target), paper_row, plan.models, plan.options, items)
+    table += overrides_table(plan.overrides)
     if recipe.missing:
         table += "\nWhat this tool does not have yet (the run went without it):\n" + "".join(f"- {m}\n" for m in recipe.missing)
     if recipe.differs:

@@ -8,24 +8,29 @@ only the settings differ, and they are what the run's identity and manifest reco
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import JudgeAgentError
+from ..models.base import ModelSettings
+
+if TYPE_CHECKING:
+    from ..models.spec import Registry
+    from ..protocols.base import Seats
 
 
 class RoleSettings(NamedTuple):
     """The registry with each set role's own entry, the roles' models (a set role's under its own name), and the
     settings each role was given."""
 
-    registry: Any
-    seats: dict[str, Any]
-    given: dict[str, dict[str, Any]]
+    registry: Registry
+    seats: Seats
+    given: dict[str, ModelSettings]
 
 
-def split_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def split_settings(settings: ModelSettings) -> tuple[ModelSettings, dict[str, ModelSettings]]:
     """The settings for every model (`KEY`) apart from those for one role (`ROLE.KEY`, role -> key -> value)."""
     shared = {k: v for k, v in settings.items() if "." not in k}
-    by_role: dict[str, dict[str, Any]] = {}
+    by_role: dict[str, ModelSettings] = {}
     for key, value in settings.items():
         if "." in key:
             role, _, name = key.rpartition(".")
@@ -33,11 +38,11 @@ def split_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return shared, by_role
 
 
-def apply_role_settings(registry: Any, seats: dict[str, Any], by_role: dict[str, dict[str, Any]],
+def apply_role_settings(registry: Registry, seats: Seats, by_role: dict[str, ModelSettings],
                         protocol: str) -> RoleSettings:
     """Each role of `by_role` (a role of several, e.g. `students`, sets all its seats; `students.2` one) on its
     own copy of its model's entry with its settings; an unknown role is one line naming the roles."""
-    out, given = dict(seats), {}
+    out, given = dict(seats), dict[str, ModelSettings]()
     for role, settings in by_role.items():
         chosen = [s for s in seats if s == role or s.partition(".")[0] == role]
         if not chosen:

@@ -8,7 +8,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ..config import CheckerConfig
 from ..metrics import wilson
@@ -48,6 +48,35 @@ class Pair:
         return list(self.golds) or [self.gold]
 
 
+class CalibrationError(TypedDict):
+    """A probe the judge got wrong (or gave no decision on), as the report lists it."""
+
+    kind: str
+    question: str
+    gold: str
+    answer: str
+    accepted: bool
+    reason: str | None
+
+
+class CalibrationRecord(TypedDict, total=False):
+    """`Calibration` as JSON: the manifest's and the summary's `judge_calibration` (all keys are written; older
+    runs may lack some, hence not total)."""
+
+    pairs: int
+    accuracy: float | None
+    fpr: float | None
+    fnr: float | None
+    intervals: dict[str, list[float]]
+    failures: int
+    passed: bool
+    used: bool
+    policy: str
+    note: str
+    by_kind: dict[str, dict[str, int]]
+    errors: list[CalibrationError]
+
+
 @dataclass(frozen=True)
 class Calibration:
     """How the judge did on the pairs, and whether this run uses it."""
@@ -67,11 +96,11 @@ class Calibration:
     policy: str
     note: str
     by_kind: dict[str, dict[str, int]]
-    errors: list[dict[str, Any]]
+    errors: list[CalibrationError]
     """Up to 10 pairs the judge got wrong, for the report."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> CalibrationRecord:
+        return cast(CalibrationRecord, asdict(self))
 
 
 def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
@@ -263,8 +292,8 @@ def summarise(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]]
         failures=sum(1 for _, failed, _ in decisions if failed), passed=passed, used=used,
         policy=settings.judge_policy, note=_note(settings, passed, accuracy, fpr, len(pairs)),
         by_kind=_by_kind(pairs, decisions),
-        errors=[{"kind": p.kind, "question": p.question, "gold": p.gold, "answer": p.answer, "accepted": acc,
-                 "reason": reason} for p, (acc, failed, reason) in zip(pairs, decisions)
+        errors=[CalibrationError(kind=p.kind, question=p.question, gold=p.gold, answer=p.answer, accepted=acc,
+                                 reason=reason) for p, (acc, failed, reason) in zip(pairs, decisions)
                 if failed or acc != p.accept][:10])
 
 
@@ -301,7 +330,7 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.0f}%"
 
 
-def unvetted(calibration: dict[str, Any] | None) -> str | None:
+def unvetted(calibration: CalibrationRecord | None) -> str | None:
     """Why numbers graded by this judge are not to be trusted as measured (None: it passed calibration): the
     mark a summary, its terminal lines and its report carry beside every number that rests on the judge."""
     if not calibration or calibration.get("passed"):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from ..errors import JudgeAgentError
 from .case import Reply
 from .text import NEGATIONS, normalise_answer, numbers, token_f1
 from .verdict import Verdict
+
+if TYPE_CHECKING:
+    from ..embedding import Encoder
 
 SHIPPED = Path(__file__).with_name("equivalence.json")
 """Where the package's trained weights live (absent: the step has no weights and stays off)."""
@@ -45,7 +48,7 @@ class _Cosine:
     """The encoders, each loaded on first use and shared by every `Equivalence`."""
 
     _lock = threading.Lock()
-    _encoders: ClassVar[dict[str, Any]] = {}
+    _encoders: ClassVar[dict[str, Encoder]] = {}
 
     @classmethod
     def pairs(cls, left: Sequence[str], right: Sequence[str], encoder: str = DEFAULT_EMBEDDING_MODEL) -> np.ndarray:
@@ -113,6 +116,20 @@ def features_many(rows: Sequence[tuple[str, Sequence[str], str]], *, cosine: boo
     return out
 
 
+class CalibrationRow(TypedDict):
+    """A `Calibration` as the weights file holds it."""
+
+    threshold: float
+    max_fpr: float
+    fpr: float
+    recall: float
+    accuracy: float
+    positives: int
+    negatives: int
+    passed: bool
+    note: str
+
+
 @dataclass(frozen=True)
 class Calibration:
     """How the threshold was chosen, on a held-out split of the training data."""
@@ -127,8 +144,8 @@ class Calibration:
     passed: bool
     note: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_dict(self) -> CalibrationRow:
+        return cast(CalibrationRow, dict(self.__dict__))
 
 
 def calibrate(scores: Sequence[float], labels: Sequence[bool], max_fpr: float = MAX_FPR,

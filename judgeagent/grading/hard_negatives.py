@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..metrics import wilson
 from .name_rules import TITLES, asks_for_person
@@ -78,7 +78,7 @@ class FprBound(NamedTuple):
     """95% Wilson interval: its upper end bounds the judge's false-positive rate on replies like the probes."""
 
 
-def hard_fpr(by_kind: dict[str, dict[str, Any]]) -> FprBound:
+def hard_fpr(by_kind: dict[str, dict[str, int]]) -> FprBound:
     """The judge's false-positive rate on the hard negative probes of a calibration (`Calibration.by_kind`)."""
     n = sum(row["n"] for kind, row in by_kind.items() if kind in HARD_KINDS)
     accepted = n - sum(row["right"] for kind, row in by_kind.items() if kind in HARD_KINDS)

@@ -13,7 +13,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
@@ -216,10 +216,23 @@ def _ordinal(n: int) -> str:
     return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
-def to_record(item: Item) -> dict[str, Any]:
+class McqRecord(TypedDict):
+    """A converted item as `make-mcq` writes it: a benchmark record the generic loader reads back."""
+
+    qid: str
+    question: str
+    answer: str
+    options: dict[str, str] | None
+    answer_letter: str | None
+    aliases: NotRequired[list[str]]
+    supporting_doc_ids: NotRequired[list[str]]
+    meta: NotRequired[dict[str, object]]
+
+
+def to_record(item: Item) -> McqRecord:
     """The benchmark-file form of a converted item (what `make-mcq` writes)."""
-    record: dict[str, Any] = {"qid": item.qid, "question": item.question, "answer": item.gold,
-                              "options": item.options, "answer_letter": item.gold_letter}
+    record = McqRecord(qid=item.qid, question=item.question, answer=item.gold, options=item.options,
+                       answer_letter=item.gold_letter)
     if item.aliases:
         record["aliases"] = list(item.aliases)
     if item.supporting_doc_ids:

@@ -2,15 +2,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypeAlias, TypedDict
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from ..errors import JudgeAgentError
 from .weights import WeightsIdentity
 
 Message = dict[str, str]
 """An OpenAI chat message: {"role": "system" | "user" | "assistant", "content": "..."}."""
+
+
+ModelSettings: TypeAlias = dict[str, JsonValue]
+"""Settings of a model or of one call (`temperature`, `max_tokens`, `seed`, any `-M KEY=VALUE`, a JSON value or
+text): checked where they are used (the registry's `Generation` and endpoint fields; the server)."""
+
+
+class CompletionExtra(TypedDict, total=False):
+    """What a `Completion` says beside its answer, for the protocols that read it."""
+
+    repaired: bool
+    """Structured output: the first reply was not valid and the one repair turn was asked for."""
 
 
 class ModelIdentity(TypedDict, total=False):
@@ -43,7 +55,7 @@ class Completion:
     latency: float = 0.0
     attempts: int = 1
     error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: CompletionExtra = field(default_factory=lambda: CompletionExtra())
 
     @property
     def ok(self) -> bool:

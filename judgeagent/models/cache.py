@@ -19,7 +19,7 @@ from typing import Any, TypedDict
 from pydantic import BaseModel
 
 from ..errors import JudgeAgentError
-from .base import Completion, Message, ModelIdentity, Usage
+from .base import Completion, Message, ModelIdentity, ModelSettings, Usage
 from .client import json_schema_of, parse_structured
 
 
@@ -219,7 +219,7 @@ def source_of(identity: ModelIdentity) -> str:
 
 
 def cache_key(identity: ModelIdentity, messages: list[Message], schema: type[BaseModel] | None,
-              settings: dict[str, Any]) -> str:
+              settings: ModelSettings) -> str:
     payload = {
         "identity": identity,
         "messages": messages,

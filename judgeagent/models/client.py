@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import JudgeAgentError
-from .base import Completion, Message, ModelError, ModelIdentity, Usage
+from .base import Completion, CompletionExtra, Message, ModelError, ModelIdentity, ModelSettings, Usage
 from .retry import FATAL_STATUS, EmptyReply, backoff, is_transient, scrub, status_of
 from .spec import ModelSpec
 
@@ -85,7 +85,7 @@ class OpenAIChatModel:
                                   attempts=attempts)
             return await self._structured(messages, schema, settings, start)
 
-    async def _structured(self, messages: list[Message], schema: type[BaseModel], settings: dict[str, Any],
+    async def _structured(self, messages: list[Message], schema: type[BaseModel], settings: ModelSettings,
                           start: float) -> Completion:
         """Ask for JSON; on invalid output one repair turn, then a recorded failure (never an exception)."""
         messages = _with_schema_hint(messages, schema)
@@ -97,15 +97,15 @@ class OpenAIChatModel:
             parsed, problem = parse_structured(text, schema)
             if parsed is not None:
                 return Completion(text, parsed, total, self.spec.model, latency=time.perf_counter() - start,
-                                  attempts=attempts, extra={"repaired": turn > 0})
+                                  attempts=attempts, extra=CompletionExtra(repaired=turn > 0))
             messages = [*messages, {"role": "assistant", "content": text},
                         {"role": "user", "content": _REPAIR.format(problem=problem)}]
         return Completion(text, None, total, self.spec.model, latency=time.perf_counter() - start,
                           attempts=attempts, error=f"invalid structured output after one repair: {problem}",
-                          extra={"repaired": True})
+                          extra=CompletionExtra(repaired=True))
 
     async def _chat(self, messages: list[Message], schema: type[BaseModel] | None,
-                    settings: dict[str, Any]) -> tuple[str, Usage, int]:
+                    settings: ModelSettings) -> tuple[str, Usage, int]:
         attempt = 0
         while True:
             attempt += 1
@@ -128,7 +128,7 @@ class OpenAIChatModel:
                 await asyncio.sleep(backoff(attempt, error))
 
     def _request(self, messages: list[Message], schema: type[BaseModel] | None,
-                 settings: dict[str, Any]) -> dict[str, Any]:
+                 settings: ModelSettings) -> dict[str, Any]:
         options = {k: v for k, v in {**self.spec.generation.model_dump(), **settings}.items() if v is not None}
         request: dict[str, Any] = {"model": self.spec.model, "messages": messages, **options}
         if schema is not None:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import JudgeAgentError
+from .base import ModelSettings
 
 Role = Literal["target", "interviewer", "judge"]
 ROLES: tuple[Role, ...] = ("target", "interviewer", "judge")
@@ -114,7 +115,7 @@ class Registry:
         (the interviewer and judge default to the target) reaches the same endpoint."""
         return Registry({**self.models, name: self.resolve(name, base_url)}, self.source)
 
-    def with_settings(self, names: list[str], settings: dict[str, Any]) -> Registry:
+    def with_settings(self, names: list[str], settings: ModelSettings) -> Registry:
         """This registry with each of `names` given `settings` (--temperature, --max-tokens, --max-connections,
         -M KEY=VALUE): generation settings (`MODEL_ARGS`) and the endpoint's own (concurrency, timeout, retries,
         structured output). An unknown key or a bad value is one line naming it."""

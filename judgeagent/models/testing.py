@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .base import Completion, Message, ModelIdentity, Usage
+from .base import Completion, Message, ModelIdentity, ModelSettings, Usage
 from .client import parse_structured
 
 Reply = Callable[[list[Message]], "str | Awaitable[str]"]
@@ -28,7 +28,7 @@ class FunctionModel:
         self.name = name
         self.calls: list[list[Message]] = []
         self.schemas: list[type[BaseModel] | None] = []
-        self.settings: list[dict[str, Any]] = []
+        self.settings: list[ModelSettings] = []
 
     def identity(self) -> ModelIdentity:
         return {"function": self.name}  # for the response cache and a run's journal

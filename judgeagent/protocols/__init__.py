@@ -1,11 +1,12 @@
 """Interview protocols on one engine: the `PROTOCOLS` catalogue, and running one by name."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeAgentError
-from .base import Episode, EpisodeContext, Protocol, RoleSpec, RunRequest, Section
+from .base import Episode, EpisodeContext, Protocol, RoleChoice, RoleSpec, RunRequest, Section
 from .dynaeval import DynaEvalProtocol
 from .interviewer import InterviewerProtocol
 from .judgeagent.protocol import JudgeAgentProtocol
@@ -32,7 +33,7 @@ def get_protocol(name: str) -> Protocol:
                               "(judgeagent protocols lists them)") from None
 
 
-def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *, models: dict[str, Any],
+def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *, models: Mapping[str, RoleChoice],
                  config: Any = None, **kwargs: Any) -> Any:
     """Run `protocol` (a name or object) on `benchmark` with `models` (role -> name or `ChatModel`).
 
@@ -45,7 +46,7 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
     return _run_protocol(protocol, benchmark, graph, models=models, config=config, **kwargs)
 
 
-def _run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *, models: dict[str, Any],
+def _run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *, models: Mapping[str, RoleChoice],
                   config: Any = None, **kwargs: Any) -> Any:
     chosen = get_protocol(protocol) if isinstance(protocol, str) else protocol
     if config is None or isinstance(config, dict):
@@ -58,7 +59,7 @@ def _run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *
 
 
 async def run_protocol_async(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
-                             models: dict[str, Any], config: Any = None, **kwargs: Any) -> Any:
+                             models: Mapping[str, RoleChoice], config: Any = None, **kwargs: Any) -> Any:
     """`run_protocol` for code that already runs an event loop (a notebook, an async service): the run, with its
     own loop and model clients, goes on a worker thread while the caller's loop stays free. `ChatModel` objects
     given in `models` are called from that thread's loop."""

@@ -4,15 +4,16 @@ from __future__ import annotations
 import threading
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel
 
 from ..benchmark import Benchmark, Item
 from ..errors import JudgeAgentError
+from ..runs import RunArgs
 from .record import Record, Score
 
 if TYPE_CHECKING:
@@ -25,6 +26,19 @@ if TYPE_CHECKING:
     from .episodes import EpisodeView
 
 
+RoleModel: TypeAlias = "str | ChatModel"
+"""One role's model: a registry name (`gpt-4o`, `local`, `openai:...`) or a ready `ChatModel`."""
+RoleChoice: TypeAlias = "RoleModel | Sequence[RoleModel] | None"
+"""What a caller gives for a role: its model, a many role's models (a list, or names comma-separated in one
+string), or None (the role takes its default)."""
+Seats: TypeAlias = "dict[str, RoleModel]"
+"""The resolved roles: every seat (`judge`, `students.2`) -> its model (`Protocol.resolve_roles`)."""
+RecordT = TypeVar("RecordT", bound=Mapping[str, object])
+"""A protocol's row of records.jsonl: the shared `RecordRow` envelope, or JudgeAgent's question record."""
+RowT = TypeVar("RowT", bound=Mapping[str, object])
+"""A protocol's row of episodes.jsonl (its `rows.py`: KIEval's `DialogueRow`, DynaEval's `GameRow`, ...)."""
+SummaryT = TypeVar("SummaryT", bound=Mapping[str, object])
+"""A protocol's summary.json (its `rows.py`'s `Summary`)."""
 Notify = Callable[[str], None]
 """Hears one line: a warning (`notify`) or the name of a stage that has no per-episode progress (`on_stage`)."""
 
@@ -83,10 +97,10 @@ class RoleSpec(NamedTuple):
         return (self.default,) if isinstance(self.default, str) else tuple(self.default or ())
 
 
-def _numbered(given: dict[str, Any], name: str) -> list[Any]:
+def _numbered(given: Mapping[str, RoleChoice], name: str) -> list[RoleModel]:
     """A many role's models given one by one (`students.1`, `students.2`, ...), in their order."""
     keys = [k for k in given if k.partition(".")[0] == name and k.partition(".")[2].isdigit() and given[k]]
-    return [given[k] for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
+    return [cast("RoleModel", given[k]) for k in sorted(keys, key=lambda k: int(k.partition(".")[2]))]
 
 
 class CallEstimate(NamedTuple):
@@ -119,7 +133,7 @@ class RunRequest:
 
     benchmark: Benchmark
     graph: ContextGraph | None
-    models: dict[str, str | ChatModel]
+    models: dict[str, RoleChoice]
     config: BaseModel
     run_dir: Path | None = None
     runs_root: Path = Path("runs")
@@ -127,7 +141,7 @@ class RunRequest:
     cache_dir: Path | None = None
     cache: bool = True
     max_cost: float | None = None
-    request: dict[str, Any] = field(default_factory=dict)
+    request: RunArgs = field(default_factory=lambda: RunArgs())
     notify: Notify | None = None
     progress: Progress | None = None
     """Hears a `ProgressEvent` as each episode finishes; JudgeAgent's as each question is judged and each batch's
@@ -176,7 +190,7 @@ class Prepared(NamedTuple):
     manifest: Manifest | None = None
 
 
-class Protocol(ABC):
+class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
     """One interview method. Subclasses declare the class attributes and the episode methods."""
 
     name: ClassVar[str]
@@ -204,7 +218,7 @@ class Protocol(ABC):
     def needs_graph(self, config: Any) -> bool:
         return "graph" in self.needs
 
-    def resolve_roles(self, given: dict[str, Any]) -> dict[str, Any]:
+    def resolve_roles(self, given: Mapping[str, RoleChoice]) -> Seats:
         """Every declared role's model: as given, else its default role's (judge -> interviewer -> target),
         else its fixed `model`.
 
@@ -219,10 +233,10 @@ class Protocol(ABC):
         if unknown:
             raise JudgeAgentError(f"protocol {self.name} has no role {unknown[0]}; its roles are "
                                   f"{', '.join(r.name for r in self.roles)} (give them with --role NAME=MODEL)")
-        chosen: dict[str, Any] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
-        out: dict[str, Any] = {}
+        chosen: dict[str, RoleChoice] = {k: v for k, v in given.items() if k in SHARED_ROLES and v}
+        out: Seats = {}
         for role in self.roles:  # declared in order: a default always names an earlier role or a shared flag
-            value = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
+            value: RoleChoice = (given.get(role.name) or (_numbered(given, role.name) if role.many else None)
                      or next((chosen[d] for d in role.defaults if chosen.get(d)), None) or role.model)
             if not value and role.optional:
                 continue
@@ -231,7 +245,8 @@ class Protocol(ABC):
                 raise JudgeAgentError(f"protocol {self.name} needs a model for its {role.name} role ({flag})")
             chosen[role.name] = value
             if role.many:
-                values = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+                values: list[RoleModel] = ([v.strip() for v in value.split(",")] if isinstance(value, str)
+                                           else list(cast("Sequence[RoleModel]", value)))
                 if not values or any(v in ("", None) for v in values):
                     raise JudgeAgentError(f"role {role.name} of protocol {self.name} needs one or more models, "
                                           f"comma-separated; got {value!r}")
@@ -239,7 +254,7 @@ class Protocol(ABC):
             else:
                 if isinstance(value, (list, tuple)) or (isinstance(value, str) and "," in value):
                     raise JudgeAgentError(f"role {role.name} of protocol {self.name} takes one model; got {value!r}")
-                out[role.name] = value
+                out[role.name] = cast("RoleModel", value)
         return out
 
     # --- hooks the runner calls; the defaults suit a protocol written for the runner --------------------
@@ -268,7 +283,8 @@ class Protocol(ABC):
             "benchmark": [(i.qid, i.question, i.gold, i.options, i.difficulty, bool(i.passage))
                           for i in request.benchmark.items],
             "graph": request.graph.manifest.get("graph_id") if request.graph else None,
-            "models": {role: model_identity(value, registry) for role, value in request.models.items()},
+            "models": {role: model_identity(cast("RoleModel", value), registry)  # resolved by now
+                       for role, value in request.models.items()},
             "config": {k: v for k, v in request.config.model_dump(mode="json").items()
                        if not (k in self.added_later and v == self.added_later[k])},
         }
@@ -282,7 +298,7 @@ class Protocol(ABC):
         same name)."""
         return {}
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate | None:
         """The calls a run of these items with these resolved roles would make (`--dry-run`), counted from the
         config alone; None when the protocol has no estimate."""
         return None
@@ -299,7 +315,7 @@ class Protocol(ABC):
     @abstractmethod
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]: ...
 
-    def next_episodes(self, ctx: EpisodeContext, rows: list[dict[str, Any]]) -> list[Episode]:
+    def next_episodes(self, ctx: EpisodeContext, rows: list[RowT]) -> list[Episode]:
         """More episodes once those listed so far have finished (`rows`, in index order); none by default.
 
         Called after each wave, the first time after `episodes` (which may list none). For protocols that
@@ -314,23 +330,22 @@ class Protocol(ABC):
         return Prepared()
 
     @abstractmethod
-    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> dict[str, Any]:
+    async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> RowT:
         """Run one episode, writing its records; return its row for episodes.jsonl."""
 
     @abstractmethod
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordT], episodes: list[RowT]) -> SummaryT:
         """The run's numbers from its records (may ask a model, e.g. for a written summary)."""
 
     @abstractmethod
-    def report_sections(self, summary: dict[str, Any]) -> list[Section]: ...
+    def report_sections(self, summary: SummaryT) -> list[Section]: ...
 
     def report_extras(self, folder: Path) -> list[Section]:
         """Report sections from files a later command wrote into the finished run's folder (KIEval's rescores);
         `judgeagent report` re-renders the report with them."""
         return []
 
-    def headline(self, summary: dict[str, Any]) -> dict[str, float | None]:
+    def headline(self, summary: SummaryT) -> dict[str, float | None]:
         """The few numbers `judgeagent compare` puts side by side, in column order; a name carries its scale."""
         return {}
 
@@ -347,7 +362,7 @@ class Protocol(ABC):
 
         return generic_episodes(run)
 
-    def render_summary(self, summary: dict[str, Any], folder: str) -> str:
+    def render_summary(self, summary: SummaryT, folder: str) -> str:
         """A few lines for the terminal."""
         return f"run {folder}\n" + "\n".join(f"  {k}: {v}" for k, v in summary.items() if not isinstance(v, dict))
 

@@ -9,23 +9,27 @@ same sections in the shared HTML page (`report/page.py`). JudgeAgent's own repor
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run, load_run
-from .base import Protocol, Section
+from .base import Protocol, Section, SummaryT
+
+if TYPE_CHECKING:
+    from ..models.usage import UsageLine
 
 
-def finished_run(protocol: Protocol, folder: str | Path) -> tuple[Run, dict[str, Any]]:
+def finished_run(protocol: Protocol[Any, Any, SummaryT], folder: str | Path) -> tuple[Run, SummaryT]:
     """A finished run of `protocol`, read-only: the run and its summary."""
     run = load_run(folder)
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
                               f"{folder}")
-    return run, run.summary()
+    return run, cast(SummaryT, run.summary())
 
 
 def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
@@ -37,7 +41,7 @@ def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
     return md, html
 
 
-def report_html(protocol: Protocol, run: Run, summary: dict[str, Any]) -> str:
+def report_html(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: SummaryT) -> str:
     """report.md's content as one self-contained page (JudgeAgent's page shell and styles)."""
     from ..report.page import VIEWER_LINK, md_block, page
 
@@ -70,11 +74,16 @@ def compare_table(protocol: Protocol, folders: list[Path]) -> str:
     return "\n".join(out)
 
 
+def _usage(summary: Mapping[str, object]) -> dict[str, UsageLine]:
+    """The runner's `usage` in a summary (every protocol's summary.json has it): role -> its calls and costs."""
+    return cast("dict[str, UsageLine]", summary.get("usage") or {})
+
+
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
+def write_report(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: SummaryT) -> Path:
     """report.md: the protocol's sections under a common header."""
     header, sections = report_parts(protocol, run, summary)
     from ..report.page import VIEWER_MD
@@ -87,7 +96,8 @@ def write_report(protocol: Protocol, run: Run, summary: dict[str, Any]) -> Path:
     return path
 
 
-def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple[list[str], list[Section]]:
+def report_parts(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: SummaryT
+                 ) -> tuple[list[str], list[Section]]:
     """The report's header bullets and its sections: the protocol's, those from files later commands wrote
     into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
     m = run.manifest
@@ -96,7 +106,7 @@ def report_parts(protocol: Protocol, run: Run, summary: dict[str, Any]) -> tuple
         lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
     lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
     sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
-    usage = summary.get("usage") or {}
+    usage = _usage(summary)
     if usage:
         rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
                 f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]

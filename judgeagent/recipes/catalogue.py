@@ -6,7 +6,7 @@ our run's summary stands beside each published column (a dotted path, and a fact
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,21 @@ class Calls:
     with `off` (the recipe's policy, or the one `-o` gives)."""
 
 
+OptionValue = str | int | float | bool
+"""A protocol option's value as a recipe or `-o KEY=VALUE` gives it (the protocol's Config parses it)."""
+
+
+class RecipeExtra(TypedDict, total=False):
+    """What a recipe keeps beside its options, for the catalogue and the call estimate."""
+
+    models: tuple[str, ...]
+    """The models of the paper's table (KIEval)."""
+    players: tuple[str, ...]
+    """DynaEval: the paper's players (the estimate counts its pairs)."""
+    paragraph_segments: int
+    """DynaEval translation: IWSLT segments joined into one paragraph."""
+
+
 @dataclass(frozen=True)
 class Recipe:
     name: str
@@ -74,7 +89,7 @@ class Recipe:
     """Items the paper used (None: all, or no benchmark)."""
     selection: str
     """How the items are picked: `all`, `sample` (seeded random) or `stratified:<meta key>`."""
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     published: Published | None
     calls: Calls
     differs: tuple[str, ...] = ()
@@ -82,7 +97,7 @@ class Recipe:
     """Parts of the paper's setup this tool does not have yet (the recipe runs without them)."""
     needs: tuple[str, ...] = ()
     """Inputs beyond the data (e.g. a graph) and where they come from."""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: RecipeExtra = field(default_factory=lambda: RecipeExtra())
     data_items: int | None = None
     """Items in the paper's data, where the recipe takes all of them (`items` None): what `judgeagent recipes`
     estimates the calls of a whole run from."""
@@ -379,7 +394,8 @@ JUDGEAGENT_RECIPES = (
 # --- JudgeAgent, Table 3 (ablations on MedQA) ----------------------------------------------------------
 
 # Table 3, per target: ACC2, CR, CtE and delta of each ablation (ACC1 is Table 1's: the base answers are kept).
-_JA_T3 = {  # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
+_JA_T3: dict[str, tuple[str, dict[str, OptionValue], dict[str, tuple[float | None, ...]]]] = {
+    # ablation key -> (the paper's row label, our option, {target: (ACC2, CR, CtE, delta)})
     "no-graph": ("w/o context graph", {"graph": False}, {
         "GLM4-Flash": (88.60, 10.26, 1.75, 8.50), "GPT-4.1": (91.36, 6.72, 0.33, 6.39),
         "Qwen3": (95.57, 4.28, 0.42, 3.86)}),

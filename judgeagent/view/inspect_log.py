@@ -19,6 +19,7 @@ from ..protocols.episodes import EpisodeView, Turn
 from ..runs import Manifest, load_run
 
 if TYPE_CHECKING:
+    from ..models.roles import RoleDescription
     from ..protocols.base import Protocol
 
 LOG_VERSION = 2
@@ -283,7 +284,8 @@ def _usage(u: Mapping[str, float | int | None]) -> CostedTokens:
     return {"input_tokens": i, "output_tokens": o, "total_tokens": i + o, "total_cost": u.get("cost")}
 
 
-def _model_usage(usage: Mapping[str, Mapping[str, float | int | None]], models: dict[str, Any]) -> dict[str, CostedTokens]:
+def _model_usage(usage: Mapping[str, Mapping[str, float | int | None]], models: Mapping[str, RoleDescription]
+                 ) -> dict[str, CostedTokens]:
     """Usage per model: the roles a model served summed (a role's model by its registry name)."""
     out: dict[str, CostedTokens] = {}
     for role, u in usage.items():

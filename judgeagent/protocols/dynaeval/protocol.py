@@ -3,18 +3,29 @@ from __future__ import annotations
 
 import hashlib
 import random
+import typing
 from dataclasses import dataclass
 from typing import Any
 
 from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
-from ..record import Score
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
+from ..record import RecordRow, Score
 from . import stability
 from .config import DynaEvalConfig, planned_runs
 from .referee import play, transcript
 from .report import numbers, sections
-from .rows import GameRow, Summary
+from .rows import GameRow, Setup, SourceStamp, Summary
 from .tasks import TASKS
 from .tasks.base import Move, Task
 
@@ -36,7 +47,7 @@ class GameEpisode(Episode):
     cast: tuple[tuple[str, str], ...] = ()
 
 
-class DynaEvalProtocol(Protocol):
+class DynaEvalProtocol(Protocol[RecordRow, GameRow, Summary]):
     name = "dynaeval"
     title = "DynaEval"
     paper = ("DynaEval: A Dynamic Interaction-based Evaluation Framework (ICLR 2024 submission): Section 2, "
@@ -76,7 +87,7 @@ class DynaEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return []  # the first wave comes from next_episodes, once the players are known
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate | None:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate | None:
         """Games: the planned repetitions (converge: from min_runs), each one game of all players (a symmetric
         task) or one per ordered pair (pairwise); the task's items are read from the file it names (a missing
         one fails here, as the run would). Per game, public goods: each player answers once a round and the
@@ -103,21 +114,21 @@ class DynaEvalProtocol(Protocol):
         # The run's identity holds the file's path, not its content: a file edited between a run and its
         # resumption would mix old and new items under one run. The bytes' hash, kept in the manifest when
         # the run began, refuses that before any game (and any model call) is played.
-        before = (ctx.run.manifest.get("dynaeval") or {}).get("source")
+        before = typing.cast(Setup, ctx.run.manifest.get("dynaeval") or {}).get("source")
         if stamp is not None and before and before.get("sha256") != stamp.sha256:
             raise JudgeAgentError(f"the {stamp.option} file {stamp.path} changed since this run began (sha256 "
                                   f"{before['sha256'][:12]}… → {stamp.sha256[:12]}…): start a new run (--run-dir "
                                   "elsewhere) or restore the file")
         state = DynaEvalState(task, items, _players(ctx))
-        out: dict[str, Any] = {"task": task.name, "items": len(items), "players": state.players}
+        out = Setup(task=task.name, items=len(items), players=state.players)
         isolation = task.isolation(ctx.config)
         if isolation is not None:
             out["isolation"] = isolation  # which sandbox ran the models' code, e.g. bubblewrap 0.8.0
         if stamp is not None:
-            out["source"] = {"option": stamp.option, "path": stamp.path, "sha256": stamp.sha256}
+            out["source"] = SourceStamp(option=stamp.option, path=stamp.path, sha256=stamp.sha256)
         return Prepared(state, {"dynaeval": out})
 
-    def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:  # type: ignore[override]
+    def next_episodes(self, ctx: EpisodeContext, rows: list[GameRow]) -> list[Episode]:
         cfg, task, players = ctx.config, ctx.state.task, ctx.state.players
         runs = planned_runs(cfg, task.name, len(ctx.state.items))
         wave = stability.next_wave(rows, task.symmetric, epsilon=cfg.epsilon or task.epsilon, min_runs=cfg.min_runs,
@@ -158,18 +169,18 @@ class DynaEvalProtocol(Protocol):
                 "scores": played.outcome.scores, "end": played.outcome.end, "rounds": played.rounds,
                 "metrics": played.outcome.metrics, "moves": played.moves, "transcript": transcript(played.pool)}
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[GameRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[GameRow]) -> Summary:
         names = {role: d["name"] for role, d in ctx.run.manifest["models"].items()}
         runs = planned_runs(ctx.config, ctx.state.task.name, len(ctx.state.items))
         summary = numbers(ctx.state.task, ctx.config, episodes, names, runs)
         # As recorded when the run began: a report made later, elsewhere, says what ran, not what is here now.
-        isolation = (ctx.run.manifest.get("dynaeval") or {}).get("isolation")
+        isolation = typing.cast(Setup, ctx.run.manifest.get("dynaeval") or {}).get("isolation")
         if isolation is not None:
             summary["isolation"] = isolation
         return summary
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
     def view_episodes(self, run: Any) -> list[Any]:  # games by their cast, scores by player
@@ -177,7 +188,7 @@ class DynaEvalProtocol(Protocol):
 
         return view_episodes(run)
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         # Each player's mean and the half-width of its 95% interval, named with the task's unit: runs of
         # different tasks never share a column.
         out: dict[str, float | None] = {}
@@ -191,7 +202,7 @@ class DynaEvalProtocol(Protocol):
                         out[f"{summary['task']}: {player} as {role} {name}"] = measures[name]
         return out
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         s = summary
         fixed = s.get("scoring", {}).get("repeat") == "fixed"
         lines = [f"run {folder}", f"  task {s['task']}: {s['repetitions']} repetitions, {s['games']} games, "

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...models.base import ChatModel
 from ...models.dialogue import Dialogue
 from .rows import MoveRow
 from .tasks.base import Game, Move, Outcome
@@ -33,8 +34,9 @@ class Played:
     pool: Dialogue
 
 
-async def play(game: Game, players: dict[str, Any], *, referee: Any = None, record: Recorder | None = None,
-               settings: dict[str, Any] | None = None, max_rounds: int = 1000) -> Played:
+async def play(game: Game, players: dict[str, ChatModel], *, referee: ChatModel | None = None,
+               record: Recorder | None = None, settings: dict[str, Any] | None = None, max_rounds: int = 1000
+               ) -> Played:
     """Run `game` with `players` (seat -> model) to its end; `referee` is an optional model for ratings and,
     in tasks that use it so, for reading replies."""
     pool = Dialogue((REFEREE, *game.seats))

@@ -2,9 +2,10 @@
 written. What a move's value and a task's measures hold is the task's own (a number, a text, a sandbox result)."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from ...metrics import MeanInterval
+from .tasks.base import Metric
 
 
 class MoveRow(TypedDict):
@@ -29,7 +30,7 @@ class GameRow(TypedDict, total=False):
     scores: dict[str, float | None]
     end: str
     rounds: int
-    metrics: dict[str, dict[str, object]]
+    metrics: dict[str, dict[str, Metric]]
     moves: list[MoveRow]
     transcript: str
 
@@ -65,3 +66,22 @@ class Summary(TypedDict, total=False):
     pairs: list[dict[str, str | int | float | None]]
     isolation: object
     usage: dict[str, dict[str, float]]
+
+
+class SourceStamp(TypedDict):
+    """The file a task read its items from (`-o problems=`, `-o sources=`), by content."""
+
+    option: str
+    path: str
+    sha256: str
+
+
+class Setup(TypedDict):
+    """The manifest's `dynaeval`: the task, its items and players, and what it ran with."""
+
+    task: str
+    items: int
+    players: list[str]
+    isolation: NotRequired[str]
+    """Which sandbox ran the models' code, e.g. bubblewrap 0.8.0 (the code task)."""
+    source: NotRequired[SourceStamp]

@@ -8,7 +8,8 @@ from ...benchmark import Benchmark, Item
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
 from ...grading.verdict import one_line
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Section
+from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Seats, Section
+from ..record import RecordRow
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -23,7 +24,7 @@ class InterviewerState:
     checker: AnswerChecker
 
 
-class InterviewerProtocol(Protocol):
+class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
     name = "interviewer"
     title = "LLM-as-an-Interviewer"
     paper = "Kim et al., LLM-as-an-Interviewer (2024): Sections 3 and 5, Algorithm 1, Appendix A"
@@ -41,7 +42,7 @@ class InterviewerProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The judge's calibration, then per item the modification (and its check), one attempt, and each
         follow-up's question, answer and grade; the summary once. At the most: the probe of the original and
         the answer without the removed information, every attempt wrong until the last with feedback between,
@@ -74,8 +75,8 @@ class InterviewerProtocol(Protocol):
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> ItemRow:
         return await interview(ctx, episode)
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[ItemRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[ItemRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.revisions, cfg.resamples, cfg.seed)
         summary["scoring"] = scoring(cfg)
@@ -98,15 +99,15 @@ class InterviewerProtocol(Protocol):
                    stage="summary")
         return text
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         scores = list(summary["score_at"].values())
         return {"Score@1": scores[0], "Score@N": scores[-1], "adaptability": summary["adaptability"],
                 "follow-up score": summary["followup"]["all"]["score"], "probe gap": summary["probe"].get("gap")}
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         s, p, f = summary, summary["probe"], summary["followup"]
         lines = [f"run {folder}", f"  items {s['items']}, modified {s['modified']}",
                  "  " + "  ".join(f"Score{k} {v:.3f}" for k, v in s["score_at"].items() if v is not None)]

@@ -2,7 +2,10 @@
 as written (keys a later version added, such as a version's `method`, are read with a default)."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from ...grading.calibration import CalibrationRecord
 
 
 class Leakage(TypedDict):
@@ -127,7 +130,7 @@ class Summary(TypedDict, total=False):
     fact_score_at: dict[str, float]
     unclarified: dict[str, int]
     scoring: Scoring
-    judge_calibration: dict[str, object] | None
+    judge_calibration: CalibrationRecord | None
     trust: dict[str, str | None]
     interviewer_summary: str
     usage: dict[str, dict[str, float]]

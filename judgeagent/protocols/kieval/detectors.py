@@ -14,13 +14,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from ...errors import JudgeAgentError
 from ...models.spec import ModelSpec
 
 DEFAULT_K = 0.2
 """Shi et al.'s recommended share of lowest-probability tokens."""
+
+
+class TextScoreRow(TypedDict):
+    """A `TextScore` as JSON."""
+
+    qid: str
+    tokens: int
+    lm_loss: float
+    min_k_prob: float
 
 
 @dataclass(frozen=True)
@@ -30,8 +39,8 @@ class TextScore:
     lm_loss: float
     min_k_prob: float
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> TextScoreRow:
+        return cast(TextScoreRow, asdict(self))
 
 
 def min_k_prob(logprobs: Sequence[float], k: float = DEFAULT_K) -> float:

@@ -10,7 +10,18 @@ from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
+from ..record import RecordRow
 from .config import KIEvalConfig
 from .episode import dialogue
 from .report import SCORED, numbers, sections
@@ -27,7 +38,7 @@ class KIEvalState:
     sampler_thread: ThreadPoolExecutor | None = None
 
 
-class KIEvalProtocol(Protocol):
+class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
     name = "kieval"
     title = "KIEval"
     paper = "Yu et al., KIEval (ACL 2024): Section 3, Algorithm 1, Appendix K"
@@ -54,7 +65,7 @@ class KIEvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The judge's calibration, then per item the two verification answers and the candidate's answer, and per
         round a question, a reply and an evaluation (fewest: an early stop after round 1). At the most each answer
         also goes to the judge and each evaluation is repaired once."""
@@ -87,8 +98,8 @@ class KIEvalProtocol(Protocol):
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> DialogueRow:
         return await dialogue(ctx, episode)
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[DialogueRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[DialogueRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.rounds, cfg.scoring, cfg.decay, cfg.early_stop)
         summary["evaluator"] = ctx.run.manifest["models"]["evaluator"]["name"]
@@ -102,7 +113,7 @@ class KIEvalProtocol(Protocol):
         if ctx.state is not None and ctx.state.sampler_thread is not None:
             ctx.state.sampler_thread.shutdown()
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
     def report_extras(self, folder: Path) -> list[Section]:
@@ -113,12 +124,12 @@ class KIEvalProtocol(Protocol):
         section = agreement_section(folder)
         return [section] if section else []
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         k = summary["kieval"]
         return {"KIEval overall": k["overall"], "KIEval accuracy": k["accuracy"],
                 "benchmark accuracy": summary["benchmark_accuracy"], "valid rounds": summary["valid_rounds"]}
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         s = summary
         lines = [f"run {folder}", f"  items {s['items']}: {s['conversations']} verified, {s['dropped']} dropped "
                  f"{s['dropped_by_reason'] or ''}".rstrip()]

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
@@ -23,12 +23,12 @@ from ..base import Section
 from .agreement import Agreement, agreement
 from .evaluator import evaluate_turn
 from .report import SCORED, numbers
-from .rows import DialogueRow, EvaluationDump, RoundRow
+from .rows import DialogueRow, EvaluationDump, RescoreResult, RoundRow, SecondEvaluator, Summary
 
 
 def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_dir: str | Path | None = None,
             cache: bool = True, progress: Callable[[int, int], None] | None = None,
-            allow_model_change: bool = False) -> dict[str, Any]:
+            allow_model_change: bool = False) -> RescoreResult:
     """Score the run's conversations with `evaluator` (a registry name or a `ChatModel`); returns what it writes.
 
     A rescore that resumes (its journal under `rescore/<label>/`) is held to the evaluator it began with: where
@@ -60,13 +60,14 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
     config = manifest["config"]
     summary = numbers(rescored, rounds, config.get("scoring", "linear"), config.get("decay", True),
                       config.get("early_stop", True))
-    result = {"run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
-                                            "kieval": _first_summary(folder)["kieval"]},
-              "second": {"evaluator": described["name"], "model": described, **summary},
-              "agreement": turn_agreement(rows, rescored), "usage": usage,
-              **({"model_changes": changes} if changes else {}),
-              "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
-                                for r in rescored if r["verified"]]}
+    second = cast(SecondEvaluator, {"evaluator": described["name"], "model": described, **summary})
+    result: RescoreResult = {
+        "run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
+                                      "kieval": _first_summary(folder)["kieval"]},
+        "second": second, "agreement": turn_agreement(rows, rescored), "usage": usage,
+        **({"model_changes": changes} if changes else {}),
+        "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
+                          for r in rescored if r["verified"]]}
     result["file"] = str(folder / f"rescore-{label}.json")
     write_json_atomic(Path(result["file"]), result)
     return result
@@ -83,8 +84,8 @@ def _kieval_manifest(folder: Path) -> Manifest:
     return manifest
 
 
-def _first_summary(folder: Path) -> dict[str, Any]:
-    return load_run(folder).summary()
+def _first_summary(folder: Path) -> Summary:
+    return cast(Summary, load_run(folder).summary())
 
 
 async def _all(roles: Any, rows: list[DialogueRow], progress: Callable[[int, int], None] | None
@@ -136,7 +137,7 @@ def _score(evaluation: EvaluationDump, key: str) -> int:
     return int(evaluation["overall_score"] if key == "overall" else evaluation[key]["score"])
 
 
-def render_rescore(result: dict[str, Any]) -> str:
+def render_rescore(result: RescoreResult) -> str:
     """The two evaluators' KIEval scores side by side and their agreement per aspect, for the terminal."""
     first, second, agree = result["first"], result["second"], result["agreement"]
     lines = [(f"run {result['run']}: evaluator {first['evaluator']} vs {second['evaluator']} "
@@ -169,7 +170,7 @@ def agreement_section(folder: Path) -> Section | None:
     return Section("Evaluator agreement", "\n\n".join([lead, *parts]))
 
 
-def _agreement_table(result: dict[str, Any], name: str) -> str:
+def _agreement_table(result: RescoreResult, name: str) -> str:
     first, second, agree = result["first"], result["second"], result["agreement"]
     lines = [(f"**{first['evaluator']}** (the run's) vs **{second['evaluator']}** ({agree['overall']['n']} turns "
               f"scored by both; `{name}`)"), "",

@@ -3,7 +3,13 @@ dialogue round by round with each round's evaluation. JSON-shaped, so TypedDicts
 (`rescore` and the report read older runs' rows with the keys they had)."""
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from ...grading.calibration import CalibrationRecord
+    from ...models.roles import RoleDescription
+    from ...models.usage import UsageLine
+    from .agreement import Agreement
 
 
 class AspectDump(TypedDict):
@@ -118,6 +124,40 @@ class Summary(TypedDict, total=False):
     intervals: dict[str, list[float] | None]
     examples: dict[str, Example]
     evaluator: str
-    judge_calibration: dict[str, object] | None
+    judge_calibration: CalibrationRecord | None
     trust: dict[str, str | None]
     usage: dict[str, dict[str, float]]
+
+
+class FirstEvaluator(TypedDict):
+    """A rescore's first evaluator: the run's own, and its KIEval scores from the run's summary."""
+
+    evaluator: str
+    kieval: dict[str, float | None]
+
+
+class SecondEvaluator(Summary, total=False):
+    """A rescore's second evaluator: its name, its description, and the run's conversations' numbers by it."""
+
+    model: RoleDescription
+
+
+class ConversationRef(TypedDict):
+    episode: str
+    qid: str
+    rounds: list[RoundRow]
+
+
+class RescoreResult(TypedDict, total=False):
+    """`rescore-<evaluator>.json`: a KIEval run's conversations scored again by another evaluator (`rescore`)."""
+
+    run: str
+    first: FirstEvaluator
+    second: SecondEvaluator
+    agreement: dict[str, Agreement]
+    """Per aspect and overall, over the turns both evaluators scored validly."""
+    usage: dict[str, UsageLine]
+    model_changes: list[str]
+    """Present when the evaluator's name resolved to another model than the rescore began with."""
+    conversations: list[ConversationRef]
+    file: str

@@ -7,12 +7,13 @@ choice item is used as it is (once checked); a free-text item gets distractors f
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...benchmark import Benchmark, Item
 from ...errors import JudgeAgentError
 from ...grading.text import normalise_answer
+from .rows import Conversion
 
 if TYPE_CHECKING:
     from ...graph.model import ContextGraph
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 class McqBenchmark(Benchmark):
     """The benchmark as taught: every item multiple choice; `conversion` says where the options came from."""
 
-    conversion: dict[str, Any] = field(default_factory=dict)
+    conversion: Conversion
 
 
 def as_choice(benchmark: Benchmark, graph: ContextGraph | None, config: Teach2EvalConfig) -> McqBenchmark:
@@ -36,7 +37,7 @@ def as_choice(benchmark: Benchmark, graph: ContextGraph | None, config: Teach2Ev
         raise JudgeAgentError(f"benchmark {benchmark.path} has {len(free)} free-text items and teach2eval asks "
                               "multiple-choice questions: give --graph to build their distractors (or convert "
                               "it first with judgeagent make-mcq)")
-    built: dict[str, Any] = {}
+    built: dict[str, Item] = {}
     skipped: Counter[str] = Counter()
     if free:
         from ...grading.mcq import DistractorBuilder
@@ -54,8 +55,8 @@ def as_choice(benchmark: Benchmark, graph: ContextGraph | None, config: Teach2Ev
                               "use a benchmark with options or a graph built from its documents")
     # a make-mcq file keeps where its options came from (`meta.options_from`); a benchmark's own: `choice`
     sources = Counter(i.meta.get("options_from", "choice") for i in items)
-    conversion = {"items": len(benchmark.items), "taught": len(items), "options_from": dict(sorted(sources.items())),
-                  "skipped": dict(skipped.most_common())}
+    conversion = Conversion(items=len(benchmark.items), taught=len(items), options_from=dict(sorted(sources.items())),
+                            skipped=dict(skipped.most_common()))
     return McqBenchmark(benchmark.path, items, conversion)
 
 

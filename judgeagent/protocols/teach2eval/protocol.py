@@ -1,18 +1,29 @@
 """`Teach2EvalProtocol`: Teach2Eval (an indirect evaluation by judging how a model teaches) on the shared engine."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ...benchmark import Benchmark, Item
-from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, RunRequest, Section
+from ..base import (
+    CallEstimate,
+    Episode,
+    EpisodeContext,
+    Prepared,
+    Protocol,
+    RoleSpec,
+    RunRequest,
+    Seats,
+    Section,
+)
+from ..record import RecordRow
 from .config import Teach2EvalConfig
 from .episode import teach
 from .items import McqBenchmark, as_choice
 from .report import ABILITIES, numbers, scoring_of, sections, shown
-from .rows import ItemRow, Summary
+from .rows import Conversion, ItemRow, Summary
 
 
-class Teach2EvalProtocol(Protocol):
+class Teach2EvalProtocol(Protocol[RecordRow, ItemRow, Summary]):
     name = "teach2eval"
     title = "Teach2Eval"
     paper = "Teach2Eval: An Indirect Evaluation Method for LLM by Judging How It Teaches: Sections 3-4, Appendix A"
@@ -37,7 +48,7 @@ class Teach2EvalProtocol(Protocol):
     def episodes(self, benchmark: Benchmark, config: Any) -> list[Episode]:
         return [Episode(f"item-{i}-{item.qid}", (item,), i) for i, item in enumerate(benchmark.items)]
 
-    def estimate_calls(self, config: Any, items: list[Item], seats: dict[str, Any]) -> CallEstimate:
+    def estimate_calls(self, config: Any, items: list[Item], seats: Seats) -> CallEstimate:
         """The teacher answers each item once; per student and item a right first answer takes 2 calls (the answer,
         the teacher's judgment), a wrong one up to 2T+1 (T+1 answers, T teacher turns): the recipe's counts."""
         students = sum(1 for k in seats if k.partition(".")[0] == "students")
@@ -51,22 +62,22 @@ class Teach2EvalProtocol(Protocol):
     async def run_episode(self, ctx: EpisodeContext, episode: Episode) -> ItemRow:
         return await teach(ctx, episode)
 
-    async def summarise(self, ctx: EpisodeContext, records: list[dict[str, Any]],
-                        episodes: list[ItemRow]) -> Summary:  # type: ignore[override]  # its own rows
+    async def summarise(self, ctx: EpisodeContext, records: list[RecordRow],
+                        episodes: list[ItemRow]) -> Summary:
         cfg = ctx.config
         summary = numbers(episodes, cfg.turns, cfg.resamples, cfg.seed, cfg.lessons_shown, cfg.scoring)
-        summary["conversion"] = ctx.run.manifest.get("mcq") or {}
+        summary["conversion"] = cast(Conversion, ctx.run.manifest.get("mcq") or {})
         if cfg.tell_answer:  # only then: a default run's summary stays as it was
             summary["tell_answer"] = True
         return summary
 
-    def report_sections(self, summary: Summary) -> list[Section]:  # type: ignore[override]
+    def report_sections(self, summary: Summary) -> list[Section]:
         return sections(summary)
 
-    def headline(self, summary: Summary) -> dict[str, float | None]:  # type: ignore[override]
+    def headline(self, summary: Summary) -> dict[str, float | None]:
         return {key: summary["abilities"][key]["value"] for key in ("AA", "JA", "GA", "RA", "CA")}
 
-    def render_summary(self, summary: Summary, folder: str) -> str:  # type: ignore[override]
+    def render_summary(self, summary: Summary, folder: str) -> str:
         a = summary["abilities"]
 
         def shown_(key: str) -> str:

@@ -73,6 +73,18 @@ class Estimate(TypedDict):
     interval: list[float] | None
 
 
+class Conversion(TypedDict):
+    """How the benchmark was made multiple-choice (`items.as_choice`; the manifest's `mcq`)."""
+
+    items: int
+    taught: int
+    """Items taught: the benchmark's multiple-choice ones and the free-text ones given options."""
+    options_from: dict[str, int]
+    """Where the options came from (`choice`: the benchmark's own; else `meta.options_from`), items each."""
+    skipped: dict[str, int]
+    """Free-text items that could not be given options, by reason."""
+
+
 class Counts(TypedDict):
     answers: int
     no_letter: int
@@ -105,7 +117,7 @@ class Summary(Counts, total=False):
     judgments: dict[str, dict[str, int]]
     options_from: dict[str, int]
     shown: list[ShownLesson]
-    conversion: dict[str, object]
+    conversion: Conversion
     """How the benchmark was made multiple-choice (`items.McqBenchmark.conversion`)."""
     tell_answer: bool
     usage: dict[str, dict[str, float]]

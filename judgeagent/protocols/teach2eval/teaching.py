@@ -23,7 +23,9 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, cast
+
+from .rows import Estimate
 
 
 @dataclass(frozen=True)
@@ -95,8 +97,19 @@ def comprehensive(lessons: Sequence[Lesson]) -> float | None:
     return sum(gains) / len(gains) if gains else None
 
 
+class Abilities(TypedDict):
+    """The five abilities with their intervals, and the students' accuracy per turn (student -> by turn)."""
+
+    AA: Estimate
+    JA: Estimate
+    GA: Estimate
+    RA: Estimate
+    CA: Estimate
+    student_accuracy_by_turn: dict[str, list[float]]
+
+
 def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resamples: int = 1000,
-              seed: int = 0, scoring: str = "paper") -> dict[str, Any]:
+              seed: int = 0, scoring: str = "paper") -> Abilities:
     """AA, JA, GA, RA, CA with 95% bootstrap intervals over items (a resample keeps an item's lessons
     with every student together), plus the students' accuracy per turn. With several students, JA, GA
     and RA are each student's value averaged over students, as CA is (and as the paper's code does)."""
@@ -114,12 +127,12 @@ def abilities(lessons: Sequence[Lesson], teacher_correct: dict[str, bool], resam
     rng = random.Random(seed)
     draws = [[rng.choice(items) for _ in items] for _ in range(resamples)] if items else []
     resampled = _Resampled(lessons, teacher_correct, items, draws, scoring)
-    out: dict[str, Any] = {}
+    out: dict[str, Estimate | dict[str, list[float]]] = {}
     for name, metric in metrics.items():
         values = [v for v in resampled.values(name) if v is not None]
-        out[name] = {"value": metric(items), "interval": _percentiles(values)}
+        out[name] = Estimate(value=metric(items), interval=_percentiles(values))
     out["student_accuracy_by_turn"] = _accuracy_by_turn(lessons)
-    return out
+    return cast(Abilities, out)
 
 
 class _Resampled:

@@ -7,7 +7,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 from ....errors import JudgeAgentError
 from ..config import DynaEvalConfig
@@ -27,6 +27,40 @@ class Move:
     """Who read the reply into `value`: `rule` (the task's parser) or `referee` (the referee model)."""
 
 
+class CodeProblem(TypedDict):
+    """A code task's problem: HumanEval's four fields, or an MBPP record made that shape (`mbpp.problem`)."""
+
+    task_id: str
+    prompt: str
+    entry_point: str
+    test: str
+    """Python defining `check(candidate)`."""
+    context: NotRequired[str]
+    """MBPP: its trusted `test_setup_code`, run on the harness's side (HumanEval: the prompt's preamble)."""
+
+
+class TestRun(TypedDict):
+    """One code version run against its problem's tests in the sandbox."""
+
+    status: str
+    """`passed`, `failed`, `timeout`, ... (the sandbox's), or `no code`."""
+    detail: str
+    seconds: float
+
+
+class TranslationSource(TypedDict):
+    """A translation task's paragraph: its id, the text to translate, and the reference translation if any."""
+
+    id: str
+    source: str
+    reference: Any
+    """The reference as the file gives it (a text; None or absent when there is none)."""
+
+
+Metric = float | int | str | None | TestRun
+"""One of a seat's numbers for a finished game (a rating, a chrF, a count, a test run)."""
+
+
 @dataclass
 class Outcome:
     """A finished game: each seat's score (the task's unit), how it ended, and any further numbers per seat."""
@@ -34,7 +68,8 @@ class Outcome:
     scores: dict[str, float | None]
     """None: the game could not be scored for that seat (a referee that gave no rating); left out of means."""
     end: str
-    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Metric]] = field(default_factory=dict)
+    """Per seat, the task's further numbers by name (`final chrF`, `pass@1 round 2`, `hits`)."""
 
 
 class Game(ABC):

@@ -31,7 +31,7 @@ from ....files import jsonl_records
 from ....grading.verdict import one_line
 from ..sandbox import Isolation, SandboxLimits, require_bubblewrap, run_tests
 from . import mbpp
-from .base import Game, Move, Outcome, Stamp, Task, read_source
+from .base import CodeProblem, Game, Metric, Move, Outcome, Stamp, Task, TestRun, read_source
 from .rating import dialogue, rate_roles
 
 PROGRAMMER, REVIEWER = "programmer", "reviewer"
@@ -83,11 +83,11 @@ class CodeReview(Task):
         return CodeGame(config, seats, item, rng)
 
 
-def parse_problems(file: Path, content: str, count: int, seed: int) -> list[dict[str, Any]]:
+def parse_problems(file: Path, content: str, count: int, seed: int) -> list[CodeProblem]:
     """A seeded sample of `count` problems (all when fewer) from the file's `content`, every one checked for
     the four fields (or read as MBPP's record, whose test split is kept when the file holds it)."""
-    problems = []
-    found_mbpp: list[tuple[int | None, dict[str, Any]]] = []
+    problems: list[CodeProblem] = []
+    found_mbpp: list[tuple[int | None, CodeProblem]] = []
     for record, source in jsonl_records(file, content):
         if mbpp.is_mbpp(record):
             task_id = record.get("task_id")
@@ -96,7 +96,8 @@ def parse_problems(file: Path, content: str, count: int, seed: int) -> list[dict
         missing = [k for k in _FIELDS if not isinstance(record, dict) or not record.get(k)]
         if missing:
             raise JudgeAgentError(f"{source}: a problem needs {', '.join(_FIELDS)}; missing {', '.join(missing)}")
-        problems.append({k: record[k] for k in _FIELDS})
+        problems.append(CodeProblem(task_id=record["task_id"], prompt=record["prompt"],
+                                    entry_point=record["entry_point"], test=record["test"]))
     problems += mbpp.test_split(found_mbpp) if found_mbpp else []
     if not problems:
         raise JudgeAgentError(f"problems file {file} has no problems")
@@ -186,14 +187,14 @@ class CodeGame(Game):
         final_run = await self._test(final, limits)
         draft_run = final_run if draft == final else await self._test(draft, limits)
         passed = 1.0 if final_run["status"] == "passed" else 0.0
-        shared = {"final": final_run, "draft": draft_run, "versions": len(self.versions)}
+        shared: dict[str, Metric] = {"final": final_run, "draft": draft_run, "versions": len(self.versions)}
         if referee is not None:
             shared["style"] = await self._style(referee, final)
         return Outcome({seat: passed for seat in self.seats}, end, {seat: dict(shared) for seat in self.seats})
 
-    async def _test(self, code: str, limits: SandboxLimits) -> dict[str, Any]:
+    async def _test(self, code: str, limits: SandboxLimits) -> TestRun:
         if not code:
-            return {"status": "no code", "detail": "", "seconds": 0.0}
+            return TestRun(status="no code", detail="", seconds=0.0)
         p = self.item
         isolation: Isolation = "bubblewrap" if self.config.sandbox == "bubblewrap" else "none"
         cancel = threading.Event()
@@ -205,7 +206,7 @@ class CodeGame(Game):
         except asyncio.CancelledError:
             cancel.set()  # Ctrl-C or a stopped run: the thread kills its sandboxes now, not at the time limit
             raise
-        return {"status": result.status, "detail": one_line(result.detail, 160), "seconds": round(result.seconds, 3)}
+        return TestRun(status=result.status, detail=one_line(result.detail, 160), seconds=round(result.seconds, 3))
 
     async def _style(self, referee: Any, code: str) -> int | None:
         messages = [{"role": "system", "content": "You are a professional developer rating code style."},
@@ -297,11 +298,11 @@ class PaperCodeGame(CodeGame):
         limits = SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb)
         turns = self.config.review_rounds + 1
         standing = (self.code_by_turn + [self.code_by_turn[-1] if self.code_by_turn else ""] * turns)[:turns]
-        runs: dict[str, dict[str, Any]] = {}
+        runs: dict[str, TestRun] = {}
         for code in standing:  # each distinct code once
             if code not in runs:
                 runs[code] = await self._test(code, limits)
-        shared: dict[str, Any] = {f"pass@1 round {k}": 1.0 if runs[code]["status"] == "passed" else 0.0
+        shared: dict[str, Metric] = {f"pass@1 round {k}": 1.0 if runs[code]["status"] == "passed" else 0.0
                                   for k, code in enumerate(standing, 1)}
         shared |= {"draft": runs[standing[0]], "final": runs[standing[-1]], "versions": len(self.versions)}
         conversation = dialogue([("Question", self.item["prompt"]), *self.turns])

@@ -14,10 +14,9 @@ import io
 import tarfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 from ....errors import JudgeAgentError
-from .base import Stamp
+from .base import Stamp, TranslationSource
 
 NAMES = {"en": "English", "zh": "Chinese", "fr": "French", "de": "German"}
 """The language names of the archives' codes (the options `source_language`, `target_language`)."""
@@ -46,7 +45,7 @@ def _segments(archive: Path, pair: str, lang: str) -> dict[str, list[tuple[str, 
             for doc in root.iter("doc")}
 
 
-def load(path: str, max_words: int) -> tuple[list[dict[str, Any]], Stamp, tuple[str, str]]:
+def load(path: str, max_words: int) -> tuple[list[TranslationSource], Stamp, tuple[str, str]]:
     """Paragraph items (id, source, reference), the stamp of both archives' bytes, and (source, target) codes."""
     archive = Path(path)
     if not archive.is_file():
@@ -58,15 +57,16 @@ def load(path: str, max_words: int) -> tuple[list[dict[str, Any]], Stamp, tuple[
         raise JudgeAgentError(f"the references of {archive.name} are the reverse archive, not found: {reverse}")
     sources, references = _segments(archive, pair, src), _segments(reverse, f"{tgt}-{src}", tgt)
     joiner = "" if tgt in ("zh", "ja") else " "
-    items: list[dict[str, Any]] = []
+    items: list[TranslationSource] = []
     for doc, segs in sources.items():
         ref = dict(references.get(doc, []))
         block: list[tuple[str, str]] = []
         for seg in [*segs, None]:
             words = sum(len(text.split()) for _, text in block)
             if block and (seg is None or words + len(seg[1].split()) > max_words):
-                items.append({"id": f"{doc}:{block[0][0]}-{block[-1][0]}", "source": " ".join(t for _, t in block),
-                              "reference": joiner.join(ref.get(i, "") for i, _ in block)})
+                items.append(TranslationSource(id=f"{doc}:{block[0][0]}-{block[-1][0]}",
+                                               source=" ".join(t for _, t in block),
+                                               reference=joiner.join(ref.get(i, "") for i, _ in block)))
                 block = []
             if seg is not None:
                 block.append(seg)

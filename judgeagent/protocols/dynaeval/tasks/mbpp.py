@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ....errors import JudgeAgentError
+from .base import CodeProblem
 
 TEST_SPLIT = range(11, 511)
 """MBPP's test task_ids (its paper's split: 1-10 few-shot, 11-510 test, 511-600 validation, 601-974 train)."""
@@ -30,7 +31,7 @@ def entry_point(code: str, tests: list[str]) -> str | None:
     return next((name for name in called if name in defined), None)
 
 
-def problem(record: dict[str, Any], where: str) -> dict[str, Any]:
+def problem(record: dict[str, Any], where: str) -> CodeProblem:
     """One MBPP record as the code task's problem (task_id, prompt, entry_point, test, context)."""
     tests = record.get("test_list")
     if not isinstance(tests, list) or not tests or not all(isinstance(t, str) for t in tests):
@@ -43,11 +44,11 @@ def problem(record: dict[str, Any], where: str) -> dict[str, Any]:
     # The name bound inside `check`: MBPP/56's function is itself called `check`, which the harness's test
     # function would otherwise shadow (the asserts would call the test, recursing).
     check = f"def check(candidate):\n    {name} = candidate\n" + "".join(f"    {t.strip()}\n" for t in tests)
-    return {"task_id": f"MBPP/{record.get('task_id')}", "prompt": prompt, "entry_point": name, "test": check,
-            "context": str(record.get("test_setup_code") or "")}
+    return CodeProblem(task_id=f"MBPP/{record.get('task_id')}", prompt=prompt, entry_point=name, test=check,
+                       context=str(record.get("test_setup_code") or ""))
 
 
-def test_split(problems: list[tuple[int | None, dict[str, Any]]]) -> list[dict[str, Any]]:
+def test_split(problems: list[tuple[int | None, CodeProblem]]) -> list[CodeProblem]:
     """MBPP's test split when the file holds it (the whole MBPP file), else every problem (a user's subset)."""
     chosen = [p for task_id, p in problems if task_id in TEST_SPLIT]
     return chosen or [p for _, p in problems]

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from ....errors import JudgeAgentError
 from ....files import jsonl_records
 from . import iwslt
-from .base import Game, Move, Outcome, Stamp, Task, read_source
+from .base import Game, Metric, Move, Outcome, Stamp, Task, TranslationSource, read_source
 from .rating import dialogue, rate_roles
 
 TRANSLATOR, PROOFREADER = "translator", "proofreader"
@@ -93,16 +93,16 @@ def paragraph(text: str, max_words: int) -> str:
     return " ".join(words[:max_words])
 
 
-def parse_sources(file: Path, content: str, count: int, seed: int, max_words: int) -> list[dict[str, Any]]:
+def parse_sources(file: Path, content: str, count: int, seed: int, max_words: int) -> list[TranslationSource]:
     """A seeded sample of `count` sources (all when fewer) from the file's `content`."""
-    items = []
+    items: list[TranslationSource] = []
     for n, (record, where) in enumerate(jsonl_records(file, content), 1):
         text = record.get("source") or record.get("text") if isinstance(record, dict) else None
         if not isinstance(text, str) or not text.strip():
             raise JudgeAgentError(f"{where}: a source needs a non-empty text (or source) field")
-        items.append({"id": str(record.get("doc_id") or record.get("id") or f"{file.stem}-{n}"),
-                      "source": paragraph(text, max_words) if "reference" not in record else text.strip(),
-                      "reference": record.get("reference")})
+        items.append(TranslationSource(id=str(record.get("doc_id") or record.get("id") or f"{file.stem}-{n}"),
+                                       source=paragraph(text, max_words) if "reference" not in record else text.strip(),
+                                       reference=record.get("reference")))
     if not items:
         raise JudgeAgentError(f"sources file {file} has no paragraphs")
     random.Random(seed).shuffle(items)
@@ -201,7 +201,7 @@ class TranslationGame(Game):
         if self.config.scoring == "paper":
             return await self._paper_outcome(end, referee, draft, final)
         rated = await self._rate(referee, draft, final)
-        shared: dict[str, Any] = {"draft rating": rated[0], "final rating": rated[1]}
+        shared: dict[str, Metric] = {"draft rating": rated[0], "final rating": rated[1]}
         if self.exchange:
             shared["versions"] = len(self.versions)
         if self.item.get("reference"):
@@ -217,7 +217,7 @@ class TranslationGame(Game):
         turns += [(who.capitalize(), text) for who, text in self.versions]
         rated = await rate_roles(referee, PAPER_JUDGE, dialogue(turns), ("Translator", "Proofreader"))
         own = {TRANSLATOR: draft, PROOFREADER: final}
-        metrics: dict[str, dict[str, Any]] = {seat: {} for seat in self.seats}
+        metrics: dict[str, dict[str, Metric]] = {seat: {} for seat in self.seats}
         for seat in self.seats:
             if self.exchange:
                 metrics[seat]["versions"] = len(self.versions)
