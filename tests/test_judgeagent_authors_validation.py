@@ -156,12 +156,12 @@ def test_judgeagent_recipe_dry_run_is_within_a_quarter_of_a_scripted_runs_calls(
     from judgeagent.models.testserver import FakeServer
 
     plan = prepare("judgeagent-table1-multihop", {"target": "tgt"}, str(MHR), mhr_graph.path, 9, workdir=tmp_path)
-    items = plan["benchmark"].items
+    items = plan.benchmark.items
     script = Script(target_right={i.question for k, i in enumerate(items) if k % 3 != 2})
     script.golds.update({i.question: i.gold for i in items})
     with FakeServer(reply=lambda r: script.target(r) if r["model"] == "tgt" else script.interviewer(r)) as server:
         registry = Registry({m: ModelSpec(name=m, base_url=server.base_url, model=m, max_retries=0)
-                             for m in {"tgt", *plan["models"].values()}})
+                             for m in {"tgt", *plan.models.values()}})
         low, high, typical = (int(x) for x in re.search(r"calls: (\d+)-(\d+) \(typical (\d+)",
                                                         render_plan(plan, registry)).groups())
         s, _, _ = reproduce(plan, registry, run_dir=tmp_path / "run", cache=False)
