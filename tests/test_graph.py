@@ -94,6 +94,25 @@ def test_large_graphs_get_an_approximate_index(tmp_path):
     assert (found[:, 0] == np.arange(20)).mean() >= 0.9
 
 
+def test_saving_a_graph_elsewhere_leaves_the_callers_graph_as_it_was(demo_graph, tmp_path):
+    """save_graph used to seal the caller's own manifest: a test that saved the shared graph changed its id (and
+    file checksums) for every later test. The saved copy carries its own, checked on load."""
+    import copy
+
+    from judgeagent import load_graph, save_graph
+
+    before = copy.deepcopy(demo_graph.manifest)
+    save_graph(demo_graph, tmp_path / "copy")
+    assert demo_graph.manifest == before
+    # a loaded graph saved again is written in other bytes (Parquet's list field names, row groups): another id
+    loaded = load_graph(tmp_path / "copy")
+    first = copy.deepcopy(loaded.manifest)
+    save_graph(loaded, tmp_path / "again")
+    again = json.loads((tmp_path / "again" / "manifest.json").read_text())
+    assert again["graph_id"] != first["graph_id"] and loaded.manifest == first
+    assert load_graph(tmp_path / "again").manifest["graph_id"] == again["graph_id"]
+
+
 def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     from judgeagent import save_graph
 

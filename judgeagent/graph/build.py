@@ -96,7 +96,7 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
     _finish(graph, corpus.root, config, encoder.dim, extractor.describe(), timings, progress)
     if out_path is not None:
         with timings.timed(progress, "writing"):
-            graph.path = save_graph(graph, out_path, overwrite=overwrite)
+            graph.path = save_graph(graph, out_path, overwrite=overwrite, adopt=True)
     return graph
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import errno
 import hashlib
 import json
@@ -60,8 +61,10 @@ def _check_parent(out: Path) -> None:
                               "choose another --out") from None
 
 
-def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False) -> Path:
-    """Write to a hidden sibling folder, then rename into place: a crash never leaves half a graph."""
+def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False, adopt: bool = False) -> Path:
+    """Write to a hidden sibling folder, then rename into place: a crash never leaves half a graph.
+    `adopt`: the graph becomes the saved one (a build's): its manifest takes the files' checksums and id. Otherwise
+    the copy's manifest is the caller's copied, so saving a loaded graph elsewhere leaves its id as it was."""
     out = Path(out)
     check_writable(out, overwrite)
     with staging(out) as tmp:
@@ -70,7 +73,7 @@ def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False)
         for attr, file in VECTORS.items():
             np.save(tmp / file, getattr(graph, attr), allow_pickle=False)
         write_indexes(graph.entity_index, graph.chunk_index, tmp)
-        seal(tmp, graph.manifest)
+        seal(tmp, graph.manifest if adopt else copy.deepcopy(graph.manifest))
         publish(tmp, out)
     return out  # the caller's graph keeps its path: a copy saved elsewhere does not move it
 
