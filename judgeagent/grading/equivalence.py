@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -116,20 +116,6 @@ def features_many(rows: Sequence[tuple[str, Sequence[str], str]], *, cosine: boo
     return out
 
 
-class CalibrationRow(TypedDict):
-    """A `Calibration` as the weights file holds it."""
-
-    threshold: float
-    max_fpr: float
-    fpr: float
-    recall: float
-    accuracy: float
-    positives: int
-    negatives: int
-    passed: bool
-    note: str
-
-
 @dataclass(frozen=True)
 class Calibration:
     """How the threshold was chosen, on a held-out split of the training data."""
@@ -144,8 +130,9 @@ class Calibration:
     passed: bool
     note: str
 
-    def to_dict(self) -> CalibrationRow:
-        return cast(CalibrationRow, dict(self.__dict__))
+    def to_dict(self) -> dict[str, float | int | bool | str]:
+        """The weights file's `calibration`, field by field."""
+        return dict(self.__dict__)
 
 
 def calibrate(scores: Sequence[float], labels: Sequence[bool], max_fpr: float = MAX_FPR,
