@@ -175,3 +175,37 @@ def test_the_estimate_counts_a_target_call_per_batch_and_round():
     ours = estimate_run(EvalConfig(rounds=2), bench.items)[0]
     assert (authors.calls_low, authors.calls_high) == (3, 9)
     assert (ours.calls_low, ours.calls_high) == (26, 26 + 6 * 2)
+
+
+def test_the_inspect_export_shows_the_batch_call_each_answer_was_parsed_from(tmp_path):
+    """Exported for Inspect, each question's sample shows the call that really asked it: the batch's prompt and the
+    batch's JSON reply as the journal holds them (`journaled: true`), the question's own parsed answer beside it
+    and as the sample's answer. Read back with inspect_ai's own reader. Seen to fail with the turn looked up in the
+    journal by its shown prompt and parsed answer (no call matches: `journaled: false`, the batch reply missing)."""
+    from inspect_ai.log import read_eval_log
+
+    from judgeagent.models.cache import journal_calls
+    from judgeagent.protocols import get_protocol
+    from judgeagent.view.inspect_log import write_inspect_log
+
+    bench, _ = _quality(limit=6)
+    golds = {i.question: i.gold for i in bench.items}
+    with Roles(Script(target_right=set(list(golds)[::2]))) as roles:
+        roles.script.golds.update(golds)
+        folder = evaluate(bench, None, "tgt", interviewer="int", config=AUTHORS, run_dir=tmp_path / "run",
+                          registry=roles.registry(), cache=False).folder
+    out, count = write_inspect_log(get_protocol("judgeagent"), folder, tmp_path / "log.json")
+    log = read_eval_log(str(out))
+    records = {r["record_id"]: r for r in map(json.loads, (folder / "records.jsonl").read_text().splitlines())}
+    batches = {c["text"]: c["messages"] for c in journal_calls(folder) if c["settings"].get("response_format")}
+    assert count == len(log.samples) == 6 and len(batches) == 2
+    for sample in log.samples:
+        record = records[sample.id]
+        (event,) = [e for e in sample.events if e.event == "model" and e.role == "target"]
+        assert event.metadata["journaled"] is True
+        assert [m.content for m in event.input] == [m["content"] for m in batches[record["batch_reply"]]]
+        assert event.output.choices[0].message.content == record["batch_reply"]
+        assert event.output.choices[0].message.metadata["answer"] == record["answer"]
+        user, reply = [m for m in sample.messages if m.metadata and m.metadata.get("role") == "target"]
+        assert (user.content, reply.content) == (record["prompt"][-1]["content"], record["batch_reply"])
+        assert record["question"] in user.content and sample.scores["correct"].answer == record["answer"]

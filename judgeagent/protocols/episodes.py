@@ -74,6 +74,10 @@ class Turn:
     """Longer structured fields (a judge's per-aspect comments) as indented JSON: the judge's reasoning."""
     path: PathView | None = None
     model: str = ""
+    call: tuple[str, str] | None = None
+    """The journaled call this turn was, as (the last message sent, the reply received), where the turn shows
+    another prompt or reply: a prompt shown with its roles, an answer parsed from a whole batch's reply (JudgeAgent
+    under `setting=authors`). None: the call is (`prompt`, `reply`)."""
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], JournalCal
             evaluated: str) -> Sample:
     """One episode as a sample; `evaluated` is the protocol's role under evaluation (its first), whose last reply is
     the sample's answer and output (not a judge's verdict that happens to come last)."""
-    sent = [index.get((t.prompt, t.reply)) for t in e.turns]
+    sent = [index.get(t.call or (t.prompt, t.reply)) for t in e.turns]
     messages: list[ChatMessage] = []
     system = None
     for t, call in zip(e.turns, sent):
@@ -164,7 +164,7 @@ def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], JournalCal
         if said is not None and said != system:  # a system prompt where it first applies, or changes
             messages.append({"role": "system", "content": said, "source": "input", "metadata": {"role": t.role}})
         system = said if said is not None else system
-        messages += _messages(t)
+        messages += _messages(t, call)
     scored = [t for t in e.turns if t.scores] or e.turns  # the item as first put to a scored model
     first = scored[0].prompt if scored else e.item
     own = [t for t in e.turns if t.role == evaluated or t.role.startswith(evaluated + ".")]
@@ -239,7 +239,7 @@ def _event(t: Turn, call: JournalCall | None, target: str, created: str) -> Mode
         "event": "model", "timestamp": began or created or "1970-01-01T00:00:00+00:00", "working_start": 0.0,
         "model": t.model or target, "role": t.role, "input": inputs, "tools": [], "tool_choice": "none",
         "config": {k: v for k, v in ((call or {}).get("settings") or {}).items() if k in _CONFIG},
-        "output": {"model": t.model or target, "choices": [{"message": _assistant(t), "stop_reason": "stop"}],
+        "output": {"model": t.model or target, "choices": [{"message": _assistant(t, call), "stop_reason": "stop"}],
                    "usage": {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}},
         "metadata": {"step": t.step, "journaled": call is not None}}
     if seconds is not None:
@@ -251,14 +251,22 @@ _CONFIG = ("max_tokens", "temperature", "top_p", "seed")
 """Call settings Inspect's GenerateConfig also has."""
 
 
-def _messages(t: Turn) -> list[ChatMessage]:
+def _messages(t: Turn, call: JournalCall | None = None) -> list[ChatMessage]:
+    """The turn's prompt and reply; with its journaled call, the call's own last message and reply (the exact text
+    an auditor checks: the whole batch's prompt and reply where the turn's answer was parsed from it)."""
     meta = {"role": t.role, "step": t.step}
-    return [{"role": "user", "content": t.prompt, "source": "input", "metadata": meta}, _assistant(t)]
+    prompt = str(call["messages"][-1].get("content", "")) if call and call.get("messages") else t.prompt
+    return [{"role": "user", "content": prompt, "source": "input", "metadata": meta}, _assistant(t, call)]
 
 
-def _assistant(t: Turn) -> ChatMessage:
-    return {"role": "assistant", "content": t.reply, "source": "generate", "model": t.model or None,
-            "metadata": {"role": t.role, "step": t.step, "scores": t.scores}}
+def _assistant(t: Turn, call: JournalCall | None = None) -> ChatMessage:
+    """The turn's reply (with its call: the reply as received, and the turn's own answer in the metadata where that
+    was parsed from it)."""
+    said = str(call.get("text", "")) if call else t.reply
+    meta: dict[str, object] = {"role": t.role, "step": t.step, "scores": t.scores}
+    if said != t.reply:
+        meta["answer"] = t.reply
+    return {"role": "assistant", "content": said, "source": "generate", "model": t.model or None, "metadata": meta}
 
 
 def _explanation(turns: list[Turn], name: str) -> str:

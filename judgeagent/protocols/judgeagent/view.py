@@ -66,7 +66,7 @@ def question_view(record: QuestionRecord, feedback: FeedbackEntry | None, texts:
                        "error": record.target_error}.items() if v is not None},
                       # setting=authors: the answer was parsed from the reply to the whole batch, shown here
                       details="" if record.batch_reply is None else f"the batch's reply:\n{record.batch_reply}",
-                      model=models.get("target", "")))
+                      model=models.get("target", ""), call=_call(record)))
     if feedback and feedback.feedback:
         turns.append(Turn("interviewer", f"batch {record.batch} feedback", "(the batch's questions and answers)",
                           str(feedback.feedback.get("suggestions") or ""),
@@ -75,6 +75,15 @@ def question_view(record: QuestionRecord, feedback: FeedbackEntry | None, texts:
     return EpisodeView(record.record_id, _question(record).splitlines()[0][:300], record.qid, facets,
                        {"correct": score["value"], "points": record.points},
                        [verdict.method] if verdict.method else [], turns, record.gold)
+
+
+def _call(record: QuestionRecord) -> tuple[str, str] | None:
+    """The target's call as the journal keys it: the prompt's last message and the reply as received (the whole
+    batch's reply under `setting=authors`, of which the record's answer is one parsed entry)."""
+    last = record.prompt[-1] if record.prompt and isinstance(record.prompt[-1], dict) else None
+    if last is None:
+        return None
+    return str(last.get("content", "")), record.answer if record.batch_reply is None else record.batch_reply
 
 
 def _question(record: QuestionRecord) -> str:
