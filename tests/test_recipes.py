@@ -1,8 +1,10 @@
 """Recipes (`judgeagent recipes`, `judgeagent reproduce`): each family run on a handful of the papers' items
-against loopback servers (the real OpenAI client; a scripted model that knows the gold, and the smallest valid
-object for structured replies), the paper-shaped table, the dry-run's call estimate, and docs/reproduce.md."""
+against loopback servers (the real OpenAI client; a scripted model that knows the gold, writes JudgeAgent's
+extension questions, and gives the smallest valid object for other structured replies), the paper-shaped table,
+the dry-run's call estimate, and docs/reproduce.md."""
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -26,27 +28,60 @@ P = DATA / "papers"
 
 
 def knowing(items):
-    """Answers an item it finds in the prompt with its gold (letter and text); JSON requests get the smallest
-    valid object; anything else (a public goods round, a translation) a reply that differs every time, so that
-    no referee call is answered from the run's journal."""
-    by_question = {i.question[:60]: i for i in items}
+    """Answers an item it finds in the prompt with its gold (letter and text); asked to write JudgeAgent's extension
+    questions, writes one that passes the checks (`extension_question`) and knows its gold too; other JSON requests
+    get the smallest valid object; anything else (a public goods round, a translation) a reply that differs every
+    time, so that no referee call is answered from the run's journal."""
+    by_question = {i.question[:60]: (i.gold_letter or i.gold, i) for i in items}
     made = itertools.count(1)
+
+    def find(text):
+        return next(((gold, i) for q, (gold, i) in by_question.items() if q in text), None)
 
     def reply(request):
         structured, text = _read(request)
+        written = extension_question(text)
+        if written is not None:
+            question, gold, reply = written
+            by_question[question] = (gold, None)
+            return reply
         if structured:
             return structured
         if '{"response": [' in text:  # JudgeAgent's setting=authors: a batch in one prompt, a JSON list back
             blocks = re.split(r"^Question \d+: ", text, flags=re.M)[1:]
-            found = [next((i for q, i in by_question.items() if q in b), None) for b in blocks]
-            return json.dumps({"response": [{"answer": (i.gold_letter or i.gold) if i else "no idea"} for i in found]})
-        item = next((i for q, i in by_question.items() if q in text), None)
-        if item is None:
+            found = [find(b) for b in blocks]
+            return json.dumps({"response": [{"answer": f[0] if f else "no idea"} for f in found]})
+        found = find(text)
+        if found is None:
             n = next(made)
             return f"I invest {n % 11} coins (reply {n})."
-        return f"The answer is {item.gold_letter}. {item.gold}" if item.options else f"The answer is {item.gold}."
+        gold, item = found
+        return f"The answer is {item.gold_letter}. {item.gold}" if item and item.options else f"The answer is {gold}."
 
     return reply
+
+
+def extension_question(text):
+    """JudgeAgent's interviewer asked for questions on a knowledge path's fragments (Prompt 5, or its multiple-choice
+    form): one whose answer is a fragment word and whose question names the two words before it, so that it passes
+    the checks (answer supported by the fragments, not in the question, no near-duplicate of another round's).
+    (question, gold as the target answers it, the reply); None for any other request."""
+    choice = "writing multiple-choice questions from the text fragments" in text
+    if not choice and "writing questions from the text fragments" not in text:
+        return None
+    fragments = text.split("Fragments:\n", 1)[1].split("\n\nWrite ", 1)[0]
+    words = [w.strip(".,;:()\"'") for w in fragments.split()]
+    spots = [k for k in range(2, len(words)) if len(words[k]) > 3 and words[k].isalpha()
+             and words[k].lower() not in {w.lower() for w in words[k - 2:k]} and all(words[k - 2:k])]
+    if not spots:
+        return None
+    k = spots[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(spots)]
+    question, answer = f'Right after "{words[k - 2]} {words[k - 1]}", which word do the fragments use?', words[k]
+    if not choice:
+        return question, answer, json.dumps({"generated_question": [{"question": question, "answer": answer}]})
+    options = dict(zip("ABCD", [answer, "Atlantis", "Lemuria", "Hyperborea"]))
+    return question, "A", json.dumps({"generated_question": [{"question": question, "options": options,
+                                                              "answer": "A"}]})
 
 
 def _read(request):
@@ -295,6 +330,10 @@ def test_judgeagent_recipe_validates_and_puts_acc_cr_cte_under_table_1(tmp_path,
     assert (folder / "reproduce.md").read_text(encoding="utf-8") == table
     config = json.loads((folder / "manifest.json").read_text())["config"]
     assert (config["setting"], config["batch_size"]) == ("authors", 3)  # the authors' batches of 3
+    # the extension rounds ran (2 batches x 3 rounds, a question each), so the estimate is checked against them
+    records = [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+    extension = [r for r in records if r["stage"] == "extension"]
+    assert len(extension) == 6 and {r["round"] for r in extension} == {1, 2, 3} and all(r["correct"] for r in extension)
     low, high = estimate_calls(RECIPES["judgeagent-table1-multihop"], 5)
     assert low <= calls <= high, (low, calls, high)
 
