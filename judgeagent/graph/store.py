@@ -69,13 +69,22 @@ def save_graph(graph: ContextGraph, out: str | Path, *, overwrite: bool = False,
     check_writable(out, overwrite)
     with staging(out) as tmp:
         for name in TABLES:
-            pq.write_table(graph.tables[name], tmp / f"{name}.parquet")
+            pq.write_table(as_built(graph.tables[name]), tmp / f"{name}.parquet")
         for attr, file in VECTORS.items():
             np.save(tmp / file, getattr(graph, attr), allow_pickle=False)
         write_indexes(graph.entity_index, graph.chunk_index, tmp)
         seal(tmp, graph.manifest if adopt else copy.deepcopy(graph.manifest))
         publish(tmp, out)
     return out  # the caller's graph keeps its path: a copy saved elsewhere does not move it
+
+
+def as_built(table: pa.Table) -> pa.Table:
+    """The table as a build holds it, so that a loaded graph saved again is written in the same bytes and keeps its
+    id: list items under Arrow's own name (`item`; Parquet reads them back as `element`, and the name is in the
+    file's stored Arrow schema) and each column in one chunk (a read table's chunks would change the pages)."""
+    fields = [f.with_type(pa.list_(f.type.value_field.with_name("item"))) if pa.types.is_list(f.type) else f
+              for f in table.schema]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata)).combine_chunks()
 
 
 @contextlib.contextmanager
