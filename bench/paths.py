@@ -28,18 +28,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data"
-"""Where the splits are (`--data`): beside the checkout by default, as /work/main and /work/shared are."""
+
+
+def find_data(root: Path = ROOT, env: Mapping[str, str] = os.environ) -> Path:
+    """The shared splits, found as tests/conftest.py finds them: $JUDGEAGENT_DATA, ../shared/data beside the
+    checkout (as /work/main and /work/shared are), /work/shared/data (a git worktree under /tmp); the first that
+    holds multihop_rag/, else ../shared/data (`--data` then says it is missing)."""
+    candidates = [env.get("JUDGEAGENT_DATA", ""), root.parent / "shared" / "data", "/work/shared/data"]
+    return next((Path(c) for c in candidates if c and (Path(c) / "multihop_rag").is_dir()),
+                root.parent / "shared" / "data")
+
+
+DATA = find_data()
+"""Where the splits are (`--data`; bench/pools.py's too)."""
 CACHE = ROOT / ".cache" / "paths"
 """Where built graphs are kept (`--cache`): a graph whose build changed needs a folder of its own."""
 DEFAULT_MODEL = "all-MiniLM-L6-v2"

@@ -19,7 +19,7 @@ printed: each one's median CPU ms per question, the median of the per-question r
 digests and for how many questions the two gave the same pools to the last bit of every score (the digest
 rounds scores to 6 places); each module reads its own `WalkIndex`. `--graph DIR --questions FILE` measures a stored graph (for example MultiHop-RAG full, built
 with `judgeagent build-graph`) on the first 100 questions of a questions file instead of the sets. `--data DIR`:
-where the splits are, when this checkout has no ../shared/data beside it (a worktree under /tmp).
+where the splits are (by default found as the tests find them: $JUDGEAGENT_DATA, ../shared/data, /work/shared/data).
 """
 from __future__ import annotations
 

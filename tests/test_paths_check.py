@@ -72,3 +72,23 @@ def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph,
         assert main(["paths-check", str(demo_graph.path), str(file)]) == 1
         out, err = capsys.readouterr()
         assert out == "" and err == f"error: {message}\n"
+
+
+def test_bench_finds_the_shared_data_as_the_tests_do(tmp_path):
+    """bench/paths.py (and bench/pools.py, which reads its DATA) looked for the splits only in ../shared/data beside
+    the checkout, which a git worktree under /tmp lacks. Now as tests/conftest.py: $JUDGEAGENT_DATA, ../shared/data,
+    /work/shared/data, the first holding multihop_rag/. Seen to fail with the old default (the --help lines)."""
+    import os
+    import subprocess
+
+    data, checkout = tmp_path / "data", tmp_path / "wt" / "checkout"
+    (data / "multihop_rag").mkdir(parents=True)
+    assert bench.find_data(checkout, {"JUDGEAGENT_DATA": str(data)}) == data
+    beside = tmp_path / "wt" / "shared" / "data"
+    (beside / "multihop_rag").mkdir(parents=True)
+    assert bench.find_data(checkout, {"JUDGEAGENT_DATA": str(tmp_path / "none")}) == beside
+    env = {**os.environ, "JUDGEAGENT_DATA": str(data), "COLUMNS": "1000"}  # one line per option in --help
+    for script in ("paths.py", "pools.py"):
+        done = subprocess.run([sys.executable, str(Path(bench.ROOT) / "bench" / script), "--help"], env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and f"(default {data})" in done.stdout, (script, done.stderr)
