@@ -68,6 +68,7 @@ def entity_documents(graph: Any) -> dict[str, list[str]]:
 
 
 def one_run(graph: Any, bench: Any, known: Any, config: Any, folder: Path) -> list[dict[str, Any]]:
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
     from judgeagent.protocols.judgeagent.validity import (
         ExactTarget,
         ScriptedInterviewer,
@@ -75,8 +76,6 @@ def one_run(graph: Any, bench: Any, known: Any, config: Any, folder: Path) -> li
         read_records,
         serve_roles,
     )
-
-    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     if (folder / "summary.json").exists():  # finished before: re-measured, not re-run
         return read_records(folder)
@@ -88,15 +87,14 @@ def one_run(graph: Any, bench: Any, known: Any, config: Any, folder: Path) -> li
 
 
 def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.config import CheckerConfig
+    from judgeagent.protocols.judgeagent.config import EvalConfig
     from judgeagent.protocols.judgeagent.validity import (
         recovery,
         run_ability,
         select_documents,
     )
-
-    from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import CheckerConfig
-    from judgeagent.protocols.judgeagent.config import EvalConfig
 
     graph = graph_for(dataset, args.split)
     bench = load_benchmark(DATA / dataset / f"{args.split}.questions.jsonl")
@@ -133,6 +131,11 @@ def measure(args: argparse.Namespace, dataset: str) -> list[dict[str, Any]]:
 def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The smaller confirmation: `validity.RagTarget` on the embedded SmolLM2-135M (top-3 known chunks in
     its prompt), full protocol, MultiHop-RAG, the first `--limit` questions, 25% vs 75% known, seed 0."""
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.config import CheckerConfig
+    from judgeagent.models.local import local_server, local_spec
+    from judgeagent.protocols.judgeagent.config import EvalConfig
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
     from judgeagent.protocols.judgeagent.validity import (
         ScriptedInterviewer,
         chat_reply,
@@ -143,12 +146,6 @@ def realistic(args: argparse.Namespace) -> list[dict[str, Any]]:
         serve_roles,
     )
     from judgeagent.protocols.judgeagent.validity.rag import RagTarget
-
-    from judgeagent.benchmark import load_benchmark
-    from judgeagent.config import CheckerConfig
-    from judgeagent.models.local import local_server, local_spec
-    from judgeagent.protocols.judgeagent.config import EvalConfig
-    from judgeagent.protocols.judgeagent.evaluate import evaluate
 
     graph = graph_for("multihop_rag", args.split)
     bench = load_benchmark(DATA / "multihop_rag" / f"{args.split}.questions.jsonl", limit=args.limit)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .threads import passive_openmp
-from .version import __version__
+from .version import __version__  # noqa: F401  (re-exported)
 
 passive_openmp()  # before torch loads: it reads the setting once
 
@@ -36,11 +36,19 @@ _LAZY = {
     "JudgeAgentError": "judgeagent.errors",
 }
 
-if TYPE_CHECKING:
-    from .config import ChunkConfig, EntityConfig, FieldMap, GraphConfig, IndexConfig
-    from .corpus import read_corpus
-    from .errors import JudgeAgentError
-    from .graph import ContextGraph, KnowledgePath, PathSampler, build_graph, load_graph, sample_path, save_graph
+if TYPE_CHECKING:  # for type checkers: the names `__getattr__` serves (`__all__` is computed, so ruff sees no use)
+    from .config import ChunkConfig, EntityConfig, FieldMap, GraphConfig, IndexConfig  # noqa: F401
+    from .corpus import read_corpus  # noqa: F401
+    from .errors import JudgeAgentError  # noqa: F401
+    from .graph import (  # noqa: F401
+        ContextGraph,
+        KnowledgePath,
+        PathSampler,
+        build_graph,
+        load_graph,
+        sample_path,
+        save_graph,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -399,10 +399,10 @@ def _model_differences(old: dict[str, RoleDescription], new: dict[str, RoleDescr
     out = []
     for role in sorted(set(old) | set(new)):
         then, now = old.get(role) or {}, new.get(role) or {}
-        for field in ("name", "model", "base_url", "generation", "weights"):
-            if field in then and field in now and then[field] != now[field] and not (
-                    field == "base_url" and "weights" in now):  # the embedded model's port is whatever was free
-                out.append(f"{role} {field}: {json.dumps(then[field])} there, {json.dumps(now[field])} now")
+        for key in ("name", "model", "base_url", "generation", "weights"):
+            if key in then and key in now and then[key] != now[key] and not (
+                    key == "base_url" and "weights" in now):  # the embedded model's port is whatever was free
+                out.append(f"{role} {key}: {json.dumps(then[key])} there, {json.dumps(now[key])} now")
     return out
 
 

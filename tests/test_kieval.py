@@ -9,8 +9,8 @@ import pytest
 from judgeagent.benchmark import Benchmark, Item
 from judgeagent.models.cache import journal_calls
 from judgeagent.models.testing import FunctionModel
-from judgeagent.protocols.kieval.prompts import EVALUATOR_SYSTEM, INTERACTOR_SYSTEM
 from judgeagent.protocols import PROTOCOLS, run_protocol
+from judgeagent.protocols.kieval.prompts import EVALUATOR_SYSTEM, INTERACTOR_SYSTEM
 from judgeagent.protocols.kieval.report import conversation_scores, numbers
 from judgeagent.protocols.kieval.rescore import rescore
 from judgeagent.protocols.kieval.rubric import ASPECTS, decay_weights

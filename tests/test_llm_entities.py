@@ -2,7 +2,6 @@
 import json
 import re
 
-
 from judgeagent import EntityConfig, GraphConfig, build_graph
 from judgeagent.cli import main
 from judgeagent.llm_entities import LLMExtractor

@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from judgeagent import build_graph
 from judgeagent.benchmark import Item, load_benchmark
 from judgeagent.grading.answers import normalise_answer
 from judgeagent.grading.mcq import DistractorBuilder, check_options, to_record

@@ -7,8 +7,15 @@ import pytest
 from pydantic import BaseModel
 
 from judgeagent import JudgeAgentError
-from judgeagent.models import (ModelError, ModelSpec, OpenAIChatModel, ResponseCache, RoleModel, UsageLedger,
-                               load_registry)
+from judgeagent.models import (
+    ModelError,
+    ModelSpec,
+    OpenAIChatModel,
+    ResponseCache,
+    RoleModel,
+    UsageLedger,
+    load_registry,
+)
 from judgeagent.models.cache import CachedModel
 from judgeagent.models.spec import Prices, Registry
 from judgeagent.models.testserver import FakeServer

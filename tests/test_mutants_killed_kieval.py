@@ -4,7 +4,6 @@ conversations, the scoring note for each scoring, and the bar. The scripted runs
 words of report.md; these read every figure and label."""
 from __future__ import annotations
 
-
 import pytest
 
 from judgeagent.protocols.kieval.report import bar, examples, numbers, scoring_note, sections

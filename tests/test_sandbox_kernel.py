@@ -9,7 +9,6 @@ import ctypes
 import json
 import os
 import pwd
-import signal
 import subprocess
 import textwrap
 import threading

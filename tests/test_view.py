@@ -1,8 +1,8 @@
 """`judgeagent view` in real headless Chromium and `judgeagent export --format inspect` read back by inspect_ai:
 a run of each protocol (scripted roles: FunctionModel in process, JudgeAgent's through the loopback server)."""
 import json
-import re
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -306,8 +306,8 @@ def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_on
 
 
 def test_an_unfinished_run_is_viewed_with_what_it_has_and_refused_for_export(tmp_path, capsys):
-    from judgeagent.runs import load_run
     from judgeagent.protocols.episodes import generic_episodes
+    from judgeagent.runs import load_run
     from tests.scripted import kill_after
 
     with pytest.raises(RuntimeError, match="killed"):

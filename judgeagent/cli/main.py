@@ -10,8 +10,10 @@ import sys
 import typer
 
 from ..errors import Interrupted, JudgeAgentError
-# Importing a command module registers its commands; this order is `judgeagent --help`'s.
-from . import graph  # noqa: F401, I001
+
+# Importing a command module registers its commands; this order is `judgeagent --help`'s (not sorted).
+# isort: off
+from . import graph  # noqa: F401
 from . import models  # noqa: F401
 from . import cache  # noqa: F401
 from . import evaluate  # noqa: F401
@@ -20,6 +22,7 @@ from . import view  # noqa: F401
 from . import synthesize  # noqa: F401
 from . import detect  # noqa: F401
 from . import reproduce  # noqa: F401
+# isort: on
 from .app import app
 
 

@@ -9,7 +9,6 @@ import typer
 from .app import app
 from .fields import ConfigOption, every_tenth
 
-
 AllowModelChange = Annotated[bool, typer.Option(
     "--allow-model-change", help="Go on when a model's name now resolves to another model than the run used "
     "(another server, weights or settings); the change is recorded in the run.")]
@@ -53,7 +52,6 @@ def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder (
     from ..protocols.judgeagent.report import build_report
     from ..protocols.judgeagent.validate import open_finished
     from ..protocols.reports import write_reports
-
     from ..view.page import write_viewer
 
     protocol = protocol_of_run(run)

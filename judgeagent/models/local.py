@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import JudgeAgentError
+
 # What the embedded model is (its spec) lives with the other specs, so that `spec` never imports this
 # module; this module runs its server.
 from .spec import ALIAS, DEFAULT_PORT, GGUF_NAME, HOST, ModelSpec, local_spec, packaged_gguf  # noqa: F401

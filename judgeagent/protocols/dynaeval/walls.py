@@ -20,11 +20,11 @@ import errno
 import functools
 import hashlib
 import os
+import secrets
 import shutil
+import signal
 import sys
 import tempfile
-import secrets
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path

@@ -17,8 +17,8 @@ from ....report.page import VIEWER_LINK, VIEWER_MD, md_block, page, table
 from ....report.plots import bars, trajectories
 from ....runs import Run
 from ..feedback import read_feedback
-from .checked import check_report_inputs
 from ..records import FeedbackEntry, PathInfo, question_records
+from .checked import check_report_inputs
 from .gaps import (
     Gap,
     GapSections,
