@@ -5,6 +5,9 @@ rule from a broken one."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+
+import pytest
 
 from judgeagent.grading.answers import check_answer, check_free_text
 from judgeagent.grading.case import Case, Reply
@@ -46,6 +49,9 @@ def test_every_method_a_verdict_can_carry_has_a_legend_line_in_order():
 
 def test_an_empty_verdict_and_one_line():
     assert empty() == Verdict(False, "empty", None, None, "empty answer")
+    with pytest.raises(dataclasses.FrozenInstanceError):  # a verdict recorded is never changed afterwards
+        empty().correct = True  # type: ignore[misc]
+    assert len({empty(), empty()}) == 1  # frozen, hence hashable: verdicts are set members and dict keys
     assert one_line("  a  b\n\tc ") == "a b c"
     assert one_line("x" * 200) == "x" * 200  # at the width: kept whole
     assert one_line("x" * 201) == "x" * 199 + "…" and len(one_line("x" * 201)) == 200
