@@ -11,6 +11,7 @@ import pytest
 
 from judgeagent.grading.answers import check_answer, check_free_text
 from judgeagent.grading.case import Case, Reply
+from judgeagent.grading.name_rules import acronym, name_part
 from judgeagent.grading.phrase_rules import contained, other_answer, phrase, spelled, two_candidates, word_form
 from judgeagent.grading.text import best_f1, normalise_answer
 from judgeagent.grading.verdict import METHODS, Verdict, empty, one_line
@@ -117,3 +118,19 @@ def test_two_candidates_the_others_first_name_with_the_golds_surname_names_neith
     assert two_candidates(case("Sid Darchinyan", "Vic Darchinyan", "Sid Haig or Vic Darchinyan")) is None
     v = two_candidates(case("Vic Darchinyan", "Vic Darchinyan", "Sid Haig or Vic Darchinyan"))
     assert (v.correct, v.method) == (True, "choice"), v
+
+
+# --- name_rules.py --------------------------------------------------------------------------------------
+
+def test_initials_leave_out_connecting_words_and_stop_at_eight_letters():
+    v = acronym(case("LV", "Leonardo da Vinci"))  # "da" connects: the content words' initials
+    assert (v.correct, v.method, v.reason) == (True, "acronym", "the gold's initials, or the gold spelled out"), v
+    assert acronym(case("ABCDEFGHI", "Alpha Beta Charlie Delta Echo Foxtrot Golf Hotel India")) is None
+    assert acronym(case("ABCDEFGH", "Alpha Beta Charlie Delta Echo Foxtrot Golf Hotel")).method == "acronym"
+
+
+def test_a_surname_after_a_title_is_the_persons_name():
+    for reply, gold, question in [("Sir Churchill", "Winston Churchill", "Who led Britain in 1940?"),
+                                  ("Lord Tennyson", "Alfred Tennyson", "Who wrote In Memoriam?")]:
+        v = name_part(case(reply, gold, question))
+        assert (v.correct, v.method, v.extracted) == (True, "name_part", gold.split()[-1].lower()), (reply, v)
