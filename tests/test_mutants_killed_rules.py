@@ -131,6 +131,8 @@ def test_initials_leave_out_connecting_words_and_stop_at_eight_letters():
 
 def test_a_surname_after_a_title_is_the_persons_name():
     for reply, gold, question in [("Sir Churchill", "Winston Churchill", "Who led Britain in 1940?"),
-                                  ("Lord Tennyson", "Alfred Tennyson", "Who wrote In Memoriam?")]:
+                                  ("Lord Tennyson", "Alfred Tennyson", "Who wrote In Memoriam?"),
+                                  ("Professor Hawking", "Stephen Hawking", "Who wrote A Brief History of Time?"),
+                                  ("Reverend Spooner", "William Spooner", "Who gave his name to spoonerisms?")]:
         v = name_part(case(reply, gold, question))
         assert (v.correct, v.method, v.extracted) == (True, "name_part", gold.split()[-1].lower()), (reply, v)
