@@ -136,3 +136,10 @@ def test_a_surname_after_a_title_is_the_persons_name():
                                   ("Reverend Spooner", "William Spooner", "Who gave his name to spoonerisms?")]:
         v = name_part(case(reply, gold, question))
         assert (v.correct, v.method, v.extracted) == (True, "name_part", gold.split()[-1].lower()), (reply, v)
+
+
+def test_a_regnal_title_takes_a_given_name_and_a_suffix_is_no_surname():
+    # "Emperor Bonaparte": after a regnal title comes a given name, not the gold's surname
+    assert name_part(case("Emperor Bonaparte", "Napoleon Bonaparte", "Who won at Austerlitz?")) is None
+    v = name_part(case("Ford", "Henry Ford II", "Who ran the carmaker in 1960?"))  # "II" is no surname
+    assert (v.correct, v.method, v.extracted) == (True, "name_part", "ford"), v
