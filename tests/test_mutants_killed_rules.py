@@ -143,3 +143,8 @@ def test_a_regnal_title_takes_a_given_name_and_a_suffix_is_no_surname():
     assert name_part(case("Emperor Bonaparte", "Napoleon Bonaparte", "Who won at Austerlitz?")) is None
     v = name_part(case("Ford", "Henry Ford II", "Who ran the carmaker in 1960?"))  # "II" is no surname
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "ford"), v
+
+
+def test_a_reply_in_lower_case_gives_no_sign_against_a_name():
+    v = name_part(case("sir churchill", "Winston Churchill", "Who led Britain in 1940?"))
+    assert (v.correct, v.method) == (True, "name_part"), v
