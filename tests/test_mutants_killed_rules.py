@@ -11,7 +11,7 @@ import pytest
 
 from judgeagent.grading.answers import check_answer, check_free_text
 from judgeagent.grading.case import Case, Reply
-from judgeagent.grading.name_rules import acronym, name_part
+from judgeagent.grading.name_rules import acronym, kind_dropped, name_part
 from judgeagent.grading.phrase_rules import contained, other_answer, phrase, spelled, two_candidates, word_form
 from judgeagent.grading.text import best_f1, normalise_answer
 from judgeagent.grading.verdict import METHODS, Verdict, empty, one_line
@@ -148,3 +148,11 @@ def test_a_regnal_title_takes_a_given_name_and_a_suffix_is_no_surname():
 def test_a_reply_in_lower_case_gives_no_sign_against_a_name():
     v = name_part(case("sir churchill", "Winston Churchill", "Who led Britain in 1940?"))
     assert (v.correct, v.method) == (True, "name_part"), v
+    # the surname in lower case, and capitalised only inside a longer word ("Churchillian"): not written as a name
+    assert name_part(case("It was churchill, the Churchillian leader.", "Winston Churchill",
+                          "Which Churchillian leader led Britain in 1940?")) is None
+
+
+def test_a_place_without_the_word_for_its_kind():
+    v = kind_dropped(case("the Iberian", "Iberian Peninsula", "Where are Spain and Portugal?"))
+    assert (v.correct, v.method, v.extracted) == (True, "name_part", "iberian"), v
