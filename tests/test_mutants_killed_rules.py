@@ -156,3 +156,5 @@ def test_a_reply_in_lower_case_gives_no_sign_against_a_name():
 def test_a_place_without_the_word_for_its_kind():
     v = kind_dropped(case("the Iberian", "Iberian Peninsula", "Where are Spain and Portugal?"))
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "iberian"), v
+    v = kind_dropped(case("Suez", "Suez Canal", "Which waterway joins the Mediterranean to the Red Sea?"))
+    assert (v.correct, v.method, v.extracted) == (True, "name_part", "suez"), v
