@@ -158,3 +158,7 @@ def test_a_place_without_the_word_for_its_kind():
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "iberian"), v
     v = kind_dropped(case("Suez", "Suez Canal", "Which waterway joins the Mediterranean to the Red Sea?"))
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "suez"), v
+    for reply, gold, question in [("Sony", "Sony Corporation", "Which firm made the Walkman?"),
+                                  ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?")]:
+        v = kind_dropped(case(reply, gold, question))
+        assert (v.correct, v.method, v.extracted) == (True, "name_part", reply.lower()), (reply, v)
