@@ -48,6 +48,14 @@ def test_every_method_a_verdict_can_carry_has_a_legend_line_in_order():
                        "number_mismatch"}
 
 
+def test_the_checkers_names_are_all_exported():
+    names: dict[str, object] = {}
+    exec("from judgeagent.grading.answers import *", names)  # a blank name in __all__ fails here
+    assert {"METHODS", "AnswerChecker", "JudgeDecision", "Verdict", "check_answer", "check_choice", "check_free_text",
+            "check_options", "extract_letter", "is_refusal", "judge_answer", "judge_messages", "normalise_answer",
+            "numbers", "question_type", "token_f1"} <= set(names)
+
+
 def test_an_empty_verdict_and_one_line():
     assert empty() == Verdict(False, "empty", None, None, "empty answer")
     with pytest.raises(dataclasses.FrozenInstanceError):  # a verdict recorded is never changed afterwards
@@ -159,6 +167,8 @@ def test_a_place_without_the_word_for_its_kind():
     v = kind_dropped(case("Suez", "Suez Canal", "Which waterway joins the Mediterranean to the Red Sea?"))
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "suez"), v
     for reply, gold, question in [("Sony", "Sony Corporation", "Which firm made the Walkman?"),
-                                  ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?")]:
+                                  ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?"),
+                                  ("Notre Dame", "Notre Dame Cathedral", "Which Paris landmark burned in 2019?"),
+                                  ("Golden Gate", "Golden Gate Bridge", "Which San Francisco landmark opened in 1937?")]:
         v = kind_dropped(case(reply, gold, question))
         assert (v.correct, v.method, v.extracted) == (True, "name_part", reply.lower()), (reply, v)
