@@ -169,6 +169,7 @@ def test_a_place_without_the_word_for_its_kind():
     for reply, gold, question in [("Sony", "Sony Corporation", "Which firm made the Walkman?"),
                                   ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?"),
                                   ("Notre Dame", "Notre Dame Cathedral", "Which Paris landmark burned in 2019?"),
-                                  ("Golden Gate", "Golden Gate Bridge", "Which San Francisco landmark opened in 1937?")]:
+                                  ("Golden Gate", "Golden Gate Bridge", "Which San Francisco landmark opened in 1937?"),
+                                  ("Hyde", "Hyde Park", "Which London green space holds Speakers Corner?")]:
         v = kind_dropped(case(reply, gold, question))
         assert (v.correct, v.method, v.extracted) == (True, "name_part", reply.lower()), (reply, v)
