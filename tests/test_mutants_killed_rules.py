@@ -166,10 +166,12 @@ def test_a_place_without_the_word_for_its_kind():
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "iberian"), v
     v = kind_dropped(case("Suez", "Suez Canal", "Which waterway joins the Mediterranean to the Red Sea?"))
     assert (v.correct, v.method, v.extracted) == (True, "name_part", "suez"), v
-    for reply, gold, question in [("Sony", "Sony Corporation", "Which firm made the Walkman?"),
-                                  ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?"),
-                                  ("Notre Dame", "Notre Dame Cathedral", "Which Paris landmark burned in 2019?"),
-                                  ("Golden Gate", "Golden Gate Bridge", "Which San Francisco landmark opened in 1937?"),
-                                  ("Hyde", "Hyde Park", "Which London green space holds Speakers Corner?")]:
+    for reply, gold, question, name in [
+            ("Sony", "Sony Corporation", "Which firm made the Walkman?", "sony"),
+            ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?", "spain"),
+            ("Notre Dame", "Notre Dame Cathedral", "Which Paris landmark burned in 2019?", "notre dame"),
+            ("Golden Gate", "Golden Gate Bridge", "Which San Francisco landmark opened in 1937?", "golden gate"),
+            ("Hyde", "Hyde Park", "Which London green space holds Speakers Corner?", "hyde"),
+            ("It's Hyde.", "Hyde Park", "Which London green space holds Speakers Corner?", "hyde")]:
         v = kind_dropped(case(reply, gold, question))
-        assert (v.correct, v.method, v.extracted) == (True, "name_part", reply.lower()), (reply, v)
+        assert (v.correct, v.method, v.extracted) == (True, "name_part", name), (reply, v)
