@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from judgeagent.grading.answers import check_answer, check_free_text
+from judgeagent.grading.answers import AnswerChecker, check_answer, check_free_text, other_golds
 from judgeagent.grading.case import Case, Reply
 from judgeagent.grading.name_rules import acronym, kind_dropped, name_part
 from judgeagent.grading.phrase_rules import contained, other_answer, phrase, spelled, two_candidates, word_form
@@ -175,3 +175,17 @@ def test_a_place_without_the_word_for_its_kind():
             ("It's Hyde.", "Hyde Park", "Which London green space holds Speakers Corner?", "hyde")]:
         v = kind_dropped(case(reply, gold, question))
         assert (v.correct, v.method, v.extracted) == (True, "name_part", name), (reply, v)
+
+
+# --- answers.py -----------------------------------------------------------------------------------------
+
+def test_the_checker_is_frozen_and_says_why_an_answer_stayed_undecided():
+    checker = AnswerChecker()
+    with pytest.raises(dataclasses.FrozenInstanceError):  # one checker serves every reply of a run, unchanged
+        checker.judge = None  # type: ignore[misc]
+    v = asyncio.run(checker.check("Who wrote Cosmos?", "Carl Sagan", "a scientist of some note"))
+    assert (v.correct, v.method, v.reason) == (False, "undecided", "no rule decided and no judge: token F1 0.00 vs 0.8")
+
+
+def test_other_golds_leave_out_yes_no_and_maybe():
+    assert other_golds(["Yes", "no.", "Maybe", "Paris", "The Nile", ""]) == frozenset({"paris", "nile"})
