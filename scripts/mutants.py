@@ -37,8 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py", "tests/test_mutants_killed_grading.py",
-               "tests/test_chinese_text.py", "tests/test_equivalence.py"]
+_RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py",
+               "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
 
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
