@@ -37,6 +37,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+_RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py",
+               "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
+
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
@@ -85,6 +88,9 @@ TARGETS: dict[str, list[str]] = {
         "long_answers_are_scored_by_atomic_facts_with_the_authors_recall", "table_4_score_columns_come_out_of_our_scoring",
         "the_authors_test_cases_score_as_their_metrics", "real_items_a_rounded_medqa_gold_and_a_factual_hotpotqa_gold",
         "a_follow_up_is_asked_again_up_to_m_times_until_answered")],
+    # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
+    **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
+        "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -114,6 +120,9 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
                                                      "reads it as a truth value, and None is false too",
     "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/grading/answers.py:55:82:op:And->Or": "the options' texts as `others` with the gold option's own "
+        "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
+        "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
