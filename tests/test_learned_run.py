@@ -67,12 +67,13 @@ def graded(folder: Path) -> dict[str, tuple[float, str]]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def _shared_encoder(encoder):
+@pytest.fixture
+def minilm(encoder):
+    """The session's MiniLM computes the step's cosine (loaded once for every test that runs the step)."""
     eq._Cosine._encoders.setdefault(DEFAULT_EMBEDDING_MODEL, encoder)
 
 
-def test_a_run_grades_with_given_weights_records_them_and_refuses_a_resume_with_others(tmp_path):
+def test_a_run_grades_with_given_weights_records_them_and_refuses_a_resume_with_others(tmp_path, minilm):
     file = weights(tmp_path / "eq.json")
     result = run(tmp_path / "run", file)
     assert graded(result.folder) == {"thornton": (1.0, "learned"), "keats": (0.0, "learned")}
@@ -89,7 +90,7 @@ def test_a_run_grades_with_given_weights_records_them_and_refuses_a_resume_with_
     assert {m for _, m in graded(plain.folder).values()} == {"undecided"}
 
 
-def test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once(tmp_path):
+def test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once(tmp_path, minilm):
     notes: list[str] = []
     result = run(tmp_path / "run", weights(tmp_path / "eq.json", passed=False), notes)
     assert [n for n in notes if "learned step" in n] == [
@@ -133,3 +134,20 @@ def test_the_report_shows_the_learned_row_and_the_weights():
     assert "Learned equivalence step (on): learned step on (threshold 0.5); weights `/w/eq.json`, sha256 " \
            "`abababababababab`." in text
     assert "Learned equivalence step" not in "\n".join(judging_markdown(Judging({"exact": 3}, None, 0, 3, [])))
+
+
+def test_every_protocol_that_vets_a_checker_gives_it_the_runs_learned_step():
+    """JudgeAgent, KIEval and the Interviewer build their checkers with `vetted_checker`: each call passes the
+    run's step (`ctx.learned`), or a protocol would grade without the weights its manifest names."""
+    import ast
+
+    import judgeagent
+
+    calls = []
+    for path in (Path(judgeagent.__file__).parent / "protocols").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "vetted_checker":
+                given = {k.arg: ast.unparse(k.value) for k in node.keywords}
+                calls.append((path.parent.name, given.get("equivalence")))
+    assert sorted(calls) == [("interviewer", "ctx.learned"), ("judgeagent", "ctx.learned"),
+                             ("kieval", "ctx.learned")]
