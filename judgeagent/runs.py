@@ -394,10 +394,10 @@ def _differences(old: Manifest, new: Manifest) -> str:
     models = _model_differences(old.get("models") or {}, new.get("models") or {})
     if models:
         return "models " + "; ".join(models[:4])
-    weights = [(m.get("equivalence") or {}) for m in (old, new)]
-    if weights[0].get("sha256") != weights[1].get("sha256"):
-        then, now = (f"{w['weights']} (sha256 {w['sha256'][:12]})" if w else "none" for w in weights)
-        return f"learned-step weights {then} there, {now} now"
+    had, has = old.get("equivalence"), new.get("equivalence")
+    if (had or {}).get("sha256") != (has or {}).get("sha256"):
+        then, given = (f"{w['weights']} (sha256 {w['sha256'][:12]})" if w else "none" for w in (had, has))
+        return f"learned-step weights {then} there, {given} now"
     inputs = [k for k in ("protocol", "benchmark", "graph", "models") if old.get(k) != new.get(k)]
     return "its " + (", ".join(inputs) if inputs else "benchmark, graph or models") + " differ"
 

@@ -50,8 +50,9 @@ def judging_markdown(j: Judging) -> list[str]:
     out += ["", _calibration_line(j.calibration), ""]
     if j.learned:
         w = j.learned
-        out += [f"Learned equivalence step ({'on' if w.get('used') else 'off'}): {w.get('note', '')}; weights "
-                f"`{w.get('weights')}`, sha256 `{str(w.get('sha256', ''))[:16]}`.", ""]
+        state = "on" if w.get("used") else "off"
+        out += [(f"Learned equivalence step ({state}): {w.get('note', '')}; weights `{w.get('weights')}`, sha256 "
+                 f"`{str(w.get('sha256', ''))[:16]}`."), ""]
     share = j.shaky / j.total if j.total else 0.0
     out.append(f"**{j.shaky} of {j.total} verdicts ({100 * share:.1f}%) rest on an uncalibrated or undecided "
                "decision.**" if j.shaky else "No verdict rests on an uncalibrated or undecided decision.")
