@@ -19,6 +19,7 @@ from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wron
 
 if TYPE_CHECKING:
     from .grading.calibration import CalibrationRecord
+    from .grading.equivalence import WeightsRecord
     from .models.roles import RoleDescription
     from .models.usage import UsageLine
 
@@ -89,6 +90,7 @@ class RunArgs(TypedDict, total=False):
     max_tokens: int | None
     max_connections: int | None
     model_arg: list[str]
+    equivalence_weights: str | None
 
 
 class Manifest(TypedDict, total=False):
@@ -122,6 +124,9 @@ class Manifest(TypedDict, total=False):
     dynaeval: Mapping[str, object]
     """DynaEval: its task's setup (its `rows.Setup`)."""
     model_changes: list[ModelChange]
+    equivalence: WeightsRecord
+    """The learned answer-equivalence step's weights file and its sha256, when one was given or ships (absent:
+    none, the step off); a resume with other weights is another configuration, refused."""
 
 
 @dataclass
@@ -389,6 +394,10 @@ def _differences(old: Manifest, new: Manifest) -> str:
     models = _model_differences(old.get("models") or {}, new.get("models") or {})
     if models:
         return "models " + "; ".join(models[:4])
+    had, has = old.get("equivalence"), new.get("equivalence")
+    if (had or {}).get("sha256") != (has or {}).get("sha256"):
+        then, given = (f"{w['weights']} (sha256 {w['sha256'][:12]})" if w else "none" for w in (had, has))
+        return f"learned-step weights {then} there, {given} now"
     inputs = [k for k in ("protocol", "benchmark", "graph", "models") if old.get(k) != new.get(k)]
     return "its " + (", ".join(inputs) if inputs else "benchmark, graph or models") + " differ"
 

@@ -68,6 +68,7 @@ class EvaluateArgs(TypedDict):
     cache_dir: Path | None
     holdout: float
     judge_policy: str
+    equivalence_weights: Path | None
     easy_generator: str
     no_self_check: bool
     validate: bool
@@ -79,7 +80,7 @@ RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
             "fixed_difficulty", "adaptive", "no_extension", "passages", "max_passage_words", "holdout",
             "judge_policy", "easy_generator", "no_self_check", "temperature", "max_tokens", "max_connections",
-            "model_arg")
+            "model_arg", "equivalence_weights")
 """The options that define a run: the manifest keeps those given, and `--resume` takes them back."""
 
 CONFIG_FLAGS = {"batch_size": None, "rounds": None, "hops": None, "questions_per_round": None, "seed": None,
@@ -143,6 +144,9 @@ def evaluate_cmd(
                                            "prompt, validated separately.")] = 0.0,
     judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
                                               "passes; trust: use it anyway; off: rules only.")] = "calibrated",
+    equivalence_weights: Annotated[Optional[Path], typer.Option(
+        help="The learned answer-equivalence step's weights (scripts/train_equivalence.py): used for answers no "
+             "rule decides when no judge is used, if its calibration passed; recorded with its sha256.")] = None,
     easy_generator: Annotated[str, typer.Option(help="Easy-tier questions: cloze (no model, exact) or llm.")] = "cloze",
     no_self_check: Annotated[bool, typer.Option("--no-self-check", help="Skip the interviewer answering its own "
                                                 "medium and hard questions before they are asked.")] = False,
@@ -173,6 +177,7 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     protocol = get_protocol(_protocol_name(args, given))
     if args["resume"]:
         stored = _from_run(Path(args["resume"]))
+        _same_weights(args, given, stored)
         args, given = cast(EvaluateArgs, {**args, **stored, "run_dir": Path(args["resume"])}), given | set(stored)
     _check_required(protocol, args)
     if args["validate"] and protocol.name != "judgeagent":
@@ -222,7 +227,8 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
         result = run_protocol(protocol, benchmark, graph, models=models, config=config, run_dir=args["run_dir"],
                               registry=registry, cache_dir=args["cache_dir"], cache=not args["no_cache"],
                               max_cost=args["max_cost"], request=request, notify=warn, progress=progress,
-                              on_stage=getattr(progress, "stage", None))
+                              on_stage=getattr(progress, "stage", None),
+                              equivalence_weights=args.get("equivalence_weights"))
     timings["run"] = time.perf_counter() - clock
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
@@ -330,6 +336,17 @@ def _check_required(protocol: Any, args: EvaluateArgs) -> None:
         import click
 
         raise click.UsageError(f"evaluate needs {' and '.join(f for f in needs if needs[f])} (or --resume RUN)")
+
+
+def _same_weights(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:
+    """`--resume` with `--equivalence-weights` naming another file than the run's is refused in one line (the same
+    file with other bytes is refused by the run's identity, which holds their sha256)."""
+    if "equivalence_weights" in given:
+        then, now = stored.get("equivalence_weights"), args["equivalence_weights"]
+        if then is None or Path(then) != Path(str(now)):
+            had = "no learned-step weights" if then is None else then
+            raise JudgeAgentError(f"run {args['resume']} graded with {had} and --equivalence-weights names {now}: "
+                                  "resume without it, or start a new run")
 
 
 def _from_run(folder: Path) -> RunArgs:

@@ -20,6 +20,7 @@ from .text import normalise_answer, numbers, token_f1
 if TYPE_CHECKING:
     from ..benchmark import Item
     from ..models.base import ChatModel
+    from .equivalence import Equivalence
 
 # Restatements: the answer inside a sentence, as a model would write it.
 _SAYINGS = ("{}.", "It is {}.", "The answer is {}, as far as I know.", "Based on the information, {}.",
@@ -205,10 +206,12 @@ def _changed_number(gold: str, rng: random.Random) -> str:
 async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items: Sequence[Item], seed: int = 0,
                          near_miss: Callable[[str], str | None] | None = None,
                          hard: bool = False,
-                         on_stage: Callable[[str], None] | None = None) -> tuple[AnswerChecker, Calibration]:
+                         on_stage: Callable[[str], None] | None = None,
+                         equivalence: Equivalence | None = None) -> tuple[AnswerChecker, Calibration]:
     """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard`
     probes it with hard negatives (`pairs_from_items`). `on_stage` hears the calibration start (a progress
-    line: it may take minutes)."""
+    line: it may take minutes). `equivalence` (the run's calibrated learned step, `RunRequest.learned`) decides
+    what no rule decides when no judge is used."""
     others = other_golds([g for item in items for g in item.golds])
     if judge is None or settings.judge_policy == "off":
         calibration = skipped(settings, "judge policy off: deterministic rules only")
@@ -219,7 +222,7 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
         calibration = (await calibrate(judge, pairs, settings) if pairs else
                        skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
-    return AnswerChecker(settings, judge if calibration.used else None, others, note), calibration
+    return AnswerChecker(settings, judge if calibration.used else None, others, note, equivalence), calibration
 
 
 def calibration_calls(items: Sequence[Item], judge_policy: str, seed: int = 0) -> tuple[int, int]:

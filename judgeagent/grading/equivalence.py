@@ -7,6 +7,7 @@ when that calibration did not reach it (`load`). `scripts/train_equivalence.py` 
 from a labelled file; the weights are a small JSON file."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 import numpy as np
 
@@ -264,3 +265,56 @@ def load(path: Path | None = None, max_fpr: float = MAX_FPR) -> tuple[Equivalenc
         return None, (f"learned step off: calibrated for a false-positive rate of {c.fpr:.3f} "
                       f"(bound {c.max_fpr:g}), above {max_fpr:g}")
     return step, f"learned step on ({c.note}; trained on {step.trained_on or 'unnamed data'})"
+
+
+class WeightsRecord(TypedDict):
+    """A run manifest's `equivalence`: the weights file a run's learned step was given, its content's sha256 (a
+    resume with other weights is refused), whether the step is used and why (or why not)."""
+
+    weights: str
+    sha256: str
+    used: bool
+    note: str
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """What a run does about the learned step: the step (None: off), the line saying so, and what its manifest
+    records (None: no weights file was given and none ships, which leaves the run's identity as it was)."""
+
+    step: Equivalence | None
+    note: str
+    record: WeightsRecord | None
+
+
+def for_run(path: Path | str | None = None, max_fpr: float = MAX_FPR) -> RunStep:
+    """The learned step of a run given the weights file `path` (None: the package's own, `SHIPPED`, if it ships
+    one). A given file that is missing or not a weights file is a `JudgeAgentError`; one whose calibration did
+    not pass gives the step off, said in `note`."""
+    where = Path(path) if path is not None else SHIPPED
+    if not where.is_file():
+        if path is None:
+            return RunStep(None, f"learned step off: the package ships no weights ({SHIPPED.name})", None)
+        raise JudgeAgentError(f"equivalence weights {where} not found: give a weights file written by "
+                              "scripts/train_equivalence.py")
+    step, note = load(where, max_fpr)
+    record = WeightsRecord(weights=str(where), sha256=sha256_of(where), used=step is not None, note=note)
+    return RunStep(step, note, record)
+
+
+def for_manifest(record: WeightsRecord | None) -> Equivalence | None:
+    """The learned step a run graded with, from its manifest's `equivalence` (for re-grading it as the run did):
+    None when it had none or it was off; its weights file must still hold the same bytes."""
+    if not record or not record.get("used"):
+        return None
+    where = Path(record["weights"])
+    if not where.is_file() or sha256_of(where) != record["sha256"]:
+        state = "is missing" if not where.is_file() else "has changed since (its sha256 differs)"
+        raise JudgeAgentError(f"the run graded with the learned step's weights {where}, which {state}: restore "
+                              "that file to grade as the run did")
+    step, _ = load(where)
+    return step

@@ -17,6 +17,7 @@ from ..runs import RunArgs
 from .record import Record, Score
 
 if TYPE_CHECKING:
+    from ..grading.equivalence import Equivalence, RunStep
     from ..graph.model import ContextGraph
     from ..models.base import ChatModel
     from ..models.roles import Roles
@@ -148,6 +149,11 @@ class RunRequest:
     feedback is written (`Protocol.episode_progress`)."""
     on_stage: Notify | None = None
     """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
+    equivalence_weights: Path | str | None = None
+    """The learned answer-equivalence step's weights file (`grading/equivalence.py`; None: the package's own, if
+    it ships any). Used for what no rule decides when no judge is used, if its calibration passed."""
+    learned: RunStep | None = None
+    """What the runner made of `equivalence_weights` (set by `runner.run_episodes`)."""
 
 
 @dataclass
@@ -166,6 +172,11 @@ class EpisodeContext:
     request: RunRequest | None = None
     """The request the run was started with (its `notify`, `progress` and `on_stage` callbacks)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def learned(self) -> Equivalence | None:
+        """The run's learned answer-equivalence step for the answer checker (None: off; `RunRequest.learned`)."""
+        return self.request.learned.step if self.request is not None and self.request.learned else None
 
     def record(self, episode: Episode, step: str, turn: int, role: str, prompt: str, reply: str,
                scores: dict[str, Score] | None = None, **meta: Any) -> Record:

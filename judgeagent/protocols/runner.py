@@ -31,6 +31,8 @@ async def gather_all(*aws: Any) -> list[Any]:
 def identity(protocol: Protocol, request: RunRequest, registry: Any) -> str:
     """The run's identity: the hash of the protocol's identity payload (`request.models` resolved)."""
     payload = protocol.identity_payload(request, registry)
+    if request.learned is not None and request.learned.record is not None:
+        payload["equivalence_weights"] = request.learned.record["sha256"]  # other weights grade otherwise
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -63,6 +65,9 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
     registry = request.registry or load_registry()
     models = protocol.resolve_roles(request.models)
     request.models = models
+    from ..grading.equivalence import for_run
+
+    request.learned = for_run(request.equivalence_weights)  # a given file that is no weights file fails here
     ident = identity(protocol, request, registry)
     folder = request.run_dir or default_folder(protocol, request, ident)
     described = describe_roles(models, registry)  # a missing key fails before the folder exists
@@ -72,6 +77,10 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
                 "graph": None if request.graph is None else {"path": str(request.graph.path),
                                                              "graph_id": request.graph.manifest.get("graph_id")},
                 "versions": versions(), **protocol.manifest_fields(request)}
+    if request.learned.record is not None:
+        manifest["equivalence"] = request.learned.record
+    if request.learned.record is not None and request.learned.step is None and request.notify:
+        request.notify(f"warning: {request.learned.note}")  # weights given, calibration failed: said once
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             try:

@@ -67,7 +67,8 @@ class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
                                                     ctx.config.seed,
-                                                    on_stage=ctx.request.on_stage if ctx.request else None)
+                                                    on_stage=ctx.request.on_stage if ctx.request else None,
+                                                    equivalence=ctx.learned)
         warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         return Prepared(InterviewerState(checker),
                         {"checker": settings.model_dump(mode="json"), "judge_calibration": calibration.to_dict()})

@@ -24,7 +24,8 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
              runs_root: str | Path = "runs", registry: Registry | None = None, cache_dir: str | Path | None = None,
              cache: bool = True, progress: Progress | None = None, request: dict[str, Any] | None = None,
              notify: Callable[[str], None] | None = None, max_cost: float | None = None,
-             on_stage: Callable[[str], None] | None = None) -> RunResult:
+             on_stage: Callable[[str], None] | None = None,
+             equivalence_weights: str | Path | None = None) -> RunResult:
     """Run (or resume, or just report) the evaluation of `target` on `benchmark`.
 
     The interviewer defaults to the target, the judge to the interviewer. `progress` hears a `ProgressEvent`
@@ -33,6 +34,7 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     (a judge that failed calibration), one line each. `max_cost` (dollars, from the configured prices)
     stops the run with `BudgetExceeded` once spent; the run resumes like any stopped run. `on_stage`
     hears the stages that have no per-question progress (the judge's calibration), one line each.
+    `equivalence_weights` is the learned answer-equivalence step's weights file (`RunRequest`).
     """
     from ..base import RunRequest
     from ..runner import run_episodes
@@ -44,7 +46,8 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     return run_episodes(JudgeAgentProtocol(), entry=entry, request=RunRequest(
         benchmark, graph, models, config, run_dir=Path(run_dir) if run_dir else None, runs_root=Path(runs_root),
         registry=registry, cache_dir=Path(cache_dir) if cache_dir else None, cache=cache, max_cost=max_cost,
-        request=request or {}, notify=notify, progress=progress, on_stage=on_stage))
+        request=request or {}, notify=notify, progress=progress, on_stage=on_stage,
+        equivalence_weights=equivalence_weights))
 
 
 async def evaluate_async(benchmark: Benchmark, graph: ContextGraph | None, target: str, **kwargs: Any) -> RunResult:

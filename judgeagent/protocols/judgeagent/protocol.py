@@ -132,7 +132,8 @@ class JudgeAgentProtocol(Protocol):
             if on_stage and config.checker.judge_policy != "off":
                 on_stage(f"calibrating the judge on up to {config.checker.calibration_pairs} pairs")
             shared.checker, calibration = await vetted_checker(config.checker, shared.models.judge,
-                                                               ctx.benchmark.items, config.seed, _near_miss(shared))
+                                                               ctx.benchmark.items, config.seed, _near_miss(shared),
+                                                               equivalence=ctx.learned)
         except BaseException:  # no run follows (the endpoint is down, Ctrl-C): drop the queued work, close the store
             shared.close()
             raise

@@ -128,7 +128,7 @@ def record_model_change(run: Run, command: str, changes: list[str]) -> None:
 
 
 def run_checker(run: Run, judge: Any) -> AnswerChecker:
-    """The checker the run graded with: its settings and its judge decision, from the manifest.
+    """The checker the run graded with: its settings, its judge decision and its learned step, from the manifest.
 
     Runs written before checker settings were recorded get today's defaults with their F1 threshold,
     and use the judge as they did then.
@@ -142,7 +142,9 @@ def run_checker(run: Run, judge: Any) -> AnswerChecker:
     base = [r for r in question_records(run) if r.stage == "grading"]
     others = other_golds([g for r in base for g in r.golds])
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
-    return AnswerChecker(settings, judge if used else None, others, note)
+    from ...grading.equivalence import for_manifest
+
+    return AnswerChecker(settings, judge if used else None, others, note, for_manifest(run.manifest.get("equivalence")))
 
 
 async def _answer_all(run: Run, models: Any, checker: AnswerChecker,

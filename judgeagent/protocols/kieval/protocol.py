@@ -84,7 +84,8 @@ class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
         settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
         checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
                                                     ctx.config.seed,
-                                                    on_stage=ctx.request.on_stage if ctx.request else None)
+                                                    on_stage=ctx.request.on_stage if ctx.request else None,
+                                                    equivalence=ctx.learned)
         warn_if_unvetted(calibration, ctx.request.notify if ctx.request else None)
         state = KIEvalState(checker)
         if ctx.graph is not None:

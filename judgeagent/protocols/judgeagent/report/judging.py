@@ -25,6 +25,8 @@ class Judging:
     shaky: int
     total: int
     sample: list[QuestionRecord]
+    learned: dict[str, Any] | None = None
+    """The manifest's `equivalence`: the learned step's weights file, its sha256, and whether it was used."""
 
 
 def judging(records: list[QuestionRecord], manifest: Manifest) -> Judging:
@@ -37,13 +39,20 @@ def judging(records: list[QuestionRecord], manifest: Manifest) -> Judging:
     judged = [r for r in records if r.verdict.method in ("judge", "judge_failed")]
     rng = random.Random((manifest.get("config") or {}).get("seed", 0))
     sample = rng.sample(judged, min(SPOT_CHECKS, len(judged)))
-    return Judging(dict(methods.most_common()), calibration, shaky, len(records), sample)
+    learned = manifest.get("equivalence")
+    return Judging(dict(methods.most_common()), calibration, shaky, len(records), sample,
+                   dict(learned) if learned else None)
 
 
 def judging_markdown(j: Judging) -> list[str]:
     out = ["## How answers were judged", "", "| method | verdicts | meaning |", "|---|---|---|"]
     out += [f"| {m} | {n} | {METHODS.get(m, '')} |" for m, n in j.methods.items()]
     out += ["", _calibration_line(j.calibration), ""]
+    if j.learned:
+        w = j.learned
+        state = "on" if w.get("used") else "off"
+        out += [(f"Learned equivalence step ({state}): {w.get('note', '')}; weights `{w.get('weights')}`, sha256 "
+                 f"`{str(w.get('sha256', ''))[:16]}`."), ""]
     share = j.shaky / j.total if j.total else 0.0
     out.append(f"**{j.shaky} of {j.total} verdicts ({100 * share:.1f}%) rest on an uncalibrated or undecided "
                "decision.**" if j.shaky else "No verdict rests on an uncalibrated or undecided decision.")

@@ -1,0 +1,153 @@
+"""The learned answer-equivalence step inside a run (#46): given a weights file (`RunRequest.equivalence_weights`,
+`evaluate --equivalence-weights`), a run grades what no rule decides with it, names the file and its sha256 in
+its manifest, refuses to resume with other weights, says in one line when the step is off, and its report shows
+the `learned` row. Scripted models (FunctionModel) for the orchestration; the real MiniLM computes the cosine."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgeagent.benchmark import Benchmark, Item
+from judgeagent.config import DEFAULT_EMBEDDING_MODEL
+from judgeagent.errors import JudgeAgentError
+from judgeagent.grading import equivalence as eq
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols import run_protocol
+from tests.test_interviewer import interviewer
+
+# Replies no rule decides (tests/test_equivalence.py): the gold inside a longer sentence naming it twice, and
+# another poet.
+THORNTON = Item("thornton", "Which British politician is married to Justine Thornton?", "Ed Miliband",
+                aliases=("Red Ed",))
+KEATS = Item("keats", "Who wrote the poem Written in the Cottage Where Burns Was Born?", "John Keats",
+             aliases=("Keats",))
+REPLIES = {THORNTON.question: ("Justine Thornton is the wife of British politician Ed Miliband. They married in "
+                               "2011 and Ed Miliband later led the Labour Party."),
+           KEATS.question: "The poem was written by Walter Scott in 1818."}
+
+
+def target(messages):
+    first = next(m["content"] for m in messages if m["role"] == "user")
+    return next((a for q, a in REPLIES.items() if q in first), "I do not know.")
+
+
+def weights(path: Path, passed: bool = True, threshold: float = 0.5) -> Path:
+    """A weights file whose step says "right" when the reply holds the gold's words (gold_recall), else "wrong"."""
+    n = len(eq.FEATURES)
+    w = np.zeros(n + 1)
+    w[0], w[1 + eq.FEATURES.index("gold_recall")] = -5.0, 10.0
+    note = f"threshold {threshold:.3f} on 120 test pairs" if passed else "calibration failed: 3 wrong answers held out"
+    cal = eq.Calibration(threshold, 0.05, 0.0 if passed else float("nan"), 1.0, 1.0, 60, 60 if passed else 3,
+                         passed, note)
+    eq.Equivalence(w, np.zeros(n), np.ones(n), cal, "test pairs").save(path)
+    return path
+
+
+def run(folder: Path, weights_file: Path | None, notes: list[str] | None = None):
+    models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
+              "judge": FunctionModel(lambda m: "{}", "jdg")}
+    return run_protocol("interviewer", Benchmark(Path("q.jsonl"), [THORNTON, KEATS]), models=models,
+                        config={"judge_policy": "off", "followups": 0, "summary": False, "resamples": 200},
+                        run_dir=folder, cache=False, equivalence_weights=weights_file,
+                        notify=notes.append if notes is not None else None)
+
+
+def graded(folder: Path) -> dict[str, tuple[float, str]]:
+    """The interviewee's graded answer per item: (value, verdict method)."""
+    out = {}
+    for line in (folder / "records.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        if "correct" in rec["scores"]:
+            out[rec["episode"].rsplit("-", 1)[1]] = (rec["scores"]["correct"]["value"],
+                                                     rec["scores"]["correct"]["method"])
+    return out
+
+
+@pytest.fixture
+def minilm(encoder):
+    """The session's MiniLM computes the step's cosine (loaded once for every test that runs the step)."""
+    eq._Cosine._encoders.setdefault(DEFAULT_EMBEDDING_MODEL, encoder)
+
+
+def test_a_run_grades_with_given_weights_records_them_and_refuses_a_resume_with_others(tmp_path, minilm):
+    file = weights(tmp_path / "eq.json")
+    result = run(tmp_path / "run", file)
+    assert graded(result.folder) == {"thornton": (1.0, "learned"), "keats": (0.0, "learned")}
+    record = json.loads((result.folder / "manifest.json").read_text())["equivalence"]
+    assert record["weights"] == str(file) and record["used"] is True and "learned step on" in record["note"]
+    assert record["sha256"] == hashlib.sha256(file.read_bytes()).hexdigest()
+    # retrained weights in the same file: another configuration, refused by name
+    weights(file, threshold=0.6)
+    with pytest.raises(JudgeAgentError, match=r"another configuration \(learned-step weights .*eq.json"):
+        run(tmp_path / "run", file)
+    # a run without weights is another run too: its answers stay undecided
+    plain = run(tmp_path / "plain", None)
+    assert "equivalence" not in json.loads((plain.folder / "manifest.json").read_text())
+    assert {m for _, m in graded(plain.folder).values()} == {"undecided"}
+
+
+def test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once(tmp_path, minilm):
+    notes: list[str] = []
+    result = run(tmp_path / "run", weights(tmp_path / "eq.json", passed=False), notes)
+    assert [n for n in notes if "learned step" in n] == [
+        "warning: learned step off: calibration failed: 3 wrong answers held out"]
+    assert {m for _, m in graded(result.folder).values()} == {"undecided"}
+    assert json.loads((result.folder / "manifest.json").read_text())["equivalence"]["used"] is False
+    with pytest.raises(JudgeAgentError, match="not found: give a weights file"):
+        run(tmp_path / "other", tmp_path / "missing.json")
+
+
+def test_regrading_needs_the_same_weights_bytes(tmp_path):
+    file = weights(tmp_path / "eq.json")
+    record = eq.for_run(file).record
+    assert record is not None and eq.for_manifest(record) is not None
+    assert eq.for_manifest(None) is None and eq.for_manifest({**record, "used": False}) is None
+    weights(file, threshold=0.7)
+    with pytest.raises(JudgeAgentError, match="has changed since"):
+        eq.for_manifest(record)
+    assert eq.for_run(None).record is None  # the package ships no weights: nothing recorded, identity unchanged
+
+
+def test_resume_refuses_other_weights_named_on_the_command_line(tmp_path):
+    from judgeagent.cli.evaluate import _same_weights
+
+    args = {"resume": tmp_path / "run", "equivalence_weights": tmp_path / "b.json"}
+    with pytest.raises(JudgeAgentError, match="graded with .*a.json and --equivalence-weights names .*b.json"):
+        _same_weights(args, {"equivalence_weights"}, {"equivalence_weights": str(tmp_path / "a.json")})
+    with pytest.raises(JudgeAgentError, match="graded with no learned-step weights"):
+        _same_weights(args, {"equivalence_weights"}, {})
+    _same_weights({**args, "equivalence_weights": tmp_path / "a.json"}, {"equivalence_weights"},
+                  {"equivalence_weights": str(tmp_path / "a.json")})
+    _same_weights(args, set(), {"equivalence_weights": str(tmp_path / "a.json")})  # not given: the run's own
+
+
+def test_the_report_shows_the_learned_row_and_the_weights():
+    from judgeagent.protocols.judgeagent.report.judging import Judging, judging_markdown
+
+    learned = {"weights": "/w/eq.json", "sha256": "ab" * 32, "used": True, "note": "learned step on (threshold 0.5)"}
+    text = "\n".join(judging_markdown(Judging({"exact": 3, "learned": 2}, None, 0, 5, [], learned)))
+    assert "| learned | 2 | no rule decided and no judge is used: the learned equivalence step" in text
+    assert "Learned equivalence step (on): learned step on (threshold 0.5); weights `/w/eq.json`, sha256 " \
+           "`abababababababab`." in text
+    assert "Learned equivalence step" not in "\n".join(judging_markdown(Judging({"exact": 3}, None, 0, 3, [])))
+
+
+def test_every_protocol_that_vets_a_checker_gives_it_the_runs_learned_step():
+    """JudgeAgent, KIEval and the Interviewer build their checkers with `vetted_checker`: each call passes the
+    run's step (`ctx.learned`), or a protocol would grade without the weights its manifest names."""
+    import ast
+
+    import judgeagent
+
+    calls = []
+    for path in (Path(judgeagent.__file__).parent / "protocols").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "vetted_checker":
+                given = {k.arg: ast.unparse(k.value) for k in node.keywords}
+                calls.append((path.parent.name, given.get("equivalence")))
+    assert sorted(calls) == [("interviewer", "ctx.learned"), ("judgeagent", "ctx.learned"),
+                             ("kieval", "ctx.learned")]
