@@ -18,6 +18,7 @@ from ..errors import JudgeAgentError
 from ..files import write_text_atomic
 from ..runs import Run, load_run
 from .base import Protocol, Section, SummaryT
+from .run_fields import check_manifest, check_summary, reading
 
 if TYPE_CHECKING:
     from ..models.usage import UsageLine
@@ -29,7 +30,10 @@ def finished_run(protocol: Protocol[Any, Any, SummaryT], folder: str | Path) -> 
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
                               f"{folder}")
-    return run, cast(SummaryT, run.summary())
+    summary = run.summary()
+    check_manifest(run.folder, run.manifest)
+    check_summary(run.folder, summary)
+    return run, cast(SummaryT, summary)
 
 
 def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
@@ -105,10 +109,11 @@ def report_parts(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: Summ
     if m["benchmark"]["items"]:
         lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
     lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
-    sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
+    sections = [*reading(run.folder, protocol.title, lambda: protocol.report_sections(summary)),
+                *protocol.report_extras(run.folder)]
     usage = _usage(summary)
     if usage:
-        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
+        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u.get('failures', 0)} | {u['input_tokens']} | "
                 f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
         sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
                                                     "|---|---|---|---|---|---|---|", *rows])))
