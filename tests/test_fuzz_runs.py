@@ -43,10 +43,16 @@ def kieval_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def runs(kieval_run, tmp_path_factory):
+def dynaeval_run(tmp_path_factory):
+    return _make("dynaeval", tmp_path_factory.mktemp("fuzzruns") / "dynaeval")
+
+
+@pytest.fixture(scope="module")
+def runs(kieval_run, dynaeval_run, tmp_path_factory):
     """A finished run of each protocol (other than JudgeAgent's: tests/test_fuzz_loaders.py), made once."""
     root = tmp_path_factory.mktemp("fuzzruns")
-    return {name: kieval_run if name == "kieval" else _make(name, root / name) for name in PROTOCOLS}
+    made = {"kieval": kieval_run, "dynaeval": dynaeval_run}
+    return {name: made.get(name) or _make(name, root / name) for name in PROTOCOLS}
 
 
 def _commands(run: Path) -> list[list[str]]:
@@ -202,3 +208,14 @@ def test_a_judgeagent_record_of_the_wrong_kind_and_an_empty_question(run_folder,
         assert main(["view", str(run_folder)]) == 0
     finally:
         path.write_text(original, encoding="utf-8")
+
+
+@pytest.mark.parametrize("row,says", [({"episode": []}, "field 'episode' should be text, got an array"),
+                                      ({"episode": "rep-0001", "cast": ["Player A"]}, "field 'cast' should be an object")])
+def test_a_dynaeval_game_row_of_the_wrong_kind_is_file_line_field(dynaeval_run, tmp_path, row, says, capsys):
+    run = Path(shutil.copytree(dynaeval_run, tmp_path / "dyn"))
+    path = run / "episodes.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n", encoding="utf-8")  # was a TypeError in the viewer
+    err = _one_error(["view", str(run)], capsys)
+    assert f"{path}:1: {says}" in err
