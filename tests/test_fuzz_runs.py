@@ -163,7 +163,7 @@ def _one_error(command: list[str], capsys) -> str:
 def test_a_damaged_shared_field_is_one_line_naming_file_and_field(kieval_copy, command, file, edit, says, capsys):
     _edit_json(kieval_copy / file, edit)
     if command == "view" and file == "summary.json":
-        return  # the viewer reads no summary
+        pytest.skip("the viewer reads no summary.json")
     assert says in _one_error([command, str(kieval_copy)], capsys)
 
 

@@ -72,6 +72,8 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
                 "graph": None if request.graph is None else {"path": str(request.graph.path),
                                                              "graph_id": request.graph.manifest.get("graph_id")},
                 "versions": versions(), **protocol.manifest_fields(request)}
+    if request.request.get("recipe"):  # `reproduce` wrote it: the folder says so (other runs' manifests unchanged)
+        manifest["kind"] = "reproduce"
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             try:
