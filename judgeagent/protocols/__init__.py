@@ -86,8 +86,9 @@ def protocol_of_run(folder: str | Path) -> Protocol:
     from .run_fields import check_manifest
 
     manifest = load_manifest(folder)
+    name = run_protocol_name(manifest, folder)  # another kind of folder is named before its fields are read
     check_manifest(folder, manifest)
-    return get_protocol(run_protocol_name(manifest, folder))
+    return get_protocol(name)
 
 
 def compare_runs(folders: list[str | Path]) -> str:
