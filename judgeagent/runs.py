@@ -276,7 +276,8 @@ class Run:
             raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
 
     def resume_hint(self) -> str:
-        return f"resume the run where it stopped: judgeagent evaluate --resume {self.folder}"
+        """How the command that writes this folder goes on where it stopped (each command its own fix)."""
+        return resume_hint(self.folder, self.manifest)
 
     def summary(self) -> dict[str, Any]:
         """The finished run's summary.json; missing or damaged, a one-line error saying how to write it again."""
@@ -338,10 +339,22 @@ def first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
+def resume_hint(folder: Path, manifest: Manifest) -> str:
+    """How to go on where the command writing `folder` stopped: `synthesize` and `reproduce` are run again as they
+    were (their folders say their kind), a run of `evaluate` is resumed."""
+    kind = manifest.get("kind")
+    if kind == "synthesis":
+        return (f"run the same synthesize command again (same --out {folder.parent}): finished calls are not "
+                "made again")
+    if kind == "reproduce":
+        return f"run the same reproduce command again (same --run-dir {folder}): finished calls are not made again"
+    return f"resume the run where it stopped: judgeagent evaluate --resume {folder}"
+
+
 def open_run(folder: Path, manifest: Manifest) -> Run:
     """Create the run, or reopen it when the same configuration ran there before; either way, locked
     for writing until `Run.close` (or the process ends)."""
-    _make_folder(folder)
+    _make_folder(folder, "--out" if manifest.get("kind") == "synthesis" else "--run-dir")
     lock = lock_run(folder)  # before reading: the rows must not change (or be trimmed) under another writer
     try:
         return _open_locked(folder, manifest, lock)
@@ -350,18 +363,19 @@ def open_run(folder: Path, manifest: Manifest) -> Run:
         raise
 
 
-def _make_folder(folder: Path) -> None:
+def _make_folder(folder: Path, option: str) -> None:
+    """`option`: the command's flag that names the folder (`--run-dir`; synthesize's `--out`)."""
     if folder.exists() and not folder.is_dir():
-        raise JudgeAgentError(f"run folder {folder} is a file; choose another --run-dir")
+        raise JudgeAgentError(f"run folder {folder} is a file; choose another {option}")
     if folder.is_dir() and not (folder / "manifest.json").exists() and any(
             p.name != LOCK_FILE for p in folder.iterdir()):
         raise JudgeAgentError(f"{folder} is a folder with other files, not a judgeagent run; "
-                              "choose a new or empty --run-dir")
+                              f"choose a new or empty {option}")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise JudgeAgentError(f"cannot create run folder {folder}: {e.strerror or e}; "
-                              "choose another --run-dir") from None
+        what = "run folder" if option == "--run-dir" else "work folder"
+        raise JudgeAgentError(f"cannot create {what} {folder}: {e.strerror or e}; choose another {option}") from None
 
 
 def _open_locked(folder: Path, manifest: Manifest, lock: IO[str]) -> Run:
