@@ -292,8 +292,7 @@ class Run:
             if isinstance(summary, dict):
                 return summary
             problem = f"a summary.json holding {json_kind(summary)}, not a JSON object"
-        raise JudgeAgentError(f"run {self.folder} has {problem}; judgeagent evaluate --resume {self.folder} writes "
-                              "it again from the run's records (no model calls)")
+        raise JudgeAgentError(f"run {self.folder} has {problem}; {rewrite_hint(self.folder, self.manifest)}")
 
     def finish(self, summary: dict[str, Any]) -> None:
         try:
@@ -349,6 +348,22 @@ def resume_hint(folder: Path, manifest: Manifest) -> str:
     if kind == "reproduce":
         return f"run the same reproduce command again (same --run-dir {folder}): finished calls are not made again"
     return f"resume the run where it stopped: judgeagent evaluate --resume {folder}"
+
+
+def rewrite_hint(folder: Path, manifest: Manifest) -> str:
+    """How a finished run's summary.json is written again from its records (no model calls): the command that
+    made the run, again (`evaluate --resume` refuses a reproduce run)."""
+    if manifest.get("kind") == "reproduce":
+        return (f"run the same reproduce command again (same --run-dir {folder}): it writes it again from the run's "
+                "records (no model calls)")
+    return f"judgeagent evaluate --resume {folder} writes it again from the run's records (no model calls)"
+
+
+def finish_hint(folder: Path, manifest: Manifest) -> str:
+    """How an unfinished run is completed: the reproduce command again for a reproduce run, else evaluate --resume."""
+    if manifest.get("kind") == "reproduce":
+        return f"run the same reproduce command again (same --run-dir {folder})"
+    return f"judgeagent evaluate --resume {folder}"
 
 
 def open_run(folder: Path, manifest: Manifest) -> Run:

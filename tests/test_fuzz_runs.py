@@ -106,7 +106,7 @@ def damaged_lines(draw, lines):
 
 @pytest.mark.parametrize("protocol", [*PROTOCOLS, "judgeagent"])
 @pytest.mark.parametrize("name", ["records.jsonl", "episodes.jsonl"])
-def test_a_damaged_jsonl_line_of_any_protocol_is_read_or_one_line(runs, run_folder, protocol, name, capsys):
+def test_a_damaged_jsonl_line_of_any_protocol_is_read_or_one_line(runs, run_folder, protocol, name, capsys):  # noqa: F811
     run = run_folder if protocol == "judgeagent" else runs[protocol]
     original = (run / name).read_text(encoding="utf-8")
 
@@ -196,7 +196,7 @@ def test_an_episode_row_with_a_field_of_the_wrong_kind_is_file_line_field(kieval
     assert f"{kieval_copy / 'episodes.jsonl'}:2: field 'episode' should be text, got an object" in err
 
 
-def test_a_judgeagent_record_of_the_wrong_kind_and_an_empty_question(run_folder, capsys):
+def test_a_judgeagent_record_of_the_wrong_kind_and_an_empty_question(run_folder, capsys):  # noqa: F811
     path = run_folder / "records.jsonl"
     original = path.read_text(encoding="utf-8")
     try:
@@ -210,8 +210,10 @@ def test_a_judgeagent_record_of_the_wrong_kind_and_an_empty_question(run_folder,
         path.write_text(original, encoding="utf-8")
 
 
-@pytest.mark.parametrize("row,says", [({"episode": []}, "field 'episode' should be text, got an array"),
-                                      ({"episode": "rep-0001", "cast": ["Player A"]}, "field 'cast' should be an object")])
+@pytest.mark.parametrize("row,says", [
+    ({"episode": []}, "field 'episode' should be text, got an array"),
+    ({"episode": "rep-0001", "cast": ["Player A"]}, "field 'cast' should be an object"),
+])
 def test_a_dynaeval_game_row_of_the_wrong_kind_is_file_line_field(dynaeval_run, tmp_path, row, says, capsys):
     run = Path(shutil.copytree(dynaeval_run, tmp_path / "dyn"))
     path = run / "episodes.jsonl"

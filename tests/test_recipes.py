@@ -376,3 +376,8 @@ def test_a_reproduce_run_records_its_kind_and_evaluate_resume_refuses_it_by_name
     assert err == (f"error: {folder} is a reproduce run, not an evaluate run: continue it with the reproduce command "
                    f"that started it (judgeagent reproduce kieval-table2-ceval ... --run-dir {folder})")
     assert main(["report", str(folder)]) == 0
+    (folder / "summary.json").unlink()  # its fix is the reproduce command again, not evaluate --resume
+    capsys.readouterr()
+    assert main(["report", str(folder)]) == 1
+    assert (f"has no summary.json; run the same reproduce command again (same --run-dir {folder}): it writes it "
+            "again from the run's records (no model calls)") in capsys.readouterr().err

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
-from ..runs import Run, load_run
+from ..runs import Run, finish_hint, load_run
 from .base import Protocol, Section, SummaryT
 from .run_fields import check_manifest, check_summary, reading
 
@@ -28,11 +28,11 @@ def finished_run(protocol: Protocol[Any, Any, SummaryT], folder: str | Path) -> 
     """A finished run of `protocol`, read-only: the run and its summary."""
     run = load_run(folder)
     if not run.finished:
-        raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
-                              f"{folder}")
+        raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
+                              f"{finish_hint(run.folder, run.manifest)}")
     summary = run.summary()
     check_manifest(run.folder, run.manifest)
-    check_summary(run.folder, summary)
+    check_summary(run.folder, summary, run.manifest)
     return run, cast(SummaryT, summary)
 
 
@@ -109,12 +109,12 @@ def report_parts(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: Summ
     if m["benchmark"]["items"]:
         lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
     lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
-    sections = [*reading(run.folder, protocol.title, lambda: protocol.report_sections(summary)),
+    sections = [*reading(run.folder, protocol.title, lambda: protocol.report_sections(summary), run.manifest),
                 *protocol.report_extras(run.folder)]
     usage = _usage(summary)
     if usage:
-        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u.get('failures', 0)} | {u['input_tokens']} | "
-                f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
+        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u.get('failures', 0)} | "
+                f"{u['input_tokens']} | {u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
         sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
                                                     "|---|---|---|---|---|---|---|", *rows])))
     return lines, sections

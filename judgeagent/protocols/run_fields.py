@@ -51,8 +51,10 @@ class _Summary(_Strict):
     usage: dict[str, _Usage] | None = None
 
 
-def rewrite_hint(folder: Path) -> str:
-    return f"; judgeagent evaluate --resume {folder} writes it again from the run's records (no model calls)"
+def rewrite_hint(folder: Path, manifest: object = None) -> str:
+    from ..runs import rewrite_hint as hint
+
+    return "; " + hint(folder, manifest if isinstance(manifest, dict) else {})  # type: ignore[arg-type]
 
 
 def restore_hint() -> str:
@@ -67,15 +69,15 @@ def check_manifest(folder: Path, manifest: object) -> None:
         raise JudgeAgentError(f"{e}{restore_hint()}") from None
 
 
-def check_summary(folder: Path, summary: object) -> None:
+def check_summary(folder: Path, summary: object, manifest: object = None) -> None:
     """Refuse, in one line, a summary whose shared fields (the usage per role) a reader could not use."""
     try:
         parse(_Summary, summary, str(folder / "summary.json"))
     except JudgeAgentError as e:
-        raise JudgeAgentError(f"{e}{rewrite_hint(folder)}") from None
+        raise JudgeAgentError(f"{e}{rewrite_hint(folder, manifest)}") from None
 
 
-def reading(folder: Path, title: str, render: Callable[[], T]) -> T:
+def reading(folder: Path, title: str, render: Callable[[], T], manifest: object = None) -> T:
     """`render()` (a protocol's sections from its summary.json), a field it found missing or of the wrong kind
     being one line naming summary.json and the field: each protocol's summary has its own shape, read by its own
     report code, so the shape is checked where it is read rather than in a second copy of every summary type."""
@@ -86,4 +88,4 @@ def reading(folder: Path, title: str, render: Callable[[], T]) -> T:
     except (TypeError, ValueError, AttributeError, IndexError) as e:
         problem = f"a field holds a value of the wrong kind ({type(e).__name__}: {str(e)[:120]})"
     raise JudgeAgentError(f"{folder / 'summary.json'}: {problem}, which the {title} report reads"
-                          f"{rewrite_hint(folder)}")
+                          f"{rewrite_hint(folder, manifest)}")

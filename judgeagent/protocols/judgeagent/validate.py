@@ -15,7 +15,7 @@ from ...grading.leakage import leaked_strings, redact
 from ...grading.verdict import Verdict
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
-from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
+from ...runs import Run, finish_hint, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
 from .authors import ALL_RIGHT, reuse_reason, reuses_first_answers, skips_feedback
 from .feedback import read_feedback
@@ -66,7 +66,7 @@ def open_finished(folder: str | Path) -> Run:
                               f"its report: judgeagent report {folder}")
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
-                              f"judgeagent evaluate --resume {folder}")
+                              f"{finish_hint(run.folder, run.manifest)}")
     return run
 
 
