@@ -157,6 +157,8 @@ def _one_error(command: list[str], capsys) -> str:
     ("manifest.json", lambda m: m["models"]["candidate"].update(name={"n": 1}),
      "manifest.json: field 'models.candidate.name' should be text, got an object"),
     ("manifest.json", lambda m: m["benchmark"].pop("items"), "manifest.json: field 'benchmark.items' is missing"),
+    ("manifest.json", lambda m: m.update(models=None, benchmark=[]),
+     "manifest.json: field 'benchmark' should be an object"),
     ("summary.json", lambda s: s["usage"]["candidate"].update(cost="0"),
      "summary.json: field 'usage.candidate.cost' should be a number, got a string"),
 ])

@@ -69,7 +69,7 @@ def compare_table(protocol: Protocol, folders: list[Path]) -> str:
     rows = []
     for folder in folders:
         run, summary = finished_run(protocol, folder)
-        models = ", ".join(f"{role}={d['name']}" for role, d in run.manifest["models"].items())
+        models = ", ".join(f"{role}={d['name']}" for role, d in (run.manifest.get("models") or {}).items())
         rows.append((run.folder.name, models, protocol.headline(summary)))
     columns = list(dict.fromkeys(k for _, _, numbers in rows for k in numbers))
     out = ["| run | models | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
@@ -106,9 +106,10 @@ def report_parts(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: Summ
     into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
     m = run.manifest
     lines = [f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
-    if m["benchmark"]["items"]:
-        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
-    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
+    bench = m.get("benchmark")
+    if bench and bench["items"]:
+        lines.append(f"- benchmark: `{bench.get('path')}` ({bench['items']} items)")
+    lines += [f"- {role}: {d['name']}" for role, d in (m.get("models") or {}).items()]
     sections = [*reading(run.folder, protocol.title, lambda: protocol.report_sections(summary), run.manifest),
                 *protocol.report_extras(run.folder)]
     usage = _usage(summary)

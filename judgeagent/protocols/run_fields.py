@@ -29,7 +29,8 @@ class _Benchmark(_Strict):
 
 
 class _Manifest(_Strict):
-    models: dict[str, _Role]
+    models: dict[str, _Role] | None = None
+    """None in no manifest the runner wrote; the readers show a run without it as without roles."""
     benchmark: _Benchmark | None = None
     created_at: str | None = None
     finished_at: str | None = None
