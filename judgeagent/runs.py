@@ -473,6 +473,12 @@ def check_run_format(manifest: Manifest, folder: Path) -> None:
                               f"{', '.join(map(str, READS_RUN_FORMATS))}: rerun the evaluate command to make it again")
 
 
+def a_run_of(protocol: object) -> str:
+    """'a kieval run', 'an interviewer run': a run named by its protocol in an error line."""
+    name = str(protocol)
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name} run"
+
+
 def run_protocol_name(manifest: Manifest, folder: Path) -> str:
     """The protocol a run folder was written by (runs from before protocols are JudgeAgent runs); another kind of
     folder with a run's manifest (a synthesis's work folder) is refused by name, with where its output is."""
