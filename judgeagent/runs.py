@@ -281,7 +281,8 @@ class Run:
             raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
 
     def resume_hint(self) -> str:
-        return f"resume the run where it stopped: judgeagent evaluate --resume {self.folder}"
+        """How the command that writes this folder goes on where it stopped (each command its own fix)."""
+        return resume_hint(self.folder, self.manifest)
 
     def summary(self) -> dict[str, Any]:
         """The finished run's summary.json; missing or damaged, a one-line error saying how to write it again."""
@@ -296,8 +297,7 @@ class Run:
             if isinstance(summary, dict):
                 return summary
             problem = f"a summary.json holding {json_kind(summary)}, not a JSON object"
-        raise JudgeAgentError(f"run {self.folder} has {problem}; judgeagent evaluate --resume {self.folder} writes "
-                              "it again from the run's records (no model calls)")
+        raise JudgeAgentError(f"run {self.folder} has {problem}; {rewrite_hint(self.folder, self.manifest)}")
 
     def finish(self, summary: dict[str, Any]) -> None:
         try:
@@ -343,10 +343,38 @@ def first_per_key(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
+def resume_hint(folder: Path, manifest: Manifest) -> str:
+    """How to go on where the command writing `folder` stopped: `synthesize` and `reproduce` are run again as they
+    were (their folders say their kind), a run of `evaluate` is resumed."""
+    kind = manifest.get("kind")
+    if kind == "synthesis":
+        return (f"run the same synthesize command again (same --out {folder.parent}): finished calls are not "
+                "made again")
+    if kind == "reproduce":
+        return f"run the same reproduce command again (same --run-dir {folder}): finished calls are not made again"
+    return f"resume the run where it stopped: judgeagent evaluate --resume {folder}"
+
+
+def rewrite_hint(folder: Path, manifest: Manifest) -> str:
+    """How a finished run's summary.json is written again from its records (no model calls): the command that
+    made the run, again (`evaluate --resume` refuses a reproduce run)."""
+    if manifest.get("kind") == "reproduce":
+        return (f"run the same reproduce command again (same --run-dir {folder}): it writes it again from the run's "
+                "records (no model calls)")
+    return f"judgeagent evaluate --resume {folder} writes it again from the run's records (no model calls)"
+
+
+def finish_hint(folder: Path, manifest: Manifest) -> str:
+    """How an unfinished run is completed: the reproduce command again for a reproduce run, else evaluate --resume."""
+    if manifest.get("kind") == "reproduce":
+        return f"run the same reproduce command again (same --run-dir {folder})"
+    return f"judgeagent evaluate --resume {folder}"
+
+
 def open_run(folder: Path, manifest: Manifest) -> Run:
     """Create the run, or reopen it when the same configuration ran there before; either way, locked
     for writing until `Run.close` (or the process ends)."""
-    _make_folder(folder)
+    _make_folder(folder, "--out" if manifest.get("kind") == "synthesis" else "--run-dir")
     lock = lock_run(folder)  # before reading: the rows must not change (or be trimmed) under another writer
     try:
         return _open_locked(folder, manifest, lock)
@@ -355,18 +383,19 @@ def open_run(folder: Path, manifest: Manifest) -> Run:
         raise
 
 
-def _make_folder(folder: Path) -> None:
+def _make_folder(folder: Path, option: str) -> None:
+    """`option`: the command's flag that names the folder (`--run-dir`; synthesize's `--out`)."""
     if folder.exists() and not folder.is_dir():
-        raise JudgeAgentError(f"run folder {folder} is a file; choose another --run-dir")
+        raise JudgeAgentError(f"run folder {folder} is a file; choose another {option}")
     if folder.is_dir() and not (folder / "manifest.json").exists() and any(
             p.name != LOCK_FILE for p in folder.iterdir()):
         raise JudgeAgentError(f"{folder} is a folder with other files, not a judgeagent run; "
-                              "choose a new or empty --run-dir")
+                              f"choose a new or empty {option}")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise JudgeAgentError(f"cannot create run folder {folder}: {e.strerror or e}; "
-                              "choose another --run-dir") from None
+        what = "run folder" if option == "--run-dir" else "work folder"
+        raise JudgeAgentError(f"cannot create {what} {folder}: {e.strerror or e}; choose another {option}") from None
 
 
 def _open_locked(folder: Path, manifest: Manifest, lock: IO[str]) -> Run:
@@ -451,6 +480,12 @@ def check_run_format(manifest: Manifest, folder: Path) -> None:
     if version not in READS_RUN_FORMATS:
         raise JudgeAgentError(f"run {folder} has format version {version}; this judgeagent reads versions "
                               f"{', '.join(map(str, READS_RUN_FORMATS))}: rerun the evaluate command to make it again")
+
+
+def a_run_of(protocol: object) -> str:
+    """'a kieval run', 'an interviewer run': a run named by its protocol in an error line."""
+    name = str(protocol)
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name} run"
 
 
 def run_protocol_name(manifest: Manifest, folder: Path) -> str:

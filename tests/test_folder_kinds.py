@@ -76,3 +76,38 @@ def test_a_manifest_whose_format_is_not_text_is_no_kind(tmp_path, capsys):
     (folder / "manifest.json").write_text(json.dumps({"format": []}))
     assert folder_kind(folder) is None
     assert _error(["report", folder], capsys) == f"error: {folder} is not a judgeagent run"
+
+
+@pytest.mark.parametrize("kind,says", [
+    ("synthesis", "run the same synthesize command again (same --out {out}): finished calls are not made again"),
+    ("reproduce", "run the same reproduce command again (same --run-dir {folder}): finished calls are not made again"),
+    ("run", "resume the run where it stopped: judgeagent evaluate --resume {folder}"),
+])
+def test_a_full_disk_gives_the_fix_of_the_command_that_writes_the_folder(tmp_path, kind, says, monkeypatch):
+    """synthesize's and reproduce's errors suggested evaluate's fix (evaluate --resume, which they cannot use)."""
+    import builtins
+    import errno
+
+    from judgeagent.errors import JudgeAgentError
+
+    def full(path, mode="r", *args, **kwargs):
+        if mode == "a" and str(path).endswith("records.jsonl"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return builtins.open(path, mode, *args, **kwargs)
+
+    folder = tmp_path / "out" / ".synthesis"
+    with open_run(folder, {"config_id": "s", "kind": kind}) as run:
+        monkeypatch.setattr("judgeagent.runs.open", full, raising=False)
+        with pytest.raises(JudgeAgentError) as caught:
+            run.add_record({"record_id": "a"})
+    message = str(caught.value)
+    assert "\n" not in message and says.format(out=tmp_path / "out", folder=folder) in message
+    assert kind == "run" or "evaluate" not in message
+
+
+def test_a_synthesis_work_folder_that_cannot_be_made_names_out(tmp_path):
+    from judgeagent.errors import JudgeAgentError
+
+    (tmp_path / "out").write_text("")
+    with pytest.raises(JudgeAgentError, match=r"cannot create work folder .*; choose another --out$"):
+        open_run(tmp_path / "out" / ".synthesis", {"config_id": "s", "kind": "synthesis"})

@@ -271,7 +271,7 @@ def test_rescore_refuses_a_run_of_another_protocol(tmp_path, capsys):
                          "resamples": 200}, run_dir=tmp_path / "iv", cache=False).folder
     assert main(["rescore", str(other), "--evaluator", "local"]) == 1
     err = capsys.readouterr().err
-    assert "is a interviewer run; rescore re-scores KIEval runs only" in err and len(err.strip().splitlines()) == 1
+    assert "is an interviewer run; rescore re-scores KIEval runs only" in err and len(err.strip().splitlines()) == 1
 
 
 # --- bad evaluator output -------------------------------------------------------------------------------

@@ -396,3 +396,27 @@ def test_judgeagent_table3_ablation_recipes_run_the_papers_ablations(tmp_path):
     with pytest.raises(Exception, match="needs --graph"):
         prepare("judgeagent-table3-no-graph", {"target": "t"}, f"{P}/medqa/data/medqa/test.jsonl", None, 3,
                 workdir=tmp_path)
+
+
+def test_a_reproduce_run_records_its_kind_and_evaluate_resume_refuses_it_by_name(tmp_path, capsys):
+    """#49: a reproduce folder says what it is (other runs' manifests keep kind `run`); evaluate --resume names it
+    and says which command continues it; report still reads it."""
+    from judgeagent.cli.main import main
+    from judgeagent.files import folder_kind
+
+    *_, folder, _, _ = run("kieval-table2-ceval", {"candidate": "cand"}, f"{P}/ceval/val", 2, tmp_path,
+                           overrides={"rounds": "1", "shots": "0"})
+    (folder / "reproduce.md").unlink()  # known by its manifest alone, not by its files
+    assert json.loads((folder / "manifest.json").read_text())["kind"] == "reproduce"
+    assert folder_kind(folder) == "reproduce"
+    capsys.readouterr()
+    assert main(["evaluate", "--resume", str(folder)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {folder} is a reproduce run, not an evaluate run: continue it with the reproduce command "
+                   f"that started it (judgeagent reproduce kieval-table2-ceval ... --run-dir {folder})")
+    assert main(["report", str(folder)]) == 0
+    (folder / "summary.json").unlink()  # its fix is the reproduce command again, not evaluate --resume
+    capsys.readouterr()
+    assert main(["report", str(folder)]) == 1
+    assert (f"has no summary.json; run the same reproduce command again (same --run-dir {folder}): it writes it "
+            "again from the run's records (no model calls)") in capsys.readouterr().err

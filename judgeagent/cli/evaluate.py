@@ -353,7 +353,14 @@ def _from_run(folder: Path) -> RunArgs:
     """How a run was started (its manifest's `request`): what `--resume` runs again."""
     from ..runs import load_manifest
 
-    request: RunArgs = {**(load_manifest(folder).get("request") or {})}
+    from ..files import folder_kind
+
+    manifest = load_manifest(folder)
+    request: RunArgs = {**(manifest.get("request") or {})}
+    if folder_kind(folder, manifest) == "reproduce":
+        recipe = request.get("recipe") or "RECIPE"
+        raise JudgeAgentError(f"{folder} is a reproduce run, not an evaluate run: continue it with the reproduce "
+                              f"command that started it (judgeagent reproduce {recipe} ... --run-dir {folder})")
     if not request:
         raise JudgeAgentError(f"run {folder} does not record how it was started; rerun the evaluate command")
     request.pop("protocol", None)  # the manifest's own `protocol` names it

@@ -83,8 +83,12 @@ def protocol_of_run(folder: str | Path) -> Protocol:
         raise JudgeAgentError(f"{folder} is not a run folder (no manifest.json); give a folder judgeagent evaluate "
                               "wrote (its --run-dir)")
     from ..runs import run_protocol_name
+    from .run_fields import check_manifest
 
-    return get_protocol(run_protocol_name(load_manifest(folder), folder))
+    manifest = load_manifest(folder)
+    name = run_protocol_name(manifest, folder)  # another kind of folder is named before its fields are read
+    check_manifest(folder, manifest)
+    return get_protocol(name)
 
 
 def compare_runs(folders: list[str | Path]) -> str:

@@ -190,7 +190,7 @@ class EpisodeContext:
         """The step's record: read back when this step was done before (a resumed episode), else `make()`, which
         makes the step's call and records it with `record`. A finished step is never asked again."""
         done = self.run.get(f"{episode.id}/{step}")
-        return Record.from_dict(done) if done is not None else await make()
+        return Record.read(done, self.run.folder / "records.jsonl") if done is not None else await make()
 
 
 class Prepared(NamedTuple):

@@ -124,10 +124,15 @@ MAX_FACET = 40
 
 def generic_episodes(run: Run) -> list[EpisodeView]:
     """Every episode of a run written through the runner, in index order (records grouped by `episode`)."""
-    rows = sorted(read_rows(run.folder / "episodes.jsonl", "episode", finished=run.finished),
-                  key=lambda r: r.get("index", 0))
+    from .rows import EpisodeModel, check_row
+
+    path = run.folder / "episodes.jsonl"
+    rows = read_rows(path, "episode", finished=run.finished)
+    for row in rows:
+        check_row(EpisodeModel, row, path)
+    rows.sort(key=lambda r: r.get("index") or 0)
     by_episode: dict[str, list[Record]] = {}
-    for record in map(Record.from_dict, run.records):
+    for record in (Record.read(r, run.folder / "records.jsonl") for r in run.records):
         by_episode.setdefault(record.episode, []).append(record)
     known = {r["episode"] for r in rows}
     rows += [{"episode": e} for e in by_episode if e not in known]  # an unfinished episode: its records alone

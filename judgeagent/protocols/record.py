@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, TypedDict
 
 from ..grading.verdict import Verdict
@@ -70,6 +71,14 @@ class Record:
 
     def to_dict(self) -> RecordRow:
         return asdict(self)  # type: ignore[return-value]  # its fields, meta deep-copied
+
+    @classmethod
+    def read(cls, row: RecordRow, path: Path) -> Record:
+        """A record read back from `path` (records.jsonl), its fields checked: one line `FILE:LINE: ...` if not."""
+        from .rows import RecordModel, check_row
+
+        check_row(RecordModel, dict(row), path)
+        return cls.from_dict(row)
 
     @classmethod
     def from_dict(cls, row: RecordRow) -> Record:

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import JudgeAgentError
 from ..files import write_text_atomic
-from ..runs import Run, load_run
+from ..runs import Run, finish_hint, load_run
 from .base import Protocol, Section, SummaryT
+from .run_fields import check_manifest, check_summary, reading
 
 if TYPE_CHECKING:
     from ..models.usage import UsageLine
@@ -27,9 +28,12 @@ def finished_run(protocol: Protocol[Any, Any, SummaryT], folder: str | Path) -> 
     """A finished run of `protocol`, read-only: the run and its summary."""
     run = load_run(folder)
     if not run.finished:
-        raise JudgeAgentError(f"run {folder} is unfinished: complete it first with judgeagent evaluate --resume "
-                              f"{folder}")
-    return run, cast(SummaryT, run.summary())
+        raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
+                              f"{finish_hint(run.folder, run.manifest)}")
+    summary = run.summary()
+    check_manifest(run.folder, run.manifest)
+    check_summary(run.folder, summary, run.manifest)
+    return run, cast(SummaryT, summary)
 
 
 def write_reports(protocol: Protocol, folder: str | Path) -> tuple[Path, Path]:
@@ -65,7 +69,7 @@ def compare_table(protocol: Protocol, folders: list[Path]) -> str:
     rows = []
     for folder in folders:
         run, summary = finished_run(protocol, folder)
-        models = ", ".join(f"{role}={d['name']}" for role, d in run.manifest["models"].items())
+        models = ", ".join(f"{role}={d['name']}" for role, d in (run.manifest.get("models") or {}).items())
         rows.append((run.folder.name, models, protocol.headline(summary)))
     columns = list(dict.fromkeys(k for _, _, numbers in rows for k in numbers))
     out = ["| run | models | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
@@ -102,14 +106,16 @@ def report_parts(protocol: Protocol[Any, Any, SummaryT], run: Run, summary: Summ
     into the folder (`Protocol.report_extras`), and the usage. report.md and report.html both render these."""
     m = run.manifest
     lines = [f"- run: `{run.folder}`", f"- protocol: `{protocol.name}` ({protocol.paper})"]
-    if m["benchmark"]["items"]:
-        lines.append(f"- benchmark: `{m['benchmark']['path']}` ({m['benchmark']['items']} items)")
-    lines += [f"- {role}: {d['name']}" for role, d in m["models"].items()]
-    sections = [*protocol.report_sections(summary), *protocol.report_extras(run.folder)]
+    bench = m.get("benchmark")
+    if bench and bench["items"]:
+        lines.append(f"- benchmark: `{bench.get('path')}` ({bench['items']} items)")
+    lines += [f"- {role}: {d['name']}" for role, d in (m.get("models") or {}).items()]
+    sections = [*reading(run.folder, protocol.title, lambda: protocol.report_sections(summary), run.manifest),
+                *protocol.report_extras(run.folder)]
     usage = _usage(summary)
     if usage:
-        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
-                f"{u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
+        rows = [f"| {r} | {u['calls']} | {u['cache_hits']} | {u.get('failures', 0)} | "
+                f"{u['input_tokens']} | {u['output_tokens']} | {u['cost']:.4f} |" for r, u in usage.items()]
         sections.append(Section("Usage", "\n".join(["| role | calls | cached | failed | tokens in | tokens out | cost $ |",
                                                     "|---|---|---|---|---|---|---|", *rows])))
     return lines, sections

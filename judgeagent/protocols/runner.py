@@ -81,6 +81,8 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
         manifest["equivalence"] = request.learned.record
     if request.learned.record is not None and request.learned.step is None and request.notify:
         request.notify(f"warning: {request.learned.note}")  # weights given, calibration failed: said once
+    if request.request.get("recipe"):  # `reproduce` wrote it: the folder says so (other runs' manifests unchanged)
+        manifest["kind"] = "reproduce"
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             try:

@@ -6,13 +6,26 @@ from dataclasses import replace
 
 from ...runs import Run, read_rows
 from ..episodes import EpisodeView, generic_episodes
+from ..rows import EpisodeModel, check_row
 from .rows import GameRow
 
 
+class _Game(EpisodeModel):
+    """A game's row as the viewer reads it (its cast, seat -> role; its scores per seat)."""
+
+    cast: dict[str, str] | None = None
+    repetition: int | None = None
+
+
 def view_episodes(run: Run) -> list[EpisodeView]:
-    rows = {r["episode"]: r for r in read_rows(run.folder / "episodes.jsonl", "episode", finished=run.finished)}
+    episodes = generic_episodes(run)  # the rows' shared fields checked first
+    path = run.folder / "episodes.jsonl"
+    rows = read_rows(path, "episode", finished=run.finished)
+    for row in rows:
+        check_row(_Game, row, path)
+    by_id = {r["episode"]: r for r in rows}
     models = {role: d.get("name", "") for role, d in (run.manifest.get("models") or {}).items()}
-    return [game_view(e, rows.get(e.id) or {}, models) for e in generic_episodes(run)]
+    return [game_view(e, by_id.get(e.id) or {}, models) for e in episodes]
 
 
 def game_view(episode: EpisodeView, row: GameRow, models: dict[str, str]) -> EpisodeView:

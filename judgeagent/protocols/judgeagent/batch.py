@@ -355,7 +355,7 @@ async def ask(ctx: Context, b: int, q: Asked, named: asyncio.Future[dict[str, li
     `asked`: the batch call that asked it already, and its place there (`setting=authors`)."""
     done = ctx.run.get(q.record_id)
     if done is not None:
-        return QuestionRecord.from_dict(done)
+        return QuestionRecord.read(done, ctx.run.folder / "records.jsonl")
     if asked is None:
         messages = answer_messages(q.question, q.options, q.passage)
         reply = await ctx.models.target.complete(messages)

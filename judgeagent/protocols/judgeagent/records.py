@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from ...grading.verdict import Verdict
@@ -198,6 +199,14 @@ class QuestionRecord:
         return row
 
     @classmethod
+    def read(cls, row: Mapping[str, Any], path: Path) -> QuestionRecord:
+        """A record read back from `path` (records.jsonl), its fields checked first."""
+        from ..rows import QuestionModel, check_row
+
+        check_row(QuestionModel, dict(row), path)
+        return cls.from_dict(row)
+
+    @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> QuestionRecord:
         verdict, tokens = row.get("verdict") or {}, row.get("tokens")
         return cls(
@@ -296,8 +305,9 @@ def _messages(prompt: object) -> list[Message]:
 
 
 def question_records(run: Run) -> list[QuestionRecord]:
-    """A JudgeAgent run's records, typed, in the order they were written."""
-    return as_records(run.records)
+    """A JudgeAgent run's records, typed, in the order they were written; a row with a field of the wrong kind is
+    one line `records.jsonl:LINE: field ...`."""
+    return [QuestionRecord.read(r, run.folder / "records.jsonl") for r in run.records]
 
 
 def as_records(rows: Iterable[Mapping[str, Any]]) -> list[QuestionRecord]:

@@ -15,7 +15,7 @@ from ...grading.leakage import leaked_strings, redact
 from ...grading.verdict import Verdict
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
-from ...runs import Run, load_manifest, load_run, lock_run, run_protocol_name
+from ...runs import Run, a_run_of, finish_hint, load_manifest, load_run, lock_run, run_protocol_name
 from ..runner import gather_all
 from .authors import ALL_RIGHT, reuse_reason, reuses_first_answers, skips_feedback
 from .feedback import read_feedback
@@ -62,11 +62,11 @@ def open_finished(folder: str | Path) -> Run:
     run = load_run(folder)
     protocol = run_protocol_name(run.manifest, run.folder)  # runs from before protocols are JudgeAgent runs
     if protocol != "judgeagent":
-        raise JudgeAgentError(f"run {folder} is a {protocol} run: this step is JudgeAgent's; "
+        raise JudgeAgentError(f"run {folder} is {a_run_of(protocol)}: this step is JudgeAgent's; "
                               f"its report: judgeagent report {folder}")
     if not run.finished:
         raise JudgeAgentError(f"run {folder} is unfinished: complete it first with "
-                              f"judgeagent evaluate --resume {folder}")
+                              f"{finish_hint(run.folder, run.manifest)}")
     return run
 
 
@@ -90,7 +90,7 @@ def validate(folder: str | Path, *, registry: Any = None, cache_dir: str | Path 
 
     protocol = run_protocol_name(load_manifest(Path(folder)), Path(folder))
     if protocol != "judgeagent":
-        raise JudgeAgentError(f"validate re-answers with JudgeAgent's feedback; {folder} is a {protocol} run "
+        raise JudgeAgentError(f"validate re-answers with JudgeAgent's feedback; {folder} is {a_run_of(protocol)} "
                               f"(its report: judgeagent report {folder})")
     run = open_finished(folder)
     names = {role: m["name"] for role, m in run.manifest["models"].items()}

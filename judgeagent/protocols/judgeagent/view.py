@@ -72,7 +72,8 @@ def question_view(record: QuestionRecord, feedback: FeedbackEntry | None, texts:
                           str(feedback.feedback.get("suggestions") or ""),
                           details=json.dumps(feedback.feedback, indent=1, ensure_ascii=False),
                           model=models.get("interviewer", "")))
-    return EpisodeView(record.record_id, _question(record).splitlines()[0][:300], record.qid, facets,
+    first = _question(record).strip().splitlines()  # none: a record whose question is empty (hand-edited)
+    return EpisodeView(record.record_id, first[0][:300] if first else record.record_id, record.qid, facets,
                        {"correct": score["value"], "points": record.points},
                        [verdict.method] if verdict.method else [], turns, record.gold)
 

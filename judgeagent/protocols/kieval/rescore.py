@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
-from ...runs import Manifest, load_manifest, load_run, read_rows
+from ...runs import Manifest, a_run_of, finish_hint, load_manifest, load_run, read_rows
 from ..base import Section
 from .agreement import Agreement, agreement
 from .evaluator import evaluate_turn
@@ -77,10 +77,10 @@ def _kieval_manifest(folder: Path) -> Manifest:
     manifest = load_manifest(folder)
     protocol = manifest.get("protocol", "judgeagent")
     if protocol != "kieval":
-        raise JudgeAgentError(f"run {folder} is a {protocol} run; rescore re-scores KIEval runs only "
+        raise JudgeAgentError(f"run {folder} is {a_run_of(protocol)}; rescore re-scores KIEval runs only "
                               "(evaluate --protocol kieval)")
     if manifest.get("status") != "finished":
-        raise JudgeAgentError(f"run {folder} is not finished: resume it first (evaluate --resume {folder})")
+        raise JudgeAgentError(f"run {folder} is not finished: resume it first ({finish_hint(folder, manifest)})")
     return manifest
 
 

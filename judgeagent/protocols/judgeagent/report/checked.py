@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ....benchmarks.records import parse
 from ....errors import JudgeAgentError
-from ....runs import Run
+from ....runs import Run, rewrite_hint
 
 
 class _Strict(BaseModel):
@@ -76,7 +76,7 @@ class _Summary(_Strict):
 def check_report_inputs(run: Run, summary: dict[str, Any]) -> None:
     """Refuse, in one line, a manifest or summary whose fields the report could not read."""
     folder = run.folder
-    again = f"; judgeagent evaluate --resume {folder} writes it again from the run's records (no model calls)"
+    again = f"; {rewrite_hint(folder, run.manifest)}"
     restore = "; it is written once, when the run starts: restore it from a copy of the run"
     for model, value, name, fix in ((_Manifest, run.manifest, "manifest.json", restore),
                                     (_Summary, summary, "summary.json", again)):

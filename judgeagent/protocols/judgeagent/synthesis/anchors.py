@@ -10,7 +10,7 @@ import numpy as np
 
 from ....errors import JudgeAgentError
 from ....graph.model import ContextGraph
-from ....runs import Run
+from ....runs import Run, a_run_of
 from ..records import question_records
 
 
@@ -40,7 +40,7 @@ class Weakness:
 def run_weakness(run: Run, graph: ContextGraph) -> Weakness:
     """Failure counts per document and entity from the run's records (their knowledge paths' chunks)."""
     if run.manifest.get("protocol", "judgeagent") != "judgeagent":
-        raise JudgeAgentError(f"run {run.folder} is a {run.manifest.get('protocol')} run; --from-run needs a "
+        raise JudgeAgentError(f"run {run.folder} is {a_run_of(run.manifest.get('protocol'))}; --from-run needs a "
                               "JudgeAgent run (its questions carry knowledge paths)")
     used = (run.manifest.get("graph") or {}).get("graph_id")
     if used and used != graph.manifest.get("graph_id"):
