@@ -351,9 +351,8 @@ def _same_weights(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:
 
 def _from_run(folder: Path) -> RunArgs:
     """How a run was started (its manifest's `request`): what `--resume` runs again."""
-    from ..runs import load_manifest
-
     from ..files import folder_kind
+    from ..runs import load_manifest
 
     manifest = load_manifest(folder)
     request: RunArgs = {**(manifest.get("request") or {})}
