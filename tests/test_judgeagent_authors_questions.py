@@ -70,13 +70,16 @@ def _multiple_choice(tmp_path, limit):
 
 
 def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_most_frequent_entity(tmp_path,
-                                                                                                 mhr_graph):
+                                                                                                 mhr_graph,
+                                                                                                 monkeypatch):
     """A multiple-choice benchmark under `setting=authors`: each extension question has four options and a gold
     letter, goes to the target as multiple choice and is graded by its letter; a first reply with three options is
     turned down and asked again. The rounds' paths are the windows of one walk rooted at the entity the batch's
     questions mention most. Seen to fail with the form decided by `setting` alone (free text), with the option
-    count check removed (a 3-option question asked), and with each round's path sampled afresh (ours)."""
+    count check removed (a 3-option question asked), and with each round's path sampled afresh (ours). spaCy reads
+    each base question once (`most_frequent`): seen to fail with the reader's seed read-ahead kept (issue 50)."""
     from judgeagent.config import CheckerConfig
+    from judgeagent.entities import SpacyExtractor
     from judgeagent.graph.sample import PathSampler
     from judgeagent.protocols.judgeagent.evaluate import evaluate
     from tests.scripted import Roles, Script
@@ -85,12 +88,18 @@ def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_mo
     bench = _multiple_choice(tmp_path, 3)
     script = Script(target_right={i.question for i in bench.items})
     script.bad_choices = True
+    read: list[str] = []
+    extract = SpacyExtractor.extract
+    monkeypatch.setattr(SpacyExtractor, "extract", lambda self, texts, progress=None: (
+        read.extend(texts), extract(self, texts, progress))[1])
     config = EvalConfig(setting="authors", rounds=3, checker=CheckerConfig(judge_policy="off"))
     with Roles(script) as roles:
         for item in bench.items:
             script.golds[item.question] = item.gold
         result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False)
+    base = [q for q in read if q in script.golds]
+    assert base and len(base) == len(set(base))  # spaCy read each base question the walk roots on once
     rows = records(result.folder)
     ext = sorted((r for r in rows if r["stage"] == "extension"), key=lambda r: r["round"])
     assert [r["round"] for r in ext] == [1, 2, 3]

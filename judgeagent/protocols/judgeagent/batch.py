@@ -152,9 +152,11 @@ def _read_ahead(ctx: Context, group: list[tuple[int, list[Item]]]) -> dict[str, 
     # spaCy, the encoder, faiss and numpy on one thread each: these inputs are small (threads.py says why).
     with one_thread():
         named = _mentioned_entities(ctx, [i for _, items in group for i in items])
-        if ctx.sampler is not None and _walks(ctx.config):
+        if ctx.sampler is not None and _walks(ctx.config) and ctx.config.setting != "authors":
             # The seeds' mentions now, so that the sampler's thread seldom runs spaCy: only when a round tries
-            # another seed because its path repeated an earlier round's (`_path`).
+            # another seed because its path repeated an earlier round's (`_path`). Not under `setting=authors`:
+            # its rounds are windows of one rooted walk (`batch_windows`), which reads no seeds (issue 50: each
+            # question went through spaCy twice, once here for nothing, and the seeds' mentions were encoded).
             ctx.sampler.read_ahead([q for b, items in group for q in _starts(ctx.config, b, items)])
         return named
 

@@ -1,0 +1,17 @@
+"""The encoder's one-batch path for small lists (issue 50) gives sentence-transformers' own `encode` bytes."""
+from __future__ import annotations
+
+
+def test_a_small_list_encodes_to_the_same_bytes_as_sentence_transformers_encode(encoder):
+    """Texts of different lengths in one list (their order in the batch sets the padding), one text, and a
+    repeat: each row the bytes `SentenceTransformer.encode` gives. Seen to fail with the batch left in list
+    order instead of encode's longest-first order, and with the vectors not normalised."""
+    assert encoder._direct  # the packaged MiniLM takes the one-batch path
+    lists = [["Apple", "What did the Federal Reserve announce about interest rates in September 2023?", "the Fed"],
+             ["Which company reported record revenue?"], ["Sam Bankman-Fried", "Sam Bankman-Fried", "FTX's founder"]]
+    for texts in lists:
+        ours = encoder.encode(texts)
+        theirs = encoder.model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                                      show_progress_bar=False)
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        assert ours.tobytes() == theirs.tobytes()
