@@ -9,11 +9,12 @@ import numpy as np
 
 from .specificity import name_rarity
 
-RARE_TERM = 0.5
+RARE_TERM = 2 / 3
 """A question word is a term when its rarity in general English (specificity.name_rarity) is at least this:
-Zipf 4.5 or less, about 30 uses per million words ("appendectomy", "stent", not "patients" or "study")."""
+Zipf 4 or less, about 10 uses per million words ("vaccines", "stent", not "institution", "patients" or
+"study"). At 0.5 (Zipf 4.5) "institution" was a term and found "institute for supply management"."""
 STEM = 6
-"""Two words are one term when they share their first max(STEM, shorter length - 3) letters, or the whole of
+"""Two words are one term when they share their first max(STEM, shorter length - 1) letters, or the whole of
 a shorter one under STEM: "stent" and "stents", "cholecystectomy" and "cholecystectomies", not "antibiotic"
 and "antibody"."""
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -45,5 +46,5 @@ class TermIndex:
 
 def _same_stem(a: str, b: str) -> bool:
     shorter = min(len(a), len(b))
-    n = max(min(STEM, shorter), shorter - 3)
+    n = max(min(STEM, shorter), shorter - 1)
     return a[:n] == b[:n]
