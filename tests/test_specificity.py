@@ -78,3 +78,33 @@ def test_demo_seeds_cloze_golds_and_gap_rows_are_specific(demo_graph, extractor,
     titles = set(demo_graph.tables["documents"].column("title").to_pylist())
     assert {t for g in gaps for t in g.documents.split(" (+")[0].split("; ")} <= titles
     assert {g.name for g in knowledge_gaps(records, None)[:2]} == {"land", "way"}  # without the graph: bare names
+
+
+def test_section_labels_of_structured_abstracts_link_nothing(extractor):
+    """Issue 48 (b): "RESULTS:", "METHODS:" head most PubMedQA abstracts; capitalised, they passed as names
+    and linked unrelated documents. Counted where they stand (first on a line, before a colon) in most of
+    the documents that mention them, they are labels: specificity 0, while the abstracts' names stay."""
+    from judgeagent.chunking import iter_chunks
+    from judgeagent.corpus import read_corpus
+    from judgeagent.graph.link import Linker, is_section_label, link
+    from judgeagent.graph.specificity import specificity
+    from tests.conftest import DATA
+
+    docs = read_corpus(DATA / "pubmedqa" / "small.docs.jsonl").documents[:20]
+    chunks = [c for doc_chunks in iter_chunks(docs) for c in doc_chunks]
+    linker = Linker()
+    tables = link(docs, chunks, extractor.extract([c.text for c in chunks]), linker)
+    ents, n = tables["entities"], len(docs)
+    row = {name: i for i, name in enumerate(ents.column("name").to_pylist())}
+    before = specificity(ents, tables["mentions"], n)
+    after = specificity(ents, tables["mentions"], n, linker.section_label_docs())
+    labelled = dict(zip(ents.column("name").to_pylist(), linker.section_label_docs().tolist()))
+    assert labelled["result"] == 8 and labelled["objective"] == 9  # of 9 documents each
+    for w in ("result", "method", "objective"):
+        assert before[row[w]] >= GENERIC and after[row[w]] == 0, w
+    assert labelled["background"] == 2 and after[row["background"]] >= GENERIC  # 2 documents are not "many"
+    kept = np.flatnonzero(after > 0)
+    assert len(kept) > 0.9 * ents.num_rows and np.array_equal(after[kept], before[kept])  # the rest unchanged
+    assert is_section_label("Background: x", 0, 10) and is_section_label("a.\nRESULTS : x", 3, 10)
+    assert not is_section_label("the Star Wars: Episode", 4, 13)  # mid-sentence before a colon: a title
+    assert not is_section_label("RESULTS were good", 0, 7)

@@ -34,7 +34,8 @@ def _blocks(docs, chunks, mentions, bounds):
 
 def test_linking_block_by_block_gives_the_one_pass_tables(small):
     docs, chunks, mentions = small
-    whole = link(docs, chunks, mentions)
+    one_pass = Linker()
+    whole = link(docs, chunks, mentions, one_pass)
     linker, parts = Linker(), []
     for block in _blocks(docs, chunks, mentions, [0, 1, 9, 10, 37, len(docs)]):  # uneven, one of one doc
         parts.append(linker.add(*block))
@@ -43,6 +44,8 @@ def test_linking_block_by_block_gives_the_one_pass_tables(small):
     assert pa.concat_tables([m for _, m in parts]).equals(whole["mentions"])
     for name in ("documents", "entities", "edges"):
         assert rest[name].equals(whole[name]), name
+    labelled = linker.section_label_docs()  # what specificity reads (graph/specificity.py), as the ray engine links
+    assert np.array_equal(labelled, one_pass.section_label_docs()) and labelled.max() >= 2
     assert whole["entities"].num_rows > 1000 and whole["edges"].num_rows > 10_000  # a real graph, not a toy
 
 

@@ -84,9 +84,11 @@ def _build(corpus: Corpus, out_path: Path | None, config: GraphConfig, overwrite
     with timings.timed(progress, "extracting", len(chunks), "chunk") as advance:
         mentions = extractor.extract([c.text for c in chunks], advance)
     with timings.timed(progress, "linking"):
-        tables = link(docs, chunks, mentions)
+        linker = Linker()
+        tables = link(docs, chunks, mentions, linker)
     with timings.timed(progress, "specificity"):
-        tables["entities"] = with_specificity(tables["entities"], tables["mentions"], len(docs))
+        tables["entities"] = with_specificity(tables["entities"], tables["mentions"], len(docs),
+                                              linker.section_label_docs())
     names = tables["entities"].column("name").to_pylist()
     with timings.timed(progress, "embedding chunks", len(chunks), "chunk") as advance:
         chunk_vectors = encoder.encode([c.text for c in chunks], config.embedding_batch_size, advance)
@@ -126,7 +128,8 @@ def _build_on_ray(root: Path, out_path: Path | None, config: GraphConfig, progre
             chunk_vectors = writer.close(dim)
         with timings.timed(progress, "specificity"):
             mentions = pq.read_table(folder / "mentions.parquet", columns=["entity_id", "surface"])
-            tables["entities"] = with_specificity(tables["entities"], mentions, len(linker.doc_row))
+            tables["entities"] = with_specificity(tables["entities"], mentions, len(linker.doc_row),
+                                                  linker.section_label_docs())
             del mentions
         names = tables["entities"].column("name").to_pylist()
         with timings.timed(progress, "embedding entities (ray)", len(names), "entity"):

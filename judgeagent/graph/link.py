@@ -35,6 +35,7 @@ class Linker:
         self.chunk_ids: list[pa.Array] = []
         self.chunk_doc: list[np.ndarray] = []  # each chunk's document row
         self.n_chunks = 0
+        self.section_pairs: set[tuple[int, int]] = set()  # (entity, document row): a section label there
 
     def add(self, docs: Sequence[Document], chunks: Sequence[Chunk],
             mentions: Sequence[list[Mention]]) -> tuple[pa.Table, pa.Table]:
@@ -47,6 +48,8 @@ class Linker:
             for m in found:
                 e = self._entity(m)
                 in_chunk[e] = None
+                if is_section_label(chunk.text, m.start, m.end):
+                    self.section_pairs.add((e, self.doc_row[chunk.doc_id]))
                 for key, value in zip(_MENTION_COLUMNS, (chunk.chunk_id, e, m.surface, m.label, m.start, m.end)):
                     rows[key].append(value)
             pairs.extend((e, c) for e in in_chunk)
@@ -107,6 +110,11 @@ class Linker:
         })
         return {"documents": documents, "entities": entities, "edges": _edges_table(in_chunks)}
 
+    def section_label_docs(self) -> np.ndarray:
+        """Per entity, the number of documents in which a mention of it stands as a section label."""
+        entities = np.fromiter((e for e, _ in self.section_pairs), np.int64, len(self.section_pairs))
+        return np.bincount(entities, minlength=len(self.rows)).astype(np.int32)
+
     def _incidence(self) -> sparse.csr_matrix:
         """Entity x chunk membership: row e holds C of node e."""
         pairs = np.concatenate(self.pairs) if self.pairs else np.zeros((0, 2), np.int64)
@@ -116,9 +124,21 @@ class Linker:
         return m
 
 
-def link(docs: Sequence[Document], chunks: Sequence[Chunk], mentions: Sequence[list[Mention]]) -> dict[str, pa.Table]:
-    """Nodes N = (e, C, D) and chunk co-occurrence links, as the graph's tables (one block: everything)."""
-    linker = Linker()
+def is_section_label(text: str, start: int, end: int) -> bool:
+    """Whether the mention at text[start:end] stands where a section label does: first on its line (or
+    after a sentence's end, for abstracts run together on one line) and right before a colon
+    ("RESULTS: Of the 40 ...", "Photograph: Reuters")."""
+    if not text[end:end + 8].lstrip(" \t").startswith(":"):
+        return False
+    before = text[:start].rstrip(" \t")  # only for the few mentions before a colon
+    return not before or before[-1] in "\n.;"
+
+
+def link(docs: Sequence[Document], chunks: Sequence[Chunk], mentions: Sequence[list[Mention]],
+         linker: Linker | None = None) -> dict[str, pa.Table]:
+    """Nodes N = (e, C, D) and chunk co-occurrence links, as the graph's tables (one block: everything).
+    Pass a `linker` to read what else it counted (`section_label_docs`)."""
+    linker = linker or Linker()
     chunk_table, mention_table = linker.add(docs, chunks, mentions)
     rest = linker.finish()
     return {"documents": rest["documents"], "chunks": chunk_table, "entities": rest["entities"],

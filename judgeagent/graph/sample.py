@@ -20,6 +20,7 @@ from ..features import FeatureStore
 from ..threads import one_thread
 from . import walk
 from .model import ContextGraph, LinkKind, name_keys
+from .terms import TermIndex, rare_terms
 
 SeedKind = Literal["named", "concept", "question"]
 _WORD = re.compile(r"[^\W_]+")
@@ -222,7 +223,7 @@ class PathSampler:
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
                          lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
-        drawn = pool[int(rng.integers(len(pool)))]
+        drawn = pool[_draw(pool, rng, relevance)]
         path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
         g = self.graph
@@ -370,7 +371,8 @@ class PathSampler:
             named = np.unique(np.array([row[m.name] for m in mentions if m.name in row], dtype=np.int64))
             batch.linked[q] = named[~self._generic[named]]
             batch.sourced[q] = self._sourced(mentions)
-            batch.seeds[q] = self._seeds(q, self._ranked(mentions), batch.similarity[q], near)
+            batch.seeds[q] = (self._seeds(q, self._ranked(mentions), batch.similarity[q], near)
+                              or self._term_seeds(q, question, batch.similarity[q]))
         return batch.seeds[q]
 
     def _ranked(self, mentions: list[Mention]) -> list[Mention]:
@@ -418,6 +420,29 @@ class PathSampler:
                 seeds[entity] = seed
         ordered = sorted(seeds.values(), key=lambda s: -s.weight)  # stable: mention order breaks ties
         return ordered[:SEED_POOL]
+
+    @cached_property
+    def _terms(self) -> TermIndex:
+        return TermIndex(self.graph.entity_names)
+
+    def _term_seeds(self, q: int, question: str, relevance: np.ndarray) -> list[_Seed]:
+        """For a question whose mentions give no seed: its words rare in general English (terms.rare_terms,
+        spaCy's small model tags many as verbs or adjectives) found by their letters in entity names, each the
+        best fitting of the entities holding it, kept under the same FIT_MARGIN; the SEED_POOL heaviest."""
+        best = float(relevance.max())
+        seeds: dict[int, _Seed] = {}
+        for term in rare_terms(question)[:3 * SEED_POOL]:
+            options = self._terms.holding(term)
+            options = options[~self._generic[options]]
+            if not len(options):
+                continue
+            entity, fit = self._best_start(options.tolist(), relevance)
+            if fit < best - FIT_MARGIN:
+                continue
+            seed = _Seed(q, term, "concept", entity, fit, self._weight(entity, fit, best))
+            if entity not in seeds or seeds[entity].weight < seed.weight:
+                seeds[entity] = seed
+        return sorted(seeds.values(), key=lambda s: -s.weight)[:SEED_POOL]
 
     def _stand_ins(self, mention: Mention, near: list[int]) -> list[int]:
         """Of the entities named most like a mention the graph has no node for (`near`, by their vectors), those
@@ -569,6 +594,11 @@ class PathSampler:
 def _question_drawn(rng: np.random.Generator, questions: int) -> int:
     """A path's first draw: which question it starts from (`PathSampler.drawn` reads it ahead)."""
     return int(rng.integers(questions))
+
+
+def _draw(pool: list[walk.Walk], rng: np.random.Generator, relevance: np.ndarray) -> int:
+    """Which walk of a pool (best first) a path takes."""
+    return int(rng.integers(len(pool)))
 
 
 def _kind(mention: Mention) -> SeedKind:

@@ -6,6 +6,7 @@ specificity = (1 + idf) / 2              for a named entity (a spaCy NER label, 
 - idf: log(N / n_docs) / log(N), 1 for an entity in one document of N, 0 for one in every document;
 - rarity: of the name's rarest word in general English (wordfreq's Zipf scale, 0 to about 8):
   1 at Zipf <= 3 (about one in a million words: "crater", "apoptosis"), 0 at Zipf >= 6 ("way", "state").
+A section label (below) is 0: it structures documents and names nothing ("RESULTS:", "Photograph:").
 A named entity is never below 1/2; a concept is below 1/2 (GENERIC) when its words are common English,
 whatever the corpus: in a small corpus nearly every concept is in one document, so idf alone cannot tell
 "home" from "crater", and rarity decides; in a large one a rare word spread over many documents loses. The weights and bounds are the ones measured in docs/concepts.md.
@@ -33,11 +34,22 @@ ZIPF_COMMON = 6.0
 """Zipf frequency at and above which a word is as common as "way" or "state": rarity 0."""
 ZIPF_RARE = 3.0
 """Zipf frequency at and below which a word is rare (once per million words or less): rarity 1."""
+SECTION_LABEL_SHARE = 0.5
+"""An entity is a section label when it stands as one (graph/link.py `is_section_label`: first on a line,
+before a colon) in at least this share of the documents that mention it,"""
+SECTION_LABEL_DOCS = 3
+"""and in at least this many documents. Measured on the medium splits, 500 documents each (docs/concepts.md):
+PubMedQA 16 entities ("method" 225 of its 302 documents, "result", "objective", "background", "purpose",
+"study design"), all of them named (specificity 0.54-0.87) before; MultiHop-RAG 8 ("photograph",
+"related pages", "mandatory credit"); HotpotQA none. "aim" (13 of 73) and "patient" (14 of 234) stay:
+mostly words of the text."""
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def specificity(entities: pa.Table, mentions: pa.Table, n_documents: int) -> np.ndarray:
-    """Per entity row, its specificity in [0, 1] (float32), from the entities and mentions tables."""
+def specificity(entities: pa.Table, mentions: pa.Table, n_documents: int,
+                section_label_docs: np.ndarray | None = None) -> np.ndarray:
+    """Per entity row, its specificity in [0, 1] (float32), from the entities and mentions tables and,
+    where the build counted them (`Linker.section_label_docs`), the documents where each is a section label."""
     n = entities.num_rows
     if n == 0:
         return np.zeros(0, dtype=np.float32)
@@ -48,7 +60,15 @@ def specificity(entities: pa.Table, mentions: pa.Table, n_documents: int) -> np.
         capitalised_share(mentions, n) >= PROPER_SHARE)
     rarity = np.fromiter((name_rarity(name) for name in entities.column("name").to_pylist()), np.float64, n)
     out = np.where(named, 1.0, rarity) * (1.0 + idf) / 2
+    if section_label_docs is not None:
+        out[is_section_label(section_label_docs, n_docs)] = 0.0
     return np.round(out, 4).astype(np.float32)
+
+
+def is_section_label(section_label_docs: np.ndarray, n_docs: np.ndarray) -> np.ndarray:
+    """Per entity, whether it structures the corpus's documents rather than naming something in them."""
+    labelled = np.asarray(section_label_docs, np.float64)
+    return (labelled >= SECTION_LABEL_DOCS) & (labelled >= SECTION_LABEL_SHARE * np.maximum(n_docs, 1))
 
 
 def capitalised_share(mentions: pa.Table, n_entities: int) -> np.ndarray:
@@ -103,7 +123,8 @@ def is_generic(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.asarray(values) < GENERIC
 
 
-def with_specificity(entities: pa.Table, mentions: pa.Table, n_documents: int) -> pa.Table:
+def with_specificity(entities: pa.Table, mentions: pa.Table, n_documents: int,
+                     section_label_docs: np.ndarray | None = None) -> pa.Table:
     """The entities table with its `specificity` column (format version 2)."""
-    values = specificity(entities, mentions, n_documents)
+    values = specificity(entities, mentions, n_documents, section_label_docs)
     return entities.append_column(pa.field("specificity", pa.float32()), pa.array(values, pa.float32()))
