@@ -151,3 +151,13 @@ def test_every_protocol_that_vets_a_checker_gives_it_the_runs_learned_step():
                 calls.append((path.parent.name, given.get("equivalence")))
     assert sorted(calls) == [("interviewer", "ctx.learned"), ("judgeagent", "ctx.learned"),
                              ("kieval", "ctx.learned")]
+
+
+def test_shipped_weights_are_chosen_by_name_and_decide_what_no_rule_does(tmp_path, minilm):
+    # The EVOUNA TriviaQA weights ship opt-in (never the default): `--equivalence-weights evouna-tq`.
+    result = run(tmp_path / "run", "evouna-tq")
+    assert graded(result.folder) == {"thornton": (1.0, "learned"), "keats": (0.0, "learned")}
+    record = json.loads((result.folder / "manifest.json").read_text())["equivalence"]
+    assert record["used"] and record["sha256"] == hashlib.sha256(eq.NAMED["evouna-tq"].read_bytes()).hexdigest()
+    with pytest.raises(JudgeAgentError, match="evouna-tq"):
+        eq.for_run(tmp_path / "evouna-tk")

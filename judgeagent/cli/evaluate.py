@@ -145,8 +145,9 @@ def evaluate_cmd(
     judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
                                               "passes; trust: use it anyway; off: rules only.")] = "calibrated",
     equivalence_weights: Annotated[Optional[Path], typer.Option(
-        help="The learned answer-equivalence step's weights (scripts/train_equivalence.py): used for answers no "
-             "rule decides when no judge is used, if its calibration passed; recorded with its sha256.")] = None,
+        help="The learned answer-equivalence step's weights (scripts/train_equivalence.py, or evouna-tq: the "
+             "weights that ship): used for answers no rule decides when no judge is used, if its calibration "
+             "passed; recorded with its sha256.")] = None,
     easy_generator: Annotated[str, typer.Option(help="Easy-tier questions: cloze (no model, exact) or llm.")] = "cloze",
     no_self_check: Annotated[bool, typer.Option("--no-self-check", help="Skip the interviewer answering its own "
                                                 "medium and hard questions before they are asked.")] = False,

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 SHIPPED = Path(__file__).with_name("equivalence.json")
 """Where the package's trained weights live (absent: the step has no weights and stays off)."""
 
+NAMED = {"evouna-tq": Path(__file__).with_name("equivalence_evouna_tq.json")}
+"""Weights that ship for a user to choose by name (`--equivalence-weights evouna-tq`), none of them the default:
+trained on EVOUNA's TriviaQA tuning half (Apache-2.0), the file #46 measures on, so the default checker's figures
+stay free of it (bench/README.md, #46)."""
+
 FEATURES = ("f1", "gold_recall", "reply_precision", "gold_phrase", "first_recall", "first_f1", "numbers_agree",
             "numbers_clash", "negation", "hedge", "log_reply_words", "log_gold_words", "spelling", "cosine")
 """The feature vector, in order (`features`); a weights file names them, and a file naming others is refused."""
@@ -295,15 +300,21 @@ def for_run(path: Path | str | None = None, max_fpr: float = MAX_FPR) -> RunStep
     """The learned step of a run given the weights file `path` (None: the package's own, `SHIPPED`, if it ships
     one). A given file that is missing or not a weights file is a `JudgeAgentError`; one whose calibration did
     not pass gives the step off, said in `note`."""
-    where = Path(path) if path is not None else SHIPPED
+    where = named(path) if path is not None else SHIPPED
     if not where.is_file():
         if path is None:
             return RunStep(None, f"learned step off: the package ships no weights ({SHIPPED.name})", None)
         raise JudgeAgentError(f"equivalence weights {where} not found: give a weights file written by "
-                              "scripts/train_equivalence.py")
+                              f"scripts/train_equivalence.py, or a shipped name ({', '.join(NAMED)})")
     step, note = load(where, max_fpr)
     record = WeightsRecord(weights=str(where), sha256=sha256_of(where), used=step is not None, note=note)
     return RunStep(step, note, record)
+
+
+def named(path: Path | str) -> Path:
+    """A weights file, or the shipped weights of that name (`NAMED`) when no such file exists."""
+    where = Path(path)
+    return NAMED[str(path)] if not where.exists() and str(path) in NAMED else where
 
 
 def for_manifest(record: WeightsRecord | None) -> Equivalence | None:
