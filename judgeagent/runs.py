@@ -187,7 +187,12 @@ def _row(path: Path, number: int, line: bytes, key: str) -> dict[str, Any]:
         problem = "not valid UTF-8"
     else:
         if isinstance(row, dict) and key in row:
-            return row
+            if not isinstance(row[key], (list, dict)):
+                return row
+            kind = "an array" if isinstance(row[key], list) else "an object"  # rows are indexed by their key
+            raise JudgeAgentError(f"{path}:{number}: field {key!r} should be text or a number, got {kind}; the file "
+                                  "was left as it is: repair or delete that line (docs/evaluate.md, When things go "
+                                  "wrong)")
         problem = f"not a JSON object with {key!r}"
     raise JudgeAgentError(f"{path}:{number}: damaged line, {problem}; the file was left as it is: "
                           "repair or delete that line (docs/evaluate.md, When things go wrong)")

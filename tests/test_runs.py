@@ -249,3 +249,15 @@ def test_a_run_folder_of_another_configuration_names_what_differs(tmp_path):
         open_run(folder, {"config_id": "b", "config": {"turns": 2, "reflection": True}})
     with pytest.raises(JudgeAgentError, match=r"\(its models differ\)"):
         open_run(folder, {"config_id": "c", "config": {"turns": 2}, "models": {"target": "other"}})
+
+
+def test_a_row_whose_key_is_not_text_or_a_number_is_one_line(tmp_path):
+    # Found by the fuzzer (tests/test_fuzz_runs.py): a list as record_id was an unhashable TypeError mid-report.
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.runs import read_rows
+
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"record_id": "a"}\n{"record_id": ["b"]}\n', encoding="utf-8")
+    with pytest.raises(JudgeAgentError, match=r"records.jsonl:2: field 'record_id' should be text or a number, "
+                                              r"got an array"):
+        read_rows(path, "record_id")
