@@ -178,6 +178,10 @@ def _tail(path: Path, number: int, tail: bytes, key: str, *, writer: bool,
     return [row]
 
 
+LINE_FIX = "; the file was left as it is: repair or delete that line (docs/evaluate.md, When things go wrong)"
+"""How every refusal of one line of a run's JSONL files ends (here and in protocols/rows.py)."""
+
+
 def _row(path: Path, number: int, line: bytes, key: str) -> dict[str, Any]:
     try:
         row = json.loads(line)
@@ -190,12 +194,9 @@ def _row(path: Path, number: int, line: bytes, key: str) -> dict[str, Any]:
             if not isinstance(row[key], (list, dict)):
                 return row
             kind = "an array" if isinstance(row[key], list) else "an object"  # rows are indexed by their key
-            raise JudgeAgentError(f"{path}:{number}: field {key!r} should be text or a number, got {kind}; the file "
-                                  "was left as it is: repair or delete that line (docs/evaluate.md, When things go "
-                                  "wrong)")
+            raise JudgeAgentError(f"{path}:{number}: field {key!r} should be text or a number, got {kind}{LINE_FIX}")
         problem = f"not a JSON object with {key!r}"
-    raise JudgeAgentError(f"{path}:{number}: damaged line, {problem}; the file was left as it is: "
-                          "repair or delete that line (docs/evaluate.md, When things go wrong)")
+    raise JudgeAgentError(f"{path}:{number}: damaged line, {problem}{LINE_FIX}")
 
 
 def lock_run(folder: Path) -> IO[str]:

@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..benchmarks.records import parse
 from ..errors import JudgeAgentError
-
-FIX = "; the file was left as it is: repair or delete that line (docs/evaluate.md, When things go wrong)"
+from ..runs import LINE_FIX as FIX
 
 
 class _Strict(BaseModel):
