@@ -357,7 +357,7 @@ def resume_hint(folder: Path, manifest: Manifest) -> str:
         return (f"run the same synthesize command again (same --out {folder.parent}): finished calls are not "
                 "made again")
     if kind == "reproduce":
-        return f"run the same reproduce command again (same --run-dir {folder}): finished calls are not made again"
+        return f"{_reproduce_again(folder)}: finished calls are not made again"
     return f"resume the run where it stopped: judgeagent evaluate --resume {folder}"
 
 
@@ -365,16 +365,19 @@ def rewrite_hint(folder: Path, manifest: Manifest) -> str:
     """How a finished run's summary.json is written again from its records (no model calls): the command that
     made the run, again (`evaluate --resume` refuses a reproduce run)."""
     if manifest.get("kind") == "reproduce":
-        return (f"run the same reproduce command again (same --run-dir {folder}): it writes it again from the run's "
-                "records (no model calls)")
+        return f"{_reproduce_again(folder)}: it writes it again from the run's records (no model calls)"
     return f"judgeagent evaluate --resume {folder} writes it again from the run's records (no model calls)"
 
 
 def finish_hint(folder: Path, manifest: Manifest) -> str:
     """How an unfinished run is completed: the reproduce command again for a reproduce run, else evaluate --resume."""
     if manifest.get("kind") == "reproduce":
-        return f"run the same reproduce command again (same --run-dir {folder})"
+        return _reproduce_again(folder)
     return f"judgeagent evaluate --resume {folder}"
+
+
+def _reproduce_again(folder: Path) -> str:
+    return f"run the same reproduce command again (same --run-dir {folder})"
 
 
 def open_run(folder: Path, manifest: Manifest) -> Run:

@@ -223,7 +223,7 @@ class PathSampler:
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
                          lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
-        drawn = pool[_draw(pool, rng, relevance)]
+        drawn = pool[int(rng.integers(len(pool)))]
         path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
         g = self.graph
@@ -594,11 +594,6 @@ class PathSampler:
 def _question_drawn(rng: np.random.Generator, questions: int) -> int:
     """A path's first draw: which question it starts from (`PathSampler.drawn` reads it ahead)."""
     return int(rng.integers(questions))
-
-
-def _draw(pool: list[walk.Walk], rng: np.random.Generator, relevance: np.ndarray) -> int:
-    """Which walk of a pool (best first) a path takes."""
-    return int(rng.integers(len(pool)))
 
 
 def _kind(mention: Mention) -> SeedKind:
