@@ -261,3 +261,21 @@ def test_a_row_whose_key_is_not_text_or_a_number_is_one_line(tmp_path):
     with pytest.raises(JudgeAgentError, match=r"records.jsonl:2: field 'record_id' should be text or a number, "
                                               r"got an array"):
         read_rows(path, "record_id")
+
+
+def test_resume_refuses_a_run_flag_given_with_another_value(roles, tmp_path, capsys):
+    """`--resume` continues the run as started: a flag given again with another value was silently dropped."""
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    assert cli(evaluate_args(config, run, limit=2), capsys)[0] == 0
+    records = (run / "records.jsonl").read_bytes()
+    resume = ["evaluate", "--resume", run, "--config", config, "-q"]
+    for flags, needle in ((["--limit", "3"], "started with --limit 2 and this command gives 3"),
+                          (["--target", "int"], "started with --target tgt and this command gives int"),
+                          (["--seed", "4"], "started with --seed 0 and this command gives 4"),
+                          (["--judge", "int"], "started with --judge unset and this command gives int")):
+        code, _, err = cli(resume + flags, capsys)
+        assert_one_line_error(code, err, needle)
+        assert (run / "records.jsonl").read_bytes() == records
+    # the same values again, or a default given explicitly, continue the run
+    assert cli(resume + ["--limit", "2", "--target", "tgt", "--seed", "0", "--no-extension"], capsys)[0] == 0
+    assert (run / "records.jsonl").read_bytes() == records

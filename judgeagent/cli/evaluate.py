@@ -8,6 +8,7 @@ hold. A run's manifest keeps the options given; `--resume RUN` takes them back.
 """
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -179,6 +180,7 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     if args["resume"]:
         stored = _from_run(Path(args["resume"]))
         _same_weights(args, given, stored)
+        _same_options(args, given, stored)
         args, given = cast(EvaluateArgs, {**args, **stored, "run_dir": Path(args["resume"])}), given | set(stored)
     _check_required(protocol, args)
     if args["validate"] and protocol.name != "judgeagent":
@@ -348,6 +350,34 @@ def _same_weights(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:
             had = "no learned-step weights" if then is None else then
             raise JudgeAgentError(f"run {args['resume']} graded with {had} and --equivalence-weights names {now}: "
                                   "resume without it, or start a new run")
+
+
+def _same_options(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:
+    """`--resume` continues the run as it was started: a run-defining flag given again with another value (or one
+    the run left at its default, given now with another) is refused in one line rather than silently dropped."""
+    import inspect
+
+    defaults = {name: p.default for name, p in inspect.signature(evaluate_cmd).parameters.items()}
+    for key in RUN_KEYS:
+        if key not in given or key in ("protocol", "equivalence_weights"):  # the two have their own checks
+            continue
+        then = stored.get(key, defaults.get(key))  # type: ignore[misc]  # RunArgs holds every RUN_KEYS name
+        if _as_json(args[key]) != _as_json(then):  # type: ignore[literal-required]
+            flag = "--" + key.replace("_", "-")
+            raise JudgeAgentError(f"run {args['resume']} was started with {flag} {_shown(then)} and this command "
+                                  f"gives {_shown(args[key])}: resume without {flag}, or "  # type: ignore[literal-required]
+                                  "start a new run (--run-dir) for the new value")
+
+
+def _as_json(value: object) -> object:
+    """A flag's value as the manifest keeps it (paths as text, tuples as lists), to compare across the two."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _shown(value: object) -> str:
+    if value in (None, [], ()):
+        return "unset"
+    return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 def _from_run(folder: Path) -> RunArgs:
