@@ -281,3 +281,37 @@ def test_a_batch_whose_encode_ahead_failed_is_encoded_by_its_sample(mhr_graph, e
     sampler.encoder = encoder
     assert sampler.sample(QUESTIONS, hops=3, seed=0) == PathSampler(mhr_graph, extractor, encoder).sample(
         QUESTIONS, hops=3, seed=0)
+
+
+class _WaitsForRanking:
+    """The real encoder; its encode of a question's mentions (a list without the question) waits, up to 5 s, for the
+    sampling thread to have ranked the entities' chunks for the question, and notes whether it had."""
+
+    def __init__(self, real, question):
+        self._real, self._question, self.ranked_first = real, question, []
+        self.sampler = None
+
+    def encode(self, texts, *args, **kwargs):
+        if self._question not in texts:
+            deadline = time.monotonic() + 5
+            while not self.sampler._bests and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.ranked_first.append(bool(self.sampler._bests))
+        return self._real.encode(texts, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+def test_a_first_path_ranks_its_chunks_while_its_mentions_are_encoded(mhr_graph, extractor, encoder):
+    """Issue 50: on a first path the reading thread runs spaCy then encodes the mentions the graph has no node for,
+    while the sampling thread encodes the question; the entities' best chunks (which need only the question's
+    vector and spaCy's mentions) are ranked by the sampling thread before the mentions' encode ends, and the path
+    is the one a sampler reading on one thread draws."""
+    waiting = _WaitsForRanking(encoder, QUESTIONS[0])
+    sampler = waiting.sampler = PathSampler(mhr_graph, extractor, waiting)
+    path = sampler.sample([QUESTIONS[0]], hops=3, seed=0)
+    assert waiting.ranked_first == [True]  # one encode of mentions, after the ranking
+    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone.read_ahead([QUESTIONS[0]])  # read before: no reading thread
+    assert path == alone.sample([QUESTIONS[0]], hops=3, seed=0)

@@ -34,3 +34,27 @@ def test_a_question_without_usable_mentions_seeds_from_its_rare_terms(demo_graph
     assert path.seed_kind == "concept" and path.seed == "cosmodrome" and len(path.chunk_ids) == 3
     assert sampler.seed_options(["What happened then, and where?"]) == [[]]  # no rare word: the best chunk seeds
     assert sampler.sample(["What happened then, and where?"], seed=0).seed_kind == "question"
+
+
+def test_the_term_index_is_built_beside_the_sampler_not_by_a_question(demo_graph, encoder, monkeypatch):
+    """Issue 50: the index costs 143 ms on MultiHop-RAG full's 73,173 names; it is built on its own thread when the
+    sampler is made, so the first question without a seed does not pay for it."""
+    import threading
+    import time
+
+    from judgeagent.graph import terms
+    from judgeagent.graph.sample import PathSampler
+
+    built, real = [], terms.TermIndex.__init__
+
+    def noted(self, names):
+        real(self, names)
+        built.append(threading.current_thread().name)
+
+    monkeypatch.setattr(terms.TermIndex, "__init__", noted)
+    sampler = PathSampler(demo_graph, _NoMentions(), encoder)
+    deadline = time.monotonic() + 10
+    while not built and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sampler.sample(["Which cosmodrome launched the first satellites?"], seed=0).seed == "cosmodrome"
+    assert built == ["judgeagent-term-index"]

@@ -108,6 +108,18 @@ class _Batch:
     """Per question, the rows of the documents whose metadata its named mentions name (`NAMED_SOURCE`)."""
 
 
+@dataclass
+class _Reading:
+    """A path's question read on another thread while the sampling thread encodes its batch (`_read_beside`)."""
+
+    question: int
+    """Its position in the batch."""
+    thread: threading.Thread | None = None
+    mentions: list[Mention] | None = None
+    """spaCy's mentions of it, once `parsed` (before the mentions without a node are encoded); None after an error."""
+    parsed: threading.Event = field(default_factory=threading.Event)
+
+
 class PathSampler:
     """Samples knowledge paths; holds the extractor and encoder so that repeated samples are cheap."""
 
@@ -117,6 +129,10 @@ class PathSampler:
         if graph.n_entities == 0:
             raise JudgeAgentError("the graph has no entities: nothing to sample paths from")
         self.graph = graph
+        self._term_index: Future[TermIndex] = Future()
+        # Built now, beside the models' loading and the first questions, not by the first question without a
+        # seed: 143 ms of pure Python over MultiHop-RAG full's 73,173 names (issue 50).
+        threading.Thread(target=self._index_terms, name="judgeagent-term-index", daemon=True).start()
         # Question seeds always use spaCy: fast, and needs no model server even for LLM-built graphs.
         self.extractor = extractor or SpacyExtractor(EntityConfig(**graph.manifest["config"]["entities"]))
         self.encoder = encoder or Encoder(graph.manifest["embedding"]["model"])
@@ -216,9 +232,11 @@ class PathSampler:
         reading = self._read_beside(questions, seed, candidates)
         try:
             batch = self._batch_of(questions, candidates)
-        finally:
             if reading is not None:
-                reading.join()
+                self._rank_beside(batch, key, reading)
+        finally:
+            if reading is not None and reading.thread is not None:
+                reading.thread.join()
         start = self._seed(batch, rng, candidates, position)
         relevance = batch.similarity[start.question]
         pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
@@ -245,17 +263,25 @@ class PathSampler:
         on average. All of them in one spaCy call and one encoder call, which cost less per text than a call
         per batch (issue 31; spaCy's mentions of a text do not depend on the texts read with it)."""
         questions = check_questions(questions) if questions else []  # a batch with no rounds reads nothing
-        todo = list(dict.fromkeys(q for q in questions if (q, candidates) not in self._read))
+        self._read_questions(list(dict.fromkeys(q for q in questions if (q, candidates) not in self._read)),
+                             candidates)
+
+    def _read_questions(self, todo: list[str], candidates: int,
+                        parsed: Callable[[list[list[Mention]]], None] | None = None) -> None:
+        """`read_ahead` of these questions; `parsed` is given their mentions before their mentions without a node
+        are encoded."""
         if not todo:
             return
         found = self.extract(todo)
+        if parsed is not None:
+            parsed(found)
         near = self._near([s for mentions in found for s in self._unknown(mentions)], candidates)
         for question, mentions in zip(todo, found):
             # Kept until a path draws the question (no size bound: the reader may be hundreds of batches
             # ahead, and a dropped entry would make the sampler's thread run spaCy beside the reader's).
             self._read[(question, candidates)] = (mentions, {s: near[s] for s in self._unknown(mentions)})
 
-    def _read_beside(self, questions: list[str], seed: int, candidates: int) -> threading.Thread | None:
+    def _read_beside(self, questions: list[str], seed: int, candidates: int) -> _Reading | None:
         """Read the question a path will start from on another thread while this one encodes its batch, when
         neither is done yet: a first path's two model calls on the question (spaCy, the encoder) then overlap
         on two cores (issue 50). The same mentions and vectors as one after the other: each model call is the
@@ -263,20 +289,38 @@ class PathSampler:
         with self._memory:
             if (*questions, candidates) in self._batches or (*questions, candidates) in self._making:
                 return None
-        question = questions[self.drawn(len(questions), seed)]
+        reading = _Reading(self.drawn(len(questions), seed))
+        question = questions[reading.question]
         if (question, candidates) in self._read:
             return None
+
+        def parsed(found: list[list[Mention]]) -> None:
+            reading.mentions = found[0]
+            reading.parsed.set()
 
         def read() -> None:
             try:
                 with one_thread():
-                    self.read_ahead([question], candidates)
+                    self._read_questions([question], candidates, parsed)
             except Exception:  # noqa: BLE001, S110  (the sampling thread reads again and reports it)
                 pass
+            finally:
+                reading.parsed.set()
 
-        thread = threading.Thread(target=read, name="judgeagent-read-question", daemon=True)
-        thread.start()
-        return thread
+        reading.thread = threading.Thread(target=read, name="judgeagent-read-question", daemon=True)
+        reading.thread.start()
+        return reading
+
+    def _rank_beside(self, batch: _Batch, key: tuple[Any, ...], reading: _Reading) -> None:
+        """Each entity's best chunk for the question being read (`_best_chunks`), on this thread once its batch is
+        encoded and spaCy has read the question, while the reading thread encodes its mentions without a node:
+        the pool needs them, and they need only the question's vector and the documents its named mentions name
+        (`_sourced`). On 61 of 100 MultiHop-RAG full first paths the reading ends last (issue 50): their ~1.3 ms
+        leaves the critical path. The same arrays as when the pool computes them: the same inputs."""
+        reading.parsed.wait()
+        if reading.mentions is not None:  # else the reading failed: the sampling thread reads again
+            q = reading.question
+            self._best_chunks(key, q, self._toward(batch.similarity[q], self._sourced(reading.mentions)))
 
     @staticmethod
     def drawn(questions: int, seed: int) -> int:
@@ -421,9 +465,16 @@ class PathSampler:
         ordered = sorted(seeds.values(), key=lambda s: -s.weight)  # stable: mention order breaks ties
         return ordered[:SEED_POOL]
 
-    @cached_property
+    def _index_terms(self) -> None:
+        try:
+            self._term_index.set_result(TermIndex(self.graph.entity_names))
+        except BaseException as e:  # noqa: BLE001  (raised where the index is read)
+            self._term_index.set_exception(e)
+
+    @property
     def _terms(self) -> TermIndex:
-        return TermIndex(self.graph.entity_names)
+        """The rare-term index of the graph's entity names, built on a thread when the sampler was made."""
+        return self._term_index.result()
 
     def _term_seeds(self, q: int, question: str, relevance: np.ndarray) -> list[_Seed]:
         """For a question whose mentions give no seed: its words rare in general English (terms.rare_terms,
@@ -561,10 +612,14 @@ class PathSampler:
         """The pool of a seed: walked towards the question's chunks, and more towards those of the documents
         whose metadata it names (`NAMED_SOURCE`)."""
         q = start.question
-        toward = batch.similarity[q]
-        if len(batch.sourced[q]):
-            toward = toward + NAMED_SOURCE * np.isin(self._walks_on.chunk_doc, batch.sourced[q])
+        toward = self._toward(batch.similarity[q], batch.sourced[q])
         return self._pool(start.entity, toward, batch.linked[q], hops, k, kinds, self._best_chunks(key, q, toward))
+
+    def _toward(self, similarity: np.ndarray, sourced: np.ndarray) -> np.ndarray:
+        """What a question's walks head for: its chunk similarities, NAMED_SOURCE more in the documents `sourced`."""
+        if len(sourced):
+            return similarity + NAMED_SOURCE * np.isin(self._walks_on.chunk_doc, sourced)
+        return similarity
 
     def _sourced(self, mentions: list[Mention]) -> np.ndarray:
         """The rows of the documents whose metadata a named mention names (a publisher, an author)."""
