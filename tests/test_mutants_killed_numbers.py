@@ -9,6 +9,7 @@ from judgeagent.grading.case import Case, Reply
 from judgeagent.grading.number_rules import same_number, stated_number
 from judgeagent.grading.numeric import unit, values
 from judgeagent.grading.text import best_f1, normalise_answer
+from judgeagent.grading.yes_no import restated, yes_no_word
 
 
 def decide(reply, gold, question="", others=()):
@@ -40,6 +41,42 @@ def test_words_after_a_number_that_are_no_unit_are_skipped_for_the_next_one():
     right("11 years", "between 10 and 12", "number_range")
     right("In 1969 the Moon was about 384,000 km away.", "384,400 km", "number_range")
     right("It is about 149,600,000 km away.", "about 150 million km", "number_range")
+
+
+def test_metres_however_written_are_m_and_another_unit_leaves_the_number_to_the_judge():
+    for reply in ("about 8,800 metres", "about 8,800 meters", "about 8,800 metre", "It is about 8,800 m high."):
+        right(reply, "8,849 m", "number_range")
+    right("about 8,800 m", "8,849 metres", "number_range")
+    # the same number in another unit is no match: "metres" read as no unit would take 100 for 100
+    for reply in ("about 100 metres", "about 100 meters", "about 100 m"):
+        v = decide(reply, "about 100 yards")
+        assert v is None or not v.correct, (reply, v)
+
+
+def test_a_year_beside_an_approximate_number_is_never_near_the_gold():
+    # 1990 is within 5% of "about 2,000", but a whole number from 1000 to 2100 is read as a year, not a value
+    v = decide("In 1990, about 5,000 people.", "about 2,000")
+    assert v is None or not v.correct, v
+
+
+def test_a_number_just_outside_a_range_is_for_the_judge_and_one_far_outside_is_wrong():
+    for near in ("8 years", "13 years", "15 years"):  # within a quarter of the range's ends: undecided
+        assert decide(near, "10-12 years") is None, near
+    for far in ("5 years", "16 years", "30 years"):
+        v = decide(far, "10-12 years")
+        assert (v.correct, v.method) == (False, "number_range"), (far, v)
+    assert decide("30 years", "10-12 years").reason == "states 30, outside the gold's range 10-12"
+
+
+# --- numeric.py: periods --------------------------------------------------------------------------------
+
+def test_a_century_in_ordinal_words_is_the_century_of_its_hundreds():
+    for reply, gold in (("the fourth century", "the 300s"), ("the eighth century", "the 700s"),
+                        ("the nineteenth century", "the 1800s"), ("the sixties", "1960s"), ("the 1960s", "the sixties")):
+        v = right(reply, gold, "period")
+        assert v.reason.startswith("names the "), v
+    v = decide("the eighth century", "the 800s")
+    assert (v.correct, v.method, v.reason) == (False, "period", "names the century 8, the gold's is 9")
 
 
 # --- numeric.py: values and rounding -----------------------------------------------------------------------
@@ -82,3 +119,74 @@ def test_an_approximate_word_keeps_a_stated_number_from_counting_as_exact():
     assert stated_number(case("It has _about_ 300 members.", "300")) is None
     v = stated_number(case("It has 300 members.", "300"))
     assert v is not None and (v.correct, v.method) == (True, "exact")
+
+
+# --- yes_no.py ----------------------------------------------------------------------------------------------
+
+ASKED = "Are both magazines British publications?"
+
+
+def test_a_yes_no_word_inside_a_reply_answers_only_up_to_twelve_words():
+    twelve = "It is clear from these records that no such treaty was signed."
+    thirteen = "It is clear from all these records that no such treaty was signed."
+    assert [len(case(r, "yes").reply.text.split()) for r in (twelve, thirteen)] == [12, 13]  # normalised words
+    v = yes_no_word(case(twelve, "yes"))
+    assert (v.correct, v.method, v.extracted, v.reason) == (False, "yes_no", "no", "answered 'no', gold 'yes'")
+    assert yes_no_word(case(thirteen, "yes")) is None  # the "no" may be the reasoning's
+
+
+def test_a_long_reply_answers_after_an_opening_qualifier_or_in_its_conclusion():
+    v = decide("In general, yes: most mammals give birth to live young, although a few of them lay eggs instead.",
+               "yes")
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "yes"), v
+    v = decide("Generally not; most mammals give birth to live young, and only a few of them ever lay any eggs.",
+               "no")
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "no"), v
+    v = decide("The studies disagree on many points and the samples were small, so yes.", "yes")
+    assert (v.correct, v.method, v.extracted) == (True, "yes_no", "yes"), v
+    v = decide("The studies disagree on many points and the samples were small, so no.", "yes")
+    assert (v.correct, v.method, v.extracted) == (False, "yes_no", "no"), v
+    # two conclusions that differ commit to neither
+    assert yes_no_word(case("The first trial says so yes, the second one in a larger group says so no, and "
+                            "nothing else is known.", "yes")) is None
+
+
+def test_an_uncertain_opening_commits_to_maybe():
+    for reply in ("Possibly.", "It is unclear whether the drug helps.", "The evidence is mixed."):
+        v = decide(reply, "maybe")
+        assert (v.correct, v.method, v.extracted, v.reason) == (True, "yes_no", "maybe",
+                                                                "answered 'maybe', gold 'maybe'"), (reply, v)
+    v = decide("Possibly.", "no")
+    assert (v.correct, v.method, v.extracted, v.reason) == (False, "yes_no", "maybe", "answered 'maybe', gold 'no'")
+
+
+def test_a_restated_claim_is_yes_and_a_negated_one_no():
+    v = decide("Both magazines are British publications.", "yes", ASKED)
+    assert (v.correct, v.method, v.extracted, v.reason) == (
+        True, "yes_no", "yes", "restates the question's claim (yes), gold 'yes'")
+    v = decide("Both magazines are not British publications.", "yes", ASKED)
+    assert (v.correct, v.method, v.extracted, v.reason) == (
+        False, "yes_no", "no", "restates the question's claim (no), gold 'yes'")
+
+
+def test_a_hedged_or_qualified_restatement_is_no_answer():
+    for reply in ("Both magazines might be British publications.", "Both magazines are partially British publications.",
+                  "Whether both magazines are British publications is unclear.",
+                  "Whether both magazines are British publications depends on the edition.",
+                  # a "no" or "maybe" deep in a long reply (the yes/no rule leaves it): no restatement either
+                  "Both magazines are British publications with no American editions at any time in their long "
+                  "histories.",
+                  "Both magazines are maybe British publications, according to several sources I have read on the "
+                  "matter."):
+        assert restated(case(reply, "yes", ASKED)) is None, reply
+        assert decide(reply, "yes", ASKED) is None, reply
+
+
+def test_a_restatement_is_read_up_to_forty_distinct_words():
+    more = ("founded in London by editors who printed them weekly for readers across England Scotland Wales Ireland "
+            "since eighteen ninety with offices near Fleet Street where reporters wrote stories about politics sport "
+            "science music art travel food").split()
+    forty, forty_one = ("Both magazines are British publications, " + " ".join(more[:n]) + "." for n in (35, 36))
+    v = restated(case(forty, "yes", ASKED))
+    assert v is not None and (v.correct, v.extracted) == (True, "yes")
+    assert restated(case(forty_one, "yes", ASKED)) is None
