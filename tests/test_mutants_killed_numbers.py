@@ -174,19 +174,40 @@ def test_a_hedged_or_qualified_restatement_is_no_answer():
                   "Whether both magazines are British publications is unclear.",
                   "Whether both magazines are British publications depends on the edition.",
                   # a "no" or "maybe" deep in a long reply (the yes/no rule leaves it): no restatement either
-                  "Both magazines are British publications with no American editions at any time in their long "
-                  "histories.",
-                  "Both magazines are maybe British publications, according to several sources I have read on the "
-                  "matter."):
+                  ("Both magazines are British publications with no American editions at any time in their long "
+                   "histories."),
+                  ("Both magazines are maybe British publications, according to several sources I have read on the "
+                   "matter.")):
         assert restated(case(reply, "yes", ASKED)) is None, reply
         assert decide(reply, "yes", ASKED) is None, reply
 
 
 def test_a_restatement_is_read_up_to_forty_distinct_words():
-    more = ("founded in London by editors who printed them weekly for readers across England Scotland Wales Ireland "
+    text = ("founded in London by editors who printed them weekly for readers across England Scotland Wales Ireland "
             "since eighteen ninety with offices near Fleet Street where reporters wrote stories about politics sport "
-            "science music art travel food").split()
+            "science music art travel food")
+    more = text.split()
     forty, forty_one = ("Both magazines are British publications, " + " ".join(more[:n]) + "." for n in (35, 36))
     v = restated(case(forty, "yes", ASKED))
     assert v is not None and (v.correct, v.extracted) == (True, "yes")
     assert restated(case(forty_one, "yes", ASKED)) is None
+
+
+def test_a_period_is_read_in_a_reply_of_up_to_eight_words():
+    eight, nine = "It was built by monks in the fifteenth century.", "It was built by local monks in the fifteenth century."
+    assert [len(case(r, "the 1400s").reply.text.split()) for r in (eight, nine)] == [8, 9]
+    v = decide(eight, "the 1400s")
+    assert (v.correct, v.method, v.reason) == (True, "period", "names the century 15, the gold's is 15")
+    assert decide(nine, "the 1400s") is None
+
+
+def test_a_stated_number_is_read_in_a_reply_of_up_to_twenty_words():
+    question = "How many moons does Mars have?"
+    twenty = "Mars has 2 small dark moons, Phobos and Deimos, which Asaph Hall found at Washington in August of that year."
+    twenty_one = twenty.replace("dark", "dark grey")
+    v = stated_number(case(twenty, "2", question))
+    assert (v.correct, v.method, v.reason) == (True, "exact", "states the gold's number and no other")
+    assert stated_number(case(twenty_one, "2", question)) is None
+    # every word of the gold must be said, its unit after the number: "2 moons" is not "2 rings"
+    assert stated_number(case("Mars has 2 moons.", "2 moons", question)).correct
+    assert stated_number(case("Mars has 2 moons.", "2 rings", question)) is None
