@@ -91,6 +91,9 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
+    # the number and yes/no rules: the tests written against their survivors first, then the rule tests
+    **{f"judgeagent/grading/{name}.py": ["tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
+       for name in ("numeric", "number_rules", "yes_no")},
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
