@@ -48,7 +48,7 @@ def test_metres_however_written_are_m_and_another_unit_leaves_the_number_to_the_
         right(reply, "8,849 m", "number_range")
     right("about 8,800 m", "8,849 metres", "number_range")
     # the same number in another unit is no match: "metres" read as no unit would take 100 for 100
-    for reply in ("about 100 metres", "about 100 meters", "about 100 m"):
+    for reply in ("about 100 metres", "about 100 meters", "about 100 metre", "about 100 m"):
         v = decide(reply, "about 100 yards")
         assert v is None or not v.correct, (reply, v)
 
