@@ -9,7 +9,7 @@ from judgeagent.grading.case import Case, Reply
 from judgeagent.grading.number_rules import same_number, stated_number
 from judgeagent.grading.numeric import unit, values
 from judgeagent.grading.text import best_f1, normalise_answer
-from judgeagent.grading.yes_no import restated, yes_no_word
+from judgeagent.grading.yes_no import denied, restated, yes_no_word
 
 
 def decide(reply, gold, question="", others=()):
@@ -211,3 +211,17 @@ def test_a_stated_number_is_read_in_a_reply_of_up_to_twenty_words():
     # every word of the gold must be said, its unit after the number: "2 moons" is not "2 rings"
     assert stated_number(case("Mars has 2 moons.", "2 moons", question)).correct
     assert stated_number(case("Mars has 2 moons.", "2 rings", question)) is None
+
+
+def test_a_denial_shares_two_content_words_and_half_of_its_own_with_the_question():
+    asked = "Surgery is common. Is it always necessary?"  # the last sentence is the question
+    # two words shared ("always", "necessary"), all of the clause's: "no"
+    v = denied(case("It is not always necessary; some patients recover without it.", "no", asked))
+    assert (v.correct, v.method, v.extracted, v.reason) == (True, "yes_no", "no", "denies the question's claim (no), gold 'no'")
+    v = denied(case("It is not always necessary; some patients recover without it.", "yes", asked))
+    assert (v.correct, v.extracted) == (False, "no")
+    # two shared of seven: the clause is about something else
+    assert denied(case("It is not always necessary for surgeons in rural hospitals with limited equipment.", "no",
+                       asked)) is None
+    # none shared
+    assert denied(case("It is not needed for surgeons in rural hospitals.", "no", asked)) is None
