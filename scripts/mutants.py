@@ -91,6 +91,9 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
+    # the number and yes/no rules: the tests written against their survivors first, then the rule tests
+    **{f"judgeagent/grading/{name}.py": ["tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
+       for name in ("numeric", "number_rules", "yes_no")},
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -123,6 +126,11 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/answers.py:55:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
+    "judgeagent/grading/numeric.py:190:30:const:str->empty": "`without_days` putting a day's month back without "
+        "one of the spaces around it: the character before a day is never a word character (the pattern opens with "
+        "\\b before a digit or a month) and the one after is the month or a non-word character, so the words stay "
+        "apart; its only readers are `numbers` (stated_numbers, phrase_rules), which read the same numbers: checked "
+        "on 540 date strings (days before and after months, with '1.', ',1969', '.5', number words around them)",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "

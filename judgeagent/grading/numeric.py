@@ -62,7 +62,7 @@ def _rounded(said: float, gold: float) -> bool:
     """`said` is round (two significant digits at most: "8,800", "3 x 10^5"), or is `gold` rounded to its own
     digits ("about 8,850" for 8,849; "about 6.21 million" for 6.21e6)."""
     digits = _digits(said)
-    return digits <= 2 or float(f"{gold:.{digits - 1}e}") == said
+    return digits <= 2 or abs(float(f"{gold:.{digits - 1}e}") - said) <= 1e-12 * abs(said)  # a float's error
 
 
 def gold_range(text: str) -> tuple[float, float] | None:
