@@ -76,6 +76,17 @@ def _f1(case: Case) -> Rule:
     best = max(zip(case.golds, case.refs), key=lambda g: token_f1(case.reply.text, g[1]))
     if len(best[1].split()) <= _LIST_WORDS and _LIST.search(best[0]) and set(best[1].split()) - {"and"} - said:
         return None
+    if _head(best[0]) and _head(best[0]) not in said:
+        return None  # "Toll House" for "Toll House cookie": the words before the gold's head name another thing
     if case.score >= case.threshold and not (NEGATIONS | ZH_NEGATIONS) & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None
+
+
+def _head(gold: str) -> str:
+    """The last word of a gold's name, without what it adds in parentheses or after a comma ("deer" of "Père
+    David's Deer", "park" of "Gulfstream Park, Florida"); a listing gold ("Chile and Argentina") has none."""
+    if _LIST.search(gold):
+        return ""
+    words = normalise_answer(re.sub(r"\([^)]*\)", " ", gold).split(",")[0]).split()
+    return words[-1] if words else ""

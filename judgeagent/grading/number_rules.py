@@ -18,6 +18,7 @@ from .numeric import (
     unit,
     values,
 )
+from .name_rules import asks_for_person
 from .phrases import CONTRAST
 from .text import NEGATIONS, fold, numbers
 from .verdict import Verdict
@@ -69,6 +70,10 @@ _ORDINAL_WORDS = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh
 _LEADING_ZERO = re.compile(r"(?<![\d.,])0\d")
 _ROUGHLY_ASKED = re.compile(r"\b(?:nearest|approximately|approximate|roughly|about|around|estimated)\b", re.IGNORECASE)
 _SPAN = re.compile(r"\d\s*(?:-|–|—|to)\s*\d")
+_UNREAD = re.compile(r"\d\s*/\s*\d|[¼½¾⅓⅔⅛]|\b(?:halfs?|halves|quarters?|thirds)\b|\b(?:a|one|two)\s+third\b|"
+                     r"\d\s*(?:k|m|mn|bn|b)\b|\b\d{1,3}(?:\s\d{3})+\b", re.IGNORECASE)
+"""Numbers `numbers` reads wrongly: fractions ("1/2" is read as 1 and 2, "half" not at all), scales abbreviated
+("£2.5m" is 2.5) and thousands set apart by spaces ("1 000 000")."""
 _ROMAN = re.compile(r"\b(?=[IVXLC]{2,}\b)C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})\b")
 """A Roman numeral of two letters or more ("II", "XXIV"), which `numbers` does not read."""
 
@@ -90,6 +95,8 @@ def number_mismatch(case: Case) -> Rule:
     # reply's "1983" is no mismatch (measured on EVOUNA's TriviaQA tuning half: 27% precise without this).
     if not all(number_answer(g) for g in case.golds) or _ROUGHLY_ASKED.search(case.question):
         return None  # "To the nearest million, ...?", "Approximately what percentage ...?": 18.2 million may be right
+    if asks_for_person(case.question) or any(_UNREAD.search(t) or has_word_fraction(t) for t in (reply.raw, *case.golds)):
+        return None  # "Who ...?": a year or an age beside the name is a detail; "£2.5m" may be "2,500,000"
     wanted = set().union(*(numbers(g) for g in case.golds))
     # "In 1900, ..." restates the question's number; a reply that is only a number ("2016.") answers with it
     stated = stated_numbers(reply.raw, case.question) or (numbers(reply.raw) if len(reply.text.split()) <= 3 else set())
