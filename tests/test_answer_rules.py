@@ -650,6 +650,8 @@ def test_number_mismatch_leaves_a_person_asked_for_and_numbers_it_cannot_read():
     assert (v.correct, v.method) == (False, "number_mismatch"), v
     v = decide("She was 61.", "52", "How old was she?")
     assert (v.correct, v.method) == (False, "number_mismatch"), v
+    v = decide("8 June 1953.", "8 June 1951", "When was the Welsh singer born who is known for her husky voice?")
+    assert (v.correct, v.method) == (False, "number_mismatch"), v
 
 
 def test_number_range_compares_no_ranks_no_measures_in_two_units_and_no_era_as_circa():

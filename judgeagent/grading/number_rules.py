@@ -86,6 +86,15 @@ def number_answer(gold: str) -> bool:
             and not _SPAN.search(gold) and not has_word_fraction(gold))  # "1707 - 1778": any year inside may answer
 
 
+_ASKS_NUMBER = re.compile(r"\b(?:when|how\s+(?:many|much|old|long|far|tall|high|big|often)|(?:what|which)\s+(?:year|"
+                          r"age|date|number))\b", re.IGNORECASE)
+
+
+def _asks_for_person_not_number(question: str) -> bool:
+    """"Who was the oldest singer ...?" asks for a person; "When was the singer born who ...?" for a date."""
+    return asks_for_person(question) and not _ASKS_NUMBER.search(question)
+
+
 def number_mismatch(case: Case) -> Rule:
     """The reply states numbers beyond the question's and days of dates, and none is the gold's (wrong)."""
     reply, score = case.reply, case.score
@@ -95,7 +104,7 @@ def number_mismatch(case: Case) -> Rule:
     # reply's "1983" is no mismatch (measured on EVOUNA's TriviaQA tuning half: 27% precise without this).
     if not all(number_answer(g) for g in case.golds) or _ROUGHLY_ASKED.search(case.question):
         return None  # "To the nearest million, ...?", "Approximately what percentage ...?": 18.2 million may be right
-    if asks_for_person(case.question) or any(_UNREAD.search(t) or has_word_fraction(t) for t in (reply.raw, *case.golds)):
+    if _asks_for_person_not_number(case.question) or any(_UNREAD.search(t) or has_word_fraction(t) for t in (reply.raw, *case.golds)):
         return None  # "Who ...?": a year or an age beside the name is a detail; "£2.5m" may be "2,500,000"
     wanted = set().union(*(numbers(g) for g in case.golds))
     # "In 1900, ..." restates the question's number; a reply that is only a number ("2016.") answers with it
