@@ -685,6 +685,17 @@ def test_other_answer_takes_no_number_for_another_items_answer():
     assert (v.correct, v.method) == (False, "other_answer"), v
 
 
+def test_other_answer_wants_the_rival_written_as_a_name():
+    # Catches: "A frog" rejected for "Toad" as another item's gold: a kind in lower case may be the gold's near
+    # kind (labelled right on EVOUNA's heldout-a); a name is another thing.
+    q = "In the fairy tale Thumbelina, what creature wants the girl to marry her son?"
+    v = decide("A frog", ["TOAD", "Toad (software)"], q, others={"frog", "mole"})
+    assert v is None or v.method != "other_answer", v
+    for reply in ("Frog", "It was the Frog.", "a frog"):  # capitalised, or no sign in a reply all in lower case
+        v = decide(reply, ["TOAD", "Toad (software)"], q, others={"frog", "mole"})
+        assert (v.correct, v.method) == (False, "other_answer"), (reply, v)
+
+
 def test_token_f1_wants_the_golds_head_word():
     # Catches: token F1 0.8 for the words before the gold's head ("Toll House" for "Toll House cookie",
     # "Père David's" for "Père David's Deer").
