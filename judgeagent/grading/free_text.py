@@ -24,11 +24,11 @@ from .yes_no import denied, restated, uncertain, yes_no_word
 
 
 def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: float = 0.8, *,
-                    question: str = "", others: Collection[str] = ()) -> Verdict | None:
+                    question: str = "", others: Collection[str] = (), options: bool = False) -> Verdict | None:
     """Decide a free-text answer without a model when that is safe; None leaves it to the judge.
 
     `gold` is one answer or a list of acceptable ones. `others` are the normalised golds of other
-    items (and other options): a reply that is only one of them is wrong. Rules run from the most
+    items, or with `options` this item's other options: a reply that is only one of them is wrong. Rules run from the most
     certain to the least; each decision names its rule (`Verdict.method`).
     """
     if not answer_text or not answer_text.strip():
@@ -38,7 +38,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
         return None
     reply = Reply.of(answer_text)
     case = Case(reply, golds, [normalise_answer(g) for g in golds], best_f1(reply.text, golds), f1_threshold,
-                question, others)
+                question, others, options)
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,

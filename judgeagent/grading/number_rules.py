@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from .case import Case, Rule
+from .name_rules import asks_for_person
 from .numeric import (
     bounded,
     compare_numbers,
@@ -18,7 +19,6 @@ from .numeric import (
     unit,
     values,
 )
-from .name_rules import asks_for_person
 from .phrases import CONTRAST
 from .text import NEGATIONS, fold, numbers
 from .verdict import Verdict

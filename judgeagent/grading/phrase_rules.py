@@ -105,8 +105,9 @@ def other_answer(case: Case) -> Rule:
             continue
         if all(numbers(w) for w in words):
             continue  # a number is some item's gold by chance, and the number rules compare numbers ("Three")
-        if not written_as_name(reply.raw, other.split()[-1]):
-            continue  # a kind in lower case ("A frog" for "Toad") may be the gold's near kind; names exclude
+        if not case.options and not written_as_name(reply.raw, other.split()[-1]):
+            continue  # another item's kind in lower case ("A frog" for "Toad") may be the gold's near kind; names
+            # and this item's own options exclude the gold
         if token_f1(reply.text, other) <= score:
             continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
         if set(said) - words <= framing and f" {other} " in f" {reply.text} ":
