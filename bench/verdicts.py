@@ -1,7 +1,7 @@
 """How often are verdicts right? The answer checker against a hand-labelled set of real answers.
 
     .venv/bin/python bench/verdicts.py [--file bench/data/verdicts.jsonl ...] [--judge local] [--no-judge]
-    .venv/bin/python bench/verdicts.py --no-judge --file /tmp/evouna/TQ.json [--half tune|heldout|both]
+    .venv/bin/python bench/verdicts.py --no-judge --file /tmp/evouna/TQ.json [--half tune|heldout|heldout-a|heldout-b|both]
 
 The labelled file (see its header) names items of ../shared/data by dataset/split/qid and holds the
 answers and their labels; questions and golds are read from the shared data, unless the record writes
@@ -10,8 +10,9 @@ EVOUNA's format (github wangcunxiang/QA-Eval, `EVOUNA/TQ.json`: one record per q
 `golden_answer`, its aliases joined by "/", and `answer_<system>` / `judge_<system>` for five systems) is
 read too: each system's answer is a labelled pair, questions marked `improper` and unjudged answers
 ("nan") are left out, and the questions are split by a hash of their text into a tuning half and a
-held-out half (`--half`); wrong verdicts are listed only for the tuning half, so the held-out half is never
-read row by row. Prints, for the
+held-out half (`--half`), and the held-out half again, by another bit of the same hash, into two quarters:
+`heldout-a` (read row by row while the rules were narrowed a second time, #46) and `heldout-b` (never read). Wrong
+verdicts are listed only for the tuning half and `heldout-a`, so `heldout-b` is never read row by row. Prints, for the
 whole checker without a judge (what no rule decides is settled by token F1, as `--judge-policy off` or a
 failed calibration gives) and end to end with the judge under each `--judge-policy`: accuracy, precision,
 recall and false-positive rate of "correct" verdicts, plus each rule's decisions and their precision.
@@ -68,11 +69,29 @@ def evouna_half(question: str) -> str:
     return "tune" if int(hashlib.sha256(question.encode()).hexdigest(), 16) % 2 == 0 else "heldout"
 
 
+def evouna_quarter(question: str) -> str:
+    """`tune`, `heldout-a` or `heldout-b`: the held-out half split again by the hash's next bit (about a quarter
+    of the questions each), so that one quarter can be read while the other stays unseen."""
+    digest = int(hashlib.sha256(question.encode()).hexdigest(), 16)
+    return "tune" if digest % 2 == 0 else ("heldout-a" if digest // 2 % 2 == 0 else "heldout-b")
+
+
+HALVES = ("tune", "heldout", "heldout-a", "heldout-b", "both")
+READ = ("tune", "heldout-a")
+"""The parts whose wrong verdicts may be listed row by row; `heldout-b` (and so `heldout`) shows totals only."""
+
+
+def _in_part(question: str, half: str) -> bool:
+    return half == "both" or (evouna_half(question) if half in ("tune", "heldout") else evouna_quarter(question)) == half
+
+
 def load_evouna(path: Path, half: str) -> list[tuple[dict[str, Any], Item]]:
-    """EVOUNA's records as (row, item) pairs for one half (`tune`, `heldout` or `both`)."""
+    """EVOUNA's records as (row, item) pairs for one part (`tune`, `heldout`, `heldout-a`, `heldout-b` or `both`)."""
+    if half not in HALVES:
+        raise ValueError(f"unknown part {half!r}: use one of {', '.join(HALVES)}")
     out = []
     for k, record in enumerate(json.loads(path.read_text())):
-        if record.get("improper") or (half != "both" and evouna_half(record["question"]) != half):
+        if record.get("improper") or not _in_part(record["question"], half):
             continue
         golds = [g.strip() for g in record["golden_answer"].split("/") if g.strip()]
         item = Item(f"q{k}", record["question"], golds[0], aliases=tuple(golds[1:]))
@@ -145,8 +164,10 @@ def main() -> None:
     parser.add_argument("--learned", type=Path, nargs="?", const=Path("shipped"),
                         help="Also measure the whole checker with the learned equivalence step (a weights file; "
                              "alone: the package's own), and the step alone on what the rules leave undecided.")
-    parser.add_argument("--half", choices=("tune", "heldout", "both"), default="both",
-                        help="For an EVOUNA file: which half of its questions to measure (both: each in turn).")
+    parser.add_argument("--half", choices=HALVES, default="both",
+                        help="For an EVOUNA file: which part of its questions to measure (both: the two halves in "
+                             "turn; heldout-a and heldout-b: the held-out half's two quarters). Wrong verdicts are "
+                             "listed for tune and heldout-a only.")
     args = parser.parse_args()
     for path in args.file or [ROOT / "bench" / "data" / "verdicts.jsonl", ROOT / "bench" / "data" / "verdicts_heldout.jsonl"]:
         measure(args, path)
@@ -156,17 +177,20 @@ def main() -> None:
 def measure(args: argparse.Namespace, path: Path) -> None:
     if path.suffix == ".json":  # EVOUNA: the halves are measured apart, each with its own items' golds as others
         for half in (("tune", "heldout") if args.half == "both" else (args.half,)):
-            measure_triples(args, f"{path.name}, {half} half", load_evouna(path, half), show_errors=half == "tune")
+            # a quarter's other golds are its whole half's, so that its rules see the rivals the half's do
+            pool = load_evouna(path, "heldout") if half.startswith("heldout-") else None
+            measure_triples(args, f"{path.name}, {half} {'quarter' if pool else 'half'}", load_evouna(path, half),
+                            show_errors=half in READ, pool=pool)
         return
     measure_triples(args, path.name, load_triples(path))
 
 
 def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dict[str, Any], Item]],
-                    show_errors: bool = True) -> None:
+                    show_errors: bool = True, pool: list[tuple[dict[str, Any], Item]] | None = None) -> None:
     counts = Counter(row["correct"] for row, _ in triples)
     print(f"{name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
           f"{len({(r['dataset'], r['qid']) for r, _ in triples})} items")
-    others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in triples}.items()
+    others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in pool or triples}.items()
                           for g in item.golds])
     start = time.perf_counter()
     alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))

@@ -28,12 +28,16 @@ def test_numbers_are_read_in_every_notation(text, expected):
     assert numbers(text) == expected
 
 
-def test_number_mismatch_catches_a_different_number():
-    v = decide("The mission ended in 2018.", "2016", "In which year did the mission end?")
-    assert (v.correct, v.method) == (False, "number_mismatch") and "2018" in v.reason
+def test_a_different_number_is_left_to_the_judge():
+    # `number_mismatch` was removed (#46: 25 of 28 right on EVOUNA's never-read quarter): no rule rejects it, and
+    # without a judge token F1 settles it
+    question = "In which year did the mission end?"
+    assert decide("The mission ended in 2018.", "2016", question) is None
+    v = asyncio.run(AnswerChecker().check(question, "2016", "The mission ended in 2018."))
+    assert (v.correct, v.method) == (False, "undecided"), v
 
 
-def test_number_mismatch_passes_the_same_number_in_other_notation():
+def test_the_same_number_in_other_notation_is_right():
     v = decide("It made sixty-seven more flights.", "67")
     assert v is None or v.correct
     assert decide("3", "three").correct
@@ -103,7 +107,8 @@ def test_the_five_demo_misjudgments_are_not_correct():
 def test_a_period_is_not_a_number_mismatch():
     assert decide("The 1800s.", "19th century").correct  # the same period (rule `period`), not a mismatch
     assert decide("In the '90s.", "1990s").correct
-    assert not decide("In 1850.", "1920").correct
+    v = decide("In 1850.", "1920")
+    assert v is None or not v.correct
 
 
 def test_yes_no_hedges_are_wrong_and_statements_are_no_other_answer():
@@ -242,7 +247,8 @@ def test_numbers_inside_a_gold_range_and_near_an_approximate_gold():
     assert not decide("Around 40 years.", "60-70 years").correct
     assert not decide("Approximately 3.7 million.", "about 370,000").correct
     # no tolerance without an approximation, none for years, none across units
-    assert not decide("375,000", "370,000").correct
+    v = decide("375,000", "370,000")
+    assert v is None or not v.correct
     assert decide("1916", "1914-1918") is None or not decide("1916", "1914-1918").correct
     assert decide("About 8 seconds.", "about 8 minutes") is None or not decide("About 8 seconds.", "about 8 minutes").correct
 
@@ -506,44 +512,6 @@ def test_a_bound_an_ordinal_or_an_idiom_is_not_the_gold():
 
 # --- issue 46: rule precision on answers the rules were not written from ----------------------------------
 
-def _not_mismatch(v):
-    return v is None or v.method != "number_mismatch"
-
-
-def test_number_mismatch_needs_every_gold_to_be_a_number():
-    # Catches: a TriviaQA alias with a number ("Bond 13" among the names of "Octopussy") made the reply's year
-    # a mismatch.
-    assert _not_mismatch(decide("Rita Coolidge sang it for the 1983 Bond film Octopussy.", ["Octopussy", "Bond 13"]))
-    v = decide("It sold 14 copies.", ["13", "thirteen"])
-    assert (v.correct, v.method) == (False, "number_mismatch")
-
-
-def test_number_mismatch_leaves_bounds_leading_zeros_and_ordinal_words():
-    # Catches: a bound gold ("more than 80" holds 85), a leading zero ("'07" is 2007), an ordinal word that
-    # names ("Second World War").
-    assert _not_mismatch(decide("The club had 85 members.", "more than 80"))
-    assert _not_mismatch(decide("It was released in 2007.", "'07"))
-    assert _not_mismatch(decide("World War II, from 1939 to 1945.", "Second World War"))
-    v = decide("The club had 85 members.", "80 members")
-    assert (v.correct, v.method) == (False, "number_mismatch")
-
-
-def test_number_mismatch_ignores_the_questions_own_numbers():
-    # Catches: the reply restating the question's year, with its answer in words no rule reads as a number.
-    question = "How many people lived in the city in 1900?"
-    assert _not_mismatch(decide("In 1900 the city had a million inhabitants.", "1,000,000", question))
-    v = decide("In 1900 the city had 700,000 inhabitants.", "1,000,000", question)
-    assert (v.correct, v.method) == (False, "number_mismatch")
-
-
-def test_number_mismatch_leaves_a_question_that_asks_for_a_rough_number():
-    # Catches: "18.2 million" rejected when the question asks for the nearest million.
-    v = decide("Australia has 18.2 million people.", "18 million", "To the nearest million, what is its population?")
-    assert _not_mismatch(v)
-    v = decide("Australia has 21 million people.", "18 million", "What was its population in 1995?")
-    assert (v.correct, v.method) == (False, "number_mismatch")
-
-
 def test_a_month_is_no_number_outside_a_range_of_its_days():
     # Catches: "June 1944" rejected against "6-8 June 1944" (the days read as a range of values 6 to 8), and
     # a verse range ("Daniel 5:1-5") read as values.
@@ -553,13 +521,6 @@ def test_a_month_is_no_number_outside_a_range_of_its_days():
     assert v is None or v.method != "number_range"
     v = decide("It took 40 days.", "6-8 days")
     assert (v.correct, v.method) == (False, "number_range")
-
-
-def test_number_mismatch_leaves_roman_numerals_fractions_of_a_percent_and_spans():
-    # Catches: "Nicholas II" (no number read) against "Nicholas 2", "0.9" for "90%", a year inside a gold span.
-    assert _not_mismatch(decide("Nicholas II, who reigned from 1894 to 1917.", "Nicholas 2"))
-    assert _not_mismatch(decide("0.9", "90%"))
-    assert _not_mismatch(decide("1735: he published Systema Naturae.", "1707 - 1778", "Give a year in his life."))
 
 
 def test_number_range_wants_a_round_reply_for_an_exact_gold_and_reads_no_word_decimals():
@@ -633,3 +594,60 @@ def test_a_partial_list_is_not_taken_by_token_f1_and_names_are_no_spelling_varia
     assert decide("Green, White and Orange", "Green, White, Orange").correct
     v = decide("Nadia Comneci", ["Nadia Comaneci", "Nadia Comeneci", "Nadia comeneci"])
     assert v is None or v.method != "folded", v
+
+
+# --- #46, third sample: what the rules still got wrong on EVOUNA's heldout-a quarter ---------------------------
+
+def test_number_range_compares_no_ranks_no_measures_in_two_units_and_no_era_as_circa():
+    # Catches: "around 29 stone" near "Twenty nine stone twelve pounds" (a measure in two units), the 19th
+    # century "near" the 20th (a rank, no magnitude), and "C.E." read as circa.
+    q = "What weight was he at his heaviest?"
+    v = decide("He was estimated to have weighed around 29 stone (406 lbs).", "Twenty nine stone twelve pounds", q)
+    assert v is None or v.method != "number_range", v
+    v = decide("19th", ["20th century", "20 century C.E."], "In which century was the hospital founded?")
+    assert v is None or not v.correct, v
+    v = decide("19", "20 century C.E.", "In which century was the hospital founded?")
+    assert v is None or not v.correct, v
+    long_reply = "It was founded in about the 19th century, when the city grew quickly and the old walls came down."
+    v = decide(long_reply, "20th century", "In which century was the hospital founded?")
+    assert v is None or not v.correct, v
+    # passes: a round reply near a gold in one unit, and "c. 1850" is still circa
+    v = decide("around 29 stone", "Twenty nine stone", q)
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("It had 20,000 inhabitants.", "c. 19,500 inhabitants", "How many lived there?")
+    assert (v.correct, v.method) == (True, "number_range"), v
+    v = decide("about 1.5 million", "1,520,000", "How many?")
+    assert (v.correct, v.method) == (True, "number_range"), v
+
+
+def test_other_answer_takes_no_number_for_another_items_answer():
+    # Catches: "Three" rejected as another item's gold ("3"); a number is some item's gold by chance.
+    q = "Which numbers refer informally to a combination of blows, from boxing?"
+    v = decide("Three", ["One-Two", "Onetwo"], q, others={"three", "seven"})
+    assert v is None or v.method != "other_answer", v
+    v = decide("Seven Dials", ["One-Two", "Onetwo"], q, others={"seven dials"})
+    assert (v.correct, v.method) == (False, "other_answer"), v
+
+
+def test_other_answer_wants_the_rival_written_as_a_name():
+    # Catches: "A frog" rejected for "Toad" as another item's gold: a kind in lower case may be the gold's near
+    # kind (labelled right on EVOUNA's heldout-a); a name is another thing.
+    q = "In the fairy tale Thumbelina, what creature wants the girl to marry her son?"
+    v = decide("A frog", ["TOAD", "Toad (software)"], q, others={"frog", "mole"})
+    assert v is None or v.method != "other_answer", v
+    for reply in ("Frog", "It was the Frog.", "a frog"):  # capitalised, or no sign in a reply all in lower case
+        v = decide(reply, ["TOAD", "Toad (software)"], q, others={"frog", "mole"})
+        assert (v.correct, v.method) == (False, "other_answer"), (reply, v)
+
+
+def test_token_f1_wants_the_golds_head_word():
+    # Catches: token F1 0.8 for the words before the gold's head ("Toll House" for "Toll House cookie",
+    # "Père David's" for "Père David's Deer").
+    for reply, gold in [("Toll House", "Toll House cookie"), ("Père David's", "Père David's Deer")]:
+        v = decide(reply, gold, "Which one?")
+        assert v is None or v.method != "f1", (reply, v)
+    # passes: the head said, with a qualifier after a comma or in parentheses left out
+    for reply, gold in [("Gulfstream Park", "Gulfstream Park, Florida"), ("Mo Mowlam", "Mo (Marjorie) Mowlam"),
+                        ("Trophy Bitter", "Whitbread's Trophy Bitter")]:
+        v = decide(reply, gold, "Which one?")
+        assert (v.correct, v.method) == (True, "f1"), (reply, v)

@@ -49,10 +49,9 @@ def test_every_method_a_verdict_can_carry_has_a_legend_line_in_order():
                                  gold_letter="B")).method,
         decide("", "Paris").method, decide("Paris", "Paris").method, decide("I don't know.", "Carl Sagan").method,
         decide("Frank Drake", "Carl Sagan", others={"frank drake", "carl sagan"}).method,
-        decide("The mission ended in 2018.", "2016", "In which year did the mission end?").method,
     }
-    assert reached == {"letter", "option_text", "several_options", "empty", "exact", "refusal", "other_answer",
-                       "number_mismatch"}
+    # `number_mismatch` keeps its line for runs recorded before #46 removed the rule
+    assert reached == {"letter", "option_text", "several_options", "empty", "exact", "refusal", "other_answer"}
 
 
 def test_the_checkers_names_are_all_exported():

@@ -38,6 +38,26 @@ def test_evouna_records_become_labelled_pairs_with_aliases(tmp_path):
     row, item = both[0]
     assert (row["answer"], row["correct"], item.golds) == ("Paris", True, ("Paris", "City of Light"))
     assert [verdicts.evouna_half(q) for q in questions] == [verdicts.evouna_half(q) for q in questions]
+    # the held-out half splits again into two quarters, one read (heldout-a) and one never read (heldout-b)
+    a, b = verdicts.load_evouna(path, "heldout-a"), verdicts.load_evouna(path, "heldout-b")
+    assert a and b and sorted(r["id"] for r, _ in a + b) == sorted(r["id"] for r, _ in heldout)
+    assert {r["qid"] for r, _ in a}.isdisjoint({r["qid"] for r, _ in b})
+    assert "heldout-b" not in verdicts.READ and "heldout" not in verdicts.READ
+
+
+def test_the_unread_quarter_prints_totals_and_no_row(tmp_path, capsys):
+    questions = [f"Which city is number {k}?" for k in range(40)]
+    cities = ("Paris", "Marseille")  # each answered by the other's name, labelled right: other_answer errs
+    records = [_record(q, cities[k % 2], fid=(cities[1 - k % 2], True)) for k, q in enumerate(questions)]
+    path = tmp_path / "TQ.json"
+    path.write_text(json.dumps(records))
+    args = verdicts.argparse.Namespace(half="heldout-b", show=50, learned=None, no_judge=True)
+    verdicts.measure(args, path)
+    out = capsys.readouterr().out
+    assert "heldout-b quarter" in out and "other_answer" in out and "[other_answer]" not in out
+    args.half = "heldout-a"
+    verdicts.measure(args, path)
+    assert "[other_answer]" in capsys.readouterr().out  # the read quarter lists its wrong verdicts
 
 
 def test_the_index_of_other_golds_finds_what_a_scan_finds():

@@ -43,7 +43,7 @@ class AnswerChecker:
     async def check(self, question: str, gold: str | Sequence[str], reply: str, *,
                     options: Mapping[str, str] | None = None, gold_letter: str | None = None) -> Verdict:
         golds = [gold] if isinstance(gold, str) else list(gold)
-        others = self.others
+        others, exclusive = self.others, False
         if options:
             verdict = check_options(reply, options, gold_letter, golds[0])
             if verdict.method != "no_letter":
@@ -54,8 +54,9 @@ class AnswerChecker:
             golds = [gold_text]
             others = frozenset(normalise_answer(t) for k, t in options.items() if k != gold_letter
                                and normalise_answer(t) != normalise_answer(gold_text))
+            exclusive = True
         threshold = self.settings.f1_threshold
-        verdict = check_free_text(reply, golds, threshold, question=question, others=others)
+        verdict = check_free_text(reply, golds, threshold, question=question, others=others, options=exclusive)
         if verdict is not None:
             return verdict
         if self.judge is None and self.equivalence is not None:

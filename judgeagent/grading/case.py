@@ -44,6 +44,8 @@ class Case:
     threshold: float
     question: str
     others: Collection[str]
+    options: bool = False
+    """`others` are this item's other options, each excluding the gold whatever its form (not other items' golds)."""
 
     @cached_property
     def rivals(self) -> Rivals:

@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 
 from .case import Case, Reply, Rule
 from .name_rules import acronym, kind_dropped, name_part
-from .number_rules import number_mismatch, numbers_compared, periods, same_number, stated_number
+from .number_rules import numbers_compared, periods, same_number, stated_number
 from .phrase_rules import (
     contained,
     corrected,
@@ -24,11 +24,11 @@ from .yes_no import denied, restated, uncertain, yes_no_word
 
 
 def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: float = 0.8, *,
-                    question: str = "", others: Collection[str] = ()) -> Verdict | None:
+                    question: str = "", others: Collection[str] = (), options: bool = False) -> Verdict | None:
     """Decide a free-text answer without a model when that is safe; None leaves it to the judge.
 
     `gold` is one answer or a list of acceptable ones. `others` are the normalised golds of other
-    items (and other options): a reply that is only one of them is wrong. Rules run from the most
+    items, or with `options` this item's other options: a reply that is only one of them is wrong. Rules run from the most
     certain to the least; each decision names its rule (`Verdict.method`).
     """
     if not answer_text or not answer_text.strip():
@@ -38,10 +38,10 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
         return None
     reply = Reply.of(answer_text)
     case = Case(reply, golds, [normalise_answer(g) for g in golds], best_f1(reply.text, golds), f1_threshold,
-                question, others)
+                question, others, options)
     if reply.text in case.refs:
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
-    for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared, number_mismatch,
+    for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared,
                  other_answer, _f1, restated, denied, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
                  kind_dropped, spelled):
         verdict = rule(case)
@@ -76,6 +76,17 @@ def _f1(case: Case) -> Rule:
     best = max(zip(case.golds, case.refs), key=lambda g: token_f1(case.reply.text, g[1]))
     if len(best[1].split()) <= _LIST_WORDS and _LIST.search(best[0]) and set(best[1].split()) - {"and"} - said:
         return None
+    if _head(best[0]) and _head(best[0]) not in said:
+        return None  # "Toll House" for "Toll House cookie": the words before the gold's head name another thing
     if case.score >= case.threshold and not (NEGATIONS | ZH_NEGATIONS) & extra:
         return Verdict(True, "f1", case.reply.text, case.score, f"token F1 {case.score:.2f} >= {case.threshold:g}")
     return None
+
+
+def _head(gold: str) -> str:
+    """The last word of a gold's name, without what it adds in parentheses or after a comma ("deer" of "Père
+    David's Deer", "park" of "Gulfstream Park, Florida"); a listing gold ("Chile and Argentina") has none."""
+    if _LIST.search(gold):
+        return ""
+    words = normalise_answer(re.sub(r"\([^)]*\)", " ", gold).split(",")[0]).split()
+    return words[-1] if words else ""

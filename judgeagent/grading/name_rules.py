@@ -67,7 +67,7 @@ def name_part(case: Case) -> Rule:
         said = [w for w in words if w in name or (w not in TITLES | _SUBJECTS and w not in asked)]
         if len(name) < 2 or not said or name[-1] not in said or name[-1] in asked or (_REGNAL - set(name)) & set(words):
             continue
-        if not _written_as_name(case.reply.raw, name[-1]):
+        if not written_as_name(case.reply.raw, name[-1]):
             continue  # "a cat always has an alibi" does not name "Macavity, the Mystery Cat"
         if all(w in name or (len(w) == 1 and any(n.startswith(w) for n in name[:-1])) for w in said) \
                 and not any(o not in own for o in case.rivals.folded_with(name[-1])):
@@ -75,7 +75,7 @@ def name_part(case: Case) -> Rule:
     return None
 
 
-def _written_as_name(raw: str, word: str) -> bool:
+def written_as_name(raw: str, word: str) -> bool:
     """`word` capitalised in the reply, as a name is (a reply written all in lower case gives no sign)."""
     text = unhyphen(plain(raw))
     if text == text.lower():

@@ -8,8 +8,9 @@ from typing import NamedTuple
 from .text import numbers
 
 # "about 370,000", "roughly 70%", "~300": the writer does not claim the exact value.
+# "c." is circa only before a number ("c. 1850"): "12 century C.E." names an era, no rough value.
 _APPROXIMATE = re.compile(r"\b(?:about|around|approximately|approx|roughly|nearly|almost|some|circa|close\s+to|"
-                          r"estimated|c)\b\.?|~|≈", re.IGNORECASE)
+                          r"estimated)\b\.?|\bca?\b\.?\s*(?=\d)|~|≈", re.IGNORECASE)
 # Approximate values may differ by this fraction: 8,800 for "8,849", 70% for "about 71%", not 30,000 for 300,000.
 TOLERANCE = 0.05
 _RANGE = re.compile(r"(\bbetween\s+)?(\d[\d,]*(?:\.\d+)?)\s*(-|–|—|to|and)\s*(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
@@ -121,8 +122,8 @@ def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float
         if all(v < low * 0.75 or v > high * 1.25 for v in stated):
             return NumberMatch(False, f"states {min(stated):g}, outside the gold's range {low:g}-{high:g}")
         return None
-    if not (is_approximate(reply) or is_approximate(gold)):
-        return None
+    if not (is_approximate(reply) or is_approximate(gold)) or ranked(reply) or ranked(gold) or compound(wanted):
+        return None  # a rank ("the 19th") or a measure in two units ("29 stone 12 pounds") has no rough value
     # An exact gold leaves room only for a round reply: "approximately 56,564" claims its digits (EVOUNA's
     # TriviaQA tuning half: labelled wrong against 58,125).
     near = [v for v in _scalar(stated) for w in _scalar(wanted) if abs(v - w) <= TOLERANCE * abs(w)
@@ -132,6 +133,22 @@ def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float
     if _scalar(wanted) and all(abs(v - w) > 0.25 * abs(w) for v in stated for w in _scalar(wanted)):
         return NumberMatch(False, "states numbers far from the gold's approximate number")
     return None
+
+
+_SCALES = (1e2, 1e3, 1e6, 1e9, 1e12)
+
+
+def compound(wanted: set[float]) -> bool:
+    """Two values of a gold that are not one number read twice ("1.5 million" is 1.5 and 1,500,000): a measure in
+    two units ("29 stone 12 pounds", "5 feet 11 inches"), which no single number is near. Years are left out."""
+    found = sorted(_scalar(wanted))
+    return any(not any(abs(b - a * s) <= 1e-9 * b for s in _SCALES) for i, a in enumerate(found) for b in found[i + 1:])
+
+
+def ranked(text: str) -> bool:
+    """Every number the text states is an ordinal ("the 19th", "twelfth century"): a place in an order, no
+    magnitude to be near (the 19th century is not about the 20th)."""
+    return bool(numbers(text)) and not numbers(_ORDINAL_WORD.sub(" ", _ORDINAL.sub(" ", text)))
 
 
 # --- periods ------------------------------------------------------------------------------------------
@@ -151,6 +168,7 @@ _ORDINAL_WORDS = {w: k + 1 for k, w in enumerate((
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
     "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
     "twentieth"))}
+_ORDINAL_WORD = re.compile(r"\b(?:" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
 _DECADE_WORDS = {w: 20 + 10 * i for i, w in enumerate(("twenties", "thirties", "forties", "fifties", "sixties",
                                                          "seventies", "eighties", "nineties"))}
 

@@ -7,7 +7,7 @@ import re
 
 from .case import Case, Reply, Rule
 from .forms import stems
-from .name_rules import TITLES
+from .name_rules import TITLES, written_as_name
 from .numeric import bounded, stated_numbers, without_days
 from .phrases import CONTRAST, listed, other_name_first
 from .text import (
@@ -103,6 +103,11 @@ def other_answer(case: Case) -> Rule:
         if not other or other in refs or words & gold_words or any(_initials(other, r) for r in refs) \
                 or words <= framing:  # the question's own subject, restated ("Deltha O'Neal was selected twice")
             continue
+        if all(numbers(w) for w in words):
+            continue  # a number is some item's gold by chance, and the number rules compare numbers ("Three")
+        if not case.options and not written_as_name(reply.raw, other.split()[-1]):
+            continue  # another item's kind in lower case ("A frog" for "Toad") may be the gold's near kind; names
+            # and this item's own options exclude the gold
         if token_f1(reply.text, other) <= score:
             continue  # the reply matches a gold at least as well ("B. R. Ambedkar" for "Bhimrao Ramji Ambedkar")
         if set(said) - words <= framing and f" {other} " in f" {reply.text} ":
