@@ -204,3 +204,20 @@ def test_only_protocols_that_grade_free_text_take_or_record_the_step():
     takes = {name for name, p in PROTOCOLS.items() if learned_step(p, RunRequest(
         Benchmark(Path("q.jsonl"), []), None, {}, None)).record is not None}
     assert takes == {"judgeagent", "kieval", "interviewer"}
+
+
+def test_a_judge_that_fails_calibration_says_the_step_settles_the_rest(tmp_path):
+    import asyncio
+
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.calibration import vetted_checker
+
+    yes = FunctionModel(lambda m: '{"reasoning": "It matches.", "correct": true}', "yes")
+    step = eq.read(weights(tmp_path / "eq.json"))
+    items = [THORNTON, KEATS, Item("moon", "Who first walked on the Moon?", "Neil Armstrong")]
+    settings = CheckerConfig(judge_policy="calibrated")
+    with_step = asyncio.run(vetted_checker(settings, yes, items, equivalence=step))
+    without = asyncio.run(vetted_checker(settings, yes, items))
+    assert not with_step[1].used and with_step[0].judge is None and with_step[0].equivalence is step
+    assert "not used, undecided answers settled by the learned equivalence step" in with_step[1].note
+    assert "not used, undecided answers settled by token F1" in without[1].note
