@@ -221,3 +221,16 @@ def test_a_judge_that_fails_calibration_says_the_step_settles_the_rest(tmp_path)
     assert not with_step[1].used and with_step[0].judge is None and with_step[0].equivalence is step
     assert "not used, undecided answers settled by the learned equivalence step" in with_step[1].note
     assert "not used, undecided answers settled by token F1" in without[1].note
+
+
+def test_the_default_step_accepts_no_reply_that_hedges_or_negates(minilm):
+    """Pairs of the project's own labelled file (bench/data/verdicts.jsonl) that no rule decides and the EVOUNA
+    weights score above their threshold: a hedge between two names and a negation of the gold are not accepted;
+    the plain answer is."""
+    step = eq.load()[0]
+    q = "Which astronomer chaired the committee that selected the contents of the Voyager Golden Record?"
+    for reply in ("It was either Carl Sagan or Frank Drake.", "It was not Carl Sagan."):
+        v = step.decide(q, ["Carl Sagan"], reply)
+        assert v.method == "learned" and not v.correct and "hedges or negates" in v.reason, (reply, v)
+        assert v.score >= step.calibration.threshold
+    assert step.decide(q, ["Carl Sagan"], "The committee was chaired by Carl Sagan.").correct

@@ -72,6 +72,13 @@ class _Cosine:
         return np.sum(vectors[:n] * vectors[n:], axis=1)
 
 
+def hedged(reply: str) -> bool:
+    """Whether the reply's first sentence has a negation or a hedge ("either", "or", "maybe"): the step accepts
+    no such reply. Its features weigh these words, but the EVOUNA weights saw few replies like "Either X or Y" or
+    "Not X; it is Y" and accept them (16 of the 20 false accepts on bench/data/verdicts.jsonl, #46)."""
+    return bool(set(Reply.of(reply).first.split()) & (NEGATIONS | _HEDGES))
+
+
 def _recall(gold: str, said: set[str]) -> float:
     words = gold.split()
     return sum(w in said for w in words) / len(words) if words else 0.0
@@ -224,8 +231,11 @@ class Equivalence:
         p = self.probability(question, golds, reply)
         t = self.calibration.threshold
         said = "at or above" if p >= t else "below"
-        return Verdict(p >= t, "learned", normalise_answer(reply), p,
-                       f"learned equivalence {p:.2f} {said} its calibrated threshold {t:.2f}")
+        reason = f"learned equivalence {p:.2f} {said} its calibrated threshold {t:.2f}"
+        if p >= t and hedged(reply):
+            return Verdict(False, "learned", normalise_answer(reply), p,
+                           f"{reason}, but the reply's first sentence hedges or negates: not accepted")
+        return Verdict(p >= t, "learned", normalise_answer(reply), p, reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(FEATURES), "weights": [round(float(v), 6) for v in self.weights],
