@@ -75,7 +75,7 @@ class _Cosine:
 def hedged(reply: str) -> bool:
     """Whether the reply's first sentence has a negation or a hedge ("either", "or", "maybe"): the step accepts
     no such reply. Its features weigh these words, but the EVOUNA weights saw few replies like "Either X or Y" or
-    "Not X; it is Y" and accept them (16 of the 20 false accepts on bench/data/verdicts.jsonl, #46)."""
+    "Not X; it is Y" and accept them (13 of the 20 false accepts on bench/data/verdicts.jsonl, #46)."""
     return bool(set(Reply.of(reply).first.split()) & (NEGATIONS | _HEDGES))
 
 
