@@ -234,3 +234,13 @@ def test_the_default_step_accepts_no_reply_that_hedges_or_negates(minilm):
         assert v.method == "learned" and not v.correct and "hedges or negates" in v.reason, (reply, v)
         assert v.score >= step.calibration.threshold
     assert step.decide(q, ["Carl Sagan"], "The committee was chaired by Carl Sagan.").correct
+
+
+def test_the_step_shares_the_processs_minilm(encoder, monkeypatch):
+    """The step loads no second MiniLM where the process holds one (a graph's sampler, the session's encoder)."""
+    from judgeagent import embedding
+
+    monkeypatch.setattr(eq._Cosine, "_encoders", {})
+    assert embedding.loaded(DEFAULT_EMBEDDING_MODEL) is encoder
+    eq._Cosine.pairs(["a"], ["b"])
+    assert eq._Cosine._encoders[DEFAULT_EMBEDDING_MODEL] is encoder
