@@ -12,10 +12,10 @@ from ..errors import JudgeAgentError
 from ..runs import RowLog, RunResult, open_run
 from ..version import versions
 from .base import Episode, EpisodeContext, ProgressEvent, Protocol, RunRequest
+from .reports import write_report
 
 if TYPE_CHECKING:
     from ..grading.equivalence import RunStep
-from .reports import write_report
 
 EPISODES_FILE = "episodes.jsonl"
 """One row per finished episode, appended as it finishes: a listed episode is done."""
