@@ -13,9 +13,11 @@ read too: each system's answer is a labelled pair, questions marked `improper` a
 held-out half (`--half`), and the held-out half again, by another bit of the same hash, into two quarters:
 `heldout-a` (read row by row while the rules were narrowed a second time, #46) and `heldout-b` (never read). Wrong
 verdicts are listed only for the tuning half and `heldout-a`, so `heldout-b` is never read row by row. Prints, for the
-whole checker without a judge (what no rule decides is settled by token F1, as `--judge-policy off` or a
-failed calibration gives) and end to end with the judge under each `--judge-policy`: accuracy, precision,
-recall and false-positive rate of "correct" verdicts, plus each rule's decisions and their precision.
+rules alone, for the whole checker without a judge (the rules, then the learned equivalence step on what they leave
+undecided: `--learned`, default the shipped evouna-tq weights; `--rules-only` leaves it out), and end to end with the
+judge under each `--judge-policy`: accuracy, precision, recall and false-positive rate of "correct" verdicts, plus
+each rule's decisions and their precision, and the time per pair of the rules and of rules + step (their ratio,
+measured in the same run).
 Without `--file`, both labelled files (development and held-out) are measured.
 """
 from __future__ import annotations
@@ -161,9 +163,12 @@ def main() -> None:
                         help="Calibrate the judge with hard negatives (another gold of the asked kind, a near number, "
                              "part of the answer) and print the false-positive bound they give.")
     parser.add_argument("--show", type=int, default=12, help="How many wrong rule verdicts to list.")
-    parser.add_argument("--learned", type=Path, nargs="?", const=Path("shipped"),
-                        help="Also measure the whole checker with the learned equivalence step (a weights file; "
-                             "alone: the package's own), and the step alone on what the rules leave undecided.")
+    parser.add_argument("--learned", default="evouna-tq",
+                        help="The learned equivalence step's weights (a file, or a shipped name; default evouna-tq, "
+                             "the checker's default): the whole checker is measured with it, and the step alone on "
+                             "what the rules leave undecided.")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="Measure the rules alone (no learned step), as `--equivalence-weights none` grades.")
     parser.add_argument("--half", choices=HALVES, default="both",
                         help="For an EVOUNA file: which part of its questions to measure (both: the two halves in "
                              "turn; heldout-a and heldout-b: the held-out half's two quarters). Wrong verdicts are "
@@ -195,35 +200,41 @@ def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dic
     start = time.perf_counter()
     alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
     per_pair = 1000 * (time.perf_counter() - start) / max(1, len(triples))
-    report("whole checker without a judge", triples, alone)
+    report("rules only, no judge", triples, alone)
     print(f"  {per_pair:.1f} ms per pair ({len(others)} other golds)")
     by_method(triples, alone)
     if show_errors:
         errors(triples, alone, args.show)
-    if args.learned:
-        learned(args.learned, triples, others, alone)
+    if not args.rules_only:
+        with_step = learned(args.learned, triples, others, alone)
+        if with_step:
+            print(f"  time per pair, rules + learned step / rules only: {with_step / max(per_pair, 1e-9):.2f}")
     if not args.no_judge:
         end_to_end(args, triples, others)
 
 
-def learned(path: Path, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str], alone: list[Any]) -> None:
-    """The whole checker with the learned step (its own row, `learned`), and its precision where it decides."""
-    from judgeagent.grading.equivalence import load
+def learned(path: Path | str, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str],
+            alone: list[Any]) -> float | None:
+    """The whole checker without a judge, with the learned step (its own row, `learned`: the default checker), and
+    the step's precision where it decides; its time per pair in ms (None: the step is off)."""
+    from judgeagent.grading.equivalence import load, named
 
-    step, note = load(None if str(path) == "shipped" else path)
+    step, note = load(named(path))
     print(f"  {note}")
     if step is None:
-        return
+        return None
+    step.probability("warm-up", ["a"], "b")  # MiniLM's load is not a pair's time (a run loads it once too)
     start = time.perf_counter()
     found = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others, equivalence=step), triples))
     per_pair = 1000 * (time.perf_counter() - start) / max(1, len(triples))
-    report("whole checker with the learned step", triples, found)
+    report("rules + learned step, no judge", triples, found)
     print(f"  {per_pair:.1f} ms per pair")
     by_method(triples, found)
     rows = [(v.correct, row["correct"]) for (row, _), v, w in zip(triples, found, alone) if w.method == "undecided"]
     r = rates(rows)
     print(f"  the learned step on the {r['n']} pairs the rules leave undecided: accuracy {r['accuracy']:.3f}, "
           f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, FPR {r['fpr']:.3f}")
+    return per_pair
 
 
 def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Item]], others: frozenset[str]) -> None:

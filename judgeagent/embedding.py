@@ -5,6 +5,7 @@ import hashlib
 import os
 import socket
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import cached_property
@@ -20,6 +21,13 @@ from .threads import SMALL, sized
 _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"}
 _PROBE = "A fixed sentence whose vector fingerprints the weights of the embedding model, 42."
 _SLICE = 1024  # texts per encode call: large enough to batch well, small enough for a live progress bar
+_LOADED: weakref.WeakValueDictionary[str, Encoder] = weakref.WeakValueDictionary()
+
+
+def loaded(name: str) -> Encoder | None:
+    """An encoder of model `name` that this process already holds on the CPU (None: none): a second user, such as
+    the learned answer-equivalence step beside a graph's sampler, shares it instead of loading the model again."""
+    return _LOADED.get(name)
 
 
 def check_model(name: str) -> None:
@@ -112,6 +120,7 @@ class Encoder:
             self.model = _load_static(name)
             self.static = True
             self.dim = int(self.model.dim)
+            _LOADED.setdefault(name, self)
             return
         self.static = False
         location = resolve_model(name)
@@ -134,6 +143,8 @@ class Encoder:
         self.model.eval()  # what its `encode` does at every call (no dropout); `_one_batch` relies on it
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim() or 0)
+        if (device or "cpu") == "cpu":
+            _LOADED.setdefault(name, self)
 
     @cached_property
     def fingerprint(self) -> str:

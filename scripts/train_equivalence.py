@@ -1,6 +1,6 @@
 """Fit and calibrate the learned answer-equivalence step (judgeagent/grading/equivalence.py) from labelled pairs.
 
-    .venv/bin/python scripts/train_equivalence.py DATA [DATA ...] --trained-on "NAME, LICENCE" [--out FILE]
+    .venv/bin/python scripts/train_equivalence.py DATA [DATA ...] --trained-on "NAME, LICENCE" --out FILE
 
 Each DATA is a JSON-lines file of labelled (question, reference, candidate) pairs; these forms are read:
 - this project's form: {"question", "gold" (a string or a list, gold first), "answer", "correct": bool};
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from judgeagent.config import DEFAULT_EMBEDDING_MODEL  # noqa: E402
 from judgeagent.errors import JudgeAgentError  # noqa: E402
-from judgeagent.grading.equivalence import MAX_FPR, SHIPPED, Equivalence, calibrate, features_many, fit  # noqa: E402
+from judgeagent.grading.equivalence import MAX_FPR, Equivalence, calibrate, features_many, fit  # noqa: E402
 
 
 def _label(row: dict, five_point: bool) -> bool | None:
@@ -92,7 +92,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, nargs="+", help="JSON-lines files of labelled pairs")
     parser.add_argument("--trained-on", required=True, help="What the data is and its licence (kept in the file).")
-    parser.add_argument("--out", type=Path, default=SHIPPED, help=f"Where to write the weights (default {SHIPPED}).")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="Where to write the weights (the shipped default is "
+                             "judgeagent/grading/equivalence_evouna_tq.json: replace it only on purpose).")
     parser.add_argument("--max-fpr", type=float, default=MAX_FPR)
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--encoder", default=DEFAULT_EMBEDDING_MODEL,

@@ -1,7 +1,8 @@
-"""The learned answer-equivalence step inside a run (#46): given a weights file (`RunRequest.equivalence_weights`,
-`evaluate --equivalence-weights`), a run grades what no rule decides with it, names the file and its sha256 in
-its manifest, refuses to resume with other weights, says in one line when the step is off, and its report shows
-the `learned` row. Scripted models (FunctionModel) for the orchestration; the real MiniLM computes the cosine."""
+"""The learned answer-equivalence step inside a run (#46): by default the shipped `evouna-tq` weights, else those
+given (`RunRequest.equivalence_weights`, `evaluate --equivalence-weights`; `none`: off), a run grades what no rule
+decides with it, names the file and its sha256 in its manifest, refuses to resume with other weights, says in one
+line when the step is off, and its report shows the `learned` row; a run folder begun before the default (its
+manifest names no weights) resumes and grades without the step. Scripted models (FunctionModel) for the orchestration; the real MiniLM computes the cosine."""
 from __future__ import annotations
 
 import hashlib
@@ -47,7 +48,7 @@ def weights(path: Path, passed: bool = True, threshold: float = 0.5) -> Path:
     return path
 
 
-def run(folder: Path, weights_file: Path | None, notes: list[str] | None = None):
+def run(folder: Path, weights_file: Path | str | None, notes: list[str] | None = None):
     models = {"target": FunctionModel(target, "tgt"), "interviewer": FunctionModel(interviewer, "int"),
               "judge": FunctionModel(lambda m: "{}", "jdg")}
     return run_protocol("interviewer", Benchmark(Path("q.jsonl"), [THORNTON, KEATS]), models=models,
@@ -84,8 +85,8 @@ def test_a_run_grades_with_given_weights_records_them_and_refuses_a_resume_with_
     weights(file, threshold=0.6)
     with pytest.raises(JudgeAgentError, match=r"another configuration \(learned-step weights .*eq.json"):
         run(tmp_path / "run", file)
-    # a run without weights is another run too: its answers stay undecided
-    plain = run(tmp_path / "plain", None)
+    # a run with the step off is another run too: its answers stay undecided
+    plain = run(tmp_path / "plain", "none")
     assert "equivalence" not in json.loads((plain.folder / "manifest.json").read_text())
     assert {m for _, m in graded(plain.folder).values()} == {"undecided"}
 
@@ -109,7 +110,9 @@ def test_regrading_needs_the_same_weights_bytes(tmp_path):
     weights(file, threshold=0.7)
     with pytest.raises(JudgeAgentError, match="has changed since"):
         eq.for_manifest(record)
-    assert eq.for_run(None).record is None  # the package ships no weights: nothing recorded, identity unchanged
+    assert eq.for_run("none").record is None and eq.for_run("None").step is None  # off: nothing recorded
+    default = eq.for_run(None).record
+    assert default is not None and default["weights"] == str(eq.NAMED["evouna-tq"]) and default["used"]
 
 
 def test_resume_refuses_other_weights_named_on_the_command_line(tmp_path):
@@ -123,6 +126,13 @@ def test_resume_refuses_other_weights_named_on_the_command_line(tmp_path):
     _same_weights({**args, "equivalence_weights": tmp_path / "a.json"}, {"equivalence_weights"},
                   {"equivalence_weights": str(tmp_path / "a.json")})
     _same_weights(args, set(), {"equivalence_weights": str(tmp_path / "a.json")})  # not given: the run's own
+    # a run begun with the default names its weights in its manifest only: the same named again is no change
+    shipped = str(eq.NAMED["evouna-tq"])
+    _same_weights({**args, "equivalence_weights": Path("evouna-tq")}, {"equivalence_weights"}, {}, shipped)
+    with pytest.raises(JudgeAgentError, match=r"graded with .*equivalence_evouna_tq.json and .* names none"):
+        _same_weights({**args, "equivalence_weights": Path("none")}, {"equivalence_weights"}, {}, shipped)
+    # a run begun without the step (before #46, or with none): none is no change
+    _same_weights({**args, "equivalence_weights": Path("none")}, {"equivalence_weights"}, {})
 
 
 def test_the_report_shows_the_learned_row_and_the_weights():
@@ -153,11 +163,84 @@ def test_every_protocol_that_vets_a_checker_gives_it_the_runs_learned_step():
                              ("kieval", "ctx.learned")]
 
 
-def test_shipped_weights_are_chosen_by_name_and_decide_what_no_rule_does(tmp_path, minilm):
-    # The EVOUNA TriviaQA weights ship opt-in (never the default): `--equivalence-weights evouna-tq`.
-    result = run(tmp_path / "run", "evouna-tq")
+def test_by_default_a_run_grades_with_the_shipped_weights_and_records_them(tmp_path, minilm):
+    # #46: the EVOUNA TriviaQA weights are the default; both replies are ones no rule decides (test_equivalence.py)
+    result = run(tmp_path / "run", None)
     assert graded(result.folder) == {"thornton": (1.0, "learned"), "keats": (0.0, "learned")}
     record = json.loads((result.folder / "manifest.json").read_text())["equivalence"]
-    assert record["used"] and record["sha256"] == hashlib.sha256(eq.NAMED["evouna-tq"].read_bytes()).hexdigest()
-    with pytest.raises(JudgeAgentError, match="evouna-tq"):
+    assert record["used"] and record["weights"] == str(eq.NAMED["evouna-tq"])
+    assert record["sha256"] == hashlib.sha256(eq.NAMED["evouna-tq"].read_bytes()).hexdigest()
+    assert run(tmp_path / "run", "evouna-tq").resumed  # the default named: the same run
+    with pytest.raises(JudgeAgentError, match=r"\(evouna-tq\), or none"):
         eq.for_run(tmp_path / "evouna-tk")
+
+
+def test_a_run_begun_without_the_step_resumes_and_grades_without_it(tmp_path, minilm):
+    """A folder as runs made before #46 wrote it (no `equivalence` in its manifest: the step was off), stopped
+    after its first episode: resumed with no weights named, it keeps its identity and grades without the step."""
+    folder = run(tmp_path / "run", "none").folder
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert "equivalence" not in manifest
+    kept = [line for line in (folder / "episodes.jsonl").read_text().splitlines() if "keats" not in line]
+    (folder / "episodes.jsonl").write_text("".join(f"{line}\n" for line in kept))
+    records = (folder / "records.jsonl").read_text().splitlines()
+    (folder / "records.jsonl").write_text("".join(f"{line}\n" for line in records if "keats" not in line))
+    (folder / "summary.json").unlink()
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    result = run(folder, None)
+    assert not result.summary.get("error") and len((folder / "episodes.jsonl").read_text().splitlines()) == 2
+    assert graded(folder) == {"thornton": (0.0, "undecided"), "keats": (0.0, "undecided")}
+    after = json.loads((folder / "manifest.json").read_text())
+    assert "equivalence" not in after and after["config_id"] == manifest["config_id"]
+    with pytest.raises(JudgeAgentError, match="learned-step weights none there"):
+        run(folder, "evouna-tq")  # naming weights is another configuration, refused as before
+
+
+def test_only_protocols_that_grade_free_text_take_or_record_the_step():
+    from judgeagent.protocols import PROTOCOLS
+    from judgeagent.protocols.base import RunRequest
+    from judgeagent.protocols.runner import learned_step
+
+    takes = {name for name, p in PROTOCOLS.items() if learned_step(p, RunRequest(
+        Benchmark(Path("q.jsonl"), []), None, {}, None)).record is not None}
+    assert takes == {"judgeagent", "kieval", "interviewer"}
+
+
+def test_a_judge_that_fails_calibration_says_the_step_settles_the_rest(tmp_path):
+    import asyncio
+
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.calibration import vetted_checker
+
+    yes = FunctionModel(lambda m: '{"reasoning": "It matches.", "correct": true}', "yes")
+    step = eq.read(weights(tmp_path / "eq.json"))
+    items = [THORNTON, KEATS, Item("moon", "Who first walked on the Moon?", "Neil Armstrong")]
+    settings = CheckerConfig(judge_policy="calibrated")
+    with_step = asyncio.run(vetted_checker(settings, yes, items, equivalence=step))
+    without = asyncio.run(vetted_checker(settings, yes, items))
+    assert not with_step[1].used and with_step[0].judge is None and with_step[0].equivalence is step
+    assert "not used, undecided answers settled by the learned equivalence step" in with_step[1].note
+    assert "not used, undecided answers settled by token F1" in without[1].note
+
+
+def test_the_default_step_accepts_no_reply_that_hedges_or_negates(minilm):
+    """Pairs of the project's own labelled file (bench/data/verdicts.jsonl) that no rule decides and the EVOUNA
+    weights score above their threshold: a hedge between two names and a negation of the gold are not accepted;
+    the plain answer is."""
+    step = eq.load()[0]
+    q = "Which astronomer chaired the committee that selected the contents of the Voyager Golden Record?"
+    for reply in ("It was either Carl Sagan or Frank Drake.", "It was not Carl Sagan."):
+        v = step.decide(q, ["Carl Sagan"], reply)
+        assert v.method == "learned" and not v.correct and "hedges or negates" in v.reason, (reply, v)
+        assert v.score >= step.calibration.threshold
+    assert step.decide(q, ["Carl Sagan"], "The committee was chaired by Carl Sagan.").correct
+
+
+def test_the_step_shares_the_processs_minilm(encoder, monkeypatch):
+    """The step loads no second MiniLM where the process holds one (a graph's sampler, the session's encoder)."""
+    from judgeagent import embedding
+
+    monkeypatch.setattr(eq._Cosine, "_encoders", {})
+    assert embedding.loaded(DEFAULT_EMBEDDING_MODEL) is encoder
+    eq._Cosine.pairs(["a"], ["b"])
+    assert eq._Cosine._encoders[DEFAULT_EMBEDDING_MODEL] is encoder

@@ -108,9 +108,10 @@ def test_same_number_reads_the_word_after_each_number_as_its_unit():
     assert same_number(case("It lasted six terms", "six years")) is None
 
 
-def test_a_number_mismatch_names_both_numbers_as_written():
-    v = decide("The mission ended in 2018.", "2016", "In which year did the mission end?")
-    assert (v.correct, v.method, v.reason) == (False, "number_mismatch", "states 2018; the gold's number is 2016")
+def test_another_year_is_neither_accepted_nor_rejected_by_a_rule():
+    # no rule accepts 2018 for 2016; the rule that rejected it (`number_mismatch`) was removed in #46, so the
+    # reply is left to the judge or the learned step
+    assert decide("The mission ended in 2018.", "2016", "In which year did the mission end?") is None
 
 
 def test_an_approximate_word_keeps_a_stated_number_from_counting_as_exact():

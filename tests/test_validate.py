@@ -178,3 +178,35 @@ def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
     rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
     assert any(r["verdict"]["method"] == "f1" and r["correct"] for r in records.values())
     assert all(row["before"] == records[row["qid"]]["correct"] for row in rows)  # same answer, same verdict
+
+
+def test_a_run_written_without_the_learned_step_validates_and_reports_without_it(tmp_path, mhr_graph):
+    """#46 made the learned step the default: a JudgeAgent run folder written the old way (no `equivalence` in its
+    manifest, as every run before #46 and `--equivalence-weights none` write it) still validates, reports and
+    resumes, and grades without the step: its undecided answers stay `undecided` (the step would decide them)."""
+    from judgeagent.config import CheckerConfig
+    from judgeagent.protocols.judgeagent.validate import run_checker
+    from judgeagent.runs import load_run
+
+    script = Scrambler()
+    bench = load_benchmark(MHR, limit=5)
+    for item in bench.items:
+        script.golds[item.question] = item.gold
+    config = EvalConfig(rounds=0, checker=CheckerConfig(judge_policy="off"))
+    with Roles(script) as roles:
+        result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+                          registry=roles.registry(), cache=False, equivalence_weights="none")
+        manifest = json.loads((result.folder / "manifest.json").read_text())
+        assert "equivalence" not in manifest
+        validate(result.folder, registry=roles.registry(), cache=False)
+        again = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+                         registry=roles.registry(), cache=False)  # no weights named: the run's own, none
+    assert again.resumed and json.loads((result.folder / "manifest.json").read_text())["config_id"] == \
+        manifest["config_id"]
+    assert run_checker(load_run(result.folder), None).equivalence is None
+    records = [json.loads(x) for x in (result.folder / "records.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (result.folder / "validation.jsonl").read_text().splitlines()]
+    methods = {r["verdict"]["method"] for r in records} | {r["method_after"] for r in rows}
+    assert "undecided" in methods and "learned" not in methods
+    assert main(["report", str(result.folder)]) == 0
+    assert "Learned equivalence step" not in (result.folder / "report.md").read_text()

@@ -99,5 +99,5 @@ def test_the_learned_step_gets_its_own_line_or_says_why_it_is_off(tmp_path, caps
     equivalence.Equivalence(weights, np.zeros(n), np.ones(n), cal, "test").save(tmp_path / "eq.json")
     verdicts.learned(tmp_path / "eq.json", triples, others, alone)
     out = capsys.readouterr().out
-    assert "whole checker with the learned step n    8  accuracy 1.000" in out
+    assert "rules + learned step, no judge     n    8  accuracy 1.000" in out
     assert "learned             8" in out and "precision 1.000, recall 1.000, FPR 0.000" in out

@@ -146,9 +146,9 @@ def evaluate_cmd(
     judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
                                               "passes; trust: use it anyway; off: rules only.")] = "calibrated",
     equivalence_weights: Annotated[Optional[Path], typer.Option(
-        help="The learned answer-equivalence step's weights (scripts/train_equivalence.py, or evouna-tq: the "
-             "weights that ship): used for answers no rule decides when no judge is used, if its calibration "
-             "passed; recorded with its sha256.")] = None,
+        help="The learned answer-equivalence step's weights: evouna-tq (default, shipped: trained on EVOUNA "
+             "TriviaQA, Apache-2.0), a file from scripts/train_equivalence.py, or none (off): used for answers "
+             "no rule decides when no judge is used, if its calibration passed; recorded with its sha256.")] = None,
     easy_generator: Annotated[str, typer.Option(help="Easy-tier questions: cloze (no model, exact) or llm.")] = "cloze",
     no_self_check: Annotated[bool, typer.Option("--no-self-check", help="Skip the interviewer answering its own "
                                                 "medium and hard questions before they are asked.")] = False,
@@ -178,8 +178,11 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     _refuse_contradictions(args, given)
     protocol = get_protocol(_protocol_name(args, given))
     if args["resume"]:
+        from ..runs import load_manifest
+
         stored = _from_run(Path(args["resume"]))
-        _same_weights(args, given, stored)
+        recorded = load_manifest(Path(args["resume"])).get("equivalence") or {}
+        _same_weights(args, given, stored, recorded.get("weights"))
         _same_options(args, given, stored)
         args, given = cast(EvaluateArgs, {**args, **stored, "run_dir": Path(args["resume"])}), given | set(stored)
     _check_required(protocol, args)
@@ -341,15 +344,21 @@ def _check_required(protocol: Any, args: EvaluateArgs) -> None:
         raise click.UsageError(f"evaluate needs {' and '.join(f for f in needs if needs[f])} (or --resume RUN)")
 
 
-def _same_weights(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:
-    """`--resume` with `--equivalence-weights` naming another file than the run's is refused in one line (the same
-    file with other bytes is refused by the run's identity, which holds their sha256)."""
-    if "equivalence_weights" in given:
-        then, now = stored.get("equivalence_weights"), args["equivalence_weights"]
-        if then is None or Path(then) != Path(str(now)):
-            had = "no learned-step weights" if then is None else then
-            raise JudgeAgentError(f"run {args['resume']} graded with {had} and --equivalence-weights names {now}: "
-                                  "resume without it, or start a new run")
+def _same_weights(args: EvaluateArgs, given: set[str], stored: RunArgs, recorded: str | None = None) -> None:
+    """`--resume` with `--equivalence-weights` naming other weights than the run's is refused in one line (the same
+    file with other bytes is refused by the run's identity, which holds their sha256). The run's are those its
+    command named, else the file its manifest records (`recorded`; None: the run graded without the step)."""
+    from ..grading.equivalence import OFF, is_off, named
+
+    if "equivalence_weights" not in given:
+        return
+    then, now = stored.get("equivalence_weights") or recorded or OFF, args["equivalence_weights"]
+    if is_off(then) and is_off(now) or not is_off(then) and not is_off(now) and (
+            named(then).resolve() == named(str(now)).resolve()):
+        return
+    had = "no learned-step weights" if is_off(then) else then
+    raise JudgeAgentError(f"run {args['resume']} graded with {had} and --equivalence-weights names {now}: "
+                          "resume without it, or start a new run")
 
 
 def _same_options(args: EvaluateArgs, given: set[str], stored: RunArgs) -> None:

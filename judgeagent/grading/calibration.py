@@ -222,6 +222,8 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
         calibration = (await calibrate(judge, pairs, settings) if pairs else
                        skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
+    if equivalence is not None and _BY_F1 in calibration.note:  # the step settles them, not token F1
+        calibration = replace(calibration, note=calibration.note.replace(_BY_F1, _BY_STEP))
     return AnswerChecker(settings, judge if calibration.used else None, others, note, equivalence), calibration
 
 
@@ -313,7 +315,11 @@ def _note(settings: CheckerConfig, passed: bool, accuracy: float | None, fpr: fl
         return f"judge passed calibration ({measured})"
     if settings.judge_policy == "trust":
         return f"judge FAILED calibration ({measured}; {bar}) but is trusted (--judge-policy trust)"
-    return f"judge FAILED calibration ({measured}; {bar}): not used, undecided answers settled by token F1"
+    return f"judge FAILED calibration ({measured}; {bar}): not used, {_BY_F1}"
+
+
+_BY_F1 = "undecided answers settled by token F1"
+_BY_STEP = "undecided answers settled by the learned equivalence step"
 
 
 def _by_kind(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]]) -> dict[str, dict[str, int]]:

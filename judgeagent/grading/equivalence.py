@@ -4,7 +4,8 @@ packaged MiniLM's cosine between question+gold and question+the reply's first se
 the gold says. It runs on the CPU in milliseconds and is gated like the judge: its weights file carries a
 threshold chosen on a held-out split of its training data for a stated false-positive rate, and the step is off
 when that calibration did not reach it (`load`). `scripts/train_equivalence.py` fits and calibrates the weights
-from a labelled file; the weights are a small JSON file."""
+from a labelled file; the weights are a small JSON file. A run uses the shipped `DEFAULT` weights unless told
+other weights or `OFF`."""
 from __future__ import annotations
 
 import hashlib
@@ -29,13 +30,16 @@ from .verdict import Verdict
 if TYPE_CHECKING:
     from ..embedding import Encoder
 
-SHIPPED = Path(__file__).with_name("equivalence.json")
-"""Where the package's trained weights live (absent: the step has no weights and stays off)."""
-
 NAMED = {"evouna-tq": Path(__file__).with_name("equivalence_evouna_tq.json")}
-"""Weights that ship for a user to choose by name (`--equivalence-weights evouna-tq`), none of them the default:
-trained on EVOUNA's TriviaQA tuning half (Apache-2.0), the file #46 measures on, so the default checker's figures
-stay free of it (bench/README.md, #46)."""
+"""Weights that ship, chosen by name (`--equivalence-weights evouna-tq`): trained on EVOUNA's TriviaQA tuning half
+(github wangcunxiang/QA-Eval, Apache-2.0) and measured on its other half (bench/README.md, #46)."""
+DEFAULT = "evouna-tq"
+"""The weights a run uses when given none (#46: the owner made the shipped EVOUNA weights the default)."""
+SHIPPED = NAMED[DEFAULT]
+"""The default weights' file."""
+OFF = "none"
+"""The weights name that turns the step off (`--equivalence-weights none`): what the checker did before #46, and
+what a run whose manifest names no weights (one made before #46) re-grades and resumes with."""
 
 FEATURES = ("f1", "gold_recall", "reply_precision", "gold_phrase", "first_recall", "first_f1", "numbers_agree",
             "numbers_clash", "negation", "hedge", "log_reply_words", "log_gold_words", "spelling", "cosine")
@@ -59,13 +63,20 @@ class _Cosine:
     @classmethod
     def pairs(cls, left: Sequence[str], right: Sequence[str], encoder: str = DEFAULT_EMBEDDING_MODEL) -> np.ndarray:
         with cls._lock:
-            if encoder not in cls._encoders:
-                from ..embedding import Encoder
+            if encoder not in cls._encoders:  # the process's own encoder of that model if it holds one
+                from ..embedding import Encoder, loaded
 
-                cls._encoders[encoder] = Encoder(encoder)
+                cls._encoders[encoder] = loaded(encoder) or Encoder(encoder)
         vectors = cls._encoders[encoder].encode(list(left) + list(right))
         n = len(left)
         return np.sum(vectors[:n] * vectors[n:], axis=1)
+
+
+def hedged(reply: str) -> bool:
+    """Whether the reply's first sentence has a negation or a hedge ("either", "or", "maybe"): the step accepts
+    no such reply. Its features weigh these words, but the EVOUNA weights saw few replies like "Either X or Y" or
+    "Not X; it is Y" and accept them (13 of the 20 false accepts on bench/data/verdicts.jsonl, #46)."""
+    return bool(set(Reply.of(reply).first.split()) & (NEGATIONS | _HEDGES))
 
 
 def _recall(gold: str, said: set[str]) -> float:
@@ -220,8 +231,11 @@ class Equivalence:
         p = self.probability(question, golds, reply)
         t = self.calibration.threshold
         said = "at or above" if p >= t else "below"
-        return Verdict(p >= t, "learned", normalise_answer(reply), p,
-                       f"learned equivalence {p:.2f} {said} its calibrated threshold {t:.2f}")
+        reason = f"learned equivalence {p:.2f} {said} its calibrated threshold {t:.2f}"
+        if p >= t and hedged(reply):
+            return Verdict(False, "learned", normalise_answer(reply), p,
+                           f"{reason}, but the reply's first sentence hedges or negates: not accepted")
+        return Verdict(p >= t, "learned", normalise_answer(reply), p, reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(FEATURES), "weights": [round(float(v), 6) for v in self.weights],
@@ -257,8 +271,8 @@ def read(path: Path) -> Equivalence:
 
 
 def load(path: Path | None = None, max_fpr: float = MAX_FPR) -> tuple[Equivalence | None, str]:
-    """The step to use, or None with why not: no weights (the package ships none unless trained from licensed
-    data), or a calibration that did not pass, or one made for a looser false-positive rate than `max_fpr`."""
+    """The step to use (None: the default weights, `SHIPPED`), or None with why not: no weights file, or a
+    calibration that did not pass, or one made for a looser false-positive rate than `max_fpr`."""
     where = path or SHIPPED
     if not where.is_file():
         return None, f"learned step off: no weights at {where}"
@@ -289,7 +303,8 @@ def sha256_of(path: Path) -> str:
 @dataclass(frozen=True)
 class RunStep:
     """What a run does about the learned step: the step (None: off), the line saying so, and what its manifest
-    records (None: no weights file was given and none ships, which leaves the run's identity as it was)."""
+    records (None: the step is off by `OFF`, or the protocol grades no free text: the run's identity is what it
+    was before #46)."""
 
     step: Equivalence | None
     note: str
@@ -297,18 +312,23 @@ class RunStep:
 
 
 def for_run(path: Path | str | None = None, max_fpr: float = MAX_FPR) -> RunStep:
-    """The learned step of a run given the weights file `path` (None: the package's own, `SHIPPED`, if it ships
-    one). A given file that is missing or not a weights file is a `JudgeAgentError`; one whose calibration did
-    not pass gives the step off, said in `note`."""
-    where = named(path) if path is not None else SHIPPED
+    """The learned step of a run given the weights file `path` (None: the default, `DEFAULT`; `OFF`: none). A
+    given file that is missing or not a weights file is a `JudgeAgentError`; one whose calibration did not pass
+    gives the step off, said in `note`."""
+    if is_off(path):
+        return RunStep(None, f"learned step off (equivalence weights {OFF})", None)
+    where = named(DEFAULT if path is None else path)
     if not where.is_file():
-        if path is None:
-            return RunStep(None, f"learned step off: the package ships no weights ({SHIPPED.name})", None)
         raise JudgeAgentError(f"equivalence weights {where} not found: give a weights file written by "
-                              f"scripts/train_equivalence.py, or a shipped name ({', '.join(NAMED)})")
+                              f"scripts/train_equivalence.py, a shipped name ({', '.join(NAMED)}), or {OFF}")
     step, note = load(where, max_fpr)
     record = WeightsRecord(weights=str(where), sha256=sha256_of(where), used=step is not None, note=note)
     return RunStep(step, note, record)
+
+
+def is_off(path: Path | str | None) -> bool:
+    """Whether `path` names no weights (`OFF`, any case) rather than a file."""
+    return path is not None and str(path).lower() == OFF and not Path(path).exists()
 
 
 def named(path: Path | str) -> Path:

@@ -150,8 +150,9 @@ class RunRequest:
     on_stage: Notify | None = None
     """Hears the stages that have no per-episode progress (the judge's calibration), one line each."""
     equivalence_weights: Path | str | None = None
-    """The learned answer-equivalence step's weights file (`grading/equivalence.py`; None: the package's own, if
-    it ships any). Used for what no rule decides when no judge is used, if its calibration passed."""
+    """The learned answer-equivalence step's weights file (`grading/equivalence.py`; None: the shipped default,
+    `evouna-tq`, or none for a run folder begun without the step; "none": off). Used for what no rule decides
+    when no judge is used, if its calibration passed."""
     learned: RunStep | None = None
     """What the runner made of `equivalence_weights` (set by `runner.run_episodes`)."""
 
@@ -222,6 +223,9 @@ class Protocol(ABC, Generic[RecordT, RowT, SummaryT]):
     added_later: ClassVar[dict[str, Any]] = {}
     """Options added after runs were first written, with the default that reproduces those runs: left out of a
     run's identity at that value, so that a run begun by an earlier version keeps its identity and resumes."""
+    grades_free_text: ClassVar[bool] = False
+    """Its answer checker grades free-text replies (`vetted_checker`), so a run gives it the learned
+    answer-equivalence step (`RunRequest.equivalence_weights`); False: the step is off and not recorded."""
     writes_report: ClassVar[bool] = True
     """The runner writes report.md from `report_sections` when the run finishes; False for a protocol whose
     report needs a later step (JudgeAgent's needs its validation: `judgeagent report` writes it)."""

@@ -6,13 +6,16 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import JudgeAgentError
 from ..runs import RowLog, RunResult, open_run
 from ..version import versions
 from .base import Episode, EpisodeContext, ProgressEvent, Protocol, RunRequest
 from .reports import write_report
+
+if TYPE_CHECKING:
+    from ..grading.equivalence import RunStep
 
 EPISODES_FILE = "episodes.jsonl"
 """One row per finished episode, appended as it finishes: a listed episode is done."""
@@ -34,6 +37,26 @@ def identity(protocol: Protocol, request: RunRequest, registry: Any) -> str:
     if request.learned is not None and request.learned.record is not None:
         payload["equivalence_weights"] = request.learned.record["sha256"]  # other weights grade otherwise
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def learned_step(protocol: Protocol, request: RunRequest) -> RunStep:
+    """The run's learned answer-equivalence step: off for a protocol that grades no free text, and for a run folder
+    begun before the step was the default (its manifest names no weights) when no weights are given, so that it
+    resumes with its identity and grades as it did; else the given weights, or the shipped default."""
+    from ..grading.equivalence import OFF, for_run
+
+    weights = request.equivalence_weights
+    if not protocol.grades_free_text:
+        weights = OFF
+    elif weights is None and request.run_dir is not None:
+        manifest = Path(request.run_dir) / "manifest.json"
+        try:
+            old = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else None
+        except (OSError, ValueError):
+            old = None  # open_run says what is wrong with the folder
+        if isinstance(old, dict) and "config_id" in old and "equivalence" not in old:
+            weights = OFF
+    return for_run(weights)
 
 
 def default_folder(protocol: Protocol, request: RunRequest, ident: str) -> Path:
@@ -65,9 +88,7 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
     registry = request.registry or load_registry()
     models = protocol.resolve_roles(request.models)
     request.models = models
-    from ..grading.equivalence import for_run
-
-    request.learned = for_run(request.equivalence_weights)  # a given file that is no weights file fails here
+    request.learned = learned_step(protocol, request)  # a given file that is no weights file fails here
     ident = identity(protocol, request, registry)
     folder = request.run_dir or default_folder(protocol, request, ident)
     described = describe_roles(models, registry)  # a missing key fails before the folder exists

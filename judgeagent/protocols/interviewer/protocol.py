@@ -26,6 +26,7 @@ class InterviewerState:
 
 class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
     name = "interviewer"
+    grades_free_text = True
     title = "LLM-as-an-Interviewer"
     paper = "Kim et al., LLM-as-an-Interviewer (2024): Sections 3 and 5, Algorithm 1, Appendix A"
     measures = ("Score@1..N with feedback and revision, adaptability, follow-up handling, error types, and "

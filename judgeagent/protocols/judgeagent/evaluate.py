@@ -34,7 +34,8 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
     (a judge that failed calibration), one line each. `max_cost` (dollars, from the configured prices)
     stops the run with `BudgetExceeded` once spent; the run resumes like any stopped run. `on_stage`
     hears the stages that have no per-question progress (the judge's calibration), one line each.
-    `equivalence_weights` is the learned answer-equivalence step's weights file (`RunRequest`).
+    `equivalence_weights` is the learned answer-equivalence step's weights file (`RunRequest`; None: the shipped
+    `evouna-tq`, "none": off).
     """
     from ..base import RunRequest
     from ..runner import run_episodes

@@ -45,6 +45,7 @@ _ADDED_LATER = {"adaptive": "tiers", "path": "graph", "unlabelled_points": 1.5, 
 
 class JudgeAgentProtocol(Protocol):
     name = "judgeagent"
+    grades_free_text = True
     title = "JudgeAgent"
     paper = "JudgeAgent (Algorithms 1-2): grading, graph-driven extension, feedback, validation"
     measures = ("accuracy on a benchmark and on graph-driven follow-up questions at an adaptive difficulty, "

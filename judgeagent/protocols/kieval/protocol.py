@@ -40,6 +40,7 @@ class KIEvalState:
 
 class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
     name = "kieval"
+    grades_free_text = True
     title = "KIEval"
     paper = "Yu et al., KIEval (ACL 2024): Section 3, Algorithm 1, Appendix K"
     measures = ("knowledge-grounded multi-round dialogue: per-turn accuracy, logic, relevance, coherence and "
