@@ -75,3 +75,126 @@ def test_a_gold_that_lists_things_needs_every_one_of_them():
     nine = "red green blue yellow purple orange white and pink"
     nine_said = check_free_text("red green blue yellow purple orange pink", nine)
     assert (nine_said.correct, nine_said.method) == (True, "f1")
+
+
+# --- mcq.py: options built for free-text items (real HotpotQA-small graph, real spaCy and encoder) ------------
+
+from judgeagent.benchmark import Item  # noqa: E402
+from judgeagent.entities import CONCEPT  # noqa: E402
+from judgeagent.grading.mcq import DistractorBuilder, check_options  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def builder(hotpot_graph):
+    return DistractorBuilder(hotpot_graph, seed=0)
+
+
+def options_of(builder, gold, n=1, question="Which one is it?", **kw):
+    """The options built for `n` items asking `question` with this gold (each its own qid, so its own draw)."""
+    made = builder.convert([Item(qid=f"q{k}", question=question, gold=gold, **kw) for k in range(n)])
+    return made
+
+
+def test_check_options_names_what_is_wrong_word_for_word():
+    assert check_options({"A": "Rome", "B": "Berlin"}, "A", ["Paris"]) == "options matching the gold: none"
+    assert check_options({"A": "Paris", "B": "Lyon"}, "A", ["Paris", "Lyon"]) == \
+        "options matching the gold: ['A', 'B']"
+    assert check_options({"A": "Paris", "B": "Lyon"}, "B", ["Paris"]) == "options matching the gold: ['A']"
+    assert check_options({"A": "Rome", "B": "Paris"}, "B", ["Paris"]) == ""
+
+
+@pytest.mark.parametrize("gold, other", [("Yes", "No"), ("no", "yes"), ("True", "False"), ("false", "true"),
+                                         ("agree", "disagree"), ("Disagree", "Agree")])
+def test_a_binary_gold_gets_its_opposite_cased_like_it(builder, gold, other):
+    (made,) = options_of(builder, gold)
+    assert made.source == "yes_no" and sorted(made.item.options.values()) == sorted([gold, other])
+    assert made.item.options[made.item.gold_letter] == gold
+
+
+def test_an_item_whose_options_cannot_have_one_gold_is_skipped_with_the_reason(builder):
+    # "No" is also acceptable: both binary options are golds
+    (made,) = options_of(builder, "Yes", aliases=("No",))
+    assert made.item is None and made.source == "skipped"
+    assert made.reason == "options matching the gold: ['A', 'B']"
+
+
+def _values(made):
+    return [v for m in made for k, v in m.item.options.items() if k != m.item.gold_letter]
+
+
+def test_a_year_moves_by_one_to_ten_years_either_way(builder):
+    made = options_of(builder, "1993", n=40)
+    assert {m.source for m in made} == {"numeric"} and all(len(m.item.options) == 4 for m in made)
+    moved = {int(v) - 1993 for v in _values(made)}
+    assert moved == {-10, -5, -3, -2, -1, 1, 2, 3, 5, 10}
+    for bound in ("1000", "2100"):  # the first and last plausible year still move by years, not by a factor
+        assert all(abs(int(v) - int(bound)) <= 10 for v in _values(options_of(builder, bound, n=10))), bound
+
+
+def test_a_small_count_moves_by_one_to_five_and_stays_positive(builder):
+    assert set(_values(options_of(builder, "2", n=40))) == {"1", "3", "4", "5", "6", "7"}
+
+
+def test_a_large_number_moves_by_a_factor_written_like_the_gold(builder):
+    made = options_of(builder, "5000", n=40)
+    assert set(_values(made)) == {"2500", "3750", "6250", "7500", "10000", "15000"}
+    commas = set(_values(options_of(builder, "12,000 people", n=40)))
+    assert commas == {f"{n} people" for n in ("6,000", "9,000", "15,000", "18,000", "24,000", "36,000")}
+    decimals = set(_values(options_of(builder, "2.4 km", n=40)))
+    assert decimals == {f"{x} km" for x in ("1.2", "1.8", "3.0", "3.6", "4.8", "7.2")}
+
+
+def test_a_number_inside_a_longer_gold_or_no_number_is_not_a_numeric_item(builder):
+    long, word = builder.convert([Item(qid="l", question="Who fought?", gold="about 1,200 soldiers and sailors"),
+                                  Item(qid="w", question="Who taught him?", gold="Plato")])
+    assert long.source != "numeric" and word.source == "graph"
+
+
+def _labels(builder):
+    """Each entity's graph label under the text an option shows (its first surface form, maybe capitalised)."""
+    out = {}
+    for forms, label in zip(builder.surfaces, builder.labels):
+        if forms:
+            out.setdefault(forms[0], label)
+            out.setdefault(forms[0][:1].upper() + forms[0][1:], label)
+    return out
+
+
+def test_graph_distractors_are_of_the_golds_kind_a_capitalised_gold_a_name(builder):
+    labels = _labels(builder)
+    # "Plato" is an ORG entity of the graph (spaCy's label for its sentence there): its distractors are ORGs
+    (plato,) = options_of(builder, "Plato")
+    wrong = [v for k, v in plato.item.options.items() if k != plato.item.gold_letter]
+    assert plato.source == "graph" and {labels[w] for w in wrong} == {"ORG"}, wrong
+    # capitalised golds that are no graph entity, or a concept: any named kind, never a concept
+    for gold in ("Socrates", "Metaphysics", "Logic", "Gold medal"):
+        (made,) = options_of(builder, gold)
+        assert made.source == "graph", (gold, made.reason)
+        wrong = [v for k, v in made.item.options.items() if k != made.item.gold_letter]
+        assert all(labels[w] != CONCEPT for w in wrong), (gold, wrong)
+
+
+def test_the_graphs_first_entity_can_be_a_distractor(builder, hotpot_graph):
+    # row 0 of the entity index is an entity like any other (FAISS marks "no result" with -1, not 0)
+    assert hotpot_graph.entity_names[0] == "aristotle"  # the data this test rests on
+    (plato,) = options_of(builder, "Plato")
+    assert "Aristotle" in plato.item.options.values()
+
+
+def test_a_distractor_is_never_a_word_of_the_question_but_may_be_inside_one(builder):
+    # `_acceptable` and `_display` (below) are read directly: through `convert`, which candidates reach them
+    # depends on the whole graph's ranking
+    item = Item(qid="q", question="Where is Romeo buried?", gold="Verona")
+    assert builder._acceptable("Rome", item, []) and builder._acceptable("Romeo's", item, [])
+    assert not builder._acceptable("Romeo", item, [])
+    assert builder._acceptable("Rome", Item(qid="q", question="Where is Jerome buried?", gold="Verona"), [])
+    for question in ("Paris hosted which games?", "Which games were held in Paris?"):
+        assert not builder._acceptable("Paris", Item(qid="q", question=question, gold="1924 Summer Olympics"), [])
+    assert builder._acceptable("Paris", Item(qid="q", question="Which games were held there?", gold="Athens"), [])
+
+
+def test_a_lowercase_entity_is_shown_capitalised_beside_a_capitalised_gold(builder):
+    row = next(i for i, forms in enumerate(builder.surfaces) if forms and forms[0][:1].islower() and len(forms[0]) > 3)
+    text = builder.surfaces[row][0]
+    assert builder._display(row, "Latin") == text[0].upper() + text[1:]
+    assert builder._display(row, "latin") == text
