@@ -198,3 +198,166 @@ def test_a_lowercase_entity_is_shown_capitalised_beside_a_capitalised_gold(build
     text = builder.surfaces[row][0]
     assert builder._display(row, "Latin") == text[0].upper() + text[1:]
     assert builder._display(row, "latin") == text
+
+
+# --- calibration.py: probe pairs, the judge's rates and notes, the policies (scripted judges in process) -------
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+
+from judgeagent.config import CheckerConfig  # noqa: E402
+from judgeagent.grading.calibration import (  # noqa: E402
+    Calibration,
+    Pair,
+    calibrate,
+    calibration_calls,
+    pairs_from_items,
+    summarise,
+    unvetted,
+    vetted_checker,
+    warn_if_unvetted,
+)
+from judgeagent.models.testing import FunctionModel  # noqa: E402
+
+RIVERS = [Item("r1", "Which river flows through Cairo?", "Nile"), Item("r2", "Which river flows through Paris?", "Seine"),
+          Item("r3", "Which river flows through Vienna?", "Danube"), Item("p1", "Who wrote Hamlet?", "William Shakespeare"),
+          Item("p2", "Who discovered radium?", "Marie Curie"), Item("p3", "Who first walked on the Moon?", "Neil Armstrong")]
+
+
+def _faithful(messages):
+    """Right when the candidate names a reference answer (every probe here is right or wrong by construction)."""
+    prompt = messages[-1]["content"]
+    reference = re.search(r"Reference answer: (.*)", prompt).group(1)
+    candidate = re.search(r"Candidate answer: (.*)", prompt).group(1).lower()
+    golds = re.split(r" \(also acceptable: |; ", reference.rstrip(")"))
+    return json.dumps({"reasoning": "it names the reference or it does not", "correct": any(
+        g.lower() in candidate for g in golds)})
+
+
+def _yes(messages):
+    return json.dumps({"reasoning": "it looks right to me", "correct": True})
+
+
+def _garbled(messages):
+    return "I would rather not say."
+
+
+def _calibrate(reply, pairs, **settings):
+    return asyncio.run(calibrate(FunctionModel(reply), pairs, CheckerConfig(**settings)))
+
+
+def test_two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable():
+    two = pairs_from_items(RIVERS[:2], 10, seed=0)
+    assert len(two) == 10 and sum(p.accept for p in two) == 5
+    assert pairs_from_items([RIVERS[0], Item("y", "Is it?", "yes"), Item("m", "Is it?", "Maybe")], 10) == []
+
+
+def test_an_alias_that_is_yes_no_or_maybe_is_never_a_probe():
+    items = [Item(f"q{k}", f"Question {k}?", gold, aliases=("Maybe", "yes", "No"))
+             for k, gold in enumerate(["Nile", "Seine", "Danube"])]
+    assert not [p for p in pairs_from_items(items, 40, seed=0) if p.kind == "alias"]
+    named = [Item(f"q{k}", f"Question {k}?", gold, aliases=(alias, "maybe"))
+             for k, (gold, alias) in enumerate([("Nile", "the Nile River"), ("Seine", "La Seine")])]
+    aliases = [p for p in pairs_from_items(named, 40, seed=0) if p.kind == "alias"]
+    assert aliases and all("maybe" not in p.answer.lower() for p in aliases)
+
+
+def test_a_number_in_words_gets_a_numeral_of_two_to_nine_added():
+    items = [Item("w", "How many moons?", "twelve"), Item("n", "Which river?", "Nile")]
+    added = {int(m.group(1)) for p in pairs_from_items(items, 400, seed=0) if p.kind == "changed_number"
+             for m in [re.search(r"twelve plus (\d+)", p.answer)]}
+    assert added == set(range(2, 10))
+
+
+def test_the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked():
+    judge = FunctionModel(_faithful)
+    _, basic = asyncio.run(vetted_checker(CheckerConfig(), judge, RIVERS, seed=2))
+    _, hard = asyncio.run(vetted_checker(CheckerConfig(), judge, RIVERS, seed=2, hard=True))
+    assert not {"same_kind", "partial"} & set(basic.by_kind) and "other_gold" in basic.by_kind
+    assert {"same_kind", "partial"} & set(hard.by_kind)
+
+
+def test_the_calls_a_dry_run_counts_follow_the_policy():
+    n = len({(p.question, p.gold, p.answer) for p in pairs_from_items(RIVERS, 40, seed=0)})
+    assert n > 8
+    assert calibration_calls(RIVERS, "off") == (0, 0)
+    assert calibration_calls(RIVERS, "trust") == (n, n)
+    assert calibration_calls(RIVERS, "calibrated") == (8, n)
+
+
+def test_a_faithful_judge_passes_at_the_bounds_and_is_used():
+    pairs = pairs_from_items(RIVERS, 40, seed=0)
+    cal = _calibrate(_faithful, pairs, min_judge_accuracy=1.0, max_judge_fpr=0.0)
+    assert (cal.pairs, cal.accuracy, cal.fpr, cal.fnr, cal.failures, cal.errors) == (40, 1.0, 0.0, 0.0, 0, [])
+    assert cal.passed and cal.used and cal.policy == "calibrated"
+    assert set(cal.intervals) == {"accuracy", "fpr", "fnr"} and cal.intervals["fpr"][0] == 0.0
+    assert cal.note == "judge passed calibration (accuracy 100%, false-positive rate 0% on 40 pairs)"
+    assert sum(k["n"] for k in cal.by_kind.values()) == 40 == sum(k["right"] for k in cal.by_kind.values())
+
+
+def test_a_judge_that_accepts_everything_fails_and_says_what_was_needed():
+    pairs = pairs_from_items(RIVERS, 40, seed=0)
+    strict = _calibrate(_yes, pairs)
+    assert strict.pairs == 8 and not strict.passed and not strict.used and strict.fpr == 1.0
+    assert strict.note == ("judge FAILED calibration (accuracy 50%, false-positive rate 100% on 8 pairs; needs "
+                           "accuracy >= 90% and false positives <= 5%): not used, undecided answers settled by token "
+                           "F1 (stopped after 8 of 40 pairs: it could no longer pass)")
+    trusted = _calibrate(_yes, pairs, judge_policy="trust")
+    assert trusted.pairs == 40 and trusted.used and not trusted.passed
+    assert trusted.note == ("judge FAILED calibration (accuracy 50%, false-positive rate 100% on 40 pairs; needs "
+                            "accuracy >= 90% and false positives <= 5%) but is trusted (--judge-policy trust)")
+    assert len(trusted.errors) == 10 and all(e["accepted"] for e in trusted.errors)  # the first 10 of 20
+
+
+def test_a_judge_that_gives_no_decision_counts_every_pair_as_an_error_and_stops_the_strict_policy():
+    pairs = pairs_from_items(RIVERS, 40, seed=0)
+    strict = _calibrate(_garbled, pairs)
+    assert (strict.pairs, strict.failures, strict.accuracy, strict.fnr) == (8, 8, 0.0, 1.0)
+    assert strict.fpr == 0.0 and "stopped after 8 of 40 pairs" in strict.note  # failures are errors, not accepts
+    assert len(strict.errors) == 8 and not any(e["accepted"] for e in strict.errors)
+
+
+def test_rates_without_a_negative_pair_show_a_dash_and_do_not_pass():
+    pair = Pair("Which river?", "Nile", "It is Nile.", True, "restated")
+    cal = summarise([pair], [(True, False, "names it")], CheckerConfig())
+    assert (cal.accuracy, cal.fpr, cal.fnr, cal.passed, cal.used) == (1.0, None, 0.0, False, False)
+    assert cal.note.startswith("judge FAILED calibration (accuracy 100%, false-positive rate - on 1 pairs;")
+
+
+def test_without_calibration_the_judge_is_used_only_when_trusted():
+    judge = FunctionModel(_faithful)
+    one = [RIVERS[0], Item("y", "Is it?", "yes")]  # one usable gold: no pairs can be built
+    checker, off = asyncio.run(vetted_checker(CheckerConfig(judge_policy="off"), judge, RIVERS))
+    assert checker.judge is None and off == Calibration(0, None, None, None, {}, 0, False, False, "off",
+                                                         "judge policy off: deterministic rules only", {}, [])
+    checker, strict = asyncio.run(vetted_checker(CheckerConfig(), judge, one))
+    assert checker.judge is None and not strict.used and not strict.passed and strict.pairs == 0
+    assert strict.note == "no calibration pairs could be built (fewer than 2 usable gold answers)"
+    # trust: the judge is used whatever calibration says, so also when there was nothing to calibrate it on
+    checker, trusted = asyncio.run(vetted_checker(CheckerConfig(judge_policy="trust"), judge, one))
+    assert checker.judge is judge and trusted.used and not trusted.passed and not judge.calls
+    checker, none = asyncio.run(vetted_checker(CheckerConfig(judge_policy="trust"), None, one))
+    assert checker.judge is None and not none.used
+
+
+def test_unvetted_names_why_word_for_word():
+    assert unvetted({"passed": False, "pairs": 0, "policy": "off", "note": ""}) == \
+        "graded by a judge that was not calibrated (off)"
+    assert unvetted({"passed": False, "pairs": 0, "policy": "trust", "note": "no calibration pairs"}) == \
+        "graded by a judge that was not calibrated (no calibration pairs)"
+    assert unvetted({"passed": False, "pairs": 1, "accuracy": 1.0, "fpr": None}) == \
+        "graded by a judge that failed calibration (accuracy 1.00)"
+    assert unvetted({"passed": False, "pairs": 8, "accuracy": 0.5, "fpr": 1.0}) == \
+        "graded by a judge that failed calibration (accuracy 0.50, false-positive rate 1.00)"
+
+
+def test_a_failed_calibration_is_said_once_when_there_is_someone_to_tell():
+    pairs = pairs_from_items(RIVERS, 40, seed=0)
+    failed, passed = _calibrate(_yes, pairs), _calibrate(_faithful, pairs)
+    off = asyncio.run(vetted_checker(CheckerConfig(judge_policy="off"), FunctionModel(_yes), RIVERS))[1]
+    said: list[str] = []
+    for cal in (failed, passed, off):
+        warn_if_unvetted(cal, said.append)
+        warn_if_unvetted(cal, None)  # no one to tell: nothing happens
+    assert said == [f"warning: {failed.note}"]
