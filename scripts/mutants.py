@@ -124,6 +124,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/grading/calibration.py": [_TEXT + name for name in (
         "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",
         "an_alias_that_is_yes_no_or_maybe_is_never_a_probe", "a_number_in_words_gets_a_numeral_of_two_to_nine_added",
+        "a_choice_item_is_probed_with_its_other_options_never_its_own",
         "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked",
         "the_calls_a_dry_run_counts_follow_the_policy", "a_faithful_judge_passes_at_the_bounds_and_is_used",
         "a_judge_that_accepts_everything_fails_and_says_what_was_needed",

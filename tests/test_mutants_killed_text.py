@@ -270,6 +270,14 @@ def test_a_number_in_words_gets_a_numeral_of_two_to_nine_added():
     assert added == set(range(2, 10))
 
 
+def test_a_choice_item_is_probed_with_its_other_options_never_its_own():
+    options = {"A": "Nile", "B": "Amazon", "C": "Yangtze", "D": "Mississippi"}
+    items = [Item("c", "Which river flows through Cairo?", "Nile", options=options, gold_letter="A"), RIVERS[4]]
+    wrong = [p for p in pairs_from_items(items, 40, seed=0) if p.kind == "other_option"]
+    assert wrong and all(not p.accept and "Nile" not in p.answer for p in wrong)
+    assert all(any(other in p.answer for other in ("Amazon", "Yangtze", "Mississippi")) for p in wrong)
+
+
 def test_the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked():
     judge = FunctionModel(_faithful)
     _, basic = asyncio.run(vetted_checker(CheckerConfig(), judge, RIVERS, seed=2))
