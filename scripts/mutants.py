@@ -164,6 +164,13 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/answers.py:55:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
+    "judgeagent/grading/free_text.py:55:46:const:str->empty": "'unknown' dropped from the golds that refuse: "
+        "`is_refusal('unknown')` is true, so the gold refuses either way ('none' is not a refusal: that one counts)",
+    "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
+        "reads it with `not`, and None is false too",
+    "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
+        "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
+        "(and the same guard against a negative); only which of the two a seed draws differs",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
