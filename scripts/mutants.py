@@ -166,6 +166,8 @@ EQUIVALENT: dict[str, str] = {
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
     "judgeagent/grading/free_text.py:55:46:const:str->empty": "'unknown' dropped from the golds that refuse: "
         "`is_refusal('unknown')` is true, so the gold refuses either way ('none' is not a refusal: that one counts)",
+    "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
+        "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
         "reads it with `not`, and None is false too",
     "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "

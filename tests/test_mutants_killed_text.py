@@ -4,11 +4,31 @@ and its list and negation guards), multiple-choice conversion (grading/mcq.py) a
 test goes through a public function with inputs whose verdict is clear, and says which rule detail it depends on."""
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+
 import pytest
 
+from judgeagent.benchmark import Item
+from judgeagent.config import CheckerConfig
+from judgeagent.entities import CONCEPT
+from judgeagent.grading.calibration import (
+    Calibration,
+    Pair,
+    calibrate,
+    calibration_calls,
+    pairs_from_items,
+    summarise,
+    unvetted,
+    vetted_checker,
+    warn_if_unvetted,
+)
 from judgeagent.grading.free_text import check_free_text
+from judgeagent.grading.mcq import DistractorBuilder, check_options
 from judgeagent.grading.text import best_f1
 from judgeagent.grading.verdict import Verdict
+from judgeagent.models.testing import FunctionModel
 
 # --- free_text.py -----------------------------------------------------------------------------------------
 
@@ -78,11 +98,6 @@ def test_a_gold_that_lists_things_needs_every_one_of_them():
 
 
 # --- mcq.py: options built for free-text items (real HotpotQA-small graph, real spaCy and encoder) ------------
-
-from judgeagent.benchmark import Item  # noqa: E402
-from judgeagent.entities import CONCEPT  # noqa: E402
-from judgeagent.grading.mcq import DistractorBuilder, check_options  # noqa: E402
-
 
 @pytest.fixture(scope="module")
 def builder(hotpot_graph):
@@ -201,24 +216,6 @@ def test_a_lowercase_entity_is_shown_capitalised_beside_a_capitalised_gold(build
 
 
 # --- calibration.py: probe pairs, the judge's rates and notes, the policies (scripted judges in process) -------
-
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-
-from judgeagent.config import CheckerConfig  # noqa: E402
-from judgeagent.grading.calibration import (  # noqa: E402
-    Calibration,
-    Pair,
-    calibrate,
-    calibration_calls,
-    pairs_from_items,
-    summarise,
-    unvetted,
-    vetted_checker,
-    warn_if_unvetted,
-)
-from judgeagent.models.testing import FunctionModel  # noqa: E402
 
 RIVERS = [Item("r1", "Which river flows through Cairo?", "Nile"), Item("r2", "Which river flows through Paris?", "Seine"),
           Item("r3", "Which river flows through Vienna?", "Danube"), Item("p1", "Who wrote Hamlet?", "William Shakespeare"),
