@@ -39,6 +39,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py",
                "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
+_TEXT = "tests/test_mutants_killed_text.py::test_"
+# calibration.py's tests before tests/test_mutants_killed_text.py: the scripted judges (the embedded model's left out)
+_CALIBRATION_TESTS = [
+    "tests/test_answers.py::test_a_faithful_judge_passes_calibration_when_aliases_are_other_acceptable_answers",
+    "tests/test_answers.py::test_probes_whose_right_answer_is_ambiguous_are_not_asked",
+    "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
+    "tests/test_judging_e2e.py::test_calibration_pairs_are_balanced_seeded_and_right_by_construction",
+    "tests/test_judging_e2e.py::test_calibration_stops_paying_for_a_judge_that_cannot_pass",
+    "tests/test_protocols.py::test_unvetted_says_why_a_judges_numbers_are_not_measured"]
 
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
@@ -94,6 +103,38 @@ TARGETS: dict[str, list[str]] = {
     # the number and yes/no rules: the tests written against their survivors first, then the rule tests
     **{f"judgeagent/grading/{name}.py": ["tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
        for name in ("numeric", "number_rules", "yes_no")},
+    # free_text.py's own steps, mcq.py and calibration.py: tests/test_mutants_killed_text.py's tests of the module
+    # first (mcq's on the HotpotQA-small graph), then the tests that covered it before
+    "judgeagent/grading/free_text.py": [_TEXT + name for name in (
+        "an_empty_or_blank_reply_is_wrong_and_a_gold_of_nothing_leaves_it_to_the_judge",
+        "the_exact_match_is_right_and_says_so", "a_refusal_is_right_only_where_the_gold_refuses_too",
+        "token_f1_at_the_threshold_accepts_and_says_its_score_and_threshold",
+        "a_negated_reply_is_not_accepted_by_token_f1", "a_gold_that_lists_things_needs_every_one_of_them")] + _RULE_TESTS,
+    "judgeagent/grading/mcq.py": [_TEXT + name for name in (
+        "check_options_names_what_is_wrong_word_for_word", "a_binary_gold_gets_its_opposite_cased_like_it",
+        "an_item_whose_options_cannot_have_one_gold_is_skipped_with_the_reason",
+        "a_year_moves_by_one_to_ten_years_either_way", "a_small_count_moves_by_one_to_five_and_stays_positive",
+        "a_large_number_moves_by_a_factor_written_like_the_gold",
+        "a_number_inside_a_longer_gold_or_no_number_is_not_a_numeric_item",
+        "graph_distractors_are_of_the_golds_kind_a_capitalised_gold_a_name",
+        "the_graphs_first_entity_can_be_a_distractor",
+        "a_distractor_is_never_a_word_of_the_question_but_may_be_inside_one",
+        "a_lowercase_entity_is_shown_capitalised_beside_a_capitalised_gold")] + [
+        f"tests/test_mcq.py::test_{name}" for name in (
+            "check_options_catches_duplicates_and_a_missing_gold", "numbers_years_and_binary_golds",
+            "a_converted_item_round_trips_as_a_benchmark_file",
+            "every_converted_item_has_one_gold_and_distinct_options[hotpotqa]", "options_are_seeded_and_reproducible")],
+    "judgeagent/grading/calibration.py": [_TEXT + name for name in (
+        "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",
+        "an_alias_that_is_yes_no_or_maybe_is_never_a_probe", "a_number_in_words_gets_a_numeral_of_two_to_nine_added",
+        "a_choice_item_is_probed_with_its_other_options_never_its_own",
+        "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked",
+        "the_calls_a_dry_run_counts_follow_the_policy", "a_faithful_judge_passes_at_the_bounds_and_is_used",
+        "a_judge_that_accepts_everything_fails_and_says_what_was_needed",
+        "a_judge_that_gives_no_decision_counts_every_pair_as_an_error_and_stops_the_strict_policy",
+        "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
+        "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
+        "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -131,6 +172,15 @@ EQUIVALENT: dict[str, str] = {
         "\\b before a digit or a month) and the one after is the month or a non-word character, so the words stay "
         "apart; its only readers are `numbers` (stated_numbers, phrase_rules), which read the same numbers: checked "
         "on 540 date strings (days before and after months, with '1.', ',1969', '.5', number words around them)",
+    "judgeagent/grading/free_text.py:55:46:const:str->empty": "'unknown' dropped from the golds that refuse: "
+        "`is_refusal('unknown')` is true, so the gold refuses either way ('none' is not a refusal: that one counts)",
+    "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
+        "pool: nothing is ranked then, so no similarity is read",
+    "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
+        "reads it with `not`, and None is false too",
+    "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
+        "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
+        "(and the same guard against a negative); only which of the two a seed draws differs",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "

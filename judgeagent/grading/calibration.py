@@ -220,7 +220,8 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
         if pairs and on_stage:
             on_stage(f"calibrating the judge on up to {len(pairs)} pairs")
         calibration = (await calibrate(judge, pairs, settings) if pairs else
-                       skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)"))
+                       skipped(settings, "no calibration pairs could be built (fewer than 2 usable gold answers)",
+                               judge=True))
     note = "the judge is off" if settings.judge_policy == "off" else "the judge is not calibrated"
     if equivalence is not None and _BY_F1 in calibration.note:  # the step settles them, not token F1
         calibration = replace(calibration, note=calibration.note.replace(_BY_F1, _BY_STEP))
@@ -302,9 +303,10 @@ def summarise(pairs: Sequence[Pair], decisions: Sequence[tuple[bool, bool, str]]
                 if failed or acc != p.accept][:10])
 
 
-def skipped(settings: CheckerConfig, why: str) -> Calibration:
-    """No calibration ran (policy off, no judge needed, or no pairs could be built)."""
-    used = settings.judge_policy == "trust" and "no pairs" in why
+def skipped(settings: CheckerConfig, why: str, *, judge: bool = False) -> Calibration:
+    """No calibration ran (policy off, no judge needed, or no pairs could be built); `judge`: there is a judge to
+    use, which the `trust` policy uses uncalibrated."""
+    used = settings.judge_policy == "trust" and judge
     return Calibration(0, None, None, None, {}, 0, False, used, settings.judge_policy, why, {}, [])
 
 
