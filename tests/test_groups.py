@@ -11,10 +11,37 @@ def test_the_multihop_rag_graph_group_holds_its_takers_and_no_other_graphs_cases
     assert group_of(f"{mcq}[hotpotqa-hotpot_graph]") == "tests/test_mcq.py"
     assert group_of("tests/test_graph.py::test_nodes_and_links_match_a_recomputation[demo_graph]") == \
         "tests/test_graph.py"
-    assert group_of("tests/test_ray_build.py::test_ray_engine_builds_the_same_graph_as_the_local_engine") == \
+    assert group_of("tests/test_ray_build.py::test_ray_engine_builds_the_same_graph_as_the_local_engine_with_an_actor_killed_mid_build") == \
         "mhr_graph"
 
 
 def test_sandbox_tests_share_a_group_and_the_rest_go_by_module():
     assert group_of("tests/test_sandbox.py::test_an_endless_loop_is_stopped") == "sandbox"
     assert group_of("tests/test_metrics.py::test_anything") == "tests/test_metrics.py"
+
+
+def test_the_scheduler_hands_out_the_multihop_rag_group_first():
+    from collections import OrderedDict
+
+    import tests.conftest as conftest
+
+    class Node:
+        sent: list[list[int]] = []
+
+        def send_runtest_some(self, indexes):
+            self.sent.append(indexes)
+
+    class Log:
+        loadscopesched = staticmethod(lambda *args: None)
+
+    class Config:
+        getvalue = staticmethod(lambda name: ["popen", "popen"] if name == "tx" else None)
+
+    scheduler = conftest.pytest_xdist_make_scheduler(Config(), Log())
+    node = Node()
+    scheduler.registered_collections = {node: ["a.py::t1", "a.py::t2", "m.py::t"]}
+    scheduler.workqueue = OrderedDict([("a.py", {"a.py::t1": False, "a.py::t2": False}),
+                                       (conftest.FIRST_GROUP, {"m.py::t": False})])
+    scheduler.assigned_work = {}
+    scheduler._assign_work_unit(node)
+    assert list(scheduler.assigned_work[node]) == [conftest.FIRST_GROUP] and node.sent == [[2]]
