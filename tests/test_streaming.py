@@ -17,12 +17,23 @@ from judgeagent.graph.store import ChunkWriter
 from tests.conftest import DATA
 
 
-@pytest.fixture(scope="module")
-def small(extractor):
-    """MultiHop-RAG small: documents, chunks and real spaCy mentions."""
-    docs = read_corpus(DATA / "multihop_rag" / "small.docs.jsonl").documents
+def _extracted(extractor, limit=None):
+    docs = read_corpus(DATA / "multihop_rag" / "small.docs.jsonl").documents[:limit]
     chunks = [c for doc_chunks in iter_chunks(docs, ChunkConfig()) for c in doc_chunks]
     return docs, chunks, extractor.extract([c.text for c in chunks])
+
+
+@pytest.fixture(scope="module")
+def small(extractor):
+    """MultiHop-RAG small: documents, chunks and real spaCy mentions (a spaCy pass of about 20 s CPU)."""
+    return _extracted(extractor)
+
+
+@pytest.fixture(scope="module")
+def few(extractor):
+    """Its first 12 documents: enough for the writer's row groups and a duplicate, a fifth of the spaCy pass
+    (the fast tests' fixture; the whole corpus is for the slow linking test's real-graph sizes)."""
+    return _extracted(extractor, 12)
 
 
 def _blocks(docs, chunks, mentions, bounds):
@@ -49,8 +60,8 @@ def test_linking_block_by_block_gives_the_one_pass_tables(small):
     assert whole["entities"].num_rows > 1000 and whole["edges"].num_rows > 10_000  # a real graph, not a toy
 
 
-def test_a_doc_id_seen_in_an_earlier_block_is_refused_with_both_places(small):
-    docs, chunks, mentions = small
+def test_a_doc_id_seen_in_an_earlier_block_is_refused_with_both_places(few):
+    docs, chunks, mentions = few
     linker = Linker()
     linker.add(*next(_blocks(docs, chunks, mentions, [0, 2])))
     again = dataclasses.replace(docs[1], source="other.jsonl:7")
@@ -58,12 +69,12 @@ def test_a_doc_id_seen_in_an_earlier_block_is_refused_with_both_places(small):
         linker.add([again], [], [])
 
 
-def test_chunk_writer_writes_row_groups_and_vectors_that_read_back_equal(small, tmp_path, monkeypatch):
-    docs, chunks, mentions = small
-    monkeypatch.setattr(ChunkWriter, "ROWS_PER_GROUP", 200)
+def test_chunk_writer_writes_row_groups_and_vectors_that_read_back_equal(few, tmp_path, monkeypatch):
+    docs, chunks, mentions = few
+    monkeypatch.setattr(ChunkWriter, "ROWS_PER_GROUP", 30)
     rng = np.random.default_rng(0)
     linker, writer, tables, vectors = Linker(), ChunkWriter(tmp_path), [], []
-    for block in _blocks(docs, chunks, mentions, list(range(0, len(docs), 8)) + [len(docs)]):
+    for block in _blocks(docs, chunks, mentions, list(range(len(docs) + 1))):
         chunk_table, mention_table = linker.add(*block)
         block_vectors = rng.standard_normal((chunk_table.num_rows, 16)).astype(np.float32)
         writer.add(chunk_table, mention_table, block_vectors)
@@ -75,7 +86,7 @@ def test_chunk_writer_writes_row_groups_and_vectors_that_read_back_equal(small, 
     assert pq.read_table(tmp_path / "mentions.parquet").equals(pa.concat_tables([m for _, m in tables]))
     meta = pq.ParquetFile(tmp_path / "chunks.parquet").metadata  # written in parts as blocks came, not at the end:
     sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
-    assert len(sizes) > 3 and all(n >= 200 for n in sizes[:-1]), sizes
+    assert len(sizes) > 3 and all(n >= 30 for n in sizes[:-1]), sizes
     assert isinstance(stored, np.memmap)
     np.testing.assert_array_equal(np.load(tmp_path / "chunk_vectors.npy"), np.concatenate(vectors))
 
