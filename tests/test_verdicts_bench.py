@@ -51,7 +51,7 @@ def test_the_unread_quarter_prints_totals_and_no_row(tmp_path, capsys):
     records = [_record(q, cities[k % 2], fid=(cities[1 - k % 2], True)) for k, q in enumerate(questions)]
     path = tmp_path / "TQ.json"
     path.write_text(json.dumps(records))
-    args = verdicts.argparse.Namespace(half="heldout-b", show=50, learned=None, no_judge=True)
+    args = verdicts.argparse.Namespace(half="heldout-b", show=50, learned=None, rules_only=True, no_judge=True)
     verdicts.measure(args, path)
     out = capsys.readouterr().out
     assert "heldout-b quarter" in out and "other_answer" in out and "[other_answer]" not in out
