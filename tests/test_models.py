@@ -2,6 +2,8 @@
 import asyncio
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 from pydantic import BaseModel
@@ -175,6 +177,37 @@ def _write_many(folder, n):
     cache = ResponseCache(folder)
     for i in range(200):
         cache.put(f"{n}-{i}", {"text": "x", "usage": {}, "model": "m"})
+
+
+_OPEN_AT_ONCE = """
+import multiprocessing as mp, sys, tempfile
+from judgeagent.models.cache import ResponseCache
+
+def open_and_put(folder, n):
+    ResponseCache(folder).put(str(n), {"text": "x", "usage": {}, "model": "m"})
+
+if __name__ == "__main__":
+    ctx = mp.get_context("fork")  # a fresh interpreter with no threads: forking is safe, and fast
+    for _ in range(60):
+        folder = tempfile.mkdtemp(dir=sys.argv[1])
+        procs = [ctx.Process(target=open_and_put, args=(folder, n)) for n in range(16)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        assert [p.exitcode for p in procs] == [0] * 16, [p.exitcode for p in procs]
+        assert len(ResponseCache(folder)) == 16
+"""
+
+
+def test_many_processes_can_open_one_new_cache_at_once(tmp_path):
+    # Sixteen processes opening one new file together raced on the switch to WAL, which SQLite refuses
+    # at once ("database is locked", no busy wait): 1 round in 12 failed before the retry (CI, stop 56).
+    script = tmp_path / "open_at_once.py"
+    script.write_text(_OPEN_AT_ONCE)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_concurrency_is_bounded_per_model():

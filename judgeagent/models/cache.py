@@ -30,6 +30,25 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "judgeagent"
 
 
+def _switch_to_wal(db: sqlite3.Connection, patience: float = 30.0) -> None:
+    """WAL mode, waiting out other processes that are switching the same new file at once.
+
+    Changing the journal mode needs an exclusive lock, and SQLite answers "database is locked" at once rather
+    than calling the busy handler (seen with 16 processes opening one new cache); so wait and retry here."""
+    deadline = time.monotonic() + patience
+    delay = 0.005
+    while True:
+        try:
+            db.execute("PRAGMA busy_timeout=30000")
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
 class ResponseCache:
     """One SQLite file; safe with concurrent writers (WAL, busy timeout, INSERT OR REPLACE)."""
 
@@ -70,8 +89,7 @@ class ResponseCache:
             # One connection per thread; `close` (from the thread that ends the job, once every call is
             # done) closes them all, so the run folder is left without -wal/-shm files.
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA busy_timeout=30000")
+            _switch_to_wal(db)
             # WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last few entries,
             # which for a cache only means asking again. FULL would fsync on every stored answer.
             db.execute("PRAGMA synchronous=NORMAL")
