@@ -19,7 +19,7 @@ def _data_dir() -> Path | None:
 
 
 # Under pytest-xdist (`make test-fast` runs two workers) each worker serves the embedded model on its own port:
-# two workers starting a server at once would both find 8765 free and one would fail to bind.
+# the port lock (judgeagent/models/local.py) would also part them, but fixed ports keep each worker's server apart.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER.startswith("gw") and "JUDGEAGENT_LOCAL_PORT" not in os.environ:
     os.environ["JUDGEAGENT_LOCAL_PORT"] = str(8765 + 20 * int(_WORKER[2:] or 0))
