@@ -112,6 +112,9 @@ try:
 except ImportError:
     pass
 else:
+    # Optional: xdist installed but turned off (`-p no:xdist`) leaves its hooks unknown, and pytest would stop with
+    # an INTERNALERROR on a hook it cannot check.
+    @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
         """Whole groups to a worker (tests/groups.py): xdist's load-by-scope with our groups as the scopes."""
         from xdist.scheduler import LoadScopeScheduling
