@@ -138,3 +138,30 @@ def test_two_processes_started_together_each_keep_a_server():
         replies.append((run.returncode, out.strip()))
     assert replies == [(0, "ok"), (0, "ok")]
     assert all(url.startswith("http://127.0.0.1:") for url in urls) and len(set(urls)) == 2
+
+
+def test_a_server_shared_in_one_process_stays_up_until_its_last_user_leaves():
+    # Two blocks of one process (two threads' jobs, say) share a server; the one that started it ends first. The
+    # server stops only when the other ends (was stopped with its starter, under the other's feet).
+    script = textwrap.dedent("""
+        import os, urllib.request
+        os.environ["JUDGEAGENT_LOCAL_PORT"] = "8871"
+        from judgeagent.models.local import local_server, local_spec
+
+        def answers(url):
+            try:
+                urllib.request.urlopen(url + "/models", timeout=5).close()
+                return True
+            except OSError:
+                return False
+
+        first, second = local_server(local_spec()), local_server(local_spec())
+        one, two = first.__enter__(), second.__enter__()
+        first.__exit__(None, None, None)
+        up = answers(two.base_url)
+        second.__exit__(None, None, None)
+        print(one.base_url == two.base_url, up, answers(two.base_url))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.stdout.split() == ["True", "True", "False"], done.stderr[-500:]

@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -50,74 +51,81 @@ def _free(port: int) -> bool:
         return s.connect_ex((HOST, port)) != 0
 
 
-# Servers this process runs, by GGUF file: (spec, users). Roles and nested blocks of one process share one;
-# another process never reuses ours, since a server dies with the process that started it (seen: of two runs
-# started together, the second reused the first's server and lost it mid-run when the first ended).
-_OWN: dict[str, tuple[ModelSpec, int]] = {}
+# Servers this process runs, by GGUF file. Roles, nested blocks and threads of one process share one, stopped when
+# its last user leaves; another process never reuses ours, since a server dies with the process that started it
+# (seen: of two runs started together, the second reused the first's server and lost it mid-run when the first
+# ended).
+_OWN: dict[str, _Served] = {}
 _OWN_LOCK = threading.Lock()
 _PORTS_TRIED = 50
 
 
 @contextlib.contextmanager
 def local_server(spec: ModelSpec, startup_timeout: float = 180.0) -> Iterator[ModelSpec]:
-    """Serve `spec.gguf` for the duration of the block; reuse the server this process already runs for it.
+    """Serve `spec.gguf` for the duration of the block; share the server this process already runs for it.
 
     Each process runs its own server, on the first port from `spec`'s on that no other judgeagent process
-    holds (a lock file per port, held while the server runs) and nothing answers on. The server is stopped on
-    normal exit, on errors and on Ctrl-C; it also dies with this process (PR_SET_PDEATHSIG), so a killed run
-    leaves no orphan holding the port.
+    holds (a lock file per port, held while the server runs) and nothing answers on. The server is stopped when
+    its last block ends, on errors and on Ctrl-C too; it also dies with this process (PR_SET_PDEATHSIG), so a
+    killed run leaves no orphan holding the port.
     """
     assert spec.gguf, "local_server needs a spec with a GGUF file"
-    with _OWN_LOCK:
-        mine = _OWN.get(spec.gguf)
-        if mine is not None:
-            _OWN[spec.gguf] = (mine[0], mine[1] + 1)
-    if mine is not None:
-        try:
-            yield spec.model_copy(update={"base_url": mine[0].base_url})
-        finally:
-            _release(spec.gguf)
-        return
-    with _serve(spec, startup_timeout) as started:
-        with _OWN_LOCK:
-            _OWN[spec.gguf] = (started, 1)
-        try:
-            yield started
-        finally:
-            _release(spec.gguf)
-
-
-def _release(gguf: str) -> None:
-    with _OWN_LOCK:
-        served, users = _OWN[gguf]
-        if users > 1:
-            _OWN[gguf] = (served, users - 1)
+    with _OWN_LOCK:  # held while a server starts: another thread waits for it rather than start a second
+        served = _OWN.get(spec.gguf)
+        if served is None:
+            served = _OWN[spec.gguf] = _serve(spec, startup_timeout)
         else:
-            del _OWN[gguf]
+            served.users += 1
+    try:
+        yield spec.model_copy(update={"base_url": served.spec.base_url})
+    finally:
+        with _OWN_LOCK:
+            served.users -= 1
+            last = served.users == 0
+            if last:
+                del _OWN[spec.gguf]
+        if last:
+            served.stop()
 
 
-@contextlib.contextmanager
-def _serve(spec: ModelSpec, startup_timeout: float) -> Iterator[ModelSpec]:
+@dataclass
+class _Served:
+    """A server this process started: where it answers, its process, its port's lock, and how many blocks use it."""
+
+    spec: ModelSpec
+    process: subprocess.Popen[bytes]
+    lock: IO[bytes]
+    users: int = 1
+
+    def stop(self) -> None:
+        try:
+            _stop(self.process)
+        finally:
+            _marker_file(self.spec.base_url).unlink(missing_ok=True)
+            self.lock.close()  # closing the file releases its lock
+
+
+def _serve(spec: ModelSpec, startup_timeout: float) -> _Served:
     assert spec.gguf
     first = int(spec.base_url.rsplit(":", 1)[1].split("/")[0])
     for port in range(first, first + _PORTS_TRIED):
         lock = _claim(port)
         if lock is None:
             continue
+        here = spec.model_copy(update={"base_url": f"http://{HOST}:{port}/v1"})
+        process = None
         try:
-            here = spec.model_copy(update={"base_url": f"http://{HOST}:{port}/v1"})
             process = _start(spec.gguf, port)
-            try:
-                if not _wait(process, here, startup_timeout):
-                    continue  # another program took the port between our look and the server's bind
+            if _wait(process, here, startup_timeout):
                 _marker_file(here.base_url).write_text(spec.gguf)
-                yield here
-                return
-            finally:
-                _stop(process)
-                _marker_file(here.base_url).unlink(missing_ok=True)
-        finally:
-            lock.close()  # closing the file releases its lock
+                return _Served(here, process, lock)
+        except BaseException:  # Ctrl-C or a failed start: nothing left running or locked
+            if process is None:
+                lock.close()
+            else:
+                _Served(here, process, lock).stop()
+            raise
+        _Served(here, process, lock).stop()  # another program took the port between our look and the bind
     raise JudgeAgentError(f"no free port for the local model server in {first}-{first + _PORTS_TRIED - 1}: "
                           "stop what holds them or set JUDGEAGENT_LOCAL_PORT to another port")
 
