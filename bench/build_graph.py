@@ -25,7 +25,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "multihop_rag"
+from bench.shared_data import find_data, require
+
+DATA = find_data() / "multihop_rag"
 
 
 def main() -> None:
@@ -35,6 +37,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--graph", type=Path, help="measure the paths on this stored graph; no build")
     args = parser.parse_args()
+    require(args.questions) if args.graph else require(args.docs, args.questions)
     if args.graph:
         _paths_only(args)
         return

@@ -19,7 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data") / "multihop_rag"
+from bench.shared_data import find_data, require
+
+DATA = find_data() / "multihop_rag"
 
 
 def main() -> None:
@@ -27,6 +29,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
     args = parser.parse_args()
+    require(DATA / "medium.questions.jsonl")
 
     import torch
 

@@ -36,7 +36,9 @@ from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data") / "multihop_rag"  # as tests/conftest
+from bench.shared_data import find_data, require
+
+DATA = find_data() / "multihop_rag"
 
 
 def reply(request: dict[str, Any]) -> str:
@@ -69,6 +71,7 @@ def main() -> None:
                         help="a graph already built from the small split's documents (else built here, minutes); "
                              "lets one graph serve several runs, e.g. of two checkouts")
     args = parser.parse_args()
+    require(DATA.parent)
     if args.protocol != "judgeagent":
         protocol_mode(args)
         return

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,14 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def find_data(root: Path = ROOT, env: Mapping[str, str] = os.environ) -> Path:
-    """The shared splits, found as tests/conftest.py finds them: $JUDGEAGENT_DATA, ../shared/data beside the
-    checkout (as /work/main and /work/shared are), /work/shared/data (a git worktree under /tmp); the first that
-    holds multihop_rag/, else ../shared/data (`--data` then says it is missing)."""
-    candidates = [env.get("JUDGEAGENT_DATA", ""), root.parent / "shared" / "data", "/work/shared/data"]
-    return next((Path(c) for c in candidates if c and (Path(c) / "multihop_rag").is_dir()),
-                root.parent / "shared" / "data")
-
+from bench.shared_data import find_data  # the shared splits: $JUDGEAGENT_DATA, or beside the checkout
 
 DATA = find_data()
 """Where the splits are (`--data`; bench/pools.py's too)."""

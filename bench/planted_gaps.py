@@ -37,7 +37,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data"
+from bench.shared_data import find_data, require
+
+DATA = find_data()
 CACHE = ROOT / ".cache" / "validity"
 CONFIGS: dict[str, dict[str, Any]] = {"full": {}, "no-graph": {"graph": False},
                                       "fixed-difficulty": {"fixed_difficulty": "medium"},
@@ -240,6 +242,7 @@ def main() -> None:
                         help="only the confirmation with the embedded model as a RAG target")
     parser.add_argument("--limit", type=int, default=10, help="benchmark questions for --realistic")
     args = parser.parse_args()
+    require(*(DATA / d for d in (["multihop_rag"] if args.realistic else args.datasets)))
     if args.realistic:
         rows = realistic(args)
         (CACHE / "planted_gaps_realistic.json").write_text(json.dumps(rows, indent=1))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = Path(os.environ.get("JUDGEAGENT_DATA", ROOT.parent / "shared" / "data"))
+from bench.shared_data import find_data, require
+
+DATA = find_data()
 
 
 def humaneval() -> list[dict]:
@@ -42,6 +43,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--only", choices=("humaneval", "mbpp"))
     args = parser.parse_args()
+    require(*[DATA / f for f, name in (("humaneval/problems.jsonl", "humaneval"), ("papers/mbpp/mbpp.jsonl", "mbpp"))
+              if args.only in (None, name)])
     from judgeagent.protocols.dynaeval.config import DynaEvalConfig
     from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, require_bubblewrap, run_tests
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -20,9 +19,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# ../shared/data from a checkout at /work/main; a git worktree elsewhere reads the same folder.
-DATA = next((d for d in (Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data"),
-                         Path("/work/shared/data")) if (d / "multihop_rag").is_dir()), ROOT.parent / "shared" / "data")
+# ../shared/data beside the checkout, or beside the main checkout of a git worktree (bench/shared_data.py).
+sys.path.insert(0, str(ROOT))
+from bench.shared_data import find_data, require
+
+DATA = find_data()
 SETS = ("multihop_rag", "hotpotqa", "pubmedqa", "quality")
 
 _CHILD = """
@@ -168,6 +169,7 @@ def main() -> None:
                         help="for `memory`: which sizes (of the largest, 4x = all four corpora)")
     args = parser.parse_args()
     corpus = DATA / "multihop_rag" / f"{args.split}.docs.jsonl"
+    require(corpus)
     if "engines" in args.parts:
         engines(corpus)
     if "memory" in args.parts:

@@ -21,7 +21,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data"
+from bench.shared_data import find_data, require
+
+DATA = find_data()
 CACHE = ROOT / ".cache" / "synthesize"
 
 
@@ -32,6 +34,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--graph", type=Path, default=None)
     args = parser.parse_args()
+    require(DATA / args.set.split("/")[0])
 
     from judgeagent import build_graph, load_graph
     from judgeagent.protocols.judgeagent.synthesis import SynthesisConfig, synthesize

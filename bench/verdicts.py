@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import hashlib
 import json
-import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -36,11 +35,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.shared_data import find_data, require  # noqa: E402
 from judgeagent.benchmark import Item, load_benchmark  # noqa: E402
 from judgeagent.config import CheckerConfig  # noqa: E402
 from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
 
-DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data")  # as bench/evaluate.py
+DATA = find_data()
 UNDECIDED = ("undecided", "judge_failed", "learned")
 """Methods that are no rule's decision (the learned step is measured on its own line)."""
 
@@ -58,6 +58,7 @@ def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
         if key not in files:
             source = (ROOT / "corpora" / "demo" / "questions.jsonl" if row["dataset"] == "demo"
                       else DATA / row["dataset"] / f"{row['split']}.questions.jsonl")
+            require(source)
             files[key] = {i.qid: i for i in load_benchmark(source).items}
         out.append((row, files[key][row["qid"]]))
     return out

@@ -1,7 +1,7 @@
 """Mutation testing over `ast`: put one small defect at a time into a module, run the tests that cover it, and
 list the defects no test caught (the surviving mutants). `make mutants` runs every target below.
 
-    .venv/bin/python scripts/mutants.py [MODULE ...] [--out bench/mutants.md] [--timeout 300] [--list]
+    .venv/bin/python scripts/mutants.py [MODULE ...] [--out bench/mutants.md] [--timeout SECONDS] [--list]
         [--tests TEST ...] [--sample N --seed S] [--only KEY ...]
 
 Each module's mutants run only the tests that cover it (TARGETS below; `--tests` names others, e.g. one file or
@@ -332,6 +332,16 @@ def run(mutant: Mutant | None, tests: list[str], timeout: float, module: str = "
         _backup(path).unlink(missing_ok=True)
 
 
+TIMEOUT_SCALE, TIMEOUT_FLOOR, BASELINE_LIMIT = 3.0, 60.0, 1800.0
+"""A mutant's tests get 3x the unmutated run's time, at least 60 s (a fixed 300 s counted runs slowed by a loaded
+machine as kills); the unmutated run itself gets 30 minutes."""
+
+
+def mutant_timeout(given: float | None, baseline: float) -> float:
+    """Seconds for one mutant's test run: `--timeout` when given, else scaled from the unmutated run's `baseline`."""
+    return given if given is not None else max(TIMEOUT_FLOOR, TIMEOUT_SCALE * baseline)
+
+
 def pick(found: list[Mutant], sample: int | None, seed: int, only: list[str]) -> list[Mutant]:
     """The mutants to run: those whose key starts with one of `only` (all if none), then a random `sample` of
     them (all if None or at least as many), the same for the same seed."""
@@ -361,7 +371,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", help="modules of TARGETS (default: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "mutants.md")
-    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per mutant's test run (default: 3x the unmutated run's time, at least 60)")
     parser.add_argument("--list", action="store_true", help="only count the mutants")
     parser.add_argument("--tests", nargs="+", help="the tests to run instead of the module's in TARGETS")
     parser.add_argument("--sample", type=int, help="run a random N of each module's mutants")
@@ -385,13 +396,14 @@ def main() -> None:
         todo = pick(found, args.sample, args.seed, args.only)
         tests = args.tests or TARGETS[module]
         start = time.perf_counter()
-        if run(None, tests, args.timeout, module) != "survived":
+        if run(None, tests, args.timeout or BASELINE_LIMIT, module) != "survived":
             sys.exit(f"mutants: the tests of {module} ({' '.join(tests)}) fail without a mutant: make them pass first")
+        timeout = mutant_timeout(args.timeout, time.perf_counter() - start)
         print(f"{module}: {len(todo)} of {len(found)} mutants; the tests pass unmutated in "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+              f"{time.perf_counter() - start:.0f} s; {timeout:.0f} s a mutant", flush=True)
         outcome = {}
         for n, m in enumerate(todo, start=1):
-            outcome[m.key] = run(m, tests, args.timeout)
+            outcome[m.key] = run(m, tests, timeout)
             print(f"[{n}/{len(todo)}] {outcome[m.key]:8} {m.key}  {m.before} -> {m.after}", flush=True)
         counted = [k for k in outcome if k.rpartition("#")[0] not in EQUIVALENT]
         alive = [k for k in counted if outcome[k] == "survived"]

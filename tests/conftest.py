@@ -19,7 +19,7 @@ def _data_dir() -> Path | None:
 
 
 # Under pytest-xdist (`make test-fast` runs two workers) each worker serves the embedded model on its own port:
-# two workers starting a server at once would both find 8765 free and one would fail to bind.
+# the port lock (judgeagent/models/local.py) would also part them, but fixed ports keep each worker's server apart.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER.startswith("gw") and "JUDGEAGENT_LOCAL_PORT" not in os.environ:
     os.environ["JUDGEAGENT_LOCAL_PORT"] = str(8765 + 20 * int(_WORKER[2:] or 0))
@@ -112,6 +112,9 @@ try:
 except ImportError:
     pass
 else:
+    # Optional: xdist installed but turned off (`-p no:xdist`) leaves its hooks unknown, and pytest would stop with
+    # an INTERNALERROR on a hook it cannot check.
+    @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
         """Whole groups to a worker (tests/groups.py): xdist's load-by-scope with our groups as the scopes."""
         from xdist.scheduler import LoadScopeScheduling

@@ -1,4 +1,8 @@
 """Which worker group a test runs in (tests/groups.py): read from the test files, checked on the suite's own tests."""
+import subprocess
+import sys
+
+from tests.conftest import ROOT
 from tests.groups import group_of
 
 
@@ -49,3 +53,13 @@ def test_the_scheduler_hands_out_the_multihop_rag_group_first():
     scheduler.assigned_work = {}
     scheduler._assign_work_unit(node)
     assert list(scheduler.assigned_work[node]) == [conftest.FIRST_GROUP] and node.sent == [[2]]
+
+
+def test_the_suite_runs_without_xdist():
+    """`-p no:xdist` (or no xdist installed): the conftest's scheduler hook is optional, so pytest runs the tests
+    instead of stopping at collection with an INTERNALERROR (unknown hook `pytest_xdist_make_scheduler`)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+                           "tests/test_groups.py", "-k", "sandbox_tests_share"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert done.returncode == 0 and "1 passed" in done.stdout

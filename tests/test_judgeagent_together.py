@@ -194,18 +194,31 @@ def test_the_inspect_export_shows_the_batch_call_each_answer_was_parsed_from(tmp
         roles.script.golds.update(golds)
         folder = evaluate(bench, None, "tgt", interviewer="int", config=AUTHORS, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False).folder
+        # the run's own batch calls, before validation asks each batch again
+        batches = {c["text"]: c["messages"] for c in journal_calls(folder) if c["settings"].get("response_format")}
+        validate(folder, registry=roles.registry(), cache=False, resamples=100)
     out, count = write_inspect_log(get_protocol("judgeagent"), folder, tmp_path / "log.json")
     log = read_eval_log(str(out))
     records = {r["record_id"]: r for r in map(json.loads, (folder / "records.jsonl").read_text().splitlines())}
-    batches = {c["text"]: c["messages"] for c in journal_calls(folder) if c["settings"].get("response_format")}
     assert count == len(log.samples) == 6 and len(batches) == 2
     for sample in log.samples:
         record = records[sample.id]
-        (event,) = [e for e in sample.events if e.event == "model" and e.role == "target"]
+        (event,) = [e for e in sample.events if e.event == "model" and e.role == "target"
+                    and not e.metadata["step"].startswith("validation")]
         assert event.metadata["journaled"] is True
         assert [m.content for m in event.input] == [m["content"] for m in batches[record["batch_reply"]]]
         assert event.output.choices[0].message.content == record["batch_reply"]
         assert event.output.choices[0].message.metadata["answer"] == record["answer"]
-        user, reply = [m for m in sample.messages if m.metadata and m.metadata.get("role") == "target"]
+        user, reply = [m for m in sample.messages if m.metadata and m.metadata.get("role") == "target"
+                       and not str(m.metadata.get("step")).startswith("validation")]
         assert (user.content, reply.content) == (record["prompt"][-1]["content"], record["batch_reply"])
         assert record["question"] in user.content and sample.scores["correct"].answer == record["answer"]
+        # the batch's feedback and its validation (the batch asked again with the suggestions, in one JSON call)
+        # are the journal's calls too
+        after = [e for e in sample.events if e.event == "model" and e.metadata["step"].startswith("validation")]
+        feedback = [e for e in sample.events if e.event == "model" and e.role == "interviewer"]
+        for event in after + feedback:
+            assert event.metadata["journaled"] is True
+            assert event.output.choices[0].message.content in {c["text"] for c in journal_calls(folder)}
+        if not record["correct"]:
+            assert after and feedback

@@ -112,3 +112,56 @@ def test_server_stops_on_ctrl_c():
     assert not serving(url, spec.gguf)
     out = subprocess.run(["pgrep", "-f", "llama_cpp.server.*--port 8811"], capture_output=True, text=True)
     assert out.stdout.strip() == ""
+
+
+def test_two_processes_started_together_each_keep_a_server():
+    # Both start on one port at once; the first ends while the second still needs its model. Before each
+    # process ran its own server on a port it held, both took one port: one failed to bind (or answered
+    # through the other's server) and lost its model when the other ended.
+    script = textwrap.dedent("""
+        import asyncio, os, sys
+        os.environ["JUDGEAGENT_LOCAL_PORT"] = "8851"
+        from judgeagent.models import OpenAIChatModel
+        from judgeagent.models.local import local_server, local_spec
+        with local_server(local_spec()) as spec:
+            print(spec.base_url, flush=True)
+            sys.stdin.readline()
+            reply = asyncio.run(OpenAIChatModel(spec).complete([{"role": "user", "content": "Say yes."}], max_tokens=4))
+            print("ok" if reply.ok else reply.error, flush=True)
+    """)
+    runs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    urls = [run.stdout.readline().strip() for run in runs]
+    replies = []
+    for run in runs:  # one after the other: the second asks only once the first has stopped its server
+        out, _ = run.communicate("go\n", timeout=120)
+        replies.append((run.returncode, out.strip()))
+    assert replies == [(0, "ok"), (0, "ok")]
+    assert all(url.startswith("http://127.0.0.1:") for url in urls) and len(set(urls)) == 2
+
+
+def test_a_server_shared_in_one_process_stays_up_until_its_last_user_leaves():
+    # Two blocks of one process (two threads' jobs, say) share a server; the one that started it ends first. The
+    # server stops only when the other ends (was stopped with its starter, under the other's feet).
+    script = textwrap.dedent("""
+        import os, urllib.request
+        os.environ["JUDGEAGENT_LOCAL_PORT"] = "8871"
+        from judgeagent.models.local import local_server, local_spec
+
+        def answers(url):
+            try:
+                urllib.request.urlopen(url + "/models", timeout=5).close()
+                return True
+            except OSError:
+                return False
+
+        first, second = local_server(local_spec()), local_server(local_spec())
+        one, two = first.__enter__(), second.__enter__()
+        first.__exit__(None, None, None)
+        up = answers(two.base_url)
+        second.__exit__(None, None, None)
+        print(one.base_url == two.base_url, up, answers(two.base_url))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.stdout.split() == ["True", "True", "False"], done.stderr[-500:]

@@ -76,8 +76,9 @@ def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph,
 
 def test_bench_finds_the_shared_data_as_the_tests_do(tmp_path):
     """bench/paths.py (and bench/pools.py, which reads its DATA) looked for the splits only in ../shared/data beside
-    the checkout, which a git worktree under /tmp lacks. Now as tests/conftest.py: $JUDGEAGENT_DATA, ../shared/data,
-    /work/shared/data, the first holding multihop_rag/. Seen to fail with the old default (the --help lines)."""
+    the checkout, which a git worktree under /tmp lacks. Now (bench/shared_data.py): $JUDGEAGENT_DATA, or
+    ../shared/data beside the checkout or beside its main checkout. Seen to fail with the old default (the --help
+    lines)."""
     import os
     import subprocess
 
@@ -92,3 +93,39 @@ def test_bench_finds_the_shared_data_as_the_tests_do(tmp_path):
         done = subprocess.run([sys.executable, str(Path(bench.ROOT) / "bench" / script), "--help"], env=env,
                               capture_output=True, text=True)
         assert done.returncode == 0 and f"(default {data})" in done.stdout, (script, done.stderr)
+
+
+def test_a_bench_script_in_a_git_worktree_reads_the_main_checkout_s_data(tmp_path):
+    """A git worktree made elsewhere (here beside no shared/ folder) reads the data beside the checkout it was cut
+    from, with no JUDGEAGENT_DATA and no path written into bench/; a real `git worktree add`."""
+    import subprocess
+
+    from bench.shared_data import find_data, main_checkout
+
+    main_repo, data = tmp_path / "work" / "main", tmp_path / "work" / "shared" / "data"
+    (data / "multihop_rag").mkdir(parents=True)
+    main_repo.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "x"],
+                 ["worktree", "add", "-q", str(tmp_path / "elsewhere" / "wt"), "-b", "w"]):
+        subprocess.run([*git, *args], cwd=main_repo, check=True, capture_output=True)
+    worktree = tmp_path / "elsewhere" / "wt"
+    assert main_checkout(worktree) == main_repo.resolve() and main_checkout(main_repo) is None
+    assert find_data(worktree, {}) == data.resolve()
+    assert find_data(tmp_path / "lone" / "checkout", {}) == tmp_path / "lone" / "shared" / "data"  # missing: said
+
+
+def test_a_bench_script_without_the_data_says_so_in_one_line(tmp_path):
+    """Where the data is not found, a bench script stops with one line naming the missing file and JUDGEAGENT_DATA
+    (was a FileNotFoundError traceback from a worktree outside /work)."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "JUDGEAGENT_DATA": str(tmp_path)}  # a folder, without the splits
+    done = subprocess.run([sys.executable, str(Path(bench.ROOT) / "bench" / "encoder_threads.py")], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    missing = tmp_path / "multihop_rag" / "medium.questions.jsonl"
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {missing} not found: set JUDGEAGENT_DATA to the folder holding the shared datasets "
+        "(multihop_rag/, hotpotqa/, ...; by default ../shared/data beside the checkout)"]

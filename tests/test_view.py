@@ -294,6 +294,29 @@ def test_inspect_lists_the_default_export_and_shows_system_prompts_transcript_an
     assert sample.total_time >= sample.working_time - 0.01 and sample.started_at <= sample.completed_at
 
 
+
+def test_every_exported_turn_of_each_protocol_is_marked_journaled_with_its_call(runs, tmp_path):
+    """Each turn's model event says `journaled: true` and carries the journal's own call (its messages as sent and
+    its reply as received): the Interviewer's feedback (shown after the answer it is on, parsed from a JSON reply)
+    and JudgeAgent's batch feedback and validation answers included. Seen failing with the turns looked up only by
+    the prompt and reply they show (those turns all `journaled: false`)."""
+    from judgeagent.models.cache import journal_calls
+    from judgeagent.protocols import get_protocol
+    from judgeagent.view.inspect_log import write_inspect_log
+
+    seen = set()
+    for name, folder in runs.items():
+        out, _ = write_inspect_log(get_protocol(name.split("-")[0]), folder, tmp_path / f"{name}.json")
+        calls = {(json.dumps(c["messages"]), c["text"]) for c in journal_calls(folder)}
+        for sample in json.loads(out.read_text())["samples"]:
+            for event in sample["events"]:
+                sent = json.dumps([{"role": m["role"], "content": m["content"]} for m in event["input"]])
+                said = event["output"]["choices"][0]["message"]["content"]
+                assert event["metadata"]["journaled"] and (sent, said) in calls, (name, event["metadata"]["step"])
+                seen.add((name, event["role"], event["metadata"]["step"].split(" ")[0]))
+    assert {("interviewer", "interviewer", "feedback/1"),
+            ("judgeagent", "interviewer", "batch"), ("judgeagent", "target", "validation:")} <= seen
+
 def test_a_stored_knowledge_path_keeps_a_text_per_chunk_or_the_path_s_text_as_one():
     from judgeagent.protocols.episodes import path_of
 

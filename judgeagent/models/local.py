@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.util
 import json
 import os
@@ -9,10 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import JudgeAgentError
 
@@ -39,8 +43,7 @@ def _marker(base_url: str) -> str | None:
 
 
 def _marker_file(base_url: str) -> Path:
-    port = base_url.rsplit(":", 1)[1].split("/")[0]
-    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"judgeagent-local-{port}.gguf"
+    return _runtime_file(base_url.rsplit(":", 1)[1].split("/")[0], "gguf")
 
 
 def _free(port: int) -> bool:
@@ -48,33 +51,109 @@ def _free(port: int) -> bool:
         return s.connect_ex((HOST, port)) != 0
 
 
+# Servers this process runs, by GGUF file. Roles, nested blocks and threads of one process share one, stopped when
+# its last user leaves; another process never reuses ours, since a server dies with the process that started it
+# (seen: of two runs started together, the second reused the first's server and lost it mid-run when the first
+# ended).
+_OWN: dict[str, _Served] = {}
+_OWN_LOCK = threading.Lock()
+_PORTS_TRIED = 50
+
+
 @contextlib.contextmanager
 def local_server(spec: ModelSpec, startup_timeout: float = 180.0) -> Iterator[ModelSpec]:
-    """Serve `spec.gguf` for the duration of the block; reuse a server already serving it.
+    """Serve `spec.gguf` for the duration of the block; share the server this process already runs for it.
 
-    The server is stopped on normal exit, on errors and on Ctrl-C; it also dies with this process
-    (PR_SET_PDEATHSIG), so a killed run leaves no orphan holding the port.
+    Each process runs its own server, on the first port from `spec`'s on that no other judgeagent process
+    holds (a lock file per port, held while the server runs) and nothing answers on. The server is stopped when
+    its last block ends, on errors and on Ctrl-C too; it also dies with this process (PR_SET_PDEATHSIG), so a
+    killed run leaves no orphan holding the port.
     """
     assert spec.gguf, "local_server needs a spec with a GGUF file"
-    if serving(spec.base_url, spec.gguf):
-        yield spec
-        return
-    port = int(spec.base_url.rsplit(":", 1)[1].split("/")[0])
-    while not _free(port):
-        port += 1
-    spec = spec.model_copy(update={"base_url": f"http://{HOST}:{port}/v1"})
-    process = _start(spec.gguf, port)
+    with _OWN_LOCK:  # held while a server starts: another thread waits for it rather than start a second
+        served = _OWN.get(spec.gguf)
+        if served is None:
+            served = _OWN[spec.gguf] = _serve(spec, startup_timeout)
+        else:
+            served.users += 1
     try:
-        _wait(process, spec, startup_timeout)
-        _marker_file(spec.base_url).write_text(spec.gguf)
-        yield spec
+        yield spec.model_copy(update={"base_url": served.spec.base_url})
     finally:
-        _stop(process)
-        _marker_file(spec.base_url).unlink(missing_ok=True)
+        with _OWN_LOCK:
+            served.users -= 1
+            last = served.users == 0
+            if last:
+                del _OWN[spec.gguf]
+        if last:
+            served.stop()
+
+
+@dataclass
+class _Served:
+    """A server this process started: where it answers, its process, its port's lock, and how many blocks use it."""
+
+    spec: ModelSpec
+    process: subprocess.Popen[bytes]
+    lock: IO[bytes]
+    users: int = 1
+
+    def stop(self) -> None:
+        try:
+            _stop(self.process)
+        finally:
+            _marker_file(self.spec.base_url).unlink(missing_ok=True)
+            self.lock.close()  # closing the file releases its lock
+
+
+def _serve(spec: ModelSpec, startup_timeout: float) -> _Served:
+    assert spec.gguf
+    first = int(spec.base_url.rsplit(":", 1)[1].split("/")[0])
+    for port in range(first, first + _PORTS_TRIED):
+        lock = _claim(port)
+        if lock is None:
+            continue
+        here = spec.model_copy(update={"base_url": f"http://{HOST}:{port}/v1"})
+        process = None
+        try:
+            process = _start(spec.gguf, port)
+            if _wait(process, here, startup_timeout):
+                _marker_file(here.base_url).write_text(spec.gguf)
+                return _Served(here, process, lock)
+        except BaseException:  # Ctrl-C or a failed start: nothing left running or locked
+            if process is None:
+                lock.close()
+            else:
+                _Served(here, process, lock).stop()
+            raise
+        _Served(here, process, lock).stop()  # another program took the port between our look and the bind
+    raise JudgeAgentError(f"no free port for the local model server in {first}-{first + _PORTS_TRIED - 1}: "
+                          "stop what holds them or set JUDGEAGENT_LOCAL_PORT to another port")
+
+
+def _claim(port: int) -> IO[bytes] | None:
+    """This port's lock file, locked for this process; None if another judgeagent process (or anything else
+    that answers on it) has the port. The lock goes when the file is closed or the process dies."""
+    try:
+        lock = open(_runtime_file(port, "lock"), "ab")  # noqa: SIM115  (held past this function)
+    except OSError:  # e.g. another user's lock file in a shared /tmp: their port
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    if not _free(port):
+        lock.close()
+        return None
+    return lock
+
+
+def _runtime_file(port: int | str, suffix: str) -> Path:
+    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"judgeagent-local-{port}.{suffix}"
 
 
 def _log_file(port: int) -> Path:
-    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"judgeagent-local-{port}.log"
+    return _runtime_file(port, "log")
 
 
 def _start(gguf: str, port: int) -> subprocess.Popen[bytes]:
@@ -97,19 +176,27 @@ def _die_with_parent() -> None:
         pass
 
 
-def _wait(process: subprocess.Popen[bytes], spec: ModelSpec, timeout: float) -> None:
+def _wait(process: subprocess.Popen[bytes], spec: ModelSpec, timeout: float) -> bool:
+    """True once our server answers; False if it could not bind its port (something else took it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log = _log_file(int(spec.base_url.rsplit(":", 1)[1].split("/")[0]))
             lines = log.read_text(errors="replace").strip().splitlines() if log.is_file() else []
+            if any("address already in use" in line.lower() for line in lines):
+                return False
             tail = lines[-1] if lines else f"exit status {process.returncode}"
             raise JudgeAgentError(f"the local model server failed to start: {tail[:300]}")
         try:
             with urllib.request.urlopen(f"{spec.base_url}/models", timeout=1.0):
-                return
+                pass
         except OSError:
             time.sleep(0.25)
+            continue
+        # Whoever answered, our server must still be up: one that lost the port exits just after.
+        time.sleep(0.2)
+        if process.poll() is None:
+            return True
     _stop(process)
     raise JudgeAgentError(f"the local model server did not answer within {timeout:.0f} s")
 

@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from ..benchmark import load_benchmark
 from ..errors import JudgeAgentError
 from ..runs import Manifest, Run, read_rows
-from .record import Record, ScoreRow
+from .record import CALL_KEY, Record, ScoreRow
 
 Facet = str | list[str]
 
@@ -78,6 +78,9 @@ class Turn:
     """The journaled call this turn was, as (the last message sent, the reply received), where the turn shows
     another prompt or reply: a prompt shown with its roles, an answer parsed from a whole batch's reply (JudgeAgent
     under `setting=authors`). None: the call is (`prompt`, `reply`)."""
+    call_id: str = ""
+    """The journaled call's `record.call_id`, where the record kept it (a prompt or reply not the call's own, e.g. an
+    interviewer's feedback parsed from its JSON reply); it names the call before `call` does."""
 
 
 @dataclass(frozen=True)
@@ -189,12 +192,14 @@ def record_turn(record: Record, model: str = "") -> Turn:
     """A turn from a record in the shared envelope: its short meta fields as notes, the rest as details."""
     meta = record.meta
     notes = {k: _label(v) for k, v in meta.items() if _is_facet(v) and len(_label(v)) <= MAX_NOTE}
-    rest = {k: v for k, v in meta.items() if k not in notes and v not in (None, "", [], {}) and k != "path"}
+    notes.pop(CALL_KEY, None)  # which journaled call: for the export, not a note
+    rest = {k: v for k, v in meta.items()
+            if k not in notes and v not in (None, "", [], {}) and k not in ("path", CALL_KEY)}
     step = record.record_id.split("/", 1)[-1]
     return Turn(record.role, step, record.prompt or "", record.reply or "",
                 {name: score.to_dict() for name, score in record.scores.items()}, notes,
                 json.dumps(rest, indent=1, ensure_ascii=False, default=str) if rest else "",
-                path_of(meta.get("path")), model)
+                path_of(meta.get("path")), model, call_id=str(meta.get(CALL_KEY) or ""))
 
 
 def path_of(path: Any, texts: dict[str, str] | None = None) -> PathView | None:

@@ -1,6 +1,8 @@
 """`Record` and `Score`: the one envelope every protocol writes per model turn that matters."""
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -31,6 +33,17 @@ class RecordRow(TypedDict):
     meta: dict[str, Any]
     """The protocol's own fields (stage, round, seat, ...): each protocol's, of any JSON shape."""
 
+
+CALL_KEY = "call"
+"""The meta field (and feedback or validation row field) naming the journaled call a turn came from (`call_id`)."""
+
+
+def call_id(messages: Sequence[Mapping[str, Any]], reply: str) -> str:
+    """A journaled call's short name: its last message sent and its reply as received, hashed. A record whose prompt
+    or reply is not the call's own (an interviewer's feedback shown after the answer it is on, a text parsed out of
+    a JSON reply, a prompt cut short) keeps it, so that the Inspect export finds the call in the run's journal."""
+    last = str(messages[-1].get("content", "")) if messages else ""
+    return hashlib.sha256(f"{last}\0{reply}".encode()).hexdigest()[:20]
 
 @dataclass(frozen=True)
 class Score:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..files import write_json_atomic
 from ..models.cache import JournalCall, journal_calls
 from ..protocols.episodes import EpisodeView, Turn
+from ..protocols.record import call_id
 from ..runs import Manifest, load_run
 
 if TYPE_CHECKING:
@@ -152,11 +153,11 @@ def inspect_log(protocol: Protocol, folder: Path, manifest: Manifest, summary: d
     }
 
 
-def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str], JournalCall], created: str,
+def _sample(e: EpisodeView, target: str, index: dict[tuple[str, str] | str, JournalCall], created: str,
             evaluated: str) -> Sample:
     """One episode as a sample; `evaluated` is the protocol's role under evaluation (its first), whose last reply is
     the sample's answer and output (not a judge's verdict that happens to come last)."""
-    sent = [index.get(t.call or (t.prompt, t.reply)) for t in e.turns]
+    sent = [index.get(t.call_id) or index.get(t.call or (t.prompt, t.reply)) for t in e.turns]
     messages: list[ChatMessage] = []
     system = None
     for t, call in zip(e.turns, sent):
@@ -209,13 +210,15 @@ def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
 
 
-def _index(calls: list[JournalCall] | None) -> dict[tuple[str, str], JournalCall]:
-    """Journaled calls by (the last message sent, the reply): how a recorded turn finds its full conversation."""
-    out: dict[tuple[str, str], JournalCall] = {}
+def _index(calls: list[JournalCall] | None) -> dict[tuple[str, str] | str, JournalCall]:
+    """Journaled calls by (the last message sent, the reply), and by their `call_id`: how a recorded turn finds its
+    full conversation."""
+    out: dict[tuple[str, str] | str, JournalCall] = {}
     for call in calls or []:
         messages = call.get("messages")
         if messages:
             out.setdefault((str(messages[-1].get("content", "")), str(call.get("text", ""))), call)
+            out.setdefault(call_id(messages, str(call.get("text", ""))), call)
     return out
 
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...grading.judge import echoes
 from ...grading.leakage import leaked_strings, redact
 from ...grading.verdict import Verdict, one_line
 from ...models.dialogue import Dialogue
-from ..record import Score
+from ..record import CALL_KEY, Score, call_id
 from . import prompts
 from .facts import ATOMIC_FACTS
 from .grade import check_reply
@@ -101,10 +101,10 @@ async def _main(ctx: EpisodeContext, episode: Episode, version: Version, dialogu
         attempts.append(verdict.correct)
         if verdict.correct or n == ctx.config.revisions + 1:
             break
-        error_type, text, leak = await _feedback(ctx, version, reply)
+        error_type, (text, leak, call) = await _feedback(ctx, version, reply)
         dialogue.say("interviewer", text, stage="feedback")
         ctx.record(episode, f"feedback/{n}", len(dialogue.turns), "interviewer", reply, text,
-                   stage="feedback", attempt=n, error_type=error_type, leakage=leak)
+                   stage="feedback", attempt=n, error_type=error_type, leakage=leak, **{CALL_KEY: call})
         errors.append({"attempt": n, "error_type": error_type, "answer": one_line(reply, 160),
                        "feedback": one_line(text, 200)})
     return attempts, errors
@@ -148,48 +148,60 @@ async def _answer(ctx: EpisodeContext, episode: Episode, version: Version, dialo
         dialogue.say("interviewee", reply, stage="clarification_request", attempt=n)
         if version.withheld:
             track.asked = track.asked or n == 0
-            answer, leak = await _guarded(ctx, version, lambda forbidden, request=request:
+            answer, leak, call = await _guarded(ctx, version, lambda forbidden, request=request:
                                           prompts.withheld_clarify_messages(version.text(), version.withheld, request,
                                                                             forbidden), None)
             if track.given_at is None and section_share(version.withheld, answer) >= GIVEN_SHARE:
                 track.given_at = f"clarify/{n}/{asked}"
         else:
-            answer, leak = await _guarded(ctx, version, lambda forbidden, request=request: prompts.clarify_messages(
-                version.text(), version.gold, request, forbidden), None)
+            answer, leak, call = await _guarded(ctx, version, lambda forbidden, request=request:
+                                                prompts.clarify_messages(version.text(), version.gold, request,
+                                                                         forbidden), None)
         dialogue.say("interviewer", answer, stage="clarification")
         ctx.record(episode, f"clarify/{n}/{asked}", len(dialogue.turns), "interviewer", reply, answer,
-                   stage="clarification", attempt=n, leakage=leak)
+                   stage="clarification", attempt=n, leakage=leak, **{CALL_KEY: call})
 
 
-async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[str, str, Leakage]:
+async def _feedback(ctx: EpisodeContext, version: Version, reply: str) -> tuple[str, Guarded]:
     parsed: dict[str, str] = {}
 
     def messages(forbidden: list[str]) -> list[dict[str, str]]:
         return prompts.feedback_messages(version.text(), version.gold, reply, forbidden)
 
-    text, leak = await _guarded(ctx, version, messages, prompts.Feedback, parsed)
-    return parsed.get("error_type", "other"), text, leak
+    guarded = await _guarded(ctx, version, messages, prompts.Feedback, parsed)
+    return parsed.get("error_type", "other"), guarded
+
+
+class Guarded(NamedTuple):
+    """The interviewer's text after the leakage guard, what the guard did, and the call it came from (`call_id`;
+    "" when the call failed and is in no journal)."""
+
+    text: str
+    leak: Leakage
+    call: str
 
 
 async def _guarded(ctx: EpisodeContext, version: Version, messages: Any, schema: Any = None,
-                   parsed: dict[str, str] | None = None) -> tuple[str, Leakage]:
+                   parsed: dict[str, str] | None = None) -> Guarded:
     """The interviewer's text with the leakage guard: detect, regenerate once naming the strings, redact."""
     leak: Leakage = {"detected": [], "regenerated": False, "redacted": False}
     forbidden: list[str] = []
-    text = ""
+    text = call = ""
     for attempt in range(2):
         limit = ctx.config.limit() if schema is None else {}  # a cut JSON reply would not parse
-        result = await ctx.roles["interviewer"].complete(messages(forbidden), schema=schema, **limit)
+        sent = messages(forbidden)
+        result = await ctx.roles["interviewer"].complete(sent, schema=schema, **limit)
+        call = call_id(sent, result.text) if result.ok else ""
         text = result.text if schema is None else _field(result.parsed, parsed)
         text = text.strip() or WITHHELD_FEEDBACK
         found = leaked_strings(text, version.guard_golds())
         if not found:
-            return text, leak
+            return Guarded(text, leak, call)
         leak["detected"] = sorted(set(leak["detected"]) | set(found))
         leak["regenerated"] = attempt == 0 or leak["regenerated"]
         forbidden = leak["detected"]
     leak["redacted"] = True
-    return redact(text, leaked_strings(text, version.guard_golds())), leak
+    return Guarded(redact(text, leaked_strings(text, version.guard_golds())), leak, call)
 
 
 def _field(reply: Any, parsed: dict[str, str] | None) -> str:
@@ -226,7 +238,7 @@ async def _followups(ctx: EpisodeContext, episode: Episode, version: Version, di
     out: list[FollowupRow] = []
     for k, kind in enumerate(followup_kinds(ctx.config, episode.id, solved, last_error)):
         transcript = dialogue.transcript()
-        question, leak = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:
+        question, leak, _ = await _guarded(ctx, version, lambda forbidden, kind=kind, transcript=transcript:
                                         prompts.followup_messages(kind, transcript, version.gold, solved, forbidden,
                                                                   paper), prompts.FollowUp)
         if question == WITHHELD_FEEDBACK:  # no usable question: the paper's example for the kind

@@ -9,7 +9,7 @@ from ...grading.answers import AnswerChecker
 from ...grading.calibration import unvetted
 from ...grading.verdict import one_line
 from ..base import CallEstimate, Episode, EpisodeContext, Prepared, Protocol, RoleSpec, Seats, Section
-from ..record import RecordRow
+from ..record import CALL_KEY, RecordRow, call_id
 from . import prompts
 from .config import InterviewerConfig
 from .episode import interview
@@ -98,7 +98,7 @@ class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
         result = await ctx.roles["interviewer"].complete(messages, **ctx.config.limit())
         text = result.text.strip() if result.ok else f"(the interviewer gave no summary: {one_line(result.error or '')})"
         ctx.record(Episode("run", ()), "summary", 0, "interviewer", messages[-1]["content"][:2000], text,
-                   stage="summary")
+                   stage="summary", **({CALL_KEY: call_id(messages, result.text)} if result.ok else {}))
         return text
 
     def report_sections(self, summary: Summary) -> list[Section]:

@@ -21,6 +21,7 @@ from ...models import Models
 from ...runs import RowLog, Run
 from ...threads import one_thread
 from ..base import Progress, ProgressEvent
+from ..record import call_id
 from ..runner import gather_all
 from .authors import ALL_RIGHT, skips_feedback
 from .checks import rejection
@@ -566,9 +567,11 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
                                            state.asked, state.trajectory, state.rounds))
     golds = [(i.gold, i.options, i.gold_letter) for i in items]
     text = transcript([r for r in state.records if not r.held_out])
-    reply = await ctx.models.interviewer.complete(feedback_messages(text), schema=Feedback)
+    sent = feedback_messages(text)
+    reply = await ctx.models.interviewer.complete(sent, schema=Feedback)
     leak = Leakage()
     feedback = reply.parsed if reply.ok else None
+    call = call_id(sent, reply.text) if reply.ok else None
     error = None
     if isinstance(feedback, Feedback) and echoes(feedback.suggestions, Feedback):
         # The schema's description said back is no advice: validated as advice it would measure nothing.
@@ -577,9 +580,10 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
         found = leaked_strings(feedback.suggestions, golds)
         if found:
             leak = Leakage(found, regenerated=True)
-            again = await ctx.models.interviewer.complete(feedback_messages(text, found), schema=Feedback)
+            sent = feedback_messages(text, found)
+            again = await ctx.models.interviewer.complete(sent, schema=Feedback)
             if again.ok and isinstance(again.parsed, Feedback):
-                feedback = again.parsed
+                feedback, call = again.parsed, call_id(sent, again.text)
             still = leaked_strings(feedback.suggestions, golds)
             if still:
                 feedback = feedback.model_copy(update={"suggestions": redact(feedback.suggestions, still)})
@@ -587,7 +591,8 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
     entry = FeedbackEntry(
         b, [i.qid for i in items], FeedbackText(**feedback.model_dump()) if isinstance(feedback, Feedback) else None,
         None if isinstance(feedback, Feedback) else (error or reply.error or "no feedback"),
-        leak, state.total, state.asked, state.trajectory, state.rounds)
+        leak, state.total, state.asked, state.trajectory, state.rounds,
+        call if isinstance(feedback, Feedback) else None)
     return _written(ctx, entry)
 
 

@@ -101,6 +101,8 @@ class FeedbackRow(TypedDict):
     asked: int
     trajectory: list[str]
     rounds: list[RoundInfo]
+    call: NotRequired[str]
+    """The journaled call the feedback came from (`record.call_id`); absent in runs written before it was kept."""
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,8 @@ class FeedbackEntry:
     asked: int
     trajectory: list[str]
     rounds: list[RoundInfo]
+    call: str | None = None
+    """The journaled call the feedback came from (`record.call_id`); None: no feedback call, or an older run."""
 
     @property
     def suggestions(self) -> str | None:
@@ -260,9 +264,13 @@ class FeedbackEntry:
 
     def to_dict(self) -> FeedbackRow:
         """The row of feedback.jsonl, its keys in the order runs have always written them."""
-        return {"batch": self.batch, "qids": self.qids, "feedback": self.feedback, "feedback_error": self.feedback_error,
-                "leakage": self.leakage.to_dict(), "score": self.score, "asked": self.asked,
-                "trajectory": self.trajectory, "rounds": self.rounds}
+        row: FeedbackRow = {"batch": self.batch, "qids": self.qids, "feedback": self.feedback,
+                            "feedback_error": self.feedback_error, "leakage": self.leakage.to_dict(),
+                            "score": self.score, "asked": self.asked, "trajectory": self.trajectory,
+                            "rounds": self.rounds}
+        if self.call:
+            row["call"] = self.call
+        return row
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> FeedbackEntry:
@@ -270,7 +278,7 @@ class FeedbackEntry:
         return cls(row["batch"], list(row.get("qids") or []), row.get("feedback"), row.get("feedback_error"),
                    Leakage(list(leak.get("detected") or []), bool(leak.get("regenerated")), bool(leak.get("redacted"))),
                    row.get("score", 0.0), row.get("asked", 0), list(row.get("trajectory") or []),
-                   list(row.get("rounds") or []))
+                   list(row.get("rounds") or []), str(row.get("call") or "") or None)
 
 
 class BatchRow(TypedDict):

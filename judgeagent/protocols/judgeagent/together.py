@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...grading.verdict import Verdict
 from ...models.base import Completion, Message
+from ..record import call_id
 
 JSON_MODE: dict[str, Any] = {"response_format": {"type": "json_object"}}
 """The setting every call of this module sends (the authors' client: `json_format=True`)."""
@@ -101,13 +102,21 @@ async def ask_together(target: Any, questions: Sequence[Question], article: str 
     return Together(messages, reply, parse_answers(reply.text if reply.ok else "", len(questions)))
 
 
+class AskedAgain(NamedTuple):
+    """A batch's answers asked again, and the call they came from (`record.call_id`; None: the call failed)."""
+
+    answers: list[str | None]
+    call: str | None
+
+
 async def again_together(target: Any, messages: list[Message], count: int,
-                         suggestions: str | None = None) -> list[str | None]:
+                         suggestions: str | None = None) -> AskedAgain:
     """The answers to a recorded batch prompt asked again, with the batch's suggestions when given (validation).
     Without them the prompt is the one the run sent, so the run's journal answers it as it did then."""
     sent = messages if suggestions is None else with_batch_suggestions(messages, suggestions)
     reply = await target.complete(sent, **JSON_MODE)
-    return parse_answers(reply.text if reply.ok else "", count)
+    return AskedAgain(parse_answers(reply.text if reply.ok else "", count),
+                      call_id(sent, reply.text) if reply.ok else None)
 
 
 def no_answer() -> Verdict:

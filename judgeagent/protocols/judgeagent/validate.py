@@ -16,11 +16,12 @@ from ...grading.verdict import Verdict
 from ...metrics import bootstrap, breakdown, rates
 from ...models.base import Message
 from ...runs import Run, a_run_of, finish_hint, load_manifest, load_run, lock_run, run_protocol_name
+from ..record import call_id
 from ..runner import gather_all
 from .authors import ALL_RIGHT, reuse_reason, reuses_first_answers, skips_feedback
 from .feedback import read_feedback
 from .records import FeedbackEntry, QuestionRecord, question_records
-from .together import again_together, no_answer
+from .together import AskedAgain, again_together, no_answer
 
 SUGGESTION_NOTE = ("An interviewer who reviewed your earlier answers to questions like this one left these "
                    "suggestions:\n{suggestions}\n\nKeep them in mind and answer the question above.")
@@ -45,6 +46,9 @@ class ValidationRow(TypedDict):
     reused: NotRequired[str]
     """setting=authors, a batch without feedback (`all right`, `feedback failed`): the answer after is the first
     answer, not asked again (absent from every other row)."""
+    call_after: NotRequired[str]
+    """The journaled call the answer after came from (`record.call_id`): absent where that call failed, and in rows
+    written before it was kept."""
 
 
 RoundRates = dict[str, float | None]
@@ -254,7 +258,7 @@ async def _batch_at_round(records: list[QuestionRecord], models: Any, checker: A
 
     together = None
     if base and base[0].batch_reply is not None:  # setting=authors: the batch in one prompt again
-        together = await again_together(models.target, base[0].prompt, len(entry.qids), suggestions)
+        together = (await again_together(models.target, base[0].prompt, len(entry.qids), suggestions)).answers
 
     async def after(record: QuestionRecord) -> tuple[bool, bool]:
         if together is None:
@@ -274,18 +278,19 @@ async def _pair(record: QuestionRecord, suggestions: str | None, models: Any, ch
     plain answer stands for both, as the authors' requery reuses the first answers of a batch without feedback."""
     check = lambda reply: checker.check(record.question, record.golds, reply.text if reply.ok else "",  # noqa: E731
                                         options=record.options, gold_letter=record.gold_letter)
+    sent = record.prompt if suggestions is None else with_suggestions(record.prompt, suggestions)
     if suggestions is None:
         plain = helped = await models.target.complete(record.prompt)
         before = after = await check(plain)
     else:
-        plain, helped = await gather_all(models.target.complete(record.prompt),
-                                          models.target.complete(with_suggestions(record.prompt, suggestions)))
+        plain, helped = await gather_all(models.target.complete(record.prompt), models.target.complete(sent))
         before, after = await gather_all(check(plain), check(helped))
-    return _row(record, plain.text, helped.text, before, after, reused)
+    call = call_id(sent, helped.text) if helped.ok else None
+    return _row(record, plain.text, helped.text, before, after, reused, call)
 
 
 def _row(record: QuestionRecord, plain: str, helped: str, before: Verdict, after: Verdict,
-         reused: str | None = None) -> ValidationRow:
+         reused: str | None = None, call: str | None = None) -> ValidationRow:
     row: ValidationRow = {
         "qid": record.qid, "batch": record.batch, "difficulty": record.difficulty,
         "question_type": record.question_type, "held_out": record.held_out,
@@ -295,6 +300,8 @@ def _row(record: QuestionRecord, plain: str, helped: str, before: Verdict, after
     }
     if reused:
         row["reused"] = reused
+    if call:
+        row["call_after"] = call
     return row
 
 
@@ -306,9 +313,9 @@ def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: An
     without suggestions (`reused` says why) is asked plainly once, and that answer stands for both."""
     prompt, count, suggestions = base[0].prompt, len(entry.qids), entry.suggestions
     order = {qid: k for k, qid in enumerate(entry.qids)}
-    asked: list[asyncio.Future[list[list[str | None]]]] = []
+    asked: list[asyncio.Future[list[AskedAgain]]] = []
 
-    async def both() -> list[list[str | None]]:
+    async def both() -> list[AskedAgain]:
         if not asked:  # the first row to get here asks; the others wait for its answers
             plain = again_together(models.target, prompt, count)
             asked.append(asyncio.ensure_future(
@@ -317,15 +324,16 @@ def _pairs_together(base: list[QuestionRecord], entry: FeedbackEntry, models: An
         return await asyncio.shield(asked[0])
 
     async def row(record: QuestionRecord) -> ValidationRow:
-        plain, helped = (answers[order[record.qid]] for answers in await both())
+        first, again = await both()
+        plain, helped = first.answers[order[record.qid]], again.answers[order[record.qid]]
         before, after = await gather_all(_check(checker, record, plain), _check(checker, record, helped))
-        return _row(record, plain or "", helped or "", before, after, reused)
+        return _row(record, plain or "", helped or "", before, after, reused, again.call)
 
 
     return [row(r) for r in base]
 
 
-async def _twice(answers: Awaitable[list[str | None]]) -> list[list[str | None]]:
+async def _twice(answers: Awaitable[AskedAgain]) -> list[AskedAgain]:
     once = await answers
     return [once, once]
 

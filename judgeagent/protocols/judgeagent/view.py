@@ -39,7 +39,7 @@ def with_validation(view: EpisodeView, row: ValidationRow, model: str) -> Episod
     turn = Turn("target", "validation: answered again with the batch's suggestions",
                 "(the same prompt, with the interviewer's suggestions for the batch)", str(row.get("answer_after") or ""),
                 {"after": {"value": 1.0 if row["after"] else 0.0, "method": row.get("method_after", ""),
-                           "reason": "", "extracted": None}}, model=model)
+                           "reason": "", "extracted": None}}, model=model, call_id=row.get("call_after", ""))
     change = f"{'right' if row['before'] else 'wrong'} -> {'right' if row['after'] else 'wrong'}"
     return replace(view, turns=[*view.turns, turn], facets={**view.facets, "validation": change},
                    scores={**view.scores, "after": 1.0 if row["after"] else 0.0})
@@ -71,7 +71,7 @@ def question_view(record: QuestionRecord, feedback: FeedbackEntry | None, texts:
         turns.append(Turn("interviewer", f"batch {record.batch} feedback", "(the batch's questions and answers)",
                           str(feedback.feedback.get("suggestions") or ""),
                           details=json.dumps(feedback.feedback, indent=1, ensure_ascii=False),
-                          model=models.get("interviewer", "")))
+                          model=models.get("interviewer", ""), call_id=feedback.call or ""))
     first = _question(record).strip().splitlines()  # none: a record whose question is empty (hand-edited)
     return EpisodeView(record.record_id, first[0][:300] if first else record.record_id, record.qid, facets,
                        {"correct": score["value"], "points": record.points},

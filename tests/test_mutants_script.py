@@ -1,0 +1,18 @@
+"""scripts/mutants.py's own logic: how long a mutant's tests may run before the mutant counts as killed."""
+import importlib.util
+import sys
+from pathlib import Path
+
+_SPEC = importlib.util.spec_from_file_location("mutants_script", Path(__file__).parents[1] / "scripts" / "mutants.py")
+mutants = sys.modules["mutants_script"] = importlib.util.module_from_spec(_SPEC)  # its dataclasses look it up
+_SPEC.loader.exec_module(mutants)
+
+
+def test_a_mutant_s_timeout_scales_with_the_unmutated_run_unless_given():
+    """3x the unmutated run's time, at least 60 s: a fixed 300 s counted a 120 s suite slowed past it under load as
+    a kill. `--timeout` given: that, as before."""
+    assert mutants.mutant_timeout(None, 150.0) == 450.0
+    assert mutants.mutant_timeout(None, 5.0) == 60.0
+    assert mutants.mutant_timeout(None, 20.0) == 60.0 and mutants.mutant_timeout(None, 21.0) == 63.0
+    assert mutants.mutant_timeout(300.0, 150.0) == 300.0
+    assert mutants.mutant_timeout(30.0, 150.0) == 30.0  # given: not raised to the floor
