@@ -45,6 +45,7 @@ def call_id(messages: Sequence[Mapping[str, Any]], reply: str) -> str:
     last = str(messages[-1].get("content", "")) if messages else ""
     return hashlib.sha256(f"{last}\0{reply}".encode()).hexdigest()[:20]
 
+
 @dataclass(frozen=True)
 class Score:
     """One judgement of a reply: `value` in [0, 1] (1 = correct), and how it was reached."""
