@@ -123,7 +123,7 @@ TARGETS: dict[str, list[str]] = {
         f"tests/test_mcq.py::test_{name}" for name in (
             "check_options_catches_duplicates_and_a_missing_gold", "numbers_years_and_binary_golds",
             "a_converted_item_round_trips_as_a_benchmark_file",
-            "every_converted_item_has_one_gold_and_distinct_options[hotpotqa]", "options_are_seeded_and_reproducible")],
+            "every_converted_item_has_one_gold_and_distinct_options[hotpotqa-hotpot_graph]", "options_are_seeded_and_reproducible")],
     "judgeagent/grading/calibration.py": [_TEXT + name for name in (
         "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",
         "an_alias_that_is_yes_no_or_maybe_is_never_a_probe", "a_number_in_words_gets_a_numeral_of_two_to_nine_added",
@@ -135,6 +135,9 @@ TARGETS: dict[str, list[str]] = {
         "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
         "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
         "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
+    # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
+    # contrast words): the rule tests, then the checker's
+    **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in ("text", "case", "forms", "phrases", "rivals")},
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
