@@ -161,6 +161,8 @@ def test_a_year_moves_by_one_to_ten_years_either_way(builder):
     assert moved == {-10, -5, -3, -2, -1, 1, 2, 3, 5, 10}
     for bound in ("1000", "2100"):  # the first and last plausible year still move by years, not by a factor
         assert all(abs(int(v) - int(bound)) <= 10 for v in _values(options_of(builder, bound, n=10))), bound
+    for outside in ("999", "2101"):  # just outside them a number is no year: it moves by a factor (at least 0.25x)
+        assert all(abs(int(v) - int(outside)) >= 249 for v in _values(options_of(builder, outside, n=10))), outside
 
 
 def test_a_small_count_moves_by_one_to_five_and_stays_positive(builder):
