@@ -49,6 +49,15 @@ _CALIBRATION_TESTS = [
     "tests/test_judging_e2e.py::test_calibration_stops_paying_for_a_judge_that_cannot_pass",
     "tests/test_protocols.py::test_unvetted_says_why_a_judges_numbers_are_not_measured"]
 
+# the text helpers' tests (grading/text.py, case.py, rivals.py), written against their survivors
+_HELPER_TESTS = [_TEXT + name for name in (
+    "each_negation_word_keeps_a_short_reply_from_matching_the_gold",
+    "each_chinese_negation_keeps_a_reply_from_matching_the_gold", "what_turns_the_cjk_reading_on",
+    "a_number_word_or_numeral_is_read_as_its_value", "a_scaled_number_counts_under_both_readings",
+    "token_f1_of_empty_answers_and_by_hand", "a_refusal_has_at_most_thirty_words",
+    "zh_letters_reads_the_committed_letter", "a_reply_keeps_its_first_sentence_apart",
+    "a_reply_its_case_and_the_rivals_index_are_frozen", "the_rivals_within_a_reply_are_those_all_of_whose_words_it_says")]
+
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
@@ -123,7 +132,7 @@ TARGETS: dict[str, list[str]] = {
         f"tests/test_mcq.py::test_{name}" for name in (
             "check_options_catches_duplicates_and_a_missing_gold", "numbers_years_and_binary_golds",
             "a_converted_item_round_trips_as_a_benchmark_file",
-            "every_converted_item_has_one_gold_and_distinct_options[hotpotqa]", "options_are_seeded_and_reproducible")],
+            "every_converted_item_has_one_gold_and_distinct_options[hotpotqa-hotpot_graph]", "options_are_seeded_and_reproducible")],
     "judgeagent/grading/calibration.py": [_TEXT + name for name in (
         "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",
         "an_alias_that_is_yes_no_or_maybe_is_never_a_probe", "a_number_in_words_gets_a_numeral_of_two_to_nine_added",
@@ -135,6 +144,10 @@ TARGETS: dict[str, list[str]] = {
         "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
         "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
         "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
+    # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
+    # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
+    **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
+    **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in ("forms", "phrases")},
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -181,6 +194,12 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
         "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
         "(and the same guard against a negative); only which of the two a seed draws differs",
+    "judgeagent/grading/case.py:47:20:const:False->True": "`Case.options` defaulting to True: its default is never "
+        "used, since the one place that builds a Case (`check_free_text`) passes `options` every time",
+    **{f"judgeagent/grading/case.py:{at}:const:1->2": "`maxsplit=2` for 1 in `Reply.of`'s first-sentence split: only "
+       "the first piece (`[0]`) is read, and it is the same either way" for at in ("29:70", "31:74")},
+    "judgeagent/grading/rivals.py:48:19:const:16->17": "the rivals' `lru_cache` holding 17 sets of others, not 16: "
+        "the index returned is the same, only how often it is rebuilt differs",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "

@@ -5,6 +5,7 @@ test goes through a public function with inputs whose verdict is clear, and says
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 
@@ -24,9 +25,21 @@ from judgeagent.grading.calibration import (
     vetted_checker,
     warn_if_unvetted,
 )
+from judgeagent.grading.case import Case, Reply
 from judgeagent.grading.free_text import check_free_text
 from judgeagent.grading.mcq import DistractorBuilder, check_options
-from judgeagent.grading.text import best_f1
+from judgeagent.grading.rivals import rivals
+from judgeagent.grading.text import (
+    NEGATIONS,
+    ZH_NEGATIONS,
+    best_f1,
+    has_cjk,
+    is_refusal,
+    normalise_answer,
+    numbers,
+    token_f1,
+    zh_letters,
+)
 from judgeagent.grading.verdict import Verdict
 from judgeagent.models.testing import FunctionModel
 from tests.conftest import FOUND
@@ -148,6 +161,8 @@ def test_a_year_moves_by_one_to_ten_years_either_way(builder):
     assert moved == {-10, -5, -3, -2, -1, 1, 2, 3, 5, 10}
     for bound in ("1000", "2100"):  # the first and last plausible year still move by years, not by a factor
         assert all(abs(int(v) - int(bound)) <= 10 for v in _values(options_of(builder, bound, n=10))), bound
+    for outside in ("999", "2101"):  # just outside them a number is no year: it moves by a factor (at least 0.25x)
+        assert all(abs(int(v) - int(outside)) >= 249 for v in _values(options_of(builder, outside, n=10))), outside
 
 
 def test_a_small_count_moves_by_one_to_five_and_stays_positive(builder):
@@ -370,3 +385,94 @@ def test_a_failed_calibration_is_said_once_when_there_is_someone_to_tell():
         warn_if_unvetted(cal, said.append)
         warn_if_unvetted(cal, None)  # no one to tell: nothing happens
     assert said == [f"warning: {failed.note}"]
+
+
+# --- text.py, case.py, rivals.py: the text helpers every free-text rule reads -----------------------------------
+
+@pytest.mark.parametrize("word", sorted(NEGATIONS))
+def test_each_negation_word_keeps_a_short_reply_from_matching_the_gold(word):
+    # without the word among NEGATIONS, "It isnt Paris" is read as a short reply stating the gold ("exact")
+    for reply in (f"It {word} Paris", f"Paris {word}"):
+        assert check_free_text(reply, "Paris") is None, reply
+    assert check_free_text("It is Paris", "Paris").correct  # the same reply without the negation is right
+
+
+@pytest.mark.parametrize("word", sorted(ZH_NEGATIONS))
+def test_each_chinese_negation_keeps_a_reply_from_matching_the_gold(word):
+    for reply in (f"北京{word}", f"{word}北京", f"答案是{word}北京大学"):
+        gold = "北京大学" if "大学" in reply else "北京"
+        assert check_free_text(reply, gold) is None, reply
+    assert check_free_text("答案是北京大学", "北京大学").correct
+
+
+def test_what_turns_the_cjk_reading_on():
+    assert not has_cjk("Paris, 1999 -- the end") and not has_cjk("Dáin Ironfoot")
+    for text in ("北京", "ひらがな", "한국", "「x」", "ＡＢＣ", "x。"):  # ideographs, kana, hangul, punctuation, full width
+        assert has_cjk(text), text
+    assert normalise_answer("The Answer: Paris!") == "answer paris"
+    assert normalise_answer("答案是“北京”。") == "答 案 是 北 京"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("one", 1), ("five", 5), ("nine", 9), ("first", 1), ("third", 3), ("sixth", 6), ("thirteenth", 13),
+    ("sixteenth", 16), ("Twenty-one", 21), ("a dozen", 12), ("the 3rd", 3), ("1,200 people", 1200)])
+def test_a_number_word_or_numeral_is_read_as_its_value(text, value):
+    assert numbers(text) == {float(value)}
+
+
+def test_a_scaled_number_counts_under_both_readings():
+    assert numbers("2 thousand") == {2.0, 2000.0}
+    assert numbers("twelve hundred") == {12.0, 1200.0}
+    assert numbers("two million people") == {2.0, 2e6}
+    assert numbers("1,200,000 and 3,45") == {1200000.0, 3.0, 45.0}  # a comma before three digits only
+
+
+def test_token_f1_of_empty_answers_and_by_hand():
+    assert token_f1("", "") == 1.0 and token_f1("", "Paris") == 0.0 and token_f1("Paris", "") == 0.0
+    assert token_f1("the Paris", "Paris") == 1.0
+    assert token_f1("Paris France", "Paris") == pytest.approx(2 / 3)  # precision 1/2, recall 1
+    assert token_f1("x y z", "y z v w") == pytest.approx(2 * (2 / 3) * (2 / 4) / (2 / 3 + 2 / 4))
+
+
+def test_a_refusal_has_at_most_thirty_words():
+    filler = "about who painted the portrait that hangs in the long gallery of the old house by the river".split()
+
+    def refusal(n):
+        return " ".join((["I", "do", "not", "know"] + filler * 2)[:n])
+    assert is_refusal(refusal(30)) and len(refusal(30).split()) == 30
+    assert not is_refusal(refusal(31))
+
+
+def test_zh_letters_reads_the_committed_letter():
+    assert zh_letters("答案是C") == ["C"] and zh_letters("选b") == ["B"] and zh_letters("A项正确") == ["A"]
+    assert zh_letters("不选A") == [] and zh_letters("A或B") == []
+
+
+def test_a_reply_keeps_its_first_sentence_apart():
+    english = Reply.of("The answer is Paris. Lyon is not.")
+    assert (english.raw, english.text, english.first) == ("The answer is Paris. Lyon is not.", "paris lyon is not",
+                                                          "paris")
+    assert Reply.of("Paris").first == "paris" and Reply.of("Paris\nLyon").first == "paris"
+    assert Reply.of("It is e.g. paris. Lyon").first == "it is eg paris"  # a sentence ends before a capital only
+    chinese = Reply.of("答案是北京。上海不是。")
+    assert (chinese.text, chinese.first) == ("北 京 上 海 不 是", "北 京")
+    assert Reply.of("北京").first == "北 京" and Reply.of("北京\n上海").first == "北 京"
+
+
+def test_a_reply_its_case_and_the_rivals_index_are_frozen():
+    reply = Reply.of("Paris")
+    case = Case(reply, ["Paris"], ["paris"], 1.0, 0.8, "Where?", {"lyon"})
+    index = rivals({"lyon"})
+    for thing, name in ((reply, "text"), (case, "score"), (index, "normalised")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(thing, name, None)
+
+
+def test_the_rivals_within_a_reply_are_those_all_of_whose_words_it_says():
+    index = rivals(["new york", "york", "", "Nuevo León".lower(), "san josé"])
+    assert "" not in index.normalised and "" not in index.folded
+    assert sorted(index.within(["new", "york"])) == ["new york", "york"]  # a rival that is all the reply's words
+    assert index.within(["york", "city"]) == ["york"] and index.within(["new"]) == []
+    assert index.folded_within(["san", "jose"]) == ["san jose"] and index.within(["san", "jose"]) == []
+    assert sorted(index.folded_with("york")) == ["new york", "york"] and index.folded_with("paris") == ()
+    assert rivals(frozenset({"york"})).within(["york"]) == ["york"]
