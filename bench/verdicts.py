@@ -16,8 +16,8 @@ verdicts are listed only for the tuning half and `heldout-a`, so `heldout-b` is 
 rules alone, for the whole checker without a judge (the rules, then the learned equivalence step on what they leave
 undecided: `--learned`, default the shipped evouna-tq weights; `--rules-only` leaves it out), and end to end with the
 judge under each `--judge-policy`: accuracy, precision, recall and false-positive rate of "correct" verdicts, plus
-each rule's decisions and their precision, and the time per pair of the rules and of rules + step (their ratio,
-measured in the same run).
+each rule's decisions and their precision (with its 95% Wilson interval), and the time per pair of the rules and of
+rules + step (their ratio, measured in the same run).
 Without `--file`, both labelled files (development and held-out) are measured.
 """
 from __future__ import annotations
@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from judgeagent.benchmark import Item, load_benchmark  # noqa: E402
 from judgeagent.config import CheckerConfig  # noqa: E402
 from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
+from judgeagent.metrics import wilson  # noqa: E402
 
 DATA = Path(os.environ.get("JUDGEAGENT_DATA") or ROOT.parent / "shared" / "data")  # as bench/evaluate.py
 UNDECIDED = ("undecided", "judge_failed", "learned")
@@ -137,11 +138,13 @@ def by_method(triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> N
     decided = [ok for m, rows in groups.items() if m not in UNDECIDED for _, ok in rows]
     print(f"  decided without a model: {len(decided)} of {len(found)} ({100 * len(decided) / len(found):.1f}%), "
           f"right {sum(decided)} ({100 * sum(decided) / max(1, len(decided)):.2f}% precise)")
-    print(f"    {'method':<16} {'n':>4}  {'said right':>10} {'said wrong':>10}  {'right':>5}  precision")
+    print(f"    {'method':<16} {'n':>4}  {'said right':>10} {'said wrong':>10}  {'right':>5}  precision  "
+          "95% interval")
     for method, rows in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         yes, right = sum(c for c, _ in rows), sum(ok for _, ok in rows)
+        low, high = wilson(right, len(rows))
         print(f"    {method:<16} {len(rows):>4}  {yes:>10} {len(rows) - yes:>10}  {right:>5}  "
-              f"{100 * right / len(rows):.1f}%")
+              f"{100 * right / len(rows):>8.1f}%  {100 * low:.1f}-{100 * high:.1f}%")
 
 
 def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: int = 12) -> None:

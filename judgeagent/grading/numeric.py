@@ -16,7 +16,9 @@ TOLERANCE = 0.05
 _RANGE = re.compile(r"(\bbetween\s+)?(\d[\d,]*(?:\.\d+)?)\s*(-|–|—|to|and)\s*(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
 # "three point five", "eighteen and a half": decimals in words, which `numbers` reads as separate numbers.
 _WORD_FRACTION = re.compile(r"\bpoint\b|\band\s+an?\s+(?:half|quarter)\b", re.IGNORECASE)
-_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:-\s*)?(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# A scale word between the number and its unit is part of the number: "3.5 billion dollars" is in dollars.
+_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:(?:hundred|thousand|million|billion|trillion)\s+)?(?:-\s*)?"
+                   r"(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
 # Words after a number that say what it counts but are no unit ("1,200 people", "eleven players").
 _NOT_UNITS = frozenset({"and", "or", "to", "in", "of", "the", "a", "an", "so", "people", "inhabitants", "high",
                         "tall", "long", "thousand", "million", "billion", "hundred", "trillion", "plus", "times",
@@ -221,4 +223,9 @@ def is_bound(text: str) -> bool:
 def bounded(text: str, gold: str) -> bool:
     """A bound ("more than 2", "at least 2"), or an ordinal ("2nd") for a gold that is none: not the gold's
     number stated."""
-    return bool(_BOUND.search(text)) or (bool(_ORDINAL.search(text)) and not _ORDINAL.search(gold))
+    return bool(_BOUND.search(text)) or (bool(_ORDINAL.search(text)) and not ordinal(gold))
+
+
+def ordinal(text: str) -> bool:
+    """An ordinal in digits or words: "12th", "Twelfth Century"."""
+    return bool(_ORDINAL.search(text) or _ORDINAL_WORD.search(text))
