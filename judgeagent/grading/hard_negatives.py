@@ -1,5 +1,5 @@
 """Calibration probes that a careless judge accepts: another entity of the kind the question asks for, a number
-near the gold's, and part of the answer. A judge that rejects these has a false-positive rate on such probes
+near the gold's, part of the answer, and the right answer to another question about the same subject. A judge that rejects these has a false-positive rate on such probes
 that bounds (with its interval) the rate on real wrong replies no harder than them; other items' golds, which
 any judge rejects, bound nothing."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .text import normalise_answer, numbers, token_f1
 if TYPE_CHECKING:
     from ..benchmark import Item
 
-HARD_KINDS = frozenset({"same_kind", "changed_number", "partial", "near_miss", "other_option"})
+HARD_KINDS = frozenset({"same_kind", "changed_number", "partial", "same_subject", "near_miss", "other_option"})
 """Negative probe kinds whose answer is plausible for the question (the rest, `other_gold`, rarely is)."""
 
 _LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s&\s|\s+and\s+)\s*", re.IGNORECASE)
@@ -42,6 +42,33 @@ def same_kind(item: Item, pool: Sequence[Item], rng: random.Random) -> str | Non
     candidates = [i.gold for i in pool if i.qid != item.qid and asked_kind(i.question) == kind
                   and normalise_answer(i.question) != asked and _distinct(i.gold, item.golds)
                   and bool(numbers(i.gold)) == bool(numbers(item.gold))]
+    return rng.choice(sorted(set(candidates))) if candidates else None
+
+
+_NOT_NAMES = frozenset({"i", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "on", "of",
+                        "is", "was", "did", "does", "do"})
+
+
+def subjects(question: str) -> set[str]:
+    """The names a question is about: its capitalised words after the first ("Who founded Microsoft?" ->
+    {"microsoft"}), normalised."""
+    words = re.findall(r"[^\W_][\w'.-]*", question)
+    found = {normalise_answer(w) for w in words[1:] if w[:1].isupper()}
+    return {w for w in found if w and w not in _NOT_NAMES}
+
+
+def same_subject(item: Item, pool: Sequence[Item], rng: random.Random) -> str | None:
+    """The gold of another item whose question names the same subject ("Redmond", from "Where is Microsoft based?",
+    for "Who founded Microsoft?"): right there, wrong here, and on topic, which a judge that checks only the topic
+    accepts. A gold this question already states, or one sharing a third of its words with this item's golds,
+    is not drawn."""
+    names = subjects(item.question)
+    if not names:
+        return None
+    asked = normalise_answer(item.question)
+    candidates = [i.gold for i in pool if i.qid != item.qid and names & subjects(i.question)
+                  and normalise_answer(i.question) != asked and _distinct(i.gold, item.golds)
+                  and not set(normalise_answer(i.gold).split()) <= set(asked.split())]
     return rng.choice(sorted(set(candidates))) if candidates else None
 
 
