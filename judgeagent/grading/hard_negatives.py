@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -50,11 +51,21 @@ _NOT_NAMES = frozenset({"i", "what", "which", "who", "whom", "whose", "when", "w
 
 
 def subjects(question: str) -> set[str]:
-    """The names a question is about: its capitalised words after the first ("Who founded Microsoft?" ->
-    {"microsoft"}), normalised."""
-    words = re.findall(r"[^\W_][\w'.-]*", question)
-    found = {normalise_answer(w) for w in words[1:] if w[:1].isupper()}
-    return {w for w in found if w and w not in _NOT_NAMES}
+    """The names a question is about: its runs of capitalised words after the first ("Where was Gene Vincent born?"
+    -> {"gene vincent"}), normalised."""
+    words = re.findall(r"[^\W_][\w'.-]*", question)[1:]
+    runs, run = [], []
+    for word in [*words, ""]:
+        if word[:1].isupper() and normalise_answer(word) not in _NOT_NAMES:
+            run.append(word)
+        elif run:
+            runs.append(normalise_answer(" ".join(run)))
+            run = []
+    return {r for r in runs if r}
+
+
+SUBJECT_QUESTIONS = 5
+"""A name in more questions of the set than this is a setting ("London", "English"), not their shared subject."""
 
 
 def same_subject(item: Item, pool: Sequence[Item], rng: random.Random) -> str | None:
@@ -65,8 +76,10 @@ def same_subject(item: Item, pool: Sequence[Item], rng: random.Random) -> str | 
     names = subjects(item.question)
     if not names:
         return None
+    named = [(i, subjects(i.question) & names) for i in pool if i.qid != item.qid]
+    common = Counter(n for _, shared in named for n in shared)
     asked = normalise_answer(item.question)
-    candidates = [i.gold for i in pool if i.qid != item.qid and names & subjects(i.question)
+    candidates = [i.gold for i, shared in named if any(common[n] < SUBJECT_QUESTIONS for n in shared)
                   and normalise_answer(i.question) != asked and _distinct(i.gold, item.golds)
                   and not set(normalise_answer(i.gold).split()) <= set(asked.split())]
     return rng.choice(sorted(set(candidates))) if candidates else None
