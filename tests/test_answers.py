@@ -322,3 +322,18 @@ def test_same_subject_probes_are_another_questions_answer_about_the_same_name():
     for p in probes:  # another Microsoft question's gold, never this one's
         said = [i.gold for i in items[:3] if i.gold in p.answer]
         assert "Microsoft" in p.question and len(said) == 1 and said[0] != golds[p.question], p
+
+
+def test_a_name_many_questions_share_is_a_setting_not_a_subject():
+    # Catches: "London" (in six questions here) taken as the subject they share, so that any London question's
+    # gold became a probe for another; a name two questions share stays a subject.
+    from judgeagent.grading.hard_negatives import same_subject, subjects
+
+    places = ["Big Ben", "the Tate", "Kew", "Soho", "Brixton", "Camden"]
+    items = [Item(f"l{k}", f"Which London area holds site {k}?", p) for k, p in enumerate(places)]
+    items += [Item("g1", "Where was Gene Vincent born?", "Norfolk"), Item("g2", "Which song made Gene Vincent famous?",
+                                                                         "Be-Bop-A-Lula")]
+    assert subjects("Where was Gene Vincent born?") == {"gene vincent"}
+    rng = random.Random(0)
+    assert same_subject(items[0], items, rng) is None
+    assert same_subject(items[-2], items, rng) == "Be-Bop-A-Lula"
