@@ -682,6 +682,9 @@ def test_the_unit_after_a_scale_word_is_read():
 
     assert unit("3.5 billion dollars") == "dollar" and unit("It cost 2 million euros.") == "euro"
     assert unit("2 million people") is None and unit("2 million") is None and unit("8 minutes") == "minute"
+    # one name however the unit is written: the scale and the exponent are part of the number
+    assert unit("About 6.21 million hectolitres.") == unit("6.21 e6hL") == "hl" and unit("3 hrs") == "hour"
+    assert decide("About 6.21 million hectolitres.", "6.21 e6hL", "How much beer is sold?").correct
     v = decide("3.4 billion euros", "about 3.5 billion dollars", "How much did it cost?")
     assert v is None or v.method != "number_range"
     v = decide("3.5 billion euros", "3.5 billion dollars", "How much did it cost?")

@@ -17,8 +17,15 @@ _RANGE = re.compile(r"(\bbetween\s+)?(\d[\d,]*(?:\.\d+)?)\s*(-|–|—|to|and)\s
 # "three point five", "eighteen and a half": decimals in words, which `numbers` reads as separate numbers.
 _WORD_FRACTION = re.compile(r"\bpoint\b|\band\s+an?\s+(?:half|quarter)\b", re.IGNORECASE)
 # A scale word between the number and its unit is part of the number: "3.5 billion dollars" is in dollars.
-_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:(?:hundred|thousand|million|billion|trillion)\s+)?(?:-\s*)?"
-                   r"(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# So is an exponent ("6.21 e6hL" is in hL).
+_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s*e[+-]?\d+)?\s*(?:(?:hundred|thousand|million|billion|trillion)\s+)?"
+                   r"(?:-\s*)?(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# One name for each unit however written (singular, as `unit` leaves it): "hectolitres" and "hL" are one unit.
+_UNIT_NAMES = {"percent": "%", "metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "centimetre": "cm",
+               "centimeter": "cm", "millimetre": "mm", "millimeter": "mm", "litre": "l", "liter": "l",
+               "hectolitre": "hl", "hectoliter": "hl", "millilitre": "ml", "milliliter": "ml", "kilogram": "kg",
+               "gram": "g", "feet": "ft", "foot": "ft", "mile": "mi", "pound": "lb", "min": "minute", "hr": "hour",
+               "yr": "year", "sec": "second"}
 # Words after a number that say what it counts but are no unit ("1,200 people", "eleven players").
 _NOT_UNITS = frozenset({"and", "or", "to", "in", "of", "the", "a", "an", "so", "people", "inhabitants", "high",
                         "tall", "long", "thousand", "million", "billion", "hundred", "trillion", "plus", "times",
@@ -88,12 +95,14 @@ def _days_or_verses(text: str, match: re.Match[str]) -> bool:
 
 
 def unit(text: str) -> str | None:
-    """The unit after the first number ("8 minutes" -> "minute", "71%" -> "%"), singular, or None."""
+    """The unit after the first number ("8 minutes" -> "minute", "71%" -> "%", "3.5 billion dollars" -> "dollar"), one
+    name however written ("hectolitres", "hL" -> "hl"), or None."""
     for match in _UNIT.finditer(text):
         word = match.group(1).lower().replace(" ", "")
         if word in _NOT_UNITS:
             continue
-        return {"percent": "%", "metres": "m", "meters": "m", "metre": "m", "meter": "m"}.get(word, word.rstrip("s"))
+        singular = word[:-1] if word.endswith("s") and len(word) > 2 else word
+        return _UNIT_NAMES.get(singular, singular)
     return None
 
 
