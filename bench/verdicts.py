@@ -16,8 +16,8 @@ verdicts are listed only for the tuning half and `heldout-a`, so `heldout-b` is 
 rules alone, for the whole checker without a judge (the rules, then the learned equivalence step on what they leave
 undecided: `--learned`, default the shipped evouna-tq weights; `--rules-only` leaves it out), and end to end with the
 judge under each `--judge-policy`: accuracy, precision, recall and false-positive rate of "correct" verdicts, plus
-each rule's decisions and their precision, and the time per pair of the rules and of rules + step (their ratio,
-measured in the same run).
+each rule's decisions and their precision (with its 95% Wilson interval), and the time per pair of the rules and of
+rules + step (their ratio, measured in the same run).
 Without `--file`, both labelled files (development and held-out) are measured.
 """
 from __future__ import annotations
@@ -38,7 +38,9 @@ sys.path.insert(0, str(ROOT))
 from bench.shared_data import find_data, require  # noqa: E402
 from judgeagent.benchmark import Item, load_benchmark  # noqa: E402
 from judgeagent.config import CheckerConfig  # noqa: E402
+from judgeagent.errors import JudgeAgentError  # noqa: E402
 from judgeagent.grading.answers import AnswerChecker, other_golds  # noqa: E402
+from judgeagent.metrics import wilson  # noqa: E402
 
 DATA = find_data()
 UNDECIDED = ("undecided", "judge_failed", "learned")
@@ -46,7 +48,8 @@ UNDECIDED = ("undecided", "judge_failed", "learned")
 
 
 def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    rows = [_row(path, k, line) for k, line in enumerate(path.read_text().splitlines(), 1)
+            if line.strip() and not line.startswith("#")]
     files: dict[tuple[str, str], dict[str, Item]] = {}
     out = []
     for row in rows:
@@ -62,6 +65,20 @@ def load_triples(path: Path) -> list[tuple[dict[str, Any], Item]]:
             files[key] = {i.qid: i for i in load_benchmark(source).items}
         out.append((row, files[key][row["qid"]]))
     return out
+
+
+def _row(path: Path, number: int, line: str) -> dict[str, Any]:
+    """One labelled record, or one line naming what is wrong with it and the fix."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise JudgeAgentError(f"{path}:{number}: not JSON ({e.msg}); give one JSON object a line") from None
+    wanted = ("answer", "correct", "qid") + (("gold",) if "question" in row else ("dataset", "split"))
+    missing = [k for k in wanted if k not in row] if isinstance(row, dict) else list(wanted)
+    if missing or not isinstance(row["correct"], bool):
+        raise JudgeAgentError(f"{path}:{number}: a labelled answer needs {', '.join(wanted)} (\"correct\" true or "
+                              f"false); missing or wrong: {', '.join(missing) or 'correct'}")
+    return row
 
 
 EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
@@ -92,8 +109,16 @@ def load_evouna(path: Path, half: str) -> list[tuple[dict[str, Any], Item]]:
     """EVOUNA's records as (row, item) pairs for one part (`tune`, `heldout`, `heldout-a`, `heldout-b` or `both`)."""
     if half not in HALVES:
         raise ValueError(f"unknown part {half!r}: use one of {', '.join(HALVES)}")
+    try:
+        records = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise JudgeAgentError(f"{path}: not JSON ({e.msg}); a .json file is read as EVOUNA's format") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) and {"question", "golden_answer"} <= r.keys()
+                                                for r in records):
+        raise JudgeAgentError(f"{path}: not EVOUNA's format (a list of records with question, golden_answer, "
+                              "answer_<system> and judge_<system>); give a labelled .jsonl file instead")
     out = []
-    for k, record in enumerate(json.loads(path.read_text())):
+    for k, record in enumerate(records):
         if record.get("improper") or not _in_part(record["question"], half):
             continue
         golds = [g.strip() for g in record["golden_answer"].split("/") if g.strip()]
@@ -130,19 +155,31 @@ def report(name: str, triples: list[tuple[dict[str, Any], Item]], found: list[An
           f"recall {r['recall']:.3f}  FPR {r['fpr']:.3f}")
 
 
+KIND_DROPPED = "without the word for its kind"
+"""The reason `name_rules.kind_dropped` gives: its verdicts carry the method `name_part` (one legend row for a name's
+part), but it is another rule, whose precision is listed apart as `name_part:kind`."""
+
+
+def rule_of(verdict: Any) -> str:
+    """The rule behind a verdict: its method, `name_part` split into the surname rule and `name_part:kind`."""
+    return "name_part:kind" if verdict.method == "name_part" and KIND_DROPPED in verdict.reason else verdict.method
+
+
 def by_method(triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
     """Each rule's decisions: how many, how many said "correct" / "wrong", and how many of them were right."""
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for (row, _), v in zip(triples, found):
-        groups[v.method].append((v.correct, v.correct == row["correct"]))
+        groups[rule_of(v)].append((v.correct, v.correct == row["correct"]))
     decided = [ok for m, rows in groups.items() if m not in UNDECIDED for _, ok in rows]
     print(f"  decided without a model: {len(decided)} of {len(found)} ({100 * len(decided) / len(found):.1f}%), "
           f"right {sum(decided)} ({100 * sum(decided) / max(1, len(decided)):.2f}% precise)")
-    print(f"    {'method':<16} {'n':>4}  {'said right':>10} {'said wrong':>10}  {'right':>5}  precision")
+    print(f"    {'method':<16} {'n':>4}  {'said right':>10} {'said wrong':>10}  {'right':>5}  precision  "
+          "95% interval")
     for method, rows in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         yes, right = sum(c for c, _ in rows), sum(ok for _, ok in rows)
+        low, high = wilson(right, len(rows))
         print(f"    {method:<16} {len(rows):>4}  {yes:>10} {len(rows) - yes:>10}  {right:>5}  "
-              f"{100 * right / len(rows):.1f}%")
+              f"{100 * right / len(rows):>8.1f}%  {100 * low:.1f}-{100 * high:.1f}%")
 
 
 def errors(triples: list[tuple[dict[str, Any], Item]], found: list[Any], limit: int = 12) -> None:
@@ -175,9 +212,15 @@ def main() -> None:
                              "turn; heldout-a and heldout-b: the held-out half's two quarters). Wrong verdicts are "
                              "listed for tune and heldout-a only.")
     args = parser.parse_args()
-    for path in args.file or [ROOT / "bench" / "data" / "verdicts.jsonl", ROOT / "bench" / "data" / "verdicts_heldout.jsonl"]:
-        measure(args, path)
-        print()
+    paths = args.file or [ROOT / "bench" / "data" / "verdicts.jsonl", ROOT / "bench" / "data" / "verdicts_heldout.jsonl"]
+    try:
+        for path in paths:
+            if not path.is_file():
+                raise JudgeAgentError(f"{path}: no such file; give a labelled .jsonl file or EVOUNA's .json")
+            measure(args, path)
+            print()
+    except JudgeAgentError as e:
+        sys.exit(f"error: {e}")
 
 
 def measure(args: argparse.Namespace, path: Path) -> None:
@@ -195,8 +238,8 @@ def measure_triples(args: argparse.Namespace, name: str, triples: list[tuple[dic
                     show_errors: bool = True, pool: list[tuple[dict[str, Any], Item]] | None = None) -> None:
     counts = Counter(row["correct"] for row, _ in triples)
     print(f"{name}: {len(triples)} labelled answers ({counts[True]} correct, {counts[False]} wrong), "
-          f"{len({(r['dataset'], r['qid']) for r, _ in triples})} items")
-    others = other_golds([g for _, item in {(r["dataset"], r["qid"]): i for r, i in pool or triples}.items()
+          f"{len({(r.get('dataset'), r['qid']) for r, _ in triples})} items")
+    others = other_golds([g for _, item in {(r.get("dataset"), r["qid"]): i for r, i in pool or triples}.items()
                           for g in item.golds])
     start = time.perf_counter()
     alone = asyncio.run(verdicts(AnswerChecker(CheckerConfig(), None, others), triples))
@@ -243,7 +286,7 @@ def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Ite
     from judgeagent.grading.hard_negatives import hard_fpr
     from judgeagent.models import open_models
 
-    items = list({(r["dataset"], r["qid"]): i for r, i in triples}.values())
+    items = list({(r.get("dataset"), r["qid"]): i for r, i in triples}.values())
 
     async def run(policy: str) -> tuple[Any, list[Any]]:
         settings = CheckerConfig(judge_policy=policy)  # type: ignore[arg-type]

@@ -651,3 +651,46 @@ def test_token_f1_wants_the_golds_head_word():
                         ("Trophy Bitter", "Whitbread's Trophy Bitter")]:
         v = decide(reply, gold, "Which one?")
         assert (v.correct, v.method) == (True, "f1"), (reply, v)
+
+
+def test_an_ordinal_for_a_century_in_words_is_that_century():
+    # Catches: "12th" for "Twelfth Century" left undecided (read as an ordinal for a gold that has none, so
+    # token F1 0 settled it wrong), and "13th" undecided where a person says wrong at once.
+    question = "In which century was the cathedral built?"
+    for reply in ("12th", "The 12th.", "12th century"):
+        v = decide(reply, "Twelfth Century", question)
+        assert v is not None and v.correct, (reply, v)
+    for reply in ("13th", "the eleventh"):
+        v = decide(reply, "Twelfth Century", question)
+        assert (v.correct, v.method) == (False, "period"), (reply, v)
+    # an ordinal in digits for one in words, as for one in digits ("He came 2nd." for "2nd")
+    for reply, gold in (("2nd", "Second"), ("He came 2nd.", "second place")):
+        v = decide(reply, gold, "In which place did he finish?")
+        assert v is not None and v.correct, (reply, gold, v)
+    # passes: an ordinal still states no cardinal ("2nd" for "2"), and no century is read into a bare ordinal
+    # when the gold is no century
+    v = decide("He finished 2nd.", "2", "How many?")
+    assert v is None or not v.correct
+    v = decide("13th", "12th", "In which place did she finish?")
+    assert v is None or v.method != "period"
+
+
+def test_the_unit_after_a_scale_word_is_read():
+    # Catches: `unit` stopped at the scale word ("3.5 billion dollars" had no unit), so euros were taken as near
+    # dollars; and "2 million" for "2 million people" was left to token F1 (the scale word read as a unit).
+    from judgeagent.grading.numeric import unit
+
+    assert unit("3.5 billion dollars") == "dollar" and unit("It cost 2 million euros.") == "euro"
+    assert unit("2 million people") is None and unit("2 million") is None and unit("8 minutes") == "minute"
+    # one name however the unit is written: the scale and the exponent are part of the number
+    assert unit("About 6.21 million hectolitres.") == unit("6.21 e6hL") == "hl" and unit("3 hrs") == "hour"
+    assert decide("About 6.21 million hectolitres.", "6.21 e6hL", "How much beer is sold?").correct
+    v = decide("3.4 billion euros", "about 3.5 billion dollars", "How much did it cost?")
+    assert v is None or v.method != "number_range"
+    v = decide("3.5 billion euros", "3.5 billion dollars", "How much did it cost?")
+    assert v is None or not v.correct
+    # passes: the same number with its scale and the gold's unit, or without the unit
+    assert decide("3.4 billion dollars", "about 3.5 billion dollars", "How much did it cost?").correct
+    for reply, gold in (("2 million", "2 million people"), ("3.5 billion", "3.5 billion dollars")):
+        v = decide(reply, gold, "How many?")
+        assert v is not None and (v.correct, v.method) == (True, "exact"), (reply, v)

@@ -1,6 +1,7 @@
 """Answer checking: option letters from real-looking replies, free-text matching, and the judge over HTTP."""
 import asyncio
 import json
+import random
 import re
 
 import pytest
@@ -298,3 +299,41 @@ def test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through():
     assert faithful_hard.passed and bound.accepted == 0 and bound.probes == 20
     assert bound.interval[0] == 0.0 and 0.1 < bound.interval[1] < 0.2  # 0 of 20: at most 16% at 95% confidence
     assert hard_fpr(careless_hard.by_kind).interval[0] > 0.8
+
+
+def test_same_subject_probes_are_another_questions_answer_about_the_same_name():
+    # Catches: no probe of the fourth kind the issue names (the right answer to another question about the same
+    # subject), which a judge that checks only the topic accepts.
+    from judgeagent.grading.hard_negatives import HARD_KINDS, same_subject, subjects
+
+    items = [Item("a", "Who founded Microsoft?", "Bill Gates"), Item("b", "Where is Microsoft based?", "Redmond"),
+             Item("c", "In which year was Microsoft founded?", "1975"), Item("d", "Who wrote Hamlet?", "Shakespeare"),
+             Item("e", "Which company did Bill Gates found with Microsoft's Paul Allen?", "Microsoft")]
+    assert subjects("Who founded Microsoft?") == {"microsoft"} and subjects("Which river flows?") == set()
+    rng = random.Random(0)
+    drawn = {same_subject(items[0], items, rng) for _ in range(20)}
+    # "Microsoft" names the subject and this question states it: no probe; Hamlet is another subject
+    assert drawn == {"Redmond", "1975"}
+    assert same_subject(items[3], items, rng) is None  # no other question about Hamlet
+    hard = pairs_from_items(items[:4], 40, seed=1, hard=True)
+    probes = [p for p in hard if p.kind == "same_subject"]
+    assert probes and "same_subject" in HARD_KINDS
+    golds = {i.question: i.gold for i in items}
+    for p in probes:  # another Microsoft question's gold, never this one's
+        said = [i.gold for i in items[:3] if i.gold in p.answer]
+        assert "Microsoft" in p.question and len(said) == 1 and said[0] != golds[p.question], p
+
+
+def test_a_name_many_questions_share_is_a_setting_not_a_subject():
+    # Catches: "London" (in six questions here) taken as the subject they share, so that any London question's
+    # gold became a probe for another; a name two questions share stays a subject.
+    from judgeagent.grading.hard_negatives import same_subject, subjects
+
+    places = ["Big Ben", "the Tate", "Kew", "Soho", "Brixton", "Camden"]
+    items = [Item(f"l{k}", f"Which London area holds site {k}?", p) for k, p in enumerate(places)]
+    items += [Item("g1", "Where was Gene Vincent born?", "Norfolk"), Item("g2", "Which song made Gene Vincent famous?",
+                                                                         "Be-Bop-A-Lula")]
+    assert subjects("Where was Gene Vincent born?") == {"gene vincent"}
+    rng = random.Random(0)
+    assert same_subject(items[0], items, rng) is None
+    assert same_subject(items[-2], items, rng) == "Be-Bop-A-Lula"

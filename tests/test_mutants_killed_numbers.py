@@ -35,7 +35,7 @@ def test_words_after_a_number_that_are_no_unit_are_skipped_for_the_next_one():
     # "and" of a range, "the" after a year, "million" of a scale, "tall" of a height: none is the unit
     assert unit("between 10 and 12 years") == "year"
     assert unit("In 1969 the Moon was 384,400 km away") == "km"
-    assert unit("about 150 million km") is None  # the word after the number is a scale: no unit read
+    assert unit("about 150 million km") == "km"  # the unit after a scale word (#46: it was read as none)
     assert unit("The spire stands 120 tall.") is None
     # a unit word read as no unit would differ from the reply's and leave each of these undecided
     right("11 years", "between 10 and 12", "number_range")

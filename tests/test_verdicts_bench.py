@@ -101,3 +101,42 @@ def test_the_learned_step_gets_its_own_line_or_says_why_it_is_off(tmp_path, caps
     out = capsys.readouterr().out
     assert "rules + learned step, no judge     n    8  accuracy 1.000" in out
     assert "learned             8" in out and "precision 1.000, recall 1.000, FPR 0.000" in out
+
+
+def test_each_rule_is_listed_with_its_wilson_interval_and_kind_dropped_apart(capsys):
+    # #46: `name_part` verdicts come from two rules (a person's surname, a place without its kind word); their
+    # precision is listed apart, each with its 95% Wilson interval
+    from judgeagent.grading.answers import check_free_text
+
+    kind = check_free_text("the Indian", "Indian Ocean", question="Which ocean lies south of India?")
+    surname = check_free_text("Telemann", "Georg Philipp Telemann", question="Who composed it?")
+    assert (kind.method, surname.method) == ("name_part", "name_part")
+    assert (verdicts.rule_of(kind), verdicts.rule_of(surname)) == ("name_part:kind", "name_part")
+    item = verdicts.Item("q1", "Which ocean?", "Indian Ocean")
+    triples = [({"correct": True}, item), ({"correct": False}, item), ({"correct": True}, item)]
+    verdicts.by_method(triples, [kind, kind, surname])
+    out = capsys.readouterr().out
+    assert "name_part:kind      2           2          0      1      50.0%  9.5-90.5%" in out
+    assert "name_part           1           1          0      1     100.0%  20.7-100.0%" in out
+
+
+def test_a_bad_labelled_file_is_one_line_naming_the_fix(tmp_path, monkeypatch, capsys):
+    import pytest
+
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text('{"qid": "q1", "question": "Who?", "gold": "Ada", "answer": "Ada"}\n')
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"not": "a list"}')
+    for path, said in ((bad, "labels.jsonl:1: a labelled answer needs answer, correct, qid, gold"),
+                       (broken, "not EVOUNA's format"), (tmp_path / "absent.jsonl", "no such file")):
+        monkeypatch.setattr(verdicts.sys, "argv", ["verdicts.py", "--no-judge", "--rules-only", "--file", str(path)])
+        with pytest.raises(SystemExit) as exit_:
+            verdicts.main()
+        assert str(exit_.value).startswith("error: ") and said in str(exit_.value), exit_.value
+        assert "\n" not in str(exit_.value)
+    # a good file written out in the record itself is measured
+    bad.write_text('{"qid": "q1", "question": "Who wrote Hamlet?", "gold": ["William Shakespeare", "Shakespeare"], '
+                   '"answer": "Shakespeare", "correct": true}\n')
+    monkeypatch.setattr(verdicts.sys, "argv", ["verdicts.py", "--no-judge", "--rules-only", "--file", str(bad)])
+    verdicts.main()
+    assert "accuracy 1.000" in capsys.readouterr().out

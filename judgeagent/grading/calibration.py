@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from ..config import CheckerConfig
 from ..metrics import wilson
 from .answers import AnswerChecker, other_golds
-from .hard_negatives import partial, same_kind
+from .hard_negatives import partial, same_kind, same_subject
 from .judge import judge_answer
 from .text import normalise_answer, numbers, token_f1
 
@@ -37,7 +37,7 @@ class Pair:
     accept: bool
     kind: str
     """`restated` or `alias` (accept); `other_gold`, `other_option`, `changed_number`, `near_miss`, `same_kind`,
-    `partial` (reject)."""
+    `partial`, `same_subject` (reject)."""
     golds: tuple[str, ...] = ()
     """The golds the probe was built from, when more than `gold`: an alias probe is judged against the
     item's gold and aliases, since in open-QA sets an alias is often another acceptable answer ("Rockwell"
@@ -112,7 +112,8 @@ def pairs_from_items(items: Sequence[Item], n: int = 40, seed: int = 0,
     never sees them: they are decided by rule). `near_miss(gold)` may name a similar but different
     entity (from the graph) to use as a wrong answer. With `hard`, wrong answers are those a careless judge
     accepts (`hard_negatives`: a near number, another gold of the kind the question asks for, part of the
-    answer) before another item's gold of any kind, so that passing bounds the false-positive rate (`hard_fpr`).
+    answer, another question's gold about the same subject) before another item's gold of any kind, so that
+    passing bounds the false-positive rate (`hard_fpr`).
     """
     rng = random.Random(seed)
     pool = [i for i in items if _usable(i.gold)]
@@ -140,7 +141,7 @@ def _ambiguous(answer: str, item: Item, pool: Sequence[Item], kind: str = "") ->
     if kind == "changed_number":
         stated = [numbers(g) for g in item.golds if numbers(g)]
         return any(numbers(answer) == n for n in stated) or any(n != stated[0] for n in stated)
-    if kind in ("other_gold", "near_miss", "same_kind"):
+    if kind in ("other_gold", "near_miss", "same_kind", "same_subject"):
         asked = normalise_answer(item.question)
         return any(normalise_answer(i.question) == asked and not _distinct(answer, i.golds) for i in pool)
     return False
@@ -178,10 +179,13 @@ def _negative(item: Item, golds: list[str], rng: random.Random,
 
 def _hard_negative(item: Item, pool: Sequence[Item], rng: random.Random) -> tuple[str, str] | None:
     """A plausible wrong answer: the gold's number moved a little, else another gold of the kind the question
-    asks for or part of the answer, whichever exists (drawn with `rng`)."""
+    asks for, part of the answer, or another question's gold about the same subject, whichever exists (drawn
+    with `rng`)."""
     if numbers(item.gold):
         return _changed_number(item.gold, rng), "changed_number"
-    found = [(a, k) for a, k in ((same_kind(item, pool, rng), "same_kind"), (partial(item, rng), "partial")) if a]
+    drawn = ((same_kind(item, pool, rng), "same_kind"), (partial(item, rng), "partial"),
+             (same_subject(item, pool, rng), "same_subject"))
+    found = [(a, k) for a, k in drawn if a]
     return rng.choice(found) if found else None
 
 

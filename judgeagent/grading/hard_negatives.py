@@ -1,11 +1,12 @@
 """Calibration probes that a careless judge accepts: another entity of the kind the question asks for, a number
-near the gold's, and part of the answer. A judge that rejects these has a false-positive rate on such probes
+near the gold's, part of the answer, and the right answer to another question about the same subject. A judge that rejects these has a false-positive rate on such probes
 that bounds (with its interval) the rate on real wrong replies no harder than them; other items' golds, which
 any judge rejects, bound nothing."""
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -16,7 +17,7 @@ from .text import normalise_answer, numbers, token_f1
 if TYPE_CHECKING:
     from ..benchmark import Item
 
-HARD_KINDS = frozenset({"same_kind", "changed_number", "partial", "near_miss", "other_option"})
+HARD_KINDS = frozenset({"same_kind", "changed_number", "partial", "same_subject", "near_miss", "other_option"})
 """Negative probe kinds whose answer is plausible for the question (the rest, `other_gold`, rarely is)."""
 
 _LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s&\s|\s+and\s+)\s*", re.IGNORECASE)
@@ -42,6 +43,45 @@ def same_kind(item: Item, pool: Sequence[Item], rng: random.Random) -> str | Non
     candidates = [i.gold for i in pool if i.qid != item.qid and asked_kind(i.question) == kind
                   and normalise_answer(i.question) != asked and _distinct(i.gold, item.golds)
                   and bool(numbers(i.gold)) == bool(numbers(item.gold))]
+    return rng.choice(sorted(set(candidates))) if candidates else None
+
+
+_NOT_NAMES = frozenset({"i", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "on", "of",
+                        "is", "was", "did", "does", "do"})
+
+
+def subjects(question: str) -> set[str]:
+    """The names a question is about: its runs of capitalised words after the first ("Where was Gene Vincent born?"
+    -> {"gene vincent"}), normalised."""
+    words = re.findall(r"[^\W_][\w'.-]*", question)[1:]
+    runs, run = [], []
+    for word in [*words, ""]:
+        if word[:1].isupper() and normalise_answer(word) not in _NOT_NAMES:
+            run.append(word)
+        elif run:
+            runs.append(normalise_answer(" ".join(run)))
+            run = []
+    return {r for r in runs if r}
+
+
+SUBJECT_QUESTIONS = 5
+"""A name in more questions of the set than this is a setting ("London", "English"), not their shared subject."""
+
+
+def same_subject(item: Item, pool: Sequence[Item], rng: random.Random) -> str | None:
+    """The gold of another item whose question names the same subject ("Redmond", from "Where is Microsoft based?",
+    for "Who founded Microsoft?"): right there, wrong here, and on topic, which a judge that checks only the topic
+    accepts. A gold this question already states, or one sharing a third of its words with this item's golds,
+    is not drawn."""
+    names = subjects(item.question)
+    if not names:
+        return None
+    named = [(i, subjects(i.question) & names) for i in pool if i.qid != item.qid]
+    common = Counter(n for _, shared in named for n in shared)
+    asked = normalise_answer(item.question)
+    candidates = [i.gold for i, shared in named if any(common[n] < SUBJECT_QUESTIONS for n in shared)
+                  and normalise_answer(i.question) != asked and _distinct(i.gold, item.golds)
+                  and not set(normalise_answer(i.gold).split()) <= set(asked.split())]
     return rng.choice(sorted(set(candidates))) if candidates else None
 
 

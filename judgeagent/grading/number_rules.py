@@ -8,12 +8,14 @@ from collections.abc import Sequence
 
 from .case import Case, Rule
 from .numeric import (
+    Period,
     bounded,
     compare_numbers,
     gold_range,
     has_word_fraction,
     is_approximate,
     period,
+    ranked,
     stated_numbers,
     unit,
     values,
@@ -35,9 +37,18 @@ def same_number(case: Case) -> Rule:
     return None
 
 
+SCALE_WORDS = frozenset({"hundred", "thousand", "million", "billion", "trillion"})
+"""Part of the number they follow ("2 million people"): the unit, if any, is the word after them."""
+
+
+def _numeric(word: str) -> bool:
+    return bool(numbers(word)) or word in SCALE_WORDS
+
+
 def _after_numbers(text: str) -> set[str]:
+    """The words right after a number (its scale word included): "3.5 billion dollars" -> {"dollar"}."""
     words = text.split()
-    return {words[k + 1].rstrip("s") for k, w in enumerate(words[:-1]) if numbers(w) and not numbers(words[k + 1])}
+    return {words[k + 1].rstrip("s") for k, w in enumerate(words[:-1]) if _numeric(w) and not _numeric(words[k + 1])}
 
 
 def _same_unit(ref: str, reply: str) -> bool:
@@ -54,8 +65,8 @@ def _only_number(ref: str, reply: str) -> bool:
     "six years", nor "late 1968" for "September 1968"."""
     words, said = ref.split(), set(reply.split())
     for k, word in enumerate(words):
-        is_number = bool(numbers(word))
-        after_number = k > 0 and bool(numbers(words[k - 1]))
+        is_number = _numeric(word)
+        after_number = k > 0 and _numeric(words[k - 1])
         if word not in said and not is_number and not after_number and word not in APPROX_WORDS:
             return False
     return True
@@ -91,7 +102,7 @@ def periods(case: Case) -> Rule:
     """A century or decade for a gold century or decade, however each is written ("the 1400s", "15th century")."""
     if len(case.reply.text.split()) > 8:
         return None
-    said = period(case.reply.raw)
+    said = period(case.reply.raw) or _bare_century(case)
     if said is None:
         return None
     wanted = [p for p in map(period, case.golds) if p is not None and p.kind == said.kind]
@@ -99,6 +110,18 @@ def periods(case: Case) -> Rule:
         return None  # a decade for a century, or a period for a year: for a judge
     return Verdict(said in wanted, "period", case.reply.text, case.score,
                    f"names the {said.kind} {said.value}, the gold's is {wanted[0].value}")
+
+
+def _bare_century(case: Case) -> Period | None:
+    """A reply that is one ordinal alone ("13th", "the twelfth") for a gold that is a century: that century."""
+    words = [w for w in case.reply.text.split() if w != "the"]
+    found = numbers(case.reply.raw)
+    if len(words) != 1 or len(found) != 1 or not ranked(case.reply.raw):
+        return None
+    if not any(p is not None and p.kind == "century" for p in map(period, case.golds)):
+        return None
+    value = int(found.pop())
+    return Period("century", value) if 1 <= value <= 21 else None
 
 
 def stated_number(case: Case) -> Rule:

@@ -16,7 +16,16 @@ TOLERANCE = 0.05
 _RANGE = re.compile(r"(\bbetween\s+)?(\d[\d,]*(?:\.\d+)?)\s*(-|–|—|to|and)\s*(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
 # "three point five", "eighteen and a half": decimals in words, which `numbers` reads as separate numbers.
 _WORD_FRACTION = re.compile(r"\bpoint\b|\band\s+an?\s+(?:half|quarter)\b", re.IGNORECASE)
-_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:-\s*)?(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# A scale word between the number and its unit is part of the number: "3.5 billion dollars" is in dollars.
+# So is an exponent ("6.21 e6hL" is in hL).
+_UNIT = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s*e[+-]?\d+)?\s*(?:(?:hundred|thousand|million|billion|trillion)\s+)?"
+                   r"(?:-\s*)?(°\s*[cf]\b|%|[a-z]+)", re.IGNORECASE)
+# One name for each unit however written (singular, as `unit` leaves it): "hectolitres" and "hL" are one unit.
+_UNIT_NAMES = {"percent": "%", "metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "centimetre": "cm",
+               "centimeter": "cm", "millimetre": "mm", "millimeter": "mm", "litre": "l", "liter": "l",
+               "hectolitre": "hl", "hectoliter": "hl", "millilitre": "ml", "milliliter": "ml", "kilogram": "kg",
+               "gram": "g", "feet": "ft", "foot": "ft", "mile": "mi", "pound": "lb", "min": "minute", "hr": "hour",
+               "yr": "year", "sec": "second"}
 # Words after a number that say what it counts but are no unit ("1,200 people", "eleven players").
 _NOT_UNITS = frozenset({"and", "or", "to", "in", "of", "the", "a", "an", "so", "people", "inhabitants", "high",
                         "tall", "long", "thousand", "million", "billion", "hundred", "trillion", "plus", "times",
@@ -86,12 +95,14 @@ def _days_or_verses(text: str, match: re.Match[str]) -> bool:
 
 
 def unit(text: str) -> str | None:
-    """The unit after the first number ("8 minutes" -> "minute", "71%" -> "%"), singular, or None."""
+    """The unit after the first number ("8 minutes" -> "minute", "71%" -> "%", "3.5 billion dollars" -> "dollar"), one
+    name however written ("hectolitres", "hL" -> "hl"), or None."""
     for match in _UNIT.finditer(text):
         word = match.group(1).lower().replace(" ", "")
         if word in _NOT_UNITS:
             continue
-        return {"percent": "%", "metres": "m", "meters": "m", "metre": "m", "meter": "m"}.get(word, word.rstrip("s"))
+        singular = word[:-1] if word.endswith("s") and len(word) > 2 else word
+        return _UNIT_NAMES.get(singular, singular)
     return None
 
 
@@ -221,4 +232,9 @@ def is_bound(text: str) -> bool:
 def bounded(text: str, gold: str) -> bool:
     """A bound ("more than 2", "at least 2"), or an ordinal ("2nd") for a gold that is none: not the gold's
     number stated."""
-    return bool(_BOUND.search(text)) or (bool(_ORDINAL.search(text)) and not _ORDINAL.search(gold))
+    return bool(_BOUND.search(text)) or (bool(_ORDINAL.search(text)) and not ordinal(gold))
+
+
+def ordinal(text: str) -> bool:
+    """An ordinal in digits or words: "12th", "Twelfth Century"."""
+    return bool(_ORDINAL.search(text) or _ORDINAL_WORD.search(text))

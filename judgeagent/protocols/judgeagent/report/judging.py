@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ....grading.hard_negatives import HARD_KINDS, hard_fpr
 from ....grading.verdict import METHODS
 from ....report.mdtext import md_cell
 from ....runs import Manifest
@@ -80,4 +81,16 @@ def _calibration_line(c: dict[str, Any] | None) -> str:
 
     return (f"Judge calibration on {c['pairs']} pairs built from the benchmark (policy `{c['policy']}`): accuracy "
             f"{rate('accuracy')}, false-positive rate {rate('fpr')}, false-negative rate {rate('fnr')} (95% Wilson "
-            f"intervals; {c['failures']} unusable replies). **{c['note']}.**")
+            f"intervals; {c['failures']} unusable replies). **{c['note']}.** {_hard_line(c)}")
+
+
+def _hard_line(c: dict[str, Any]) -> str:
+    """What the calibration bounds: the judge's false-positive rate on its hard negative probes, with the interval
+    whose upper end bounds it on wrong replies no harder than them; or that it had none."""
+    bound = hard_fpr(c.get("by_kind") or {})
+    if not bound.probes:
+        return ("Its wrong answers were all easy ones (other items' golds): they bound no false-positive rate on "
+                "plausible wrong replies.")
+    kinds = ", ".join(sorted(k for k in (c.get("by_kind") or {}) if k in HARD_KINDS))
+    return (f"Hard negatives ({kinds}): {bound.accepted} of {bound.probes} accepted, so at most "
+            f"{100 * bound.interval[1]:.0f}% of wrong replies like them are accepted (95% Wilson upper bound).")

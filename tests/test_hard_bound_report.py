@@ -1,0 +1,31 @@
+"""The report states what the judge's calibration bounds: its false-positive rate on the hard negative probes
+(a near number, another entity of the asked kind, part of the answer, another question's answer about the same
+subject) with the interval's upper end, or that its wrong answers were easy ones that bound nothing (#46)."""
+from __future__ import annotations
+
+from judgeagent.protocols.judgeagent.report.judging import Judging, judging_markdown
+
+
+def _calibration(by_kind):
+    n = sum(row["n"] for row in by_kind.values())
+    right = sum(row["right"] for row in by_kind.values())
+    return {"pairs": n, "accuracy": right / n, "fpr": 0.0, "fnr": 0.0, "intervals": {}, "failures": 0,
+            "passed": True, "used": True, "policy": "calibrated", "note": "judge passed calibration", "by_kind": by_kind,
+            "errors": []}
+
+
+def _report(by_kind):
+    return "\n".join(judging_markdown(Judging({"judge": 3}, _calibration(by_kind), 0, 3, [])))
+
+
+def test_the_report_gives_the_bound_of_the_hard_negatives():
+    by_kind = {"restated": {"n": 20, "right": 20}, "changed_number": {"n": 12, "right": 12},
+               "same_subject": {"n": 5, "right": 4}, "other_gold": {"n": 3, "right": 3}}
+    text = _report(by_kind)
+    # 1 of 17 hard probes accepted: Wilson's 95% upper end is 27%
+    assert "Hard negatives (changed_number, same_subject): 1 of 17 accepted, so at most 27%" in text
+
+
+def test_the_report_says_when_no_probe_was_hard():
+    text = _report({"restated": {"n": 20, "right": 20}, "other_gold": {"n": 20, "right": 20}})
+    assert "bound no false-positive rate on plausible wrong replies" in text and "Hard negatives (" not in text
