@@ -6,7 +6,7 @@
 2. The two model stages alone on the same chunks: spaCy over the chunk texts; the embedding model
    over the chunk texts and entity names. Target: build throughput >= 85% of theirs combined.
 3. 100 seeded 3-hop knowledge paths on the loaded graph, each for a different real question
-   (so every sample pays for spaCy and the encoder on its question). Target: median < 50 ms.
+   (so every sample pays for spaCy and the encoder on its question). Target: median < 40 ms (issue 50).
    Then the same 100 questions with new seeds, as the rounds of a run do.
 
 `--graph DIR`: a graph built before from the same corpus (`judgeagent build-graph`): skips 1 and 2 and

@@ -315,3 +315,35 @@ def test_a_first_path_ranks_its_chunks_while_its_mentions_are_encoded(mhr_graph,
     alone = PathSampler(mhr_graph, extractor, encoder)
     alone.read_ahead([QUESTIONS[0]])  # read before: no reading thread
     assert path == alone.sample([QUESTIONS[0]], hops=3, seed=0)
+
+
+class _WaitsForPool(_WaitsForRanking):
+    """As `_WaitsForRanking`, waiting for a pool made by the sampling thread instead."""
+
+    def encode(self, texts, *args, **kwargs):
+        if self._question not in texts:
+            deadline = time.monotonic() + 5
+            while not self.sampler._pools and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.ranked_first.append(bool(self.sampler._pools))
+        return self._real.encode(texts, *args, **kwargs)
+
+
+def test_a_first_path_makes_its_pool_while_its_mentions_are_encoded(mhr_graph, extractor, encoder):
+    """Issue 50: while the reading thread encodes the mentions without a node, the sampling thread makes the pool
+    of the seed the path will draw from the seeds with a node (`_seed`'s draw with the path's seed); the path
+    then draws from that pool (no pool made after the reading) and is the one a sampler reading on one thread
+    draws. QUESTIONS[1] has a seed with a node ("Betashares") and one without ("superannuation business")."""
+    question = QUESTIONS[1]
+    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone.read_ahead([question])
+    drawn = {s: alone.sample([question], hops=3, seed=s) for s in range(8)}
+    seed = next(s for s, p in drawn.items() if p.seed == "Betashares")
+    waiting = _WaitsForPool(encoder, question)
+    sampler = waiting.sampler = PathSampler(mhr_graph, extractor, waiting)
+    made_after = []
+    pool_of = sampler._pool_of
+    sampler._pool_of = lambda *a, **k: made_after.append(a[2].entity) or pool_of(*a, **k)
+    path = sampler.sample([question], hops=3, seed=seed)
+    assert waiting.ranked_first == [True] and made_after == []  # the pool made before the mentions' encode
+    assert path == drawn[seed]

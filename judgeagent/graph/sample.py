@@ -233,7 +233,7 @@ class PathSampler:
         try:
             batch = self._batch_of(questions, candidates)
             if reading is not None:
-                self._rank_beside(batch, key, reading)
+                self._rank_beside(batch, key, reading, hops, candidates, kinds, seed, position)
         finally:
             if reading is not None and reading.thread is not None:
                 reading.thread.join()
@@ -311,16 +311,40 @@ class PathSampler:
         reading.thread.start()
         return reading
 
-    def _rank_beside(self, batch: _Batch, key: tuple[Any, ...], reading: _Reading) -> None:
-        """Each entity's best chunk for the question being read (`_best_chunks`), on this thread once its batch is
-        encoded and spaCy has read the question, while the reading thread encodes its mentions without a node:
-        the pool needs them, and they need only the question's vector and the documents its named mentions name
-        (`_sourced`). On 61 of 100 MultiHop-RAG full first paths the reading ends last (issue 50): their ~1.3 ms
-        leaves the critical path. The same arrays as when the pool computes them: the same inputs."""
+    def _rank_beside(self, batch: _Batch, key: tuple[Any, ...], reading: _Reading, hops: int, candidates: int,
+                     kinds: tuple[LinkKind, ...], seed: int, position: int | None) -> None:
+        """Work for the question being read, on this thread once its batch is encoded and spaCy has read the
+        question, while the reading thread encodes its mentions without a node (issue 50; on 61 of 100
+        MultiHop-RAG full first paths the reading ends last):
+        1. each entity's best chunk for the question (`_best_chunks`, ~1.3 ms): the pool needs them, and they
+           need only the question's vector and the documents its named mentions name (`_sourced`);
+        2. if the reading still goes on, the pool (~5 ms) of the seed the path will draw if no mention without a
+           node changes the question's seeds: `_seed`'s draw made with the path's `seed` over the seeds of the
+           mentions with a node (`_seeds`). A pool depends on its seed entity, the question's chunk
+           similarities and its named mentions only, all known here, so a path that draws it finds it made;
+           when a mention without a node changes the draw, the pool is made after the reading as before.
+        The same arrays and pools as when the sampling thread makes them after the reading: the same inputs."""
         reading.parsed.wait()
-        if reading.mentions is not None:  # else the reading failed: the sampling thread reads again
-            q = reading.question
-            self._best_chunks(key, q, self._toward(batch.similarity[q], self._sourced(reading.mentions)))
+        mentions = reading.mentions
+        if mentions is None:  # the reading failed: the sampling thread reads again
+            return
+        q = reading.question
+        toward = self._toward(batch.similarity[q], self._sourced(mentions))
+        per_entity = self._best_chunks(key, q, toward)
+        row = self.graph.entity_row
+        named = [m for m in self._ranked(mentions) if m.name in row]
+        linked = self._linked(mentions)
+        seeds = self._seeds(q, named, batch.similarity[q], {})
+        if not seeds or reading.thread is None or not reading.thread.is_alive():
+            return
+        if position is None:  # `_seed`'s draws: the question, then the seed by weight
+            rng = np.random.default_rng(seed)
+            _question_drawn(rng, len(batch.questions))
+            entity = seeds[_drawn_seed(seeds, rng.random())].entity
+        else:
+            entity = seeds[min(position, len(seeds) - 1)].entity
+        _remember(self._pools, (key, q, entity, hops, kinds),
+                  lambda: self._pool(entity, toward, linked, hops, candidates, kinds, per_entity))
 
     @staticmethod
     def drawn(questions: int, seed: int) -> int:
@@ -411,13 +435,17 @@ class PathSampler:
                 mentions = self.extract([question])[0]
                 read = mentions, self._near(self._unknown(mentions), candidates)
             mentions, near = read
-            row = self.graph.entity_row
-            named = np.unique(np.array([row[m.name] for m in mentions if m.name in row], dtype=np.int64))
-            batch.linked[q] = named[~self._generic[named]]
+            batch.linked[q] = self._linked(mentions)
             batch.sourced[q] = self._sourced(mentions)
             batch.seeds[q] = (self._seeds(q, self._ranked(mentions), batch.similarity[q], near)
                               or self._term_seeds(q, question, batch.similarity[q]))
         return batch.seeds[q]
+
+    def _linked(self, mentions: list[Mention]) -> np.ndarray:
+        """The nodes of a question's mentions that have one, but generic ones (`_Batch.linked`)."""
+        row = self.graph.entity_row
+        named = np.unique(np.array([row[m.name] for m in mentions if m.name in row], dtype=np.int64))
+        return named[~self._generic[named]]
 
     def _ranked(self, mentions: list[Mention]) -> list[Mention]:
         """A question's mentions that can seed, most promising first: those with a node of their own, named
@@ -530,9 +558,7 @@ class PathSampler:
         if seeds:
             if position is not None:
                 return seeds[min(position, len(seeds) - 1)]
-            weights = np.array([s.weight for s in seeds])
-            return seeds[int(np.searchsorted(np.cumsum(weights / weights.sum()), rng.random(), side="right").clip(
-                0, len(seeds) - 1))]
+            return seeds[_drawn_seed(seeds, rng.random())]
         best = int(np.argmax(batch.similarity[i]))
         m = self._chunk_entities
         entities = m.indices[m.indptr[best]:m.indptr[best + 1]]
@@ -649,6 +675,12 @@ class PathSampler:
 def _question_drawn(rng: np.random.Generator, questions: int) -> int:
     """A path's first draw: which question it starts from (`PathSampler.drawn` reads it ahead)."""
     return int(rng.integers(questions))
+
+
+def _drawn_seed(seeds: list[_Seed], u: float) -> int:
+    """The position of the seed a uniform draw `u` picks, by weight."""
+    weights = np.array([s.weight for s in seeds])
+    return int(np.searchsorted(np.cumsum(weights / weights.sum()), u, side="right").clip(0, len(seeds) - 1))
 
 
 def _kind(mention: Mention) -> SeedKind:
