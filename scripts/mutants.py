@@ -135,6 +135,14 @@ TARGETS: dict[str, list[str]] = {
         "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
         "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
         "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
+    # part B: the learned step (its own tests, then the runs that grade with it), the hard negative probes and the
+    # judge role (the tests written against their survivors first, then the calibration and judge tests)
+    "judgeagent/grading/equivalence.py": ["tests/test_mutants_killed_b.py", "tests/test_equivalence.py",
+                                          "tests/test_learned_run.py"],
+    "judgeagent/grading/hard_negatives.py": [
+        "tests/test_mutants_killed_b.py", "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
+        _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
+    "judgeagent/grading/judge.py": ["tests/test_mutants_killed_b.py", "tests/test_answers.py", "tests/test_answer_rules.py"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [

@@ -1,0 +1,246 @@
+"""Tests written against surviving mutants (scripts/mutants.py, #47 part B): the learned equivalence step, the hard
+negative probes, the judge role and the interviewer, Teach2Eval and DynaEval reports. Each reads an outcome through
+the public function or the report a user reads."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgeagent.benchmarks.item import Item
+from judgeagent.config import DEFAULT_EMBEDDING_MODEL
+from judgeagent.errors import JudgeAgentError
+from judgeagent.grading import equivalence as eq
+from judgeagent.metrics import wilson
+
+# --- grading/equivalence.py -------------------------------------------------------------------------------------
+
+
+def _features(reply: str, golds=("Paris",), question: str = "What is the capital of France?") -> dict[str, float]:
+    return {k: float(v) for k, v in zip(eq.FEATURES, eq.features(question, list(golds), reply, cosine=False))}
+
+
+def test_every_feature_of_one_reply_by_hand():
+    f = _features("Shakespeare wrote it. Not Marlowe.", ("William Shakespeare", "Shakespeare"), "Who wrote Hamlet?")
+    # said: shakespeare wrote it not marlowe (5 words); first sentence: shakespeare wrote it (3 words)
+    assert f == pytest.approx({
+        "f1": 1 / 3,  # with "shakespeare": precision 1/5, recall 1
+        "gold_recall": 1.0, "reply_precision": 0.2, "gold_phrase": 1.0, "first_recall": 1.0,
+        "first_f1": 0.5,  # precision 1/3, recall 1
+        "numbers_agree": 0.0, "numbers_clash": 0.0, "negation": 1.0, "hedge": 0.0,
+        "log_reply_words": np.log1p(5), "log_gold_words": np.log1p(1),  # the best gold: "shakespeare"
+        "spelling": 2 * 11 / (20 + 11),  # "shakespeare wrote it" against "shakespeare"
+        "cosine": 0.0})
+    year = _features("In 1945, after the war.", ("1945",), "When did the war end?")
+    assert (year["numbers_agree"], year["numbers_clash"], year["reply_precision"]) == (1.0, 0.0, 0.25)
+    none = _features("After the war.", ("1945",), "When did the war end?")
+    assert (none["numbers_agree"], none["numbers_clash"]) == (0.0, 0.0)  # no number said: no clash either
+
+
+def test_the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word():
+    assert _features("Paris is the capital.")["gold_phrase"] == 1.0
+    assert _features("The capital is Paris")["gold_phrase"] == 1.0
+    assert _features("Parisian food is good.")["gold_phrase"] == 0.0
+
+
+def test_each_hedge_word_is_a_hedge_in_the_first_sentence_only():
+    for word in ("or", "possibly", "perhaps", "maybe", "might", "unsure", "unclear", "either"):
+        assert eq.hedged(f"Paris {word} Lyon.") and _features(f"Paris {word} Lyon.")["hedge"] == 1.0, word
+    assert not eq.hedged("Paris is the capital. Lyon might be bigger.")
+    assert not eq.hedged("Paris.") and _features("Paris.")["hedge"] == 0.0
+    assert eq.hedged("It is not Paris.")  # a negation
+
+
+def test_calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs():
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5] * 20 + [0.65] * 4 + [0.55] * 6 + [0.3] * 90
+    c = eq.calibrate(scores, [True] * 100 + [False] * 100, max_fpr=0.05)
+    assert c.note == ("threshold 0.600: false-positive rate 0.040 (<= 0.05), recall 0.800, accuracy 0.880 on 200 "
+                      "held-out pairs")
+    assert (c.positives, c.negatives, c.accuracy, c.max_fpr) == (100, 100, 0.88, 0.05)
+    assert c.to_dict() == {**c.__dict__}
+    assert eq.MIN_NEGATIVES == 50
+    fifty = eq.calibrate([0.9] * 10 + [0.1] * 50, [True] * 10 + [False] * 50)
+    assert fifty.passed and (fifty.threshold, fifty.fpr, fifty.recall) == (0.9, 0.0, 1.0)
+    few = eq.calibrate([0.9] * 10 + [0.1] * 49, [True] * 10 + [False] * 49)
+    assert not few.passed and few.threshold == 1.0 and few.note == (
+        "calibration failed: 49 wrong and 10 right answers held out (needs >= 50 wrong and some right)")
+    hopeless = eq.calibrate([0.9] * 60 + [0.1] * 5, [False] * 60 + [True] * 5)
+    assert hopeless.note == "calibration failed: no threshold keeps the false-positive rate <= 0.05"
+
+
+def test_the_fit_is_the_penalised_optimum_in_its_own_standardisation():
+    rng = np.random.default_rng(0)
+    x = np.column_stack([rng.normal(5, 2, 200), rng.normal(-3, 0.5, 200), np.full(200, 7.0)])  # a constant column
+    y = rng.random(200) < 1 / (1 + np.exp(-(x[:, 0] - 5)))
+    w, mean, scale = eq.fit(x, y, l2=1.0)
+    assert np.allclose(mean, x.mean(axis=0)) and np.allclose(scale[:2], x.std(axis=0)[:2]) and scale[2] == 1.0
+    z = np.hstack([np.ones((200, 1)), (x - mean) / scale])
+    p = 1 / (1 + np.exp(-(z @ w)))
+    assert np.allclose(z.T @ (p - y) + np.r_[0.0, w[1:]], 0, atol=1e-6)  # the gradient of the penalised loss
+    step = eq.Equivalence(w, mean, scale, eq.calibrate([0.0], [False]))
+    assert step.probabilities(x).mean() == pytest.approx(y.mean(), abs=1e-6)  # the unpenalised bias's mark
+    assert w[1] > 1.0 and w[3] == 0.0
+
+
+def _step(path: Path | None = None, *, passed: bool = True, fpr: float = 0.0, max_fpr: float = 0.05,
+          **extra) -> eq.Equivalence:
+    """A step that says "right" when the reply holds the gold's words (gold_recall), else "wrong"."""
+    n = len(eq.FEATURES)
+    w = np.zeros(n + 1)
+    w[0], w[1 + eq.FEATURES.index("gold_recall")] = -5.0, 10.0
+    cal = eq.Calibration(0.5, max_fpr, fpr, 1.0, 1.0, 60, 60, passed, "threshold 0.500 on 120 test pairs")
+    step = eq.Equivalence(w, np.zeros(n), np.ones(n), cal, "test pairs", extra=extra)
+    if path is not None:
+        step.save(path)
+    return step
+
+
+def test_the_steps_reasons_word_for_word(encoder):
+    eq._Cosine._encoders.setdefault(DEFAULT_EMBEDDING_MODEL, encoder)
+    step = _step()
+    right = step.decide("What is the capital of France?", ["Paris"], "It is Paris.")
+    assert (right.correct, right.method, right.extracted) == (True, "learned", "it is paris")
+    assert right.reason == "learned equivalence 0.99 at or above its calibrated threshold 0.50"
+    wrong = step.decide("What is the capital of France?", ["Paris"], "It is Lyon.")
+    assert not wrong.correct and wrong.reason == "learned equivalence 0.01 below its calibrated threshold 0.50"
+    hedge = step.decide("What is the capital of France?", ["Paris"], "Paris or Lyon.")
+    assert not hedge.correct and hedge.score > 0.99 and hedge.reason == (
+        "learned equivalence 0.99 at or above its calibrated threshold 0.50, but the reply's first sentence hedges "
+        "or negates: not accepted")
+
+
+def test_a_weights_file_keeps_its_extra_fields_and_bad_ones_are_named_word_for_word(tmp_path):
+    path = tmp_path / "eq.json"
+    _step(path, source_rows=120)
+    back = eq.read(path)
+    assert (back.trained_on, back.source, back.extra, back.encoder) == ("test pairs", str(path), {"source_rows": 120},
+                                                                        DEFAULT_EMBEDDING_MODEL)
+    assert back.calibration == _step().calibration
+    data = json.loads(path.read_text())
+    for key in ("weights", "mean", "scale"):
+        short = {**data, key: data[key][:-1]}
+        path.write_text(json.dumps(short))
+        with pytest.raises(JudgeAgentError) as e:
+            eq.read(path)
+        assert str(e.value) == (f"equivalence weights {path} unreadable (ValueError: wrong lengths): retrain them with "
+                                "scripts/train_equivalence.py")
+    path.write_text(json.dumps({**data, "features": data["features"][::-1]}))
+    with pytest.raises(JudgeAgentError) as e:
+        eq.read(path)
+    assert str(e.value) == (f"equivalence weights {path} name other features than this version computes: retrain "
+                            "them with scripts/train_equivalence.py")
+
+
+def test_the_gate_says_why_word_for_word(tmp_path):
+    path = tmp_path / "eq.json"
+    assert eq.load(path) == (None, f"learned step off: no weights at {path}")
+    _step(path, fpr=0.03, max_fpr=0.10)  # measured under the bound, but for a looser one
+    assert eq.load(path) == (None, "learned step off: calibrated for a false-positive rate of 0.030 (bound 0.1), "
+                                   "above 0.05")
+    _step(path, fpr=0.05, max_fpr=0.05)  # at the bound: on
+    step, note = eq.load(path)
+    assert step is not None and note == "learned step on (threshold 0.500 on 120 test pairs; trained on test pairs)"
+
+
+def test_a_run_records_the_weights_bytes_and_off_is_a_name_not_a_file(tmp_path, monkeypatch):
+    path = tmp_path / "eq.json"
+    _step(path)
+    run = eq.for_run(path)
+    assert run.record == {"weights": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                          "used": True, "note": run.note} and run.step is not None
+    assert eq.sha256_of(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(JudgeAgentError) as e:
+        eq.for_run(tmp_path / "missing.json")
+    assert str(e.value) == (f"equivalence weights {tmp_path / 'missing.json'} not found: give a weights file written "
+                            "by scripts/train_equivalence.py, a shipped name (evouna-tq), or none")
+    assert eq.is_off("none") and eq.is_off(Path("NONE")) and not eq.is_off(None) and not eq.is_off("evouna-tq")
+    assert eq.for_run("None") == eq.RunStep(None, "learned step off (equivalence weights none)", None)
+    monkeypatch.chdir(tmp_path)
+    Path("none").write_text("{}")  # a file named none is a file
+    assert not eq.is_off("none")
+    with pytest.raises(JudgeAgentError, match="unreadable"):
+        eq.for_run("none")
+    record = run.record
+    path.unlink()
+    with pytest.raises(JudgeAgentError) as e:
+        eq.for_manifest(record)
+    assert str(e.value) == (f"the run graded with the learned step's weights {path}, which is missing: restore that "
+                            "file to grade as the run did")
+
+
+# --- grading/hard_negatives.py ----------------------------------------------------------------------------------
+
+
+def test_the_asked_kind_is_read_from_the_opening_words():
+    from judgeagent.grading.hard_negatives import asked_kind
+
+    assert [asked_kind(q) for q in (
+        "Which river flows through Paris?", "What year did the war end?", "How many moons has Mars?",
+        "In which year did the war end?", "On which day was it signed?", "Who wrote Hamlet?", "Which?",
+        "Name the river.", "?")] == [
+        "which river", "what year", "how many", "in which year", "on which", "who", "which", "name", ""]
+
+
+RIVERS = [Item("seine", "Which river flows through Paris?", "Seine"),
+          Item("thames", "Which river flows through London?", "Thames"),
+          Item("tiber", "Which river flows through Rome?", "Tiber"),
+          Item("seine2", "Which river flows through Paris?", "Sequana"),  # the same question asked again
+          Item("rhone", "Which river flows through Lyon?", "Seine river"),  # too like the gold "Seine"
+          Item("route", "Which river is named after a road?", "Route 66"),  # a number: not for a gold without one
+          Item("hamlet", "Who wrote Hamlet?", "Shakespeare")]
+
+
+def test_same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one():
+    from judgeagent.grading.hard_negatives import same_kind
+
+    drawn = {same_kind(RIVERS[0], RIVERS, random.Random(seed)) for seed in range(40)}
+    assert drawn == {"Thames", "Tiber"}
+    numbered = Item("m1", "Which river is 1000 km long?", "1000")
+    assert {same_kind(numbered, RIVERS, random.Random(s)) for s in range(10)} == {"Route 66"}
+    assert same_kind(RIVERS[-1], RIVERS, random.Random(0)) is None  # no other "who" question
+    assert same_kind(Item("x", "?", "Seine"), RIVERS, random.Random(0)) is None
+
+
+def test_partial_drops_exactly_one_listed_item():
+    """It drew the dropped index once per part: a quarter of its probes kept every item (the whole answer, which a
+    faithful judge accepts, counted as the judge's false positive), others kept one item or none."""
+    from judgeagent.grading.hard_negatives import partial
+
+    item = Item("lux", "Which countries border Luxembourg?", "France, Germany and Belgium")
+    drawn = Counter(partial(item, random.Random(seed)) for seed in range(60))
+    assert set(drawn) == {"Germany and Belgium", "France and Belgium", "France and Germany"}
+    two = Item("two", "Which two cities?", "Paris & Lyon")
+    assert {partial(two, random.Random(s)) for s in range(20)} == {"Paris", "Lyon"}
+
+
+def test_partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name():
+    from judgeagent.grading.hard_negatives import partial
+
+    rng = random.Random(0)
+    who = "Who first walked on the Moon?"
+    assert partial(Item("a", who, "Neil Armstrong"), rng) == "Neil"
+    assert partial(Item("b", who, "Neil Alden Armstrong Jr"), rng) == "Neil"  # four words
+    assert partial(Item("c", who, "Armstrong"), rng) is None  # one word
+    assert partial(Item("d", who, "Neil Alden Armstrong Junior Senior"), rng) is None  # five
+    assert partial(Item("e", who, "Sir Edmund Hillary"), rng) is None  # a title is no first name
+    assert partial(Item("f", who, "neil armstrong"), rng) is None  # not written as a name
+    assert partial(Item("g", who, "Neil Armstrong", aliases=("Neil",)), rng) is None  # the part is a gold
+    assert partial(Item("h", "Who was Neil's crewmate on Apollo 11?", "Neil Armstrong"), rng) is None  # asked
+    assert partial(Item("i", "Which city is the capital?", "Buenos Aires"), rng) is None  # no person asked
+
+
+def test_the_hard_false_positive_rate_counts_each_hard_kind_and_no_other():
+    from judgeagent.grading.hard_negatives import HARD_KINDS, FprBound, hard_fpr
+
+    assert HARD_KINDS == {"same_kind", "changed_number", "partial", "near_miss", "other_option"}
+    for kind in HARD_KINDS:
+        by_kind = {kind: {"n": 4, "right": 1}, "other_gold": {"n": 10, "right": 10}, "alias": {"n": 5, "right": 0}}
+        assert hard_fpr(by_kind) == FprBound(3, 4, 0.75, wilson(3, 4)), kind
+    assert hard_fpr({"other_gold": {"n": 3, "right": 3}}) == FprBound(0, 0, None, wilson(0, 0))
