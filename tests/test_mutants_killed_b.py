@@ -244,3 +244,69 @@ def test_the_hard_false_positive_rate_counts_each_hard_kind_and_no_other():
         by_kind = {kind: {"n": 4, "right": 1}, "other_gold": {"n": 10, "right": 10}, "alias": {"n": 5, "right": 0}}
         assert hard_fpr(by_kind) == FprBound(3, 4, 0.75, wilson(3, 4)), kind
     assert hard_fpr({"other_gold": {"n": 3, "right": 3}}) == FprBound(0, 0, None, wilson(0, 0))
+
+
+# --- grading/judge.py -------------------------------------------------------------------------------------------
+
+_GOLDS_OF_EACH_TYPE = {"yes_no": "Maybe", "date": "12 March", "number": "67", "entity": "Neil Armstrong",
+                       "description": "Too little sunlight far from the Sun to power the craft"}
+
+
+def test_each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt():
+    from judgeagent.grading.judge import QUESTION_TYPES, judge_messages, question_type
+
+    assert {question_type([g]): g for g in _GOLDS_OF_EACH_TYPE.values()} == _GOLDS_OF_EACH_TYPE  # a day, no year
+    assert set(QUESTION_TYPES) == set(_GOLDS_OF_EACH_TYPE)
+    assert question_type(["1969"]) == "date" and question_type(["May 1969, at dawn"]) == "date"
+    assert question_type(["67 moons"]) == "number" and question_type(["Apollo 11 crew of three"]) == "entity"
+    rules = {kind: judge_messages("Q?", [gold], "A.")[1]["content"].splitlines()[-2]
+             for kind, gold in _GOLDS_OF_EACH_TYPE.items()}
+    assert rules == {
+        "yes_no": "The reference is yes, no or maybe: the candidate must commit to the same one.",
+        "number": "The reference is a number: the candidate must state the same number (any notation).",
+        "date": "The reference is a date or year: the candidate must give the same date (any format).",
+        "entity": ("The reference names an entity: the candidate must name the same one (a full name, short name, "
+                   "alias or abbreviation of it counts; a different entity does not)."),
+        "description": ("The reference is a description: the candidate must state the same facts; wording may "
+                        "differ, missing or contradicting key facts is incorrect.")}
+
+
+def test_the_judges_messages_word_for_word():
+    from judgeagent.grading.judge import judge_messages
+
+    system, user = judge_messages("Which city is the capital of France?", ["Paris", "City of Light", "Lutece"],
+                                  "It is Paris.")
+    assert system["role"] == "system" and system["content"].startswith("You grade answers against a reference")
+    assert user == {"role": "user", "content": (
+        "Question: Which city is the capital of France?\n\nReference answer: Paris (also acceptable: City of Light; "
+        "Lutece)\n\nCandidate answer: It is Paris.\n\nThe reference names an entity: the candidate must name the "
+        "same one (a full name, short name, alias or abbreviation of it counts; a different entity does not).\n"
+        "Is the candidate correct?")}
+    assert judge_messages("Q?", ["Paris"], "A.")[1]["content"].startswith("Question: Q?\n\nReference answer: Paris\n\n")
+
+
+def _judged(reasoning: str, answer: str = "Lutece, I think") -> object:
+    from judgeagent.grading.judge import judge_answer
+    from judgeagent.models.testing import FunctionModel
+
+    model = FunctionModel(lambda m: json.dumps({"reasoning": reasoning, "correct": True}), "judge")
+    return asyncio.run(judge_answer(model, "Which city is the capital of France?", ["Paris", "Lutece"], answer))
+
+
+def test_a_judges_verdict_carries_its_best_f1_and_a_reason_of_three_words_or_more():
+    v = _judged("Both name Lutece.")
+    assert (v.correct, v.method, v.extracted, v.score, v.reason) == (True, "judge", None, 0.5, "Both name Lutece.")
+    assert _judged("Names Lutece.").reason == "(the judge gave no reasoning)"  # two words
+    # a schema word written in pieces is still the schema's word (spaces are dropped before the comparison)
+    for pieces in ("Rea son ing.", "Rea so n.", "Judge Deci sion", "Cor re ct."):
+        assert _judged(pieces).reason == "(the judge gave no reasoning)", pieces
+
+
+def test_a_reason_is_copied_when_every_part_is_an_instruction_or_its_words():
+    from judgeagent.grading.judge import JudgeDecision, copies_instructions, echoes
+
+    assert echoes("Candidate, reference.", JudgeDecision)  # two words, each an instruction's
+    assert not echoes("Candidate Paris.", JudgeDecision) and not echoes("   ", JudgeDecision)
+    assert copies_instructions("Reference, candidate. True only if the candidate gives the reference's answer.")
+    assert not copies_instructions("Reference, candidate. The candidate names Lutece, as the reference does.")
+    assert not copies_instructions("")
