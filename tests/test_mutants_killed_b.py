@@ -310,3 +310,112 @@ def test_a_reason_is_copied_when_every_part_is_an_instruction_or_its_words():
     assert copies_instructions("Reference, candidate. True only if the candidate gives the reference's answer.")
     assert not copies_instructions("Reference, candidate. The candidate names Lutece, as the reference does.")
     assert not copies_instructions("")
+
+
+# --- protocols/interviewer/report.py ----------------------------------------------------------------------------
+
+# Four items of an interview with one revision, each part of the report reached: a solve at the second attempt
+# (a follow-up asked again), a failure with three errors (two of one type: two examples kept), a solve at once, an
+# item never asked in its original form; two items with the key information removed, two scored by atomic facts.
+INTERVIEW_ROWS = [
+    {"qid": "q1", "attempts": [False, True], "solved": True, "original_correct": True,
+     "versions": {"changed": True, "note": "", "method": "paraphrase"},
+     "followups": [{"kind": "rationale", "score": 1.0}, {"kind": "clarification", "score": 0.0, "tries": 2}],
+     "errors": [{"error_type": "calculation", "attempt": 1, "answer": "41", "feedback": "Off by one."}],
+     "fact_scores": [0.5, 1.0], "unclarified": {"asked": True, "given_at": "clarify-1", "right_without": None}},
+    {"qid": "q2", "attempts": [False, False], "solved": False, "original_correct": False,
+     "versions": {"changed": False, "note": "no number to change"},
+     "followups": [{"kind": "clarification", "score": 0.5}],
+     "errors": [{"error_type": "calculation", "attempt": 1, "answer": "7", "feedback": "Wrong sum."},
+                {"error_type": "calculation", "attempt": 2, "answer": "8", "feedback": "Still wrong."},
+                {"error_type": "misread", "attempt": 2, "answer": "9", "feedback": "Read the question."}],
+     "unclarified": {"asked": False, "given_at": None, "right_without": True}},
+    {"qid": "q3", "attempts": [True], "solved": True, "original_correct": False,
+     "versions": {"changed": True, "note": "", "method": "quantities"}, "followups": [], "errors": [],
+     "fact_scores": [0.25]},
+    {"qid": "q4", "attempts": [False, False], "solved": False, "original_correct": None,
+     "versions": {"changed": False, "note": ""}, "followups": [], "errors": []},
+]
+
+
+def test_the_interview_reports_numbers_by_hand():
+    from judgeagent.protocols.interviewer.report import numbers
+
+    s = numbers(INTERVIEW_ROWS, revisions=1, resamples=200, seed=0)
+    assert (s["items"], s["score_at"], s["adaptability"]) == (4, {"@1": 0.25, "@2": 0.5}, 0.25)
+    assert s["followup"] == {"retried": {"questions": 1, "adequate": 0.0}, "all": {"n": 3, "score": 0.5},
+                             "seed_solved": {"n": 2, "score": 0.5}, "seed_failed": {"n": 1, "score": 0.5},
+                             "by_kind": {"clarification": {"n": 2, "score": 0.25}, "rationale": {"n": 1, "score": 1.0}}}
+    assert s["errors"]["counts"] == {"calculation": 3, "misread": 1} and s["errors"]["wrong_answers_with_feedback"] == 4
+    assert s["errors"]["rates"] == {"calculation": 0.75, "misread": 0.25}
+    assert [(x["qid"], x["attempt"]) for x in s["errors"]["examples"]["calculation"]] == [("q1", 1), ("q2", 1)]
+    assert {k: v for k, v in s["probe"].items() if k != "gap_interval"} == {
+        "n": 3, "original_accuracy": 1 / 3, "modified_accuracy": 1 / 3, "gap": 0.0, "only_original": 1,
+        "only_modified": 1, "mcnemar_p": 1.0}
+    assert (s["modified"], s["modification_notes"]) == (2, {"": 3, "no number to change": 1})
+    assert s["modification_methods"] == {"paraphrase": 1, "none": 2, "quantities": 1}
+    assert s["fact_score_at"] == {"items": 2, "@1": 0.375, "@2": 0.625}
+    assert s["unclarified"] == {"items": 2, "asked": 1, "given_by_clarification": 1, "answered_without": 1,
+                                "right_without": 1}
+    empty = numbers([], revisions=2)
+    assert (empty["score_at"], empty["adaptability"], empty["probe"]) == ({"@1": None, "@2": None, "@3": None},
+                                                                          None, {"n": 0})
+
+
+def test_the_interview_report_word_for_word():
+    from judgeagent.protocols.interviewer.report import numbers, sections
+
+    s = numbers(INTERVIEW_ROWS, revisions=1, resamples=200, seed=0)
+    s["scoring"] = {"followups": "paper", "answers": "auto", "modification": "quantities", "facts": True}
+    s["trust"] = {"followup": "unvetted (no calibration)"}
+    text = {section.title: section.body for section in sections(s)}
+    assert text["Performance scores"] == (
+        "Scoring: follow-ups by outcome, as the paper (rationale after a solve, clarification after a failure); "
+        "answers MATH-normalised where the gold is LaTeX or the reply boxed; modification quantities; long answers "
+        "scored by atomic facts.\n\n"
+        "Atomic-fact score over 2 long-answer items ((supported + 0.5 partially) / facts): @1 37.5, @2 62.5.\n\n"
+        "Over 4 items (%; Score@n keeps an item's score once it is solved).\n\n"
+        "| Score@1 | Score@2 |\n|---|---|\n| 25.0 | 50.0 |\n\n"
+        "Adaptability (Score@N - Score@1): +25.0\n\n"
+        "**Unvetted:** the follow-up scores below are unvetted (no calibration); read them as the judge's opinion, "
+        "not a measurement.\n\n"
+        "Follow-up score: 50.0 over 3 questions; after a solved seed 50.0 (n=2), after a failed seed 50.0 (n=1). "
+        "1 follow-ups were asked again after an inadequate reply, 0 then answered adequately.\n\n"
+        "| kind | score | n |\n|---|---|---|\n| clarification | 25.0 | 2 |\n| rationale | 100.0 | 1 |")
+    assert text["Error types and examples"] == (
+        "4 wrong answers received feedback.\n\n| error type | share | count |\n|---|---|---|\n"
+        "| calculation | 0.75 | 3 |\n| misread | 0.25 | 1 |\n\n**calculation**\n"
+        "- `q1` attempt 1: answered \"41\"; feedback: Off by one.\n"
+        "- `q2` attempt 1: answered \"7\"; feedback: Wrong sum.\n\n**misread**\n"
+        "- `q2` attempt 2: answered \"9\"; feedback: Read the question.")
+    assert text["Contamination probe"] == (
+        "3 items asked in original and modified form (first attempt).\n\n"
+        "- accuracy original 33.3, modified 33.3\n"
+        "- gap (original - modified) +0.0 points, 95% paired bootstrap interval [-100.0, +100.0]\n"
+        "- right only in the original 1, only in the modified 1; exact McNemar p = 1\n\n"
+        "A large positive gap suggests the original items (or their answers) were seen in training.")
+    assert text["Query modification"] == (
+        "2 of 4 items asked in a modified form (by method: none 2, paraphrase 1, quantities 1). Changed quantities "
+        "carry a gold recomputed from the interviewer's checked formula.\n\n"
+        "Key information removed from 2 items: the interviewee asked for it before answering in 1 and got it in a "
+        "clarification in 1; it answered without it in 1 (not counted as attempts; then told the information), 1 of "
+        "them right, which suggests a recalled item.\n\n- unchanged: 3\n- no number to change: 1")
+    assert text["Summary by the interviewer"] == "(not written)"
+
+
+def test_the_interview_report_of_nothing_and_each_scoring_described():
+    from types import SimpleNamespace
+
+    from judgeagent.protocols.interviewer.report import describe_scoring, numbers, scoring, sections
+
+    text = {section.title: section.body for section in sections(numbers([], revisions=0))}
+    assert text["Error types and examples"] == "No wrong answers received feedback."
+    assert text["Contamination probe"] == "Not run (no item was asked in both forms)."
+    assert text["Query modification"] == "0 of 0 items asked in a modified form.\n\n"
+    assert "| - |\n\nAdaptability (Score@N - Score@1): -\n\n" in text["Performance scores"]
+    cfg = SimpleNamespace(followup_policy="rotate", answers="math", modification="paraphrase", facts=False)
+    assert scoring(cfg) == {"followups": "rotate", "answers": "math", "modification": "paraphrase", "facts": False}
+    assert describe_scoring(scoring(cfg)) == ("follow-ups kinds rotated whatever the outcome; answers "
+                                              "MATH-normalised; modification paraphrase")
+    assert describe_scoring({"followups": "paper", "answers": "text", "modification": "none"}).endswith(
+        "answers the shared checker; modification none")
