@@ -143,6 +143,18 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed_b.py", "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
         _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
     "judgeagent/grading/judge.py": ["tests/test_mutants_killed_b.py", "tests/test_answers.py", "tests/test_answer_rules.py"],
+    # the interviewer's report: the report built by hand from rows, then the scripted runs whose report.md is read
+    "judgeagent/protocols/interviewer/report.py": [
+        *(f"tests/test_mutants_killed_b.py::test_the_interview_{name}" for name in (
+            "reports_numbers_by_hand", "report_word_for_word", "report_of_nothing_and_each_scoring_described")),
+        *(f"tests/test_interviewer.py::test_{name}" for name in (
+            "the_authors_test_cases_score_as_their_metrics", "table_4_score_columns_come_out_of_our_scoring",
+            "changed_quantities_accepted_rejected_and_not_allowed",
+            "follow_ups_ask_for_a_rationale_after_a_solve_and_a_clarification_after_a_failure",
+            "rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity",
+            "unclarifying_removes_information_that_the_interviewer_gives_back_when_asked",
+            "long_answers_are_scored_by_atomic_facts_with_the_authors_recall",
+            "a_follow_up_is_asked_again_up_to_m_times_until_answered"))],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [

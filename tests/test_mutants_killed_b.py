@@ -419,3 +419,127 @@ def test_the_interview_report_of_nothing_and_each_scoring_described():
                                               "MATH-normalised; modification paraphrase")
     assert describe_scoring({"followups": "paper", "answers": "text", "modification": "none"}).endswith(
         "answers the shared checker; modification none")
+
+
+# --- protocols/teach2eval/report.py -----------------------------------------------------------------------------
+
+def _t2e_step(turn, reply, letter, correct, judged=None, teacher=None, guidance=None, old=False):
+    """A student answer, with the teacher's judgment and guidance after it when `teacher` is given (`old`: the
+    letter under its name before 0.2)."""
+    s = {"turn": turn, "reply": reply, ("letter" if old else "reply_letter"): letter, "correct": correct}
+    if teacher is not None:  # guidance: what the student was shown (the teacher's words unless redacted)
+        s.update(judged_right=judged, teacher=teacher, guidance=guidance if guidance is not None else teacher)
+    return s
+# Two items, two students, one guidance turn: a lesson repaired (a leak caught after a wrong answer), one right
+# throughout, one that stayed wrong (no judgment read; the answer redacted; keys as runs before 0.2 wrote them), one
+# right then wrong without a teacher's judgment.
+T2E_ROWS = [
+    {"qid": "a", "question": "Which planet is largest?", "options": {"A": "Mars", "B": "Jupiter"}, "gold_letter": "B",
+     "options_from": "choice", "teacher_correct": True, "lessons": [
+        {"student": "s1", "model": "m1", "correct": [False, True], "judgments": [False], "no_letter": 0,
+         "leaks": [{"turn": 1, "strings": ["Jupiter"], "student_right": False}],
+         "steps": [_t2e_step(0, "A. Mars", "A", False, False, "No. Think about size. ", "No. Think about size."),
+                   _t2e_step(1, "B", "B", True)]},
+        {"student": "s2", "model": "m2", "correct": [True, True], "judgments": [True], "no_letter": 1, "leaks": [],
+         "steps": [_t2e_step(0, "B", "B", True, True, "Right."), _t2e_step(1, "I keep B", None, True)]}]},
+    {"qid": "b", "question": "What is 2+2?", "options": {"A": "4", "B": "5"}, "answer_letter": "A",
+     "options_from": "numeric", "teacher_correct": False, "lessons": [
+        {"student": "s1", "model": "m1", "correct": [False, False], "judgments": [None], "no_letter": 0, "leaks": [],
+         "steps": [_t2e_step(0, "No idea.", None, False, None, "It is A, 4.", "[the answer removed]", old=True),
+                   _t2e_step(1, "B", "B", False, old=True)]},
+        {"student": "s2", "model": "m2", "correct": [True, False], "judgments": [], "no_letter": 0, "leaks": [],
+         "steps": [_t2e_step(0, "A", "A", True), _t2e_step(1, "B", "B", False)]}]},
+]
+
+
+def test_the_teach2eval_reports_counts_by_hand():
+    from judgeagent.protocols.teach2eval.report import numbers
+
+    s = numbers(T2E_ROWS, turns=1, resamples=50, seed=0)
+    assert (s["items"], s["turns"], s["students"], s["scoring"], s["baseline"]) == (2, 1, 2, "paper", 0.5)
+    assert s["judgments"] == {"right": {"judged_right": 1, "judged_wrong": 0, "no_judgment": 0},
+                              "wrong": {"judged_right": 0, "judged_wrong": 1, "no_judgment": 1}}
+    assert {k: s[k] for k in ("answers", "no_letter", "teacher_turns", "unparsed_judgments", "leaks",
+                              "leaks_after_wrong")} == {"answers": 8, "no_letter": 1, "teacher_turns": 3,
+                                                        "unparsed_judgments": 1, "leaks": 1, "leaks_after_wrong": 1}
+    assert s["options_from"] == {"choice": 1, "numeric": 1}
+    one = s["per_student"]["s1"]
+    assert (one["model"], one["lessons"], one["accuracy_by_turn"], one["baseline"]) == ("m1", 2, [0.0, 0.5], 0.0)
+    assert (one["teacher_turns"], one["unparsed_judgments"], one["leaks"]) == (2, 1, 1)
+    assert s["per_student"]["s2"]["accuracy_by_turn"] == [1.0, 0.5]
+    # AA: the teacher right on one item of two; CA: accuracy 0.5 at turn 0 and at the end; s1 repaired one of two
+    assert (s["abilities"]["AA"]["value"], s["abilities"]["CA"]["value"], one["abilities"]["GA"]["value"]) == (
+        0.5, 0.0, 0.5)
+    # shown: the repaired lesson, then the one that stayed wrong (its gold letter under the older name); a third
+    # only when asked for
+    assert [(x["qid"], x["student"], x["gold_letter"]) for x in s["shown"]] == [("a", "s1", "B"), ("b", "s1", "A")]
+    assert [(x["qid"], x["student"]) for x in numbers(T2E_ROWS, turns=1, resamples=10, shown=3)["shown"]] == [
+        ("a", "s1"), ("b", "s1"), ("a", "s2")]
+
+
+def test_the_teach2eval_report_word_for_word():
+    from judgeagent.protocols.teach2eval.report import numbers, sections
+
+    s = numbers(T2E_ROWS, turns=1, resamples=50, seed=0)
+    text = {section.title: section.body for section in sections(s)}
+    assert list(text) == ["Teaching abilities", "Student accuracy by turn", "The teacher's judgments (first turn)",
+                          "Items", "Lessons"]
+    assert text["Teaching abilities"] == (
+        "2 items, 2 student(s), 1 guidance turns. AA, JA, GA in %, CA in points of student accuracy, RA the product "
+        "of accuracy(t)/accuracy(t-1) over turns 2..T minus 1, in % (0: later turns neither help nor harm); a "
+        "teacher reply without a judgment read as 'wrong' (scoring `paper`, as the paper's tables: the authors' "
+        "result_statistics.py); 95% bootstrap intervals over items.\n\n"
+        "| ability | value | 95% interval |\n|---|---|---|\n"
+        "| Comprehensive (CA) | +0.0 | [-50.0, +50.0] |\n| Application (AA) | 50.0 | [0.0, 100.0] |\n"
+        "| Judgment (JA) | 75.0 | [50.0, 100.0] |\n| Guidance (GA) | 50.0 | [0.0, 100.0] |\n"
+        "| Reflection (RA) | - | - |\n\n"
+        "| student | model | baseline acc | CA | JA | GA | RA | no letter | leaks (after a wrong answer) |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| s1 | m1 | 0.0 | +50.0 [+0.0, +100.0] | 100.0 [100.0, 100.0] | 50.0 [0.0, 100.0] | - | 0/4 | 1 (1) |\n"
+        "| s2 | m2 | 100.0 | -50.0 [-100.0, +0.0] | 50.0 [0.0, 100.0] | - | - | 1/4 | 0 (0) |\n\n"
+        "Students' baseline accuracy (alone, turn 0): 50.0%. Teacher replies with no judgment: 1 of 3. Guidance "
+        "that stated the answer (redacted before the student saw it): 1, 1 of them after a wrong answer.")
+    assert text["Student accuracy by turn"] == (
+        "| student | turn 0 | turn 1 |\n|---|---|---|\n| s1 (m1) | 0.0 | 50.0 |\n| s2 (m2) | 100.0 | 50.0 |\n\n"
+        "```\n"
+        "s1 turn 0                                           0.0%\n"
+        "s1 turn 1  ####################                     50.0%\n"
+        "s2 turn 0  ######################################## 100.0%\n"
+        "s2 turn 1  ####################                     50.0%\n"
+        "```")
+    assert text["The teacher's judgments (first turn)"] == (
+        "Rows: whether the student's first answer was right; columns: what the teacher said.\n\n"
+        "| student's answer | judged right | judged wrong | no judgment |\n|---|---|---|---|\n"
+        "| right | 1 | 0 | 0 |\n| wrong | 0 | 1 | 1 |")
+    assert text["Items"] == ("Options from: choice 1, numeric 1 (choice: the benchmark's own; graph, numeric, yes_no: "
+                             "built from the context graph).")
+    assert text["Lessons"] == (
+        "**a**, s1 (m1): wrong -> right\n\n> Which planet is largest?\n> A. Mars\n> B. Jupiter\n\n"
+        "Gold: B. The teacher saw the question without the options.\n\n"
+        "*Student, turn 0* (chose A, wrong):\n\n> A. Mars\n\n"
+        "*Teacher, turn 1* (judged: wrong):\n\n> No. Think about size.\n\n"
+        "*Student, turn 1* (chose B, right):\n\n> B\n\n"
+        "**b**, s1 (m1): wrong -> wrong\n\n> What is 2+2?\n> A. 4\n> B. 5\n\n"
+        "Gold: A. The teacher saw the question without the options.\n\n"
+        "*Student, turn 0* (chose nothing, wrong):\n\n> No idea.\n\n"
+        "*Teacher, turn 1* (judged: no judgment):\n\n> It is A, 4.\n\n"
+        "*The student was given:*\n\n> [the answer removed]\n\n"
+        "*Student, turn 1* (chose B, wrong):\n\n> B")
+
+
+def test_the_teach2eval_report_of_an_older_summary_a_told_answer_and_a_conversion():
+    from judgeagent.protocols.teach2eval.report import numbers, sections
+
+    s = numbers(T2E_ROWS, turns=1, resamples=50, seed=0)
+    del s["scoring"]  # summaries before 0.2 were geometric
+    s.update(tell_answer=True, conversion={"items": 5, "taught": 2, "skipped": {"no options": 3}}, shown=[])
+    text = {section.title: section.body for section in sections(s)}
+    assert ("RA the geometric mean of accuracy(t)/accuracy(t-1) over turns 2..T (1: later turns neither help nor "
+            "harm); a reply without a judgment counted as a wrong judgment (scoring `geometric`)"
+            in text["Teaching abilities"])
+    assert ("Guidance that stated the answer (given to the student as written: tell_answer=true, the authors' "
+            "can_tell_answer setting): 1, 1 of them after a wrong answer.") in text["Teaching abilities"]
+    assert text["Items"] == ("2 of 5 benchmark items taught. Options from: choice 1, numeric 1 (choice: the "
+                             "benchmark's own; graph, numeric, yes_no: built from the context graph).\n"
+                             "- skipped 3: no options")
+    assert text["Lessons"] == "(none)"
