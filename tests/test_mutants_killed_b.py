@@ -543,3 +543,121 @@ def test_the_teach2eval_report_of_an_older_summary_a_told_answer_and_a_conversio
                              "benchmark's own; graph, numeric, yes_no: built from the context graph).\n"
                              "- skipped 3: no options")
     assert text["Lessons"] == "(none)"
+
+
+# --- protocols/dynaeval/report.py -------------------------------------------------------------------------------
+
+# An asymmetric run's summary as `numbers` writes it, with every part the report reads: a player without games, a
+# role a player never played, a cell without a half-width, a fixed repetition count that the stopping rule would not
+# have met, a transcript longer than the report shows.
+DYNA = {
+    "task": "code", "unit": "pass rate", "symmetric": False, "epsilon": 0.05, "max_runs": 4, "repetitions": 2,
+    "games": 4, "converged": False, "scoring": {"repeat": "fixed", "scoring": "paper"},
+    "ends": {"failed": 1, "done": 3}, "parsed_by": {"rule": 8},
+    "players": {"p1": {"model": "m1", "mean": 0.5, "interval": [0.25, 0.75], "n": 4, "half_width": 0.25},
+                "p2": {"model": "m2", "mean": None, "interval": None, "n": 0, "half_width": None}},
+    "roles": ["Programmer", "Reviewer"],
+    "matrix": {"p1": {"Programmer": {"mean": 0.5, "half_width": 0.125, "n": 2},
+                      "Reviewer": {"mean": 0.75, "half_width": None, "n": 1}},
+               "p2": {"Reviewer": {"mean": None, "half_width": None, "n": 0}}},
+    "running": [{"repetition": 1, "p1": 0.5, "p2": None}, {"repetition": 2, "p1": 0.625, "p2": 0.25}],
+    "pairs": [{"Programmer": "p1", "Reviewer": "p2", "games": 2, "score Programmer": 0.5, "score Reviewer": None}],
+    "role_measures": {"p1": {"Programmer": {"pass@1": 0.5}}, "p2": {"Reviewer": {"bleu": 0.25}}},
+    "measures": {"p1": {"pass@1": 0.5}}, "transcript": "y" * 6001, "isolation": "bubblewrap",
+}
+
+
+def test_the_dynaeval_report_of_an_asymmetric_run_word_for_word():
+    from judgeagent.protocols.dynaeval.report import TRANSCRIPT_CHARS, sections
+
+    text = {section.title: section.body for section in sections(DYNA)}
+    assert list(text) == ["Scores", "Model x role", "Convergence", "Pairs", "Other measures by role",
+                          "A game (repetition 1)"]
+    assert text["Scores"] == (
+        "Task `code` (asymmetric: pooled over roles here); score: pass rate per game (repeat=fixed, scoring=paper). "
+        "2 repetitions, 4 games; ends: done 3, failed 1; moves read by rule 8.\n\n"
+        "| player | model | mean | 95% interval | games |\n|---|---|---|---|---|\n"
+        "| p1 | m1 | 0.500 | [0.250, 0.750] | 4 |\n| p2 | m2 | - | - | 0 |\n\n"
+        "Model-written code ran under isolation: bubblewrap (docs/security.md).")
+    assert text["Model x role"] == (
+        "Mean score of each model in each role (± 95% half-width, n games); the paper's theta_il.\n\n"
+        "| player | model | Programmer | Reviewer |\n|---|---|---|---|\n"
+        "| p1 | m1 | 0.500 ± 0.125 (n 2) | 0.750 (n 1) |\n| p2 | m2 | - | - |")
+    assert text["Convergence"] == (
+        "a fixed 4 repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping rule at epsilon 0.05 was not "
+        "met: some 95% interval half-width is not below it, or fewer than min_runs repetitions were played. Running "
+        "mean after each repetition:\n\n| repetition | p1 | p2 |\n|---|---|---|\n| 1 | 0.500 | - |\n"
+        "| 2 | 0.625 | 0.250 |")
+    assert text["Pairs"] == (
+        "Each pair of players, by role: the cells of the paper's tables (Table 2 for code, Tables 3, 5 and 6 for "
+        "translation), the mean over the pair's games.\n\n"
+        "| Programmer | Reviewer | games | score Programmer | score Reviewer |\n|---|---|---|---|---|\n"
+        "| p1 | p2 | 2 | 0.500 | - |")
+    assert text["Other measures by role"] == (
+        "Per player and role, the mean over its games (BLEU on the paper's 0-1 scale, chrF 0-100; `pass@1 round k`: "
+        "the code standing after the programmer's k-th turn passes its tests).\n\n"
+        "| player | role | bleu | pass@1 |\n|---|---|---|---|\n| p1 | Programmer | - | 0.500 |\n"
+        "| p1 | Reviewer | - | - |\n| p2 | Programmer | - | - |\n| p2 | Reviewer | 0.250 | - |")
+    game = text["A game (repetition 1)"]
+    assert TRANSCRIPT_CHARS == 6000 and game.count("y") == 6000 and game.endswith("y\n...\n```")
+
+
+def test_the_dynaeval_report_of_a_symmetric_run_word_for_word():
+    from judgeagent.protocols.dynaeval.report import sections
+
+    s = {k: v for k, v in DYNA.items() if k not in ("roles", "matrix", "pairs", "role_measures", "isolation")}
+    s.update(symmetric=True, converged=True, scoring={"repeat": "until_stable"}, transcript="short",
+             measures={"p1": {"hits": 2.0, "valid": 0.5}, "p2": {"hits": 1.0}},
+             positions=[{"early": "p1", "late": "p2", "games": 2, "s_E": 0.5, "s_L": 0.5, "hits_E": 1.5,
+                         "hits_L": 1.0}])
+    text = {section.title: section.body for section in sections(s)}
+    assert list(text) == ["Scores", "Convergence", "Early x late", "Other measures", "A game (repetition 1)"]
+    assert text["Scores"].startswith("Task `code` (symmetric: every player the same role); score: pass rate per game "
+                                     "(repeat=until_stable). 2 repetitions")
+    assert text["Convergence"].startswith("epsilon 0.05: every 95% interval half-width is below epsilon. Running mean")
+    assert text["Early x late"].endswith("| early | late | games | s_E | s_L | hits_E | hits_L |\n"
+                                         "|---|---|---|---|---|---|---|\n| p1 | p2 | 2 | 0.50 | 0.50 | 1.50 | 1.00 |")
+    assert text["Other measures"] == ("Per player, the mean over its games.\n\n| player | hits | valid |\n|---|---|---|\n"
+                                      "| p1 | 2.000 | 0.500 |\n| p2 | 1.000 | - |")
+    assert text["A game (repetition 1)"] == "```text\nshort\n```"
+    s.update(converged=False)
+    assert {x.title: x.body for x in sections(s)}["Convergence"].startswith(
+        "epsilon 0.05: stopped at max_runs 4 before every half-width fell below epsilon. Running mean")
+    s.update(converged=True, scoring={"repeat": "fixed"})
+    assert {x.title: x.body for x in sections(s)}["Convergence"].startswith(
+        "a fixed 4 repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping rule at epsilon 0.05 would "
+        "have been met: every 95% interval half-width is below it. Running mean")
+
+
+def test_dynaeval_scoring_pairs_positions_and_measures_by_hand():
+    from types import SimpleNamespace
+
+    from judgeagent.protocols.dynaeval.report import _measures, pairs, positions, scoring
+
+    config = SimpleNamespace(repeat="fixed", scoring="paper", idiom_play="pairwise")
+    assert scoring(SimpleNamespace(name="code"), config) == {"repeat": "fixed", "scoring": "paper"}
+    assert scoring(SimpleNamespace(name="translation"), config) == {"repeat": "fixed", "scoring": "paper"}
+    assert scoring(SimpleNamespace(name="idiom"), config) == {"repeat": "fixed", "idiom_play": "pairwise"}
+    assert scoring(SimpleNamespace(name="goods"), config) == {"repeat": "fixed"}
+    rows = [{"cast": {"Programmer": "p1", "Reviewer": "p2"}, "scores": {"Programmer": 1.0, "Reviewer": 0.0},
+             "metrics": {"Programmer": {"bleu": 0.5, "tests": {"status": "passed"}, "flag": True}}},
+            {"cast": {"Programmer": "p1", "Reviewer": "p2"}, "scores": {"Programmer": 0.0, "Reviewer": None},
+             "metrics": {"Programmer": {"bleu": 0.25, "tests": {"status": "failed"}}}},
+            {"cast": {"Programmer": "p2", "Reviewer": "p1"}, "scores": {"Programmer": 0.5, "Reviewer": 1.0}}]
+    assert pairs(rows, ("Programmer", "Reviewer"), ["bleu"]) == [
+        {"Programmer": "p1", "Reviewer": "p2", "games": 2, "score Programmer": 0.5, "bleu Programmer": 0.375,
+         "score Reviewer": 0.0, "bleu Reviewer": None},
+        {"Programmer": "p2", "Reviewer": "p1", "games": 1, "score Programmer": 0.5, "bleu Programmer": None,
+         "score Reviewer": 1.0, "bleu Reviewer": None}]
+    assert _measures(rows) == {"p1": {"bleu": 0.375, "tests passed": 0.5}, "p2": {}}
+    assert _measures(rows, by_role=True) == {"p1/Programmer": {"bleu": 0.375, "tests passed": 0.5},
+                                             "p1/Reviewer": {}, "p2/Programmer": {}, "p2/Reviewer": {}}
+    games = [{"cast": {"Player A": "p1", "Player B": "p2"}, "scores": {"Player A": 1.0, "Player B": 0.0},
+              "metrics": {"Player A": {"hits": 3}, "Player B": {"hits": 1}}},
+             {"cast": {"Player A": "p1", "Player B": "p2"}, "scores": {"Player A": 0.5, "Player B": 0.5},
+              "metrics": {"Player A": {"hits": 2}, "Player B": {"hits": 2}}},
+             {"cast": {"Player A": "p2", "Player B": "p1"}, "scores": {"Player A": 0.0, "Player B": 1.0},
+              "metrics": {"Player A": {"hits": 0}, "Player B": {"hits": 4}}}]
+    assert positions(games) == [
+        {"early": "p1", "late": "p2", "games": 2, "s_E": 0.75, "s_L": 0.25, "hits_E": 2.5, "hits_L": 1.5},
+        {"early": "p2", "late": "p1", "games": 1, "s_E": 0.0, "s_L": 1.0, "hits_E": 0.0, "hits_L": 4.0}]
