@@ -237,6 +237,8 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
         "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
         "(and the same guard against a negative); only which of the two a seed draws differs",
+    "judgeagent/grading/equivalence.py:128:72:const:1->2": "the cosine's first sentence split with maxsplit=2, not "
+        "1: only the first piece ([0]) is read, and it is the same whatever the later splits",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
