@@ -7,7 +7,6 @@ import asyncio
 import hashlib
 import json
 import random
-import re
 from collections import Counter
 from pathlib import Path
 
