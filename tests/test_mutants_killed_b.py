@@ -338,7 +338,7 @@ INTERVIEW_ROWS = [
 
 
 def test_the_interview_reports_numbers_by_hand():
-    from judgeagent.protocols.interviewer.report import numbers
+    from judgeagent.protocols.interviewer.report import numbers, probe
 
     s = numbers(INTERVIEW_ROWS, revisions=1, resamples=200, seed=0)
     assert (s["items"], s["score_at"], s["adaptability"]) == (4, {"@1": 0.25, "@2": 0.5}, 0.25)
@@ -359,6 +359,11 @@ def test_the_interview_reports_numbers_by_hand():
     empty = numbers([], revisions=2)
     assert (empty["score_at"], empty["adaptability"], empty["probe"]) == ({"@1": None, "@2": None, "@3": None},
                                                                           None, {"n": 0})
+    # right in both forms twice, only in the modified form once: one item "only modified", not three
+    both = [{"original_correct": True, "attempts": [True]}] * 2 + [{"original_correct": False, "attempts": [True]}]
+    p = probe(both, resamples=20)
+    assert (p["only_original"], p["only_modified"], p["original_accuracy"], p["modified_accuracy"], p["gap"]) == (
+        0, 1, 2 / 3, 1.0, -1 / 3)
 
 
 def test_the_interview_report_word_for_word():
