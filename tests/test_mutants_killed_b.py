@@ -72,6 +72,8 @@ def test_calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs():
         "calibration failed: 49 wrong and 10 right answers held out (needs >= 50 wrong and some right)")
     hopeless = eq.calibrate([0.9] * 60 + [0.1] * 5, [False] * 60 + [True] * 5)
     assert hopeless.note == "calibration failed: no threshold keeps the false-positive rate <= 0.05"
+    third = eq.calibrate(scores, [True] * 100 + [False] * 100, max_fpr=1 / 3)  # the bound in six digits (:g)
+    assert "(<= 0.333333), recall 1.000" in third.note
 
 
 def test_the_fit_is_the_penalised_optimum_in_its_own_standardisation():
