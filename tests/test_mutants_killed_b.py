@@ -407,6 +407,10 @@ def test_the_interview_report_word_for_word():
         "clarification in 1; it answered without it in 1 (not counted as attempts; then told the information), 1 of "
         "them right, which suggests a recalled item.\n\n- unchanged: 3\n- no number to change: 1")
     assert text["Summary by the interviewer"] == "(not written)"
+    s["probe"] = {"n": 3, "original_accuracy": 2 / 3, "modified_accuracy": 1 / 3, "gap": 1 / 3,
+                  "gap_interval": [0.05, 2 / 3], "only_original": 1, "only_modified": 0, "mcnemar_p": 1.0}
+    assert ("- gap (original - modified) +33.3 points, 95% paired bootstrap interval [+5.0, +66.7]\n" in
+            {section.title: section.body for section in sections(s)}["Contamination probe"])
 
 
 def test_the_interview_report_of_nothing_and_each_scoring_described():
@@ -563,7 +567,7 @@ DYNA = {
     "players": {"p1": {"model": "m1", "mean": 0.5, "interval": [0.25, 0.75], "n": 4, "half_width": 0.25},
                 "p2": {"model": "m2", "mean": None, "interval": None, "n": 0, "half_width": None}},
     "roles": ["Programmer", "Reviewer"],
-    "matrix": {"p1": {"Programmer": {"mean": 0.5, "half_width": 0.125, "n": 2},
+    "matrix": {"p1": {"Programmer": {"mean": 0.5, "half_width": 0.1, "n": 2},
                       "Reviewer": {"mean": 0.75, "half_width": None, "n": 1}},
                "p2": {"Reviewer": {"mean": None, "half_width": None, "n": 0}}},
     "running": [{"repetition": 1, "p1": 0.5, "p2": None}, {"repetition": 2, "p1": 0.625, "p2": 0.25}],
@@ -588,7 +592,7 @@ def test_the_dynaeval_report_of_an_asymmetric_run_word_for_word():
     assert text["Model x role"] == (
         "Mean score of each model in each role (± 95% half-width, n games); the paper's theta_il.\n\n"
         "| player | model | Programmer | Reviewer |\n|---|---|---|---|\n"
-        "| p1 | m1 | 0.500 ± 0.125 (n 2) | 0.750 (n 1) |\n| p2 | m2 | - | - |")
+        "| p1 | m1 | 0.500 ± 0.100 (n 2) | 0.750 (n 1) |\n| p2 | m2 | - | - |")
     assert text["Convergence"] == (
         "a fixed 4 repetitions (`repeat=fixed`, the paper's way); judgeagent's stopping rule at epsilon 0.05 was not "
         "met: some 95% interval half-width is not below it, or fewer than min_runs repetitions were played. Running "
