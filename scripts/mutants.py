@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py",
                "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
 _TEXT = "tests/test_mutants_killed_text.py::test_"
+_B = "tests/test_mutants_killed_b.py::test_"
 # calibration.py's tests before tests/test_mutants_killed_text.py: the scripted judges (the embedded model's left out)
 _CALIBRATION_TESTS = [
     "tests/test_answers.py::test_a_faithful_judge_passes_calibration_when_aliases_are_other_acceptable_answers",
@@ -148,6 +149,61 @@ TARGETS: dict[str, list[str]] = {
     # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
     **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in ("forms", "phrases")},
+    # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
+    # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
+    # calibration and judge tests that covered them before)
+    "judgeagent/grading/equivalence.py": [_B + name for name in (
+        "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
+        "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
+        "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
+        "the_fit_is_the_penalised_optimum_in_its_own_standardisation",
+        "a_weights_file_keeps_its_extra_fields_and_bad_ones_are_named_word_for_word", "the_gate_says_why_word_for_word",
+        "a_run_records_the_weights_bytes_and_off_is_a_name_not_a_file", "the_steps_reasons_word_for_word")] + [
+        "tests/test_equivalence.py", "tests/test_learned_run.py"],
+    "judgeagent/grading/hard_negatives.py": [_B + name for name in (
+        "the_asked_kind_is_read_from_the_opening_words", "same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one",
+        "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
+        "the_hard_false_positive_rate_counts_each_hard_kind_and_no_other")] + [
+        "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
+        _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
+    "judgeagent/grading/judge.py": [_B + name for name in (
+        "each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt", "the_judges_messages_word_for_word",
+        "a_judges_verdict_carries_its_best_f1_and_a_reason_of_three_words_or_more",
+        "a_reason_is_copied_when_every_part_is_an_instruction_or_its_words")] + [
+        "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold"],
+    # the interviewer's report: the report built by hand from rows, then the scripted runs whose report.md is read
+    "judgeagent/protocols/interviewer/report.py": [
+        *(f"{_B}the_interview_{name}" for name in (
+            "reports_numbers_by_hand", "report_word_for_word", "report_of_nothing_and_each_scoring_described")),
+        *(f"tests/test_interviewer.py::test_{name}" for name in (
+            "the_authors_test_cases_score_as_their_metrics", "table_4_score_columns_come_out_of_our_scoring",
+            "changed_quantities_accepted_rejected_and_not_allowed",
+            "follow_ups_ask_for_a_rationale_after_a_solve_and_a_clarification_after_a_failure",
+            "rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity",
+            "unclarifying_removes_information_that_the_interviewer_gives_back_when_asked",
+            "long_answers_are_scored_by_atomic_facts_with_the_authors_recall",
+            "a_follow_up_is_asked_again_up_to_m_times_until_answered"))],
+    # Teach2Eval's and DynaEval's reports: the reports built by hand, then the scripted runs whose report.md is read
+    # (the embedded-model tests left out: minutes, and nothing of these modules' more)
+    "judgeagent/protocols/teach2eval/report.py": [
+        *(f"{_B}the_teach2eval_{name}" for name in (
+            "reports_counts_by_hand", "report_word_for_word",
+            "report_of_an_older_summary_a_told_answer_and_a_conversion")),
+        *(f"tests/test_teach2eval.py::test_{name}" for name in (
+            "a_lesson_end_to_end_gives_the_hand_computed_abilities",
+            "the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer",
+            "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it"))],
+    "judgeagent/protocols/dynaeval/report.py": [
+        *(_B + name for name in (
+            "the_dynaeval_report_of_an_asymmetric_run_word_for_word",
+            "the_dynaeval_report_of_a_symmetric_run_word_for_word",
+            "dynaeval_scoring_pairs_positions_and_measures_by_hand")),
+        *(f"tests/test_dynaeval.py::test_{name}" for name in (
+            "a_run_stops_when_the_scores_converge", "fixed_repetitions_play_the_papers_count_whatever_the_scores",
+            "idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom",
+            "public_goods_moves_are_read_by_the_referee_or_the_rule", "roles_swap_and_the_reviewer_fixes_the_code",
+            "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
+            "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round"))],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
@@ -200,6 +256,8 @@ EQUIVALENT: dict[str, str] = {
        "the first piece (`[0]`) is read, and it is the same either way" for at in ("29:70", "31:74")},
     "judgeagent/grading/rivals.py:48:19:const:16->17": "the rivals' `lru_cache` holding 17 sets of others, not 16: "
         "the index returned is the same, only how often it is rebuilt differs",
+    "judgeagent/grading/equivalence.py:128:72:const:1->2": "the cosine's first sentence split with maxsplit=2, not "
+        "1: only the first piece ([0]) is read, and it is the same whatever the later splits",
     "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "

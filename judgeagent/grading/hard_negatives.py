@@ -90,8 +90,8 @@ def partial(item: Item, rng: random.Random) -> str | None:
     "France, Germany and Belgium"), or a person's first name alone ("Neil" for "Neil Armstrong")."""
     parts = [p for p in _LIST.split(item.gold.strip()) if p]
     if len(parts) >= 2:
-        kept = [p for k, p in enumerate(parts) if k != rng.randrange(len(parts))]
-        answer = " and ".join(kept)
+        del parts[rng.randrange(len(parts))]  # one draw (drawn per part, it kept all of them a quarter of the time)
+        answer = " and ".join(parts)
     elif asks_for_person(item.question):
         words = item.gold.split()
         if not (2 <= len(words) <= 4) or normalise_answer(words[0]) in TITLES or not words[0][:1].isupper():
