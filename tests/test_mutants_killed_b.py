@@ -240,7 +240,7 @@ def test_partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name():
 def test_the_hard_false_positive_rate_counts_each_hard_kind_and_no_other():
     from judgeagent.grading.hard_negatives import HARD_KINDS, FprBound, hard_fpr
 
-    assert HARD_KINDS == {"same_kind", "changed_number", "partial", "near_miss", "other_option"}
+    assert HARD_KINDS == {"same_kind", "changed_number", "partial", "near_miss", "other_option", "same_subject"}
     for kind in HARD_KINDS:
         by_kind = {kind: {"n": 4, "right": 1}, "other_gold": {"n": 10, "right": 10}, "alias": {"n": 5, "right": 0}}
         assert hard_fpr(by_kind) == FprBound(3, 4, 0.75, wilson(3, 4)), kind
