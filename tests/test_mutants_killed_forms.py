@@ -80,6 +80,8 @@ def test_listed_finds_the_gold_as_one_item_of_an_enumeration():
     assert listed("New York and Paris", ["new", "york"])
     assert not listed("The Paris", ["paris"]) and not listed("Paris, the capital", ["paris"])
     assert not listed("the city of New York", ["new", "york"])
+    # punctuation reads as a space: a quoted list or a label without one still lists the gold
+    assert listed('["Lyon","Paris"]', ["paris"]) and listed("Answer:Paris and Lyon", ["paris"])
 
 
 def test_another_name_asserted_before_the_gold():
