@@ -229,6 +229,12 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed",
+    "judgeagent/grading/forms.py:40:19:const:1->2": "`_load`'s lru_cache of 2, not 1: it takes no argument, so it "
+        "holds one pipeline either way",
+    "judgeagent/grading/forms.py:56:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "
+        "recomputed less often",
+    "judgeagent/grading/forms.py:28:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
+        "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
        "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
     "judgeagent/protocols/dynaeval/sandbox.py:630:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "

@@ -27,6 +27,15 @@ def test_stems_keep_only_content_words():
     assert stems("It is on the wall of a house") == ("wall", "hous")
     assert stems("She was painting the walls in Paris") == ("paint", "wall", "paris")
     assert stems("They are painters") == ("paint",)
+    # conjunctions and particles neither: "and", "because", "if", "not", "to"
+    assert stems("Paris and Lyon because it is not to be") == ("paris", "lyon")
+    assert stems("Paris or Lyon, if the rain stops") == ("paris", "lyon", "rain", "stop")
+
+
+def test_the_pipeline_loads_without_the_parser_the_entities_and_the_sentences():
+    # the lemmas and parts of speech need the tagger alone: the parser and NER would slow every reply's check
+    pipeline = forms._lemmatiser()
+    assert pipeline.component_names == ["tok2vec", "tagger", "attribute_ruler", "lemmatizer"]
 
 
 def test_a_lone_letter_is_content_but_a_and_i_are_not():
@@ -97,6 +106,8 @@ def test_another_name_asserted_before_the_gold():
     # a name running into the gold is its longer form
     assert not other_name_first("Pallas Athena", {"athena"}, ["athena"])
     assert not other_name_first("Jean-Pierre Rampal", {"rampal"}, ["rampal"])
+    # a word is matched without its punctuation: "O'Brien" is the gold "obrien", and "Conan" runs into it
+    assert not other_name_first("The host was Conan O'Brien", {"host", "obrien"}, ["obrien"])
 
 
 def test_only_names_before_the_whole_gold_count():
