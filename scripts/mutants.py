@@ -233,6 +233,8 @@ EQUIVALENT: dict[str, str] = {
         "holds one pipeline either way",
     "judgeagent/grading/forms.py:56:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "
         "recomputed less often",
+    "judgeagent/grading/forms.py:71:60:const:1->2": "the doubled-consonant check's last `stem[-1]` as `stem[-2]`: "
+        "the condition before it has just made them equal",
     "judgeagent/grading/forms.py:28:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "

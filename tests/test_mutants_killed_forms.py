@@ -51,6 +51,8 @@ def test_names_keep_their_letters_and_other_words_lose_their_endings():
     assert stems("bake") == stems("the bakers") == ("bak",)
     # a doubled consonant after a 4-letter stem goes ("runn" -> "run"), as after a longer one
     assert stems("the runners") == ("run",)
+    # ... and not after a 3-letter one ("add", "odd"), nor an "l" ("call")
+    assert stems("an adder") == ("add",) and stems("the odds") == ("odd",) and stems("the callers") == ("call",)
     assert stems("sharecroppers") == stems("Sharecropping") == ("sharecrop",)
 
 
