@@ -118,3 +118,21 @@ def test_only_names_before_the_whole_gold_count():
     # the gold's first word alone ("new") is not the gold: the name after it, before "New York", counts
     assert other_name_first("It is new, and the winner was Boston, then New York", {"new", "york", "winner"},
                             ["new", "york"])
+
+
+def test_the_word_before_a_name_skips_articles_and_punctuation():
+    known = {"winner", "paris"}
+    assert other_name_first("The winner was the Lyon team, then Paris", known, ["paris"])
+    assert other_name_first("The winner was: Lyon, then Paris", known, ["paris"])
+
+
+def test_only_the_first_400_characters_are_read():
+    def reply(length: int) -> str:
+        tail = "The capital was Paris"
+        text = ("It is late. " * 40)[:length - len(tail) - 1] + " " + tail
+        assert len(text) == length
+        return text
+
+    known = {"capital", "paris"}
+    assert not other_name_first(reply(400), known, ["paris"])  # the gold ends at character 400: read whole
+    assert other_name_first(reply(401), known, ["paris"])  # cut to "Pari": another name after "was"
