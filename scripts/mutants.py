@@ -235,6 +235,9 @@ EQUIVALENT: dict[str, str] = {
         "recomputed less often",
     "judgeagent/grading/forms.py:71:60:const:1->2": "the doubled-consonant check's last `stem[-1]` as `stem[-2]`: "
         "the condition before it has just made them equal",
+    "judgeagent/grading/phrases.py:28:48:const:str->empty": "`listed` removing an article rather than spacing it: "
+        "the article stands between spaces, ',', '/', '&' or the text's ends, so no two words join; no reply of 2-5 "
+        "pieces of Paris, Lyon, Rome, the, a, ',', '/', '&', and, or, ' ' (177,144) lists the gold differently",
     "judgeagent/grading/forms.py:28:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
