@@ -59,6 +59,12 @@ _HELPER_TESTS = [_TEXT + name for name in (
     "zh_letters_reads_the_committed_letter", "a_reply_keeps_its_first_sentence_apart",
     "a_reply_its_case_and_the_rivals_index_are_frozen", "the_rivals_within_a_reply_are_those_all_of_whose_words_it_says")]
 
+# what reaches grading/forms.py and phrases.py in seconds: the tests written against their survivors, then every
+# free-text rule (word forms, contrast words, lists, a name before the gold) through `check_free_text`, the number
+# and yes/no rules, the text helpers
+_FORMS_TESTS = ["tests/test_mutants_killed_forms.py", "tests/test_mutants_killed_rules.py",
+                "tests/test_answer_rules.py", "tests/test_mutants_killed_numbers.py", *_HELPER_TESTS]
+
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
@@ -148,7 +154,9 @@ TARGETS: dict[str, list[str]] = {
     # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
     # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
     **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
-    **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in ("forms", "phrases")},
+    # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
+    # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
+    **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
@@ -221,6 +229,17 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed",
+    "judgeagent/grading/forms.py:40:19:const:1->2": "`_load`'s lru_cache of 2, not 1: it takes no argument, so it "
+        "holds one pipeline either way",
+    "judgeagent/grading/forms.py:56:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "
+        "recomputed less often",
+    "judgeagent/grading/forms.py:71:60:const:1->2": "the doubled-consonant check's last `stem[-1]` as `stem[-2]`: "
+        "the condition before it has just made them equal",
+    "judgeagent/grading/phrases.py:28:48:const:str->empty": "`listed` removing an article rather than spacing it: "
+        "the article stands between spaces, ',', '/', '&' or the text's ends, so no two words join; no reply of 2-5 "
+        "pieces of Paris, Lyon, Rome, the, a, ',', '/', '&', and, or, ' ' (177,144) lists the gold differently",
+    "judgeagent/grading/forms.py:28:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
+        "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
        "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
     "judgeagent/protocols/dynaeval/sandbox.py:630:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "
