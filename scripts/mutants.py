@@ -229,16 +229,16 @@ TARGETS: dict[str, list[str]] = {
 EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed",
-    "judgeagent/grading/forms.py:40:19:const:1->2": "`_load`'s lru_cache of 2, not 1: it takes no argument, so it "
+    "judgeagent/grading/forms.py:41:19:const:1->2": "`_load`'s lru_cache of 2, not 1: it takes no argument, so it "
         "holds one pipeline either way",
-    "judgeagent/grading/forms.py:56:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "
+    "judgeagent/grading/forms.py:57:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "
         "recomputed less often",
-    "judgeagent/grading/forms.py:71:60:const:1->2": "the doubled-consonant check's last `stem[-1]` as `stem[-2]`: "
+    "judgeagent/grading/forms.py:72:60:const:1->2": "the doubled-consonant check's last `stem[-1]` as `stem[-2]`: "
         "the condition before it has just made them equal",
     "judgeagent/grading/phrases.py:28:48:const:str->empty": "`listed` removing an article rather than spacing it: "
         "the article stands between spaces, ',', '/', '&' or the text's ends, so no two words join; no reply of 2-5 "
         "pieces of Paris, Lyon, Rome, the, a, ',', '/', '&', and, or, ' ' (177,144) lists the gold differently",
-    "judgeagent/grading/forms.py:28:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
+    "judgeagent/grading/forms.py:29:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
        "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},

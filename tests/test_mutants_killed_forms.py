@@ -18,6 +18,9 @@ def test_plain_folds_each_special_letter_accents_and_full_width_forms():
     assert plain("ß æ œ ø đ ł ı þ") == "ss ae oe o d l i th"
     assert plain("Cæsar Straße þór") == "Caesar Strasse thor"
     assert plain("Dáin Ｐａｒｉｓ") == "Dain Paris"
+    # the capitals too, case kept: a reply "Þór" is the gold "Thor" (they were kept as they were before stop 57)
+    assert plain("ẞ Æ Œ Ø Đ Ł Þ") == "SS Ae Oe O D L Th"
+    assert plain("Þór Ærøskøbing Łódź Đorđe") == "Thor Aeroskobing Lodz Dorde"
     assert unhyphen("Jean-Pierre a‐b‑c‒d–e—f―g") == "Jean Pierre a b c d e f g"
 
 

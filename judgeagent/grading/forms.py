@@ -11,6 +11,7 @@ from ..threads import load_in_background
 
 _DASHES = re.compile(r"[-‐‑‒–—―]")
 _SPECIAL = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ł": "l", "ı": "i", "þ": "th"})
+_SPECIAL.update(str.maketrans({"ẞ": "SS", "Æ": "Ae", "Œ": "Oe", "Ø": "O", "Đ": "D", "Ł": "L", "Þ": "Th"}))  # no NFKD
 
 
 def plain(text: str) -> str:
