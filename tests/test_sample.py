@@ -287,6 +287,8 @@ class _WaitsForRanking:
     """The real encoder; its encode of a question's mentions (a list without the question) waits, up to 5 s, for the
     sampling thread to have ranked the entities' chunks for the question, and notes whether it had."""
 
+    waits_for = "_bests"  # the sampler's attribute that is empty until the sampling thread has made it
+
     def __init__(self, real, question):
         self._real, self._question, self.ranked_first = real, question, []
         self.sampler = None
@@ -294,9 +296,9 @@ class _WaitsForRanking:
     def encode(self, texts, *args, **kwargs):
         if self._question not in texts:
             deadline = time.monotonic() + 5
-            while not self.sampler._bests and time.monotonic() < deadline:
+            while not getattr(self.sampler, self.waits_for) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            self.ranked_first.append(bool(self.sampler._bests))
+            self.ranked_first.append(bool(getattr(self.sampler, self.waits_for)))
         return self._real.encode(texts, *args, **kwargs)
 
     def __getattr__(self, name):
@@ -320,13 +322,7 @@ def test_a_first_path_ranks_its_chunks_while_its_mentions_are_encoded(mhr_graph,
 class _WaitsForPool(_WaitsForRanking):
     """As `_WaitsForRanking`, waiting for a pool made by the sampling thread instead."""
 
-    def encode(self, texts, *args, **kwargs):
-        if self._question not in texts:
-            deadline = time.monotonic() + 5
-            while not self.sampler._pools and time.monotonic() < deadline:
-                time.sleep(0.01)
-            self.ranked_first.append(bool(self.sampler._pools))
-        return self._real.encode(texts, *args, **kwargs)
+    waits_for = "_pools"
 
 
 def test_a_first_path_makes_its_pool_while_its_mentions_are_encoded(mhr_graph, extractor, encoder):
