@@ -1,7 +1,7 @@
 """Calibration probes that a careless judge accepts: another entity of the kind the question asks for, a number
-near the gold's, part of the answer, and the right answer to another question about the same subject. A judge that rejects these has a false-positive rate on such probes
-that bounds (with its interval) the rate on real wrong replies no harder than them; other items' golds, which
-any judge rejects, bound nothing."""
+near the gold's, part of the answer, and the right answer to another question about the same subject. A judge
+that rejects these has a false-positive rate on such probes that bounds (with its interval) the rate on real wrong
+replies no harder than them; other items' golds, which any judge rejects, bound nothing."""
 from __future__ import annotations
 
 import random
