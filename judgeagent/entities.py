@@ -61,6 +61,7 @@ class SpacyExtractor:
         self.nlp = load_spacy(config.spacy_model, unneeded_pipes(config))
         self._excluded = set(config.exclude_labels)
         self._lock = threading.Lock()
+        self._lemma = _lazy_lemma(self.nlp)
 
     def describe(self) -> dict[str, Any]:
         meta = self.nlp.meta
@@ -85,7 +86,7 @@ class SpacyExtractor:
         taken = [(e.start, e.end) for e in doc.ents]
         for ent in doc.ents:
             if ent.label_ not in self._excluded:
-                self._add(found, ent, ent.label_)
+                self._add(found, ent, ent.label_, self._lemma)
         if self.config.noun_chunks:
             for span in doc.noun_chunks:
                 # A noun chunk overlapping a named entity is that entity seen again ("the Fed's"): skip it.
@@ -93,19 +94,41 @@ class SpacyExtractor:
                     continue
                 if span.root.pos_ in ("PRON", "NUM") or span.root.ent_type_ in self._excluded:
                     continue
-                self._add(found, span, CONCEPT)
+                self._add(found, span, CONCEPT, self._lemma)
         return list(found.values())
 
     @staticmethod
-    def _add(found: dict[tuple[str, str], Mention], span: Any, label: str) -> None:
+    def _add(found: dict[tuple[str, str], Mention], span: Any, label: str,
+             lemma: Callable[[Any], str] | None = None) -> None:
         tokens = _trim(list(span))
-        name = normalise(tokens)
+        name = normalise(tokens, lemma)
         if name is None:
             return
         surface = "".join(t.text_with_ws for t in tokens).strip()
         key = (name, surface)
         if key not in found:
             found[key] = Mention(name, surface, label, tokens[0].idx, tokens[-1].idx + len(tokens[-1].text))
+
+
+def _lazy_lemma(nlp: Any) -> Callable[[Any], str] | None:
+    """The lemma of one token as the pipeline's lemmatizer would set it, with that pipe disabled: `normalise` reads
+    the lemma of a mention's head only when it is a common noun (a few tokens a text), where the pipe lemmatised
+    every token (issue 50: 0.47 ms of a question's ~16 ms `extract`, on the reading thread of a first path). The
+    pipe's own rule (spaCy's `Lemmatizer.__call__`): a lemma already set (the attribute ruler sets some) is kept
+    unless the pipe overwrites; else its `lemmatize(token)[0]`. Nothing after the lemmatizer in the pipeline reads
+    lemmas (NER's features are NORM, PREFIX, SUFFIX, SHAPE), so the mentions are the same. None: no lemmatizer."""
+    if "lemmatizer" not in nlp.pipe_names:
+        return None
+    lemmatizer = nlp.get_pipe("lemmatizer")
+    nlp.disable_pipe("lemmatizer")
+    overwrite = bool(getattr(lemmatizer, "overwrite", False))
+
+    def lemma(token: Any) -> str:
+        if token.lemma and not overwrite:
+            return str(token.lemma_)
+        return str(lemmatizer.lemmatize(token)[0])
+
+    return lemma
 
 
 def unneeded_pipes(config: EntityConfig) -> tuple[str, ...]:
@@ -137,17 +160,21 @@ def clean_name(text: str) -> str:
     return _WORD_THEN_STOP.sub("", " ".join(text.split()).strip(_EDGE_PUNCT)).strip(_EDGE_PUNCT)
 
 
-def normalise(tokens: Iterable[Any]) -> str | None:
+def normalise(tokens: Iterable[Any], lemma: Callable[[Any], str] | None = None) -> str | None:
     """Node identity: case-folded, determiners stripped, a common-noun head lemmatised.
 
     Proper nouns keep their form ("Los Angeles" must not become "los angele"). Returns None for
-    mentions that make poor nodes: no letters, one character, or a lone stop word.
+    mentions that make poor nodes: no letters, one character, or a lone stop word. `lemma`: a token's lemma
+    when the pipeline's lemmatizer is disabled (`_lazy_lemma`); else the token's own.
     """
     tokens = list(tokens)
     if not tokens:
         return None
     head = tokens[-1]
-    last = head.lemma_ if head.pos_ == "NOUN" and head.lemma_ else head.text
+    if head.pos_ == "NOUN":
+        last = (lemma(head) if lemma is not None else head.lemma_) or head.text
+    else:
+        last = head.text
     name = clean_name("".join(t.text_with_ws for t in tokens[:-1]) + last).casefold()
     if len(name) < 2 or not any(c.isalpha() for c in name):
         return None

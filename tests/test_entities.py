@@ -96,3 +96,16 @@ def test_spacy_processes_are_not_part_of_the_stored_graph_config():
 
     two = GraphConfig(entities=EntityConfig(spacy_processes=2))
     assert two.model_dump(mode="json") == GraphConfig().model_dump(mode="json")
+
+
+def test_lazy_lemma_gives_the_mentions_of_the_pipelines_lemmatizer(extractor):
+    # The lemmatizer pipe is off; a common-noun head is lemmatised on demand by the pipe's own rule (issue 50).
+    assert "lemmatizer" not in extractor.nlp.pipe_names
+    texts = [TEXT, "How many children and mice did the analyses of the women's teeth find?",
+             "Which indices of the stock markets fell after the crises?", "I'd say the geese's feet were cold."]
+    full = SpacyExtractor(EntityConfig())
+    full.nlp.enable_pipe("lemmatizer")
+    full._lemma = None
+    expected = full.extract(texts)
+    assert extractor.extract(texts) == expected
+    assert {"mouse", "analysis", "index", "crisis", "stock market"} <= {m.name for ms in expected for m in ms}
