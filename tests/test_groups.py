@@ -35,7 +35,7 @@ def test_no_worker_waits_on_the_multihop_rag_graph_build():
 
     pytest.importorskip("xdist")  # the dev extra's; without it conftest defines no scheduler
 
-    import tests.conftest as conftest
+    from tests import conftest
 
     class Node:
         shutting_down = False
