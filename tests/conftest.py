@@ -105,8 +105,6 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
             item.add_marker(pytest.mark.slow)
 
 
-FIRST_GROUP = "mhr_graph"
-
 try:
     import xdist  # noqa: F401  (the dev extra's; without it the suite runs in one process and needs no groups)
 except ImportError:
@@ -116,22 +114,9 @@ else:
     # an INTERNALERROR on a hook it cannot check.
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
-        """Whole groups to a worker (tests/groups.py): xdist's load-by-scope with our groups as the scopes."""
-        from xdist.scheduler import LoadScopeScheduling
-
-        from tests.groups import group_of
-
-        class ByGroup(LoadScopeScheduling):
-            def _split_scope(self, nodeid: str) -> str:
-                return group_of(nodeid)
-
-            def _assign_work_unit(self, node):  # type: ignore[no-untyped-def]
-                # The MultiHop-RAG group first, whatever its test count: its graph build is the run's longest
-                # setup, so it starts at once and the other worker takes the rest (was 4th in make test-fast,
-                # started ~13 s in, on the run's critical path).
-                if FIRST_GROUP in self.workqueue:
-                    self.workqueue.move_to_end(FIRST_GROUP, last=False)
-                super()._assign_work_unit(node)
+        """Whole groups to a worker (tests/groups.py), none waiting on the MultiHop-RAG graph's build
+        (tests/schedule.py)."""
+        from tests.schedule import ByGroup
 
         return ByGroup(config, log)
 

@@ -3,11 +3,13 @@ test-fast`). Worked out from the test files' source alone, since xdist's schedul
 
 - the sandbox tests (bubblewrap) run in one group, so that another worker's sandboxes never show up in their
   machine-wide checks ("no sandbox process outlived its run");
-- every test that takes the MultiHop-RAG graph (directly, through a fixture of its module, or by name through
-  `request.getfixturevalue`) in one group, so that
-  the graph, the suite's costliest fixture, is built once; the Ray tests join it (they compare with that graph,
-  and their cluster is started once);
+- the Ray tests in one group, so that their cluster is started once;
 - the rest by module, so that a module's fixtures are made once.
+
+`takes_mhr_graph` says which tests take the MultiHop-RAG graph (directly, through a fixture of their module, or by
+name through `request.getfixturevalue`): the scheduler (tests/schedule.py) hands one of their groups out first and
+holds the others back until the graph is built, so that neither worker waits on the build (the graph is built once
+a run all the same: tests/graph_cache.py).
 
 xdist's own `loadgroup` mode would read `xdist_group` marks, but it rewrites node ids in a way pytest 9 ignores."""
 from __future__ import annotations
@@ -66,13 +68,21 @@ def _names_another_graph(file: str, name: str, param: str) -> bool:
     return not by_arg and "mhr_graph" not in param and any(g in param for g in OTHER_GRAPHS)
 
 
-def group_of(nodeid: str) -> str:
+def takes_mhr_graph(nodeid: str) -> bool:
+    """The test takes the MultiHop-RAG graph, and is not a case that asks for another graph by name."""
     path, _, rest = nodeid.partition("::")
     file = Path(path).name
     name, _, param = rest.split("::")[-1].partition("[")
+    return _takes_graph(file, name) and not _names_another_graph(file, name, param)
+
+
+def group_of(nodeid: str) -> str:
+    path, _, rest = nodeid.partition("::")
+    file = Path(path).name
+    name = rest.split("::")[-1].partition("[")[0]
     _, source = _functions(file).get(name, (set(), ""))
     if is_sandbox(file, source):
         return "sandbox"
-    if is_ray(file, source) or (_takes_graph(file, name) and not _names_another_graph(file, name, param)):
-        return "mhr_graph"
+    if is_ray(file, source):
+        return "ray"
     return path

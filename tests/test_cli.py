@@ -19,8 +19,16 @@ def run(args, capsys):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    """The demo graph on the default settings, in a folder of this module's: the run's own build of it (the one
+    `demo_graph` takes, tests/graph_cache.py), copied. The CLI's build is tested below (its summary, files and
+    flags); a second default build here cost ~5 s of every run and checked nothing more."""
+    from tests.graph_cache import build
+
     out = tmp_path_factory.mktemp("cli") / "demo"
-    assert main(["build-graph", str(DEMO / "docs.jsonl"), "--out", str(out), "--quiet"]) == 0
+    build(DEMO / "docs.jsonl", out)
+    from judgeagent.config import GraphConfig
+
+    assert json.loads((out / "manifest.json").read_text())["config"] == GraphConfig().model_dump(mode="json")
     return out
 
 
