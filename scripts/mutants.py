@@ -41,6 +41,7 @@ _RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py
                "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
+_W3 = "tests/test_mutants_killed_w3.py::test_"
 # calibration.py's tests before tests/test_mutants_killed_text.py: the scripted judges (the embedded model's left out)
 _CALIBRATION_TESTS = [
     "tests/test_answers.py::test_a_faithful_judge_passes_calibration_when_aliases_are_other_acceptable_answers",
@@ -172,6 +173,9 @@ TARGETS: dict[str, list[str]] = {
         "the_asked_kind_is_read_from_the_opening_words", "same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one",
         "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
         "the_hard_false_positive_rate_counts_each_hard_kind_and_no_other")] + [
+        _W3 + "a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject",
+        "tests/test_answers.py::test_same_subject_probes_are_another_questions_answer_about_the_same_name",
+        "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
         _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
     "judgeagent/grading/judge.py": [_B + name for name in (
@@ -224,6 +228,9 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+    # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
+    "judgeagent/protocols/judgeagent/summary.py": [
+        _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
 }
 
 EQUIVALENT: dict[str, str] = {
