@@ -231,6 +231,12 @@ TARGETS: dict[str, list[str]] = {
     # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
     "judgeagent/protocols/judgeagent/summary.py": [
         _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
+    # DynaEval's stability: its cells, waves and running means by hand, then the stopping rule on known noise
+    "judgeagent/protocols/dynaeval/stability.py": [_W3 + name for name in (
+        "the_cells_a_run_is_judged_on_and_their_running_means_by_hand", "the_next_wave_at_each_bound",
+        "seats_follow_the_seed_and_the_repetition_apart_and_every_cast_of_an_asymmetric_task")] + [
+        "tests/test_dynaeval.py::test_seats_are_shuffled_per_repetition_with_the_seed",
+        "tests/test_dynaeval.py::test_the_stopping_rule_on_known_noise"],
 }
 
 EQUIVALENT: dict[str, str] = {

@@ -109,3 +109,63 @@ def test_a_runs_summary_as_printed_word_for_word():
         "  extension rounds run 1, skipped 0, generated questions rejected 0 ; feedback leaks caught in 0 batches "
         "(0 redacted)",
         "  answers judged by: {'exact': 1}"]
+
+
+# --- protocols/dynaeval/stability.py ----------------------------------------------------------------------------
+
+GAMES = [{"repetition": 0, "cast": {"coder": "m1", "reviewer": "m2"}, "scores": {"coder": 1.0, "reviewer": None}},
+         {"repetition": 0, "cast": {"coder": "m2", "reviewer": "m1"}, "scores": {"coder": 3.0, "reviewer": 2.0}},
+         {"repetition": 1, "cast": {"coder": "m1", "reviewer": "m2"}, "scores": {"coder": 5.0, "reviewer": 4.0}}]
+
+
+def test_the_cells_a_run_is_judged_on_and_their_running_means_by_hand():
+    from judgeagent.metrics import mean_interval
+    from judgeagent.protocols.dynaeval import stability
+
+    assert stability.cells(GAMES, True) == {"m1": [1.0, 2.0, 5.0], "m2": [3.0, 4.0]}  # a seat without score: none
+    assert stability.cells(GAMES, False) == {"m1/coder": [1.0, 5.0], "m2/reviewer": [4.0], "m2/coder": [3.0],
+                                             "m1/reviewer": [2.0]}
+    unscored = [{"repetition": 0, "cast": {"A": "p"}, "scores": {"A": None}}]
+    assert stability.cells(unscored, True) == {"p": []}  # the player is still a cell (it never converges)
+    assert (stability.repetitions_done([]), stability.repetitions_done(GAMES)) == (0, 2)
+    estimates = stability.estimates(GAMES, False)
+    assert list(estimates) == ["m1/coder", "m1/reviewer", "m2/coder", "m2/reviewer"]
+    assert estimates["m1/coder"] == mean_interval([1.0, 5.0]) and estimates["m2/reviewer"]["n"] == 1
+    assert stability.running(GAMES, True) == [{"repetition": 1, "m1": 1.5, "m2": 3.0},
+                                              {"repetition": 2, "m1": 8 / 3, "m2": 3.5}]
+    assert stability.running([], True) == []
+
+
+def _reps(n: int, a: float, b: float) -> list[dict]:
+    return [{"repetition": r, "cast": {"A": "p", "B": "q"} if r % 2 else {"A": "q", "B": "p"},
+             "scores": {"A": a, "B": b}} for r in range(n)]
+
+
+def test_the_next_wave_at_each_bound():
+    from judgeagent.protocols.dynaeval.stability import next_wave
+
+    def wave(rows, symmetric=True, **kw):
+        return next_wave(rows, symmetric, **{"epsilon": 0.5, "min_runs": 3, "max_runs": 10, "wave": 2, **kw})
+
+    assert wave([]) == range(0, 3) and wave([], max_runs=2) == range(0, 2)  # the first wave: min_runs, at most max
+    assert wave(_reps(2, 5.0, 1.0), fixed=True) == range(2, 10) and wave([], fixed=True) == range(0, 10)
+    # each player sits in A and B in turn: as players the scores vary (5, 1, 5, ...), per player/seat they do not
+    assert wave(_reps(6, 5.0, 1.0), symmetric=False) == range(6, 6)  # converged: three equal scores a cell
+    assert wave(_reps(6, 5.0, 1.0)) == range(6, 8)
+    assert wave(_reps(6, 5.0, 1.0), max_runs=7) == range(6, 7)  # the last wave stops at max_runs
+    assert wave(_reps(6, 5.0, 1.0), max_runs=6) == range(6, 6)  # done == max_runs
+    assert wave(_reps(6, 5.0, 5.0), min_runs=7) == range(6, 8)  # too few repetitions to have converged
+    assert wave(_reps(6, 5.0, 5.0)) == range(6, 6)
+
+
+def test_seats_follow_the_seed_and_the_repetition_apart_and_every_cast_of_an_asymmetric_task():
+    from judgeagent.protocols.dynaeval.stability import asymmetric_casts, symmetric_cast
+
+    seats, players = [f"Seat {k}" for k in range(8)], [f"p.{k}" for k in range(8)]
+    # seed 7 at repetition 11 and seed 71 at repetition 1 are different draws (8! orders: alike by chance 1 in 40320)
+    assert symmetric_cast(seats, players, 7, 11) != symmetric_cast(seats, players, 71, 1)
+    assert symmetric_cast(seats, players, 7, 11) == symmetric_cast(seats, players, 7, 11)
+    assert asymmetric_casts(["coder", "reviewer"], ["m1", "m2", "m3"]) == [
+        (("coder", "m1"), ("reviewer", "m2")), (("coder", "m1"), ("reviewer", "m3")),
+        (("coder", "m2"), ("reviewer", "m1")), (("coder", "m2"), ("reviewer", "m3")),
+        (("coder", "m3"), ("reviewer", "m1")), (("coder", "m3"), ("reviewer", "m2"))]
