@@ -174,6 +174,7 @@ TARGETS: dict[str, list[str]] = {
         "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
         "the_hard_false_positive_rate_counts_each_hard_kind_and_no_other")] + [
         _W3 + "a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject",
+        _W3 + "a_two_word_question_asks_for_its_second_word",
         "tests/test_answers.py::test_same_subject_probes_are_another_questions_answer_about_the_same_name",
         "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
@@ -275,6 +276,10 @@ EQUIVALENT: dict[str, str] = {
         "on 540 date strings (days before and after months, with '1.', ',1969', '.5', number words around them)",
     "judgeagent/grading/free_text.py:55:46:const:str->empty": "'unknown' dropped from the golds that refuse: "
         "`is_refusal('unknown')` is true, so the gold refuses either way ('none' is not a refusal: that one counts)",
+    "judgeagent/grading/free_text.py:90:8:return:None": "`_head`'s `return \"\"` for a listing gold as None: its "
+        "one caller reads it as a truth value first (`_head(g) and ...`), and None is false too",
+    "judgeagent/grading/hard_negatives.py:31:60:compare0:Gt->GtE": "`asked_kind` joining the first two (three "
+        "after 'in') words of a one-word question too: the join of one word is that word, what it returns anyway",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "

@@ -19,6 +19,14 @@ def test_a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject():
                  "Was", "Did", "Does", "Do"):
         assert subjects(f"Quiz: {word} Gene Vincent sang?") == {"gene vincent"}, word
     assert subjects("Quiz: Gene Vincent Did sing?") == {"gene vincent"}  # it ends a name, too
+    assert subjects("Was Microsoft founded by Bill Gates?") == {"microsoft", "bill gates"}  # the second word on
+
+
+def test_a_two_word_question_asks_for_its_second_word():
+    from judgeagent.grading.hard_negatives import asked_kind
+
+    assert [asked_kind(q) for q in ("Which river?", "How many?", "In which?", "Who?")] == [
+        "which river", "how many", "in which", "who"]
 
 
 # --- protocols/judgeagent/summary.py ----------------------------------------------------------------------------
