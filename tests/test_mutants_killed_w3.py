@@ -56,13 +56,13 @@ FEEDBACK = [  # out of batch order: the summary sorts them
         leak=Leakage(["Paris"], regenerated=True, redacted=True)),
     _feedback(0, 2.0, 2, ["easy"], [{"round": 1, "tier": "easy", "path": {}, "rejected": []}], error="timed out",
               leak=Leakage([], regenerated=True)),
-    _feedback(2, 0.0, 0, ["hard"], [], error=ALL_RIGHT)]
+    _feedback(2, 2.0, 2, ["hard"], [], error=ALL_RIGHT)]
 
 
 def test_a_runs_summary_by_hand():
     summary = summarise(RECORDS, FEEDBACK)
     assert summary == {
-        "overall_score": 3.5 / 4, "questions": 4, "batches": 3,
+        "overall_score": 5.5 / 6, "questions": 4, "batches": 3,
         "accuracy": {"all": {"n": 4, "correct": 2, "accuracy": 0.5},
                      "extension": {"n": 2, "correct": 1, "accuracy": 0.5},
                      "extension/medium": {"n": 2, "correct": 1, "accuracy": 0.5},
@@ -95,7 +95,7 @@ def test_a_runs_summary_as_printed_word_for_word():
                              "cost": 0.0}}
     assert render_summary(summary, "runs/demo", usage).splitlines() == [
         "run runs/demo",
-        "  overall score 0.875 over 4 questions in 3 batches",
+        "  overall score 0.917 over 4 questions in 3 batches",
         "  accuracy all                      0.500  (2/4)",
         "  accuracy extension                0.500  (1/2)",
         "  accuracy extension/medium         0.500  (1/2)",
