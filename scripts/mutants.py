@@ -280,6 +280,9 @@ EQUIVALENT: dict[str, str] = {
         "one caller reads it as a truth value first (`_head(g) and ...`), and None is false too",
     "judgeagent/grading/hard_negatives.py:31:60:compare0:Gt->GtE": "`asked_kind` joining the first two (three "
         "after 'in') words of a one-word question too: the join of one word is that word, what it returns anyway",
+    "judgeagent/protocols/dynaeval/stability.py:54:7:compare0:GtE->Gt": "`next_wave` stopping at `done > max_runs` "
+        "rather than `>=`: at done == max_runs the last branch returns range(done, min(done + wave, max_runs)), "
+        "empty too (an empty range equals any other)",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "

@@ -82,7 +82,8 @@ def test_a_runs_summary_by_hand():
     assert list(summary["rounds"]["rejected_by_reason"]) == ["leaks the gold", "too long"]
     assert list(summary["judged_by"]) == ["exact", "f1", "judge"]
     # a run at setting=ours asks feedback on every batch: the key stays out
-    assert "feedback_skipped" not in summarise(RECORDS, FEEDBACK[:2])
+    ours = summarise(RECORDS, FEEDBACK[:2])
+    assert "feedback_skipped" not in ours and ours["feedback_failures"] == 1  # batch 0's error is a failure
     nothing = summarise([], [])
     assert (nothing["overall_score"], nothing["accuracy"], nothing["rounds"]["run"]) == (0.0, {}, 0)
 
