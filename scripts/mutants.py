@@ -232,6 +232,11 @@ TARGETS: dict[str, list[str]] = {
     # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
     "judgeagent/protocols/judgeagent/summary.py": [
         _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
+    # KIEval's evaluator agreement: the bounds by hand, then the comparison with sklearn's kappa
+    "judgeagent/protocols/kieval/agreement.py": [
+        _W3 + "agreement_is_defined_from_two_pairs_and_undefined_when_either_rater_is_constant",
+        "tests/test_rubric.py::test_agreement_matches_independent_implementations",
+        "tests/test_rubric.py::test_agreement_is_undefined_not_zero_for_constant_scores"],
     # DynaEval's stability: its cells, waves and running means by hand, then the stopping rule on known noise
     "judgeagent/protocols/dynaeval/stability.py": [_W3 + name for name in (
         "the_cells_a_run_is_judged_on_and_their_running_means_by_hand", "the_next_wave_at_each_bound",
@@ -283,6 +288,8 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/protocols/dynaeval/stability.py:54:7:compare0:GtE->Gt": "`next_wave` stopping at `done > max_runs` "
         "rather than `>=`: at done == max_runs the last branch returns range(done, min(done + wave, max_runs)), "
         "empty too (an empty range equals any other)",
+    "judgeagent/protocols/kieval/agreement.py:62:40:const:1->2": "`cohen_kappa` counting each pair as 2, not 1: "
+        "the table is divided by its sum on the next line, so its proportions are the same",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "

@@ -178,3 +178,26 @@ def test_seats_follow_the_seed_and_the_repetition_apart_and_every_cast_of_an_asy
         (("coder", "m1"), ("reviewer", "m2")), (("coder", "m1"), ("reviewer", "m3")),
         (("coder", "m2"), ("reviewer", "m1")), (("coder", "m2"), ("reviewer", "m3")),
         (("coder", "m3"), ("reviewer", "m1")), (("coder", "m3"), ("reviewer", "m2"))]
+
+
+# --- protocols/kieval/agreement.py ------------------------------------------------------------------------------
+
+
+def test_agreement_is_defined_from_two_pairs_and_undefined_when_either_rater_is_constant():
+    import math
+
+    from sklearn.metrics import cohen_kappa_score
+
+    from judgeagent.protocols.kieval.agreement import agreement, cohen_kappa
+
+    two = agreement([1, 2], [1, 3])  # two points lie on a line: the correlations are 1
+    assert two["pearson"] == {"r": 1.0, "p": 1.0} and two["kendall"] == {"r": 1.0, "p": 1.0}
+    assert math.isclose(two["spearman"]["r"], 1.0)
+    assert two["kappa"] == cohen_kappa_score([1, 2], [1, 3])
+    undefined = {"r": None, "p": None}
+    for first, second in (([1, 2, 3], [2, 2, 2]), ([2, 2, 2], [1, 2, 3]), ([4], [4])):
+        out = agreement(first, second)
+        assert (out["pearson"], out["spearman"], out["kendall"]) == (undefined,) * 3, (first, second)
+    # one pair that disagrees: chance agreement is 0 and so is the agreement, kappa 0 (sklearn's too)
+    assert cohen_kappa([1], [2]) == cohen_kappa_score([1], [2]) == 0.0
+    assert cohen_kappa([1], [1]) is None  # one category: chance agreement is perfect
