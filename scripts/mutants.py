@@ -175,6 +175,7 @@ TARGETS: dict[str, list[str]] = {
         "the_hard_false_positive_rate_counts_each_hard_kind_and_no_other")] + [
         _W3 + "a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject",
         _W3 + "a_two_word_question_asks_for_its_second_word",
+        _W3 + "a_name_whose_first_word_is_not_capitalised_gives_no_first_name",
         "tests/test_answers.py::test_same_subject_probes_are_another_questions_answer_about_the_same_name",
         "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
@@ -290,6 +291,8 @@ EQUIVALENT: dict[str, str] = {
         "empty too (an empty range equals any other)",
     "judgeagent/protocols/kieval/agreement.py:62:40:const:1->2": "`cohen_kappa` counting each pair as 2, not 1: "
         "the table is divided by its sum on the next line, so its proportions are the same",
+    "judgeagent/protocols/kieval/agreement.py:67:23:op:Div->Mult": "the quadratic weights scaled by max^2 rather "
+        "than 1/max: kappa is 1 - sum(w * observed) / sum(w * expected), so any common scale of the weights cancels",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "

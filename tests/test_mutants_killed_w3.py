@@ -1,7 +1,11 @@
 """Tests written against surviving mutants (scripts/mutants.py, #47 part 2: the modules run whole): the hard negative
-probes' subjects, the free-text checker and JudgeAgent's run summary. Each reads an outcome through the public
-function or the text a user reads."""
+probes' subjects and first names, JudgeAgent's run summary, DynaEval's stability and KIEval's evaluator agreement.
+Each reads an outcome through the public function or the text a user reads."""
 from __future__ import annotations
+
+import random
+
+import pytest
 
 from judgeagent.protocols.judgeagent.authors import ALL_RIGHT
 from judgeagent.protocols.judgeagent.records import FeedbackEntry, JudgedAs, Leakage, QuestionRecord
@@ -20,6 +24,14 @@ def test_a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject():
         assert subjects(f"Quiz: {word} Gene Vincent sang?") == {"gene vincent"}, word
     assert subjects("Quiz: Gene Vincent Did sing?") == {"gene vincent"}  # it ends a name, too
     assert subjects("Was Microsoft founded by Bill Gates?") == {"microsoft", "bill gates"}  # the second word on
+
+
+def test_a_name_whose_first_word_is_not_capitalised_gives_no_first_name():
+    from judgeagent.benchmarks.item import Item
+    from judgeagent.grading.hard_negatives import partial
+
+    assert partial(Item("vg", "Who painted Sunflowers?", "van Gogh"), random.Random(0)) is None  # "van" no name
+    assert partial(Item("vv", "Who painted Sunflowers?", "Vincent van Gogh"), random.Random(0)) == "Vincent"
 
 
 def test_a_two_word_question_asks_for_its_second_word():
@@ -201,3 +213,6 @@ def test_agreement_is_defined_from_two_pairs_and_undefined_when_either_rater_is_
     # one pair that disagrees: chance agreement is 0 and so is the agreement, kappa 0 (sklearn's too)
     assert cohen_kappa([1], [2]) == cohen_kappa_score([1], [2]) == 0.0
     assert cohen_kappa([1], [1]) is None  # one category: chance agreement is perfect
+    with pytest.raises(ValueError) as error:
+        agreement([1, 2, 3], [1])
+    assert str(error.value) == "paired scores differ in length: 3 vs 1"
