@@ -57,8 +57,8 @@ RECORDS = [_record(1, 0, "grading", "hard", True, "exact"),
 
 
 def _feedback(batch: int, score: float, asked: int, trajectory: list[str], rounds: list, *, error: str | None = None,
-              leak: Leakage = Leakage()) -> FeedbackEntry:
-    return FeedbackEntry(batch, [], None, error, leak, score, asked, trajectory, rounds)
+              leak: Leakage | None = None) -> FeedbackEntry:
+    return FeedbackEntry(batch, [], None, error, leak or Leakage(), score, asked, trajectory, rounds)
 
 
 FEEDBACK = [  # out of batch order: the summary sorts them
@@ -118,8 +118,8 @@ def test_a_runs_summary_as_printed_word_for_word():
         "  batch 0: tiers easy",
         "  batch 1: tiers medium -> hard",
         "  batch 2: tiers hard",
-        "  extension rounds run 2, skipped 1, generated questions rejected 3 {'leaks the gold': 1, 'too long': 2}; "
-        "feedback leaks caught in 1 batches (1 redacted)",
+        ("  extension rounds run 2, skipped 1, generated questions rejected 3 {'leaks the gold': 1, 'too long': 2}; "
+         "feedback leaks caught in 1 batches (1 redacted)"),
         "  answers judged by: {'exact': 2, 'f1': 1, 'judge': 1}",
         "  feedback not asked on 1 batches answered all right (setting=authors)",
         "  judge: judge passed calibration",
@@ -127,8 +127,8 @@ def test_a_runs_summary_as_printed_word_for_word():
         "  interviewer  calls     4  cached     0  failed   0  tokens in      100 out      20  $0.0000"]
     plain = render_summary(summarise(RECORDS[:1], FEEDBACK[1:2]), "runs/one")
     assert plain.splitlines()[-2:] == [
-        "  extension rounds run 1, skipped 0, generated questions rejected 0 ; feedback leaks caught in 0 batches "
-        "(0 redacted)",
+        ("  extension rounds run 1, skipped 0, generated questions rejected 0 ; feedback leaks caught in 0 batches "
+         "(0 redacted)"),
         "  answers judged by: {'exact': 1}"]
 
 
@@ -168,8 +168,8 @@ def test_the_next_wave_at_each_bound():
     def wave(rows, symmetric=True, **kw):
         return next_wave(rows, symmetric, **{"epsilon": 0.5, "min_runs": 3, "max_runs": 10, "wave": 2, **kw})
 
-    assert wave([]) == range(0, 3) and wave([], max_runs=2) == range(0, 2)  # the first wave: min_runs, at most max
-    assert wave(_reps(2, 5.0, 1.0), fixed=True) == range(2, 10) and wave([], fixed=True) == range(0, 10)
+    assert wave([]) == range(3) and wave([], max_runs=2) == range(2)  # the first wave: min_runs, at most max
+    assert wave(_reps(2, 5.0, 1.0), fixed=True) == range(2, 10) and wave([], fixed=True) == range(10)
     # each player sits in A and B in turn: as players the scores vary (5, 1, 5, ...), per player/seat they do not
     assert wave(_reps(6, 5.0, 1.0), symmetric=False) == range(6, 6)  # converged: three equal scores a cell
     assert wave(_reps(6, 5.0, 1.0)) == range(6, 8)
