@@ -224,6 +224,9 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's
     "judgeagent/protocols/base.py": [
+        *(_W3 + name for name in (
+            "a_progress_event_is_frozen_and_counts_nothing_unless_told", "the_learned_step_an_episode_reads_is_the_requests",
+            "a_role_takes_the_judge_flag_and_a_missing_judge_role_names_that_flag")),
         "tests/test_mutants_killed.py",
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],

@@ -1,5 +1,6 @@
 """Tests written against surviving mutants (scripts/mutants.py, #47 part 2: the modules run whole): the hard negative
-probes' subjects and first names, JudgeAgent's run summary, DynaEval's stability and KIEval's evaluator agreement.
+probes' subjects and first names, JudgeAgent's run summary, DynaEval's stability, KIEval's evaluator agreement
+and the protocols' base (progress events, the learned step, the judge flag).
 Each reads an outcome through the public function or the text a user reads."""
 from __future__ import annotations
 
@@ -216,3 +217,52 @@ def test_agreement_is_defined_from_two_pairs_and_undefined_when_either_rater_is_
     with pytest.raises(ValueError) as error:
         agreement([1, 2, 3], [1])
     assert str(error.value) == "paired scores differ in length: 3 vs 1"
+
+
+# --- protocols/base.py ------------------------------------------------------------------------------------------
+
+
+def test_a_progress_event_is_frozen_and_counts_nothing_unless_told():
+    import dataclasses
+
+    from judgeagent.protocols.base import ProgressEvent
+
+    event = ProgressEvent()  # JudgeAgent's "a batch is done": no question, no counts
+    assert (event.done, event.listed, event.question, event.ledger) == (0, 0, None, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.done = 3  # type: ignore[misc]
+
+
+def test_the_learned_step_an_episode_reads_is_the_requests():
+    from judgeagent.grading.equivalence import RunStep
+    from judgeagent.protocols.base import EpisodeContext, RunRequest
+
+    step = object()
+
+    def context(learned: RunStep | None, with_request: bool = True) -> EpisodeContext:
+        request = RunRequest(benchmark=None, graph=None, models={}, config=None, learned=learned)  # type: ignore[arg-type]
+        return EpisodeContext(protocol=None, config=None, roles=None, run=None, benchmark=None,  # type: ignore[arg-type]
+                              request=request if with_request else None)
+
+    assert context(RunStep(step, "on", None)).learned is step  # type: ignore[arg-type]
+    assert context(None).learned is None and context(RunStep(step, "on", None), False).learned is None  # type: ignore[arg-type]
+
+
+def test_a_role_takes_the_judge_flag_and_a_missing_judge_role_names_that_flag():
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols import PROTOCOLS
+    from judgeagent.protocols.base import RoleSpec
+
+    class Graded(type(PROTOCOLS["interviewer"])):  # type: ignore[misc]
+        name = "graded"
+        roles = (RoleSpec("candidate", "answers", "target"), RoleSpec("grader", "grades", "judge"))
+
+    assert Graded().resolve_roles({"target": "t", "judge": "j"}) == {"candidate": "t", "grader": "j"}
+
+    class Judged(type(PROTOCOLS["interviewer"])):  # type: ignore[misc]
+        name = "judged"
+        roles = (RoleSpec("judge", "judges"),)
+
+    with pytest.raises(JudgeAgentError) as error:
+        Judged().resolve_roles({})
+    assert str(error.value) == "protocol judged needs a model for its judge role (--judge)"
