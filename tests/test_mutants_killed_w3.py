@@ -266,3 +266,21 @@ def test_a_role_takes_the_judge_flag_and_a_missing_judge_role_names_that_flag():
     with pytest.raises(JudgeAgentError) as error:
         Judged().resolve_roles({})
     assert str(error.value) == "protocol judged needs a model for its judge role (--judge)"
+
+
+def test_a_run_folder_is_named_after_the_first_model_and_a_protocol_has_no_headline_unless_it_says():
+    from types import SimpleNamespace
+
+    from judgeagent.protocols import PROTOCOLS
+    from judgeagent.protocols.base import Protocol, RunRequest
+
+    kieval = PROTOCOLS["kieval"]
+
+    def stem(model: object) -> str:
+        bench = SimpleNamespace(path="data/hotpot_small.jsonl")
+        return kieval.folder_stem(RunRequest(benchmark=bench, graph=None, models={"target": model}, config=None))  # type: ignore[arg-type]
+
+    assert stem("gpt-4o") == "hotpot_small-kieval-gpt-4o"
+    assert stem(SimpleNamespace(name="local")) == "hotpot_small-kieval-local"  # a ready model: its name
+    assert stem(object()) == "hotpot_small-kieval-model"  # a model without a name
+    assert Protocol.headline(kieval, {}) == {}  # the base's: no numbers for `judgeagent compare`
