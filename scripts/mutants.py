@@ -227,7 +227,8 @@ TARGETS: dict[str, list[str]] = {
         *(_W3 + name for name in (
             "a_progress_event_is_frozen_and_counts_nothing_unless_told", "the_learned_step_an_episode_reads_is_the_requests",
             "a_role_takes_the_judge_flag_and_a_missing_judge_role_names_that_flag",
-            "a_run_folder_is_named_after_the_first_model_and_a_protocol_has_no_headline_unless_it_says")),
+            "a_run_folder_is_named_after_the_first_model_and_a_protocol_has_no_headline_unless_it_says",
+            "a_runs_identity_names_its_graph_and_a_run_caches_unless_told")),
         "tests/test_mutants_killed.py",
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],

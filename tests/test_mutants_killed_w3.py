@@ -5,6 +5,7 @@ Each reads an outcome through the public function or the text a user reads."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -284,3 +285,22 @@ def test_a_run_folder_is_named_after_the_first_model_and_a_protocol_has_no_headl
     assert stem(SimpleNamespace(name="local")) == "hotpot_small-kieval-local"  # a ready model: its name
     assert stem(object()) == "hotpot_small-kieval-model"  # a model without a name
     assert Protocol.headline(kieval, {}) == {}  # the base's: no numbers for `judgeagent compare`
+
+
+def test_a_runs_identity_names_its_graph_and_a_run_caches_unless_told():
+    from types import SimpleNamespace
+
+    from judgeagent.benchmark import Benchmark, Item
+    from judgeagent.protocols import PROTOCOLS
+    from judgeagent.protocols.base import RunRequest
+
+    kieval = PROTOCOLS["kieval"]
+    bench = Benchmark(Path("b.jsonl"), [Item("q1", "Who wrote Hamlet?", "Shakespeare")])
+    graph = SimpleNamespace(manifest={"graph_id": "g-1234"})
+    request = RunRequest(benchmark=bench, graph=graph, models={}, config=kieval.Config())  # type: ignore[arg-type]
+    payload = kieval.identity_payload(request, registry=None)  # type: ignore[arg-type]
+    assert payload["graph"] == "g-1234" and payload["benchmark"] == [("q1", "Who wrote Hamlet?", "Shakespeare",
+                                                                      None, None, False)]
+    assert kieval.identity_payload(RunRequest(benchmark=bench, graph=None, models={}, config=kieval.Config()),
+                                   registry=None)["graph"] is None  # type: ignore[arg-type]
+    assert request.cache is True  # responses are cached unless the caller says not to
