@@ -41,6 +41,7 @@ _RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py
                "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
+_W3 = "tests/test_mutants_killed_w3.py::test_"
 # calibration.py's tests before tests/test_mutants_killed_text.py: the scripted judges (the embedded model's left out)
 _CALIBRATION_TESTS = [
     "tests/test_answers.py::test_a_faithful_judge_passes_calibration_when_aliases_are_other_acceptable_answers",
@@ -172,6 +173,11 @@ TARGETS: dict[str, list[str]] = {
         "the_asked_kind_is_read_from_the_opening_words", "same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one",
         "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
         "the_hard_false_positive_rate_counts_each_hard_kind_and_no_other")] + [
+        _W3 + "a_capitalised_question_word_or_pronoun_is_no_part_of_a_subject",
+        _W3 + "a_two_word_question_asks_for_its_second_word",
+        _W3 + "a_name_whose_first_word_is_not_capitalised_gives_no_first_name",
+        "tests/test_answers.py::test_same_subject_probes_are_another_questions_answer_about_the_same_name",
+        "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
         _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
     "judgeagent/grading/judge.py": [_B + name for name in (
@@ -218,12 +224,31 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's
     "judgeagent/protocols/base.py": [
+        *(_W3 + name for name in (
+            "a_progress_event_is_frozen_and_counts_nothing_unless_told", "the_learned_step_an_episode_reads_is_the_requests",
+            "a_role_takes_the_judge_flag_and_a_missing_judge_role_names_that_flag",
+            "a_run_folder_is_named_after_the_first_model_and_a_protocol_has_no_headline_unless_it_says",
+            "a_runs_identity_names_its_graph_and_a_run_caches_unless_told")),
         "tests/test_mutants_killed.py",
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+    # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
+    "judgeagent/protocols/judgeagent/summary.py": [
+        _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
+    # KIEval's evaluator agreement: the bounds by hand, then the comparison with sklearn's kappa
+    "judgeagent/protocols/kieval/agreement.py": [
+        _W3 + "agreement_is_defined_from_two_pairs_and_undefined_when_either_rater_is_constant",
+        "tests/test_rubric.py::test_agreement_matches_independent_implementations",
+        "tests/test_rubric.py::test_agreement_is_undefined_not_zero_for_constant_scores"],
+    # DynaEval's stability: its cells, waves and running means by hand, then the stopping rule on known noise
+    "judgeagent/protocols/dynaeval/stability.py": [_W3 + name for name in (
+        "the_cells_a_run_is_judged_on_and_their_running_means_by_hand", "the_next_wave_at_each_bound",
+        "seats_follow_the_seed_and_the_repetition_apart_and_every_cast_of_an_asymmetric_task")] + [
+        "tests/test_dynaeval.py::test_seats_are_shuffled_per_repetition_with_the_seed",
+        "tests/test_dynaeval.py::test_the_stopping_rule_on_known_noise"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -262,6 +287,17 @@ EQUIVALENT: dict[str, str] = {
         "on 540 date strings (days before and after months, with '1.', ',1969', '.5', number words around them)",
     "judgeagent/grading/free_text.py:55:46:const:str->empty": "'unknown' dropped from the golds that refuse: "
         "`is_refusal('unknown')` is true, so the gold refuses either way ('none' is not a refusal: that one counts)",
+    "judgeagent/grading/free_text.py:90:8:return:None": "`_head`'s `return \"\"` for a listing gold as None: its "
+        "one caller reads it as a truth value first (`_head(g) and ...`), and None is false too",
+    "judgeagent/grading/hard_negatives.py:31:60:compare0:Gt->GtE": "`asked_kind` joining the first two (three "
+        "after 'in') words of a one-word question too: the join of one word is that word, what it returns anyway",
+    "judgeagent/protocols/dynaeval/stability.py:54:7:compare0:GtE->Gt": "`next_wave` stopping at `done > max_runs` "
+        "rather than `>=`: at done == max_runs the last branch returns range(done, min(done + wave, max_runs)), "
+        "empty too (an empty range equals any other)",
+    "judgeagent/protocols/kieval/agreement.py:62:40:const:1->2": "`cohen_kappa` counting each pair as 2, not 1: "
+        "the table is divided by its sum on the next line, so its proportions are the same",
+    "judgeagent/protocols/kieval/agreement.py:67:23:op:Div->Mult": "the quadratic weights scaled by max^2 rather "
+        "than 1/max: kappa is 1 - sum(w * observed) / sum(w * expected), so any common scale of the weights cancels",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
     "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
@@ -277,7 +313,10 @@ EQUIVALENT: dict[str, str] = {
         "the index returned is the same, only how often it is rebuilt differs",
     "judgeagent/grading/equivalence.py:128:72:const:1->2": "the cosine's first sentence split with maxsplit=2, not "
         "1: only the first piece ([0]) is read, and it is the same whatever the later splits",
-    "judgeagent/protocols/base.py:189:68:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
+    **{f"judgeagent/protocols/base.py:{at}:const:str->empty": "a type's name emptied: the value of a `TypeAlias` "
+       "string, a `TypeVar`'s name or `cast`'s type string, which only type checkers read (no code calls "
+       "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
+    "judgeagent/protocols/base.py:251:75:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
                                                       "flag is skipped by `chosen.get(d)` either way",
