@@ -277,7 +277,7 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
                                                      "reads it as a truth value, and None is false too",
     "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
-    "judgeagent/grading/answers.py:55:82:op:And->Or": "the options' texts as `others` with the gold option's own "
+    "judgeagent/grading/answers.py:56:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
     "judgeagent/grading/numeric.py:190:30:const:str->empty": "`without_days` putting a day's month back without "

@@ -338,7 +338,9 @@ def test_a_boxed_math_reply_is_graded_as_math_by_default_and_by_the_checker_with
     text = verdicts("text")
     # the shared checker reads the first line ("We count the cases.") and misses 1/10 written as 0.1; it does find
     # 45 in "The angle is \\boxed{45}." by its own number rule
-    assert [v["value"] for v in text.values()] == [0.0, 1.0] and "math_equal" not in {v["method"] for v in text.values()}
+    # (by episode: the records' order follows which episode finishes first; the learned step decides off the loop)
+    assert [text[k]["value"] for k in sorted(text)] == [0.0, 1.0] and "math_equal" not in {v["method"] for v in
+                                                                                         text.values()}
 
 
 # --- unclarifying (paper: MATH) and modifying (paper: DepthQA) -----------------------------------------------

@@ -245,3 +245,60 @@ def test_the_step_shares_the_processs_minilm(encoder, monkeypatch):
     assert held is not None and held.model is not None
     eq._Cosine.pairs(["a"], ["b"])
     assert eq._Cosine._encoders[DEFAULT_EMBEDDING_MODEL] is held
+
+
+def test_the_step_decides_off_the_event_loop(minilm):
+    """#46: the step's MiniLM encode runs on a worker thread, so another coroutine of the run ticks while a decide
+    is in flight (on the loop's thread the tick would wait for the decide, and this decide for the tick); the
+    verdict is the step's own."""
+    import asyncio
+    import threading
+
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.answers import AnswerChecker
+
+    step, ticked, seen = eq.load()[0], threading.Event(), []
+
+    class Waiting:
+        """The real step, which first waits (up to 3 s) for the loop to tick."""
+
+        def decide(self, *args):
+            seen.append(ticked.wait(3))
+            return step.decide(*args)
+
+    async def tick():
+        await asyncio.sleep(0)
+        ticked.set()
+
+    async def both():
+        checker = AnswerChecker(CheckerConfig(), None, equivalence=Waiting())
+        return (await asyncio.gather(checker.check(THORNTON.question, THORNTON.golds, REPLIES[THORNTON.question]),
+                                     tick()))[0]
+
+    verdict = asyncio.run(both())
+    assert seen == [True]
+    assert verdict == step.decide(THORNTON.question, list(THORNTON.golds), REPLIES[THORNTON.question])
+    assert verdict.method == "learned" and verdict.correct
+
+
+def test_records_are_the_same_bytes_with_the_step_on_a_worker_thread(tmp_path, minilm, monkeypatch):
+    """The same run with the step's decide on the event loop's thread (as before #46 moved it) writes the same
+    records, byte for byte, and the same episodes and summary. The records' order in the file follows which
+    episode finishes first, as it does with any model whose replies take time: with the decide off the loop the
+    other episode's records may come first."""
+    from types import SimpleNamespace
+
+    from judgeagent.grading import answers
+
+    def files(folder: Path) -> tuple[list[bytes], bytes, bytes]:
+        return (sorted((folder / "records.jsonl").read_bytes().splitlines()),
+                (folder / "episodes.jsonl").read_bytes(), (folder / "summary.json").read_bytes())
+
+    threaded = files(run(tmp_path / "threaded", None).folder)
+
+    async def inline(call, *args):
+        return call(*args)
+
+    monkeypatch.setattr(answers, "asyncio", SimpleNamespace(to_thread=inline))
+    on_loop = files(run(tmp_path / "on-loop", None).folder)
+    assert threaded == on_loop and any(b'"learned"' in line for line in threaded[0])

@@ -2,6 +2,7 @@
 judge that has earned trust, recording how every verdict was reached."""
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,9 @@ class AnswerChecker:
         if verdict is not None:
             return verdict
         if self.judge is None and self.equivalence is not None:
-            return self.equivalence.decide(question, golds, reply)
+            # on a worker thread: MiniLM's encode (~30-40 ms a reply; its first load, seconds) would hold up every
+            # other coroutine of the run (#46); the verdict is the same on any thread
+            return await asyncio.to_thread(self.equivalence.decide, question, golds, reply)
         if self.judge is None:
             score = best_f1(reply, golds)
             return Verdict(score >= threshold, "undecided", normalise_answer(reply), score,

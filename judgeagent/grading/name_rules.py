@@ -95,23 +95,41 @@ _POLITIES = frozenset({"republic", "kingdom", "empire", "state", "commonwealth",
 """Kinds whose "KIND of NAME" is that name's country ("Republic of Ireland"); any other kind of NAME (a gulf,
 a church, a university) is another thing than NAME ("Mexico", "England", "California")."""
 _AROUND = frozenset({"in", "at", "on", "from", "to", "it", "is", "was", "its", "that"})
+_KIND_NAMES = {"mount": "mountain", "mt": "mountain", "isle": "island", "corporation": "company",
+               "corp": "company", "inc": "company", "ltd": "company", "firm": "company", "fc": "club"}
+"""Kind words a question may name in another form ("Which mountain ...?" names Mount Everest's kind)."""
+
+
+def _kind(word: str) -> str:
+    """One name for a kind word however written: "Mountains", "Mount" -> "mountain"; "Ltd" -> "company"."""
+    singular = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    return _KIND_NAMES.get(singular, singular)
 
 
 def kind_dropped(case: Case) -> Rule:
-    """A short reply that is the gold name without the word for its kind ("the Indian" for "Indian Ocean",
-    "Ireland" for "Republic of Ireland"), when the question does not name that distinctive part."""
+    """A short reply that is the gold name without the word for its kind, where the question names that kind
+    ("Esk" for "River Esk" asked "Which river ...?", "the Indian" for "Indian Ocean" asked "Which ocean ...?"),
+    or a state's formal name without its polity ("Ireland" for "Republic of Ireland"), when the question does
+    not name that distinctive part: the reply with the question's kind word is then the gold. Without the
+    question naming the kind, the rest of a name is often another thing's name ("Panama" for "Panama Canal",
+    "London" for "London Bridge", "British" for "British Museum", "Michigan" for "Michigan State University"),
+    which other items' golds do not always list (#46)."""
     said = [w for w in fold(case.reply.raw).split() if w not in _AROUND]
     if not said or len(said) > 4:
         return None
     asked = set(fold(case.question).split())
+    kinds_asked = {_kind(w) for w in asked}
     own = {fold(g) for g in case.golds}
     for gold in case.golds:
         words = fold(gold).split()
         core = [w for w in words if w not in _KINDS]
         if len(core) == len(words) or not core or numbers(gold) or set(core) & asked:
             continue
-        if "of" in words and words[0] not in _POLITIES:  # "Gulf of Mexico", "Church of England": another place
+        formal = "of" in words and words[0] in _POLITIES
+        if "of" in words and not formal:  # "Gulf of Mexico", "Church of England": another place
             continue
+        if not formal and not {_kind(w) for w in words if w in _KINDS} <= kinds_asked:
+            continue  # the question does not say what kind of thing the rest of the name names
         if said == core and not (" ".join(said) in case.rivals.folded and " ".join(said) not in own):
             return Verdict(True, "name_part", " ".join(said), case.score, "the gold's name without the word for its kind")
     return None

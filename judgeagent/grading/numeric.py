@@ -137,8 +137,8 @@ def compare_numbers(reply: str, gold: str, stated: set[float], wanted: set[float
         return None  # a rank ("the 19th") or a measure in two units ("29 stone 12 pounds") has no rough value
     # An exact gold leaves room only for a round reply: "approximately 56,564" claims its digits (EVOUNA's
     # TriviaQA tuning half: labelled wrong against 58,125).
-    near = [v for v in _scalar(stated) for w in _scalar(wanted) if abs(v - w) <= TOLERANCE * abs(w)
-            and (is_approximate(gold) or _rounded(v, w))]
+    near = [v for v in _scalar(magnitudes(reply)) for w in _scalar(magnitudes(gold))  # whole values
+            if abs(v - w) <= TOLERANCE * abs(w) and (is_approximate(gold) or _rounded(v, w))]
     if near:
         return NumberMatch(True, f"states about {near[0]:g}, within {TOLERANCE:.0%} of the gold's number")
     if _scalar(wanted) and all(abs(v - w) > 0.25 * abs(w) for v in stated for w in _scalar(wanted)):
@@ -238,3 +238,33 @@ def bounded(text: str, gold: str) -> bool:
 def ordinal(text: str) -> bool:
     """An ordinal in digits or words: "12th", "Twelfth Century"."""
     return bool(_ORDINAL.search(text) or _ORDINAL_WORD.search(text))
+
+
+# --- magnitudes ---------------------------------------------------------------------------------------
+
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]+"
+                     r"(?:one|two|three|four|five|six|seven|eight|nine)\b|[a-z]+(?:-[a-z]+)?)"
+                     r"((?:[\s-]+(?:hundred|thousand|million|billion|trillion)\b)*)", re.IGNORECASE)
+_PART = re.compile(r"\b(half|quarter)\s+(?:of\s+)?$", re.IGNORECASE)
+
+
+def magnitudes(text: str) -> set[float]:
+    """The whole value of each number a text states, every scale word after it applied ("seven hundred
+    thousand" -> 700,000; "1.5 million" -> 1,500,000; "half a million" -> 500,000; scientific notation as
+    `values` reads it). `numbers` also reads a scaled number's leading part (700 and 7 of "seven hundred
+    thousand", 1.5 of "1.5 million") so that a gold written either way matches it; a magnitude compared for
+    nearness is the whole value only (#46: "around 700" was accepted for "seven hundred thousand")."""
+    if _SCIENTIFIC.search(text):
+        return values(text) or set()
+    found = set()
+    for match in _SCALED.finditer(re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)):
+        number, scales = match.group(1), re.findall(r"[a-z]+", match.group(2).lower())
+        read = {1.0} if number.lower() in ("a", "an") and scales else numbers(number)
+        if not read:
+            continue
+        value = max(read)
+        for scale in scales:
+            value *= _SPOKEN_SCALES[scale]
+        part = _PART.search(match.string[: match.start()]) if number.lower() in ("a", "an") else None
+        found.add(value * (0.5 if part and part.group(1).lower() == "half" else 0.25 if part else 1.0))
+    return found
