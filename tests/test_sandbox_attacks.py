@@ -186,6 +186,10 @@ def world(tmp_path, monkeypatch):
             udp.recv(100)
         with pytest.raises(BlockingIOError):
             tcp.accept()
+        # A killed sandbox's processes take a moment to be reaped on a busy machine: wait as `nothing_left` does.
+        deadline = time.monotonic() + 3
+        while not set(sandbox_processes()) <= before[1] and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert set(sandbox_processes()) <= before[1], "a sandbox process outlived its run"
     finally:
         signal.signal(signal.SIGUSR1, old)
