@@ -16,3 +16,22 @@ def test_a_mutant_s_timeout_scales_with_the_unmutated_run_unless_given():
     assert mutants.mutant_timeout(None, 20.0) == 60.0 and mutants.mutant_timeout(None, 21.0) == 63.0
     assert mutants.mutant_timeout(300.0, 150.0) == 300.0
     assert mutants.mutant_timeout(30.0, 150.0) == 30.0  # given: not raised to the floor
+
+
+def test_a_mutant_that_times_out_runs_again_longer_before_it_counts():
+    """A timeout on a loaded machine is not a hang: the mutant runs once more with RETRY_SCALE times the time,
+    and that run's outcome counts (a survivor stays a survivor); only a second timeout counts as one."""
+    calls = []
+
+    def runner(outcomes):
+        def run(mutant, tests, timeout):
+            calls.append(timeout)
+            return outcomes.pop(0)
+        return run
+
+    assert mutants.settle(None, [], 60.0, runner(["timeout", "survived"])) == "survived"
+    assert calls == [60.0, 60.0 * mutants.RETRY_SCALE]
+    calls.clear()
+    assert mutants.settle(None, [], 60.0, runner(["timeout", "timeout"])) == "timeout"
+    assert mutants.settle(None, [], 60.0, runner(["killed"])) == "killed"
+    assert calls == [60.0, 240.0, 60.0]
