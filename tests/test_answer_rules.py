@@ -439,6 +439,13 @@ def test_spoken_scales_and_scientific_notation_near_the_gold():
     assert v is None or not v.correct, v
 
 
+def assert_not_by_name_part(cases):
+    """Each (reply, gold, question) is left undecided or decided by another rule than `name_part`."""
+    for reply, gold, question in cases:
+        v = decide(reply, gold, question)
+        assert v is None or v.method != "name_part", (reply, v)
+
+
 def test_a_name_without_the_word_for_its_kind():
     for reply, gold, question in [("the Indian", "Indian Ocean", "Which ocean lies between Africa and Australia?"),
                                   ("in Ireland", "Republic of Ireland", "Where?"),  # a state's formal name
@@ -446,26 +453,22 @@ def test_a_name_without_the_word_for_its_kind():
                                   ("Everest", "Mount Everest", "Which mountain did Hillary climb in 1953?")]:
         v = decide(reply, gold, question)
         assert (v.correct, v.method) == (True, "name_part"), (reply, v)
-    for reply, gold, question in [("Pacific", "Indian Ocean", "Which ocean?"),
-                                  ("Mexico.", "Gulf of Mexico", "Where does the Mississippi end?"),  # another place
-                                  ("England", "Church of England", "Which church?"),
-                                  ("at Cambridge", "University of Cambridge", "Where did she study?"),
-                                  ("Oxford", "Oxford Brookes University", "Which university?"),
-                                  ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")]:
-        v = decide(reply, gold, question)
-        assert v is None or v.method != "name_part", (reply, v)
+    assert_not_by_name_part([("Pacific", "Indian Ocean", "Which ocean?"),
+                            ("Mexico.", "Gulf of Mexico", "Where does the Mississippi end?"),  # another place
+                            ("England", "Church of England", "Which church?"),
+                            ("at Cambridge", "University of Cambridge", "Where did she study?"),
+                            ("Oxford", "Oxford Brookes University", "Which university?"),
+                            ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")])
 
 
 def test_a_name_without_its_kind_word_only_where_the_question_names_the_kind():
     # #46: the rest of a name is often another thing's name, which no other item's gold lists here; only the
     # question's kind word ("Which river ...?") makes the reply the gold
-    for reply, gold, question in [("Panama", "Panama Canal", "What did the United States hand over in 1999?"),
-                                  ("London", "London Bridge", "What did John Rennie design that now stands in Arizona?"),
-                                  ("British", "British Museum", "Where are the Elgin Marbles kept?"),
-                                  ("Michigan", "Michigan State University", "Which university did Magic Johnson attend?"),
-                                  ("Death", "Death Valley", "Where was the hottest air temperature recorded?")]:
-        v = decide(reply, gold, question)
-        assert v is None or v.method != "name_part", (reply, v)
+    assert_not_by_name_part([("Panama", "Panama Canal", "What did the United States hand over in 1999?"),
+                            ("London", "London Bridge", "What did John Rennie design that now stands in Arizona?"),
+                            ("British", "British Museum", "Where are the Elgin Marbles kept?"),
+                            ("Michigan", "Michigan State University", "Which university did Magic Johnson attend?"),
+                            ("Death", "Death Valley", "Where was the hottest air temperature recorded?")])
     v = decide("Panama", "Panama Canal", "Which canal did the United States hand over in 1999?")
     assert (v.correct, v.method) == (True, "name_part"), v
 
