@@ -155,21 +155,11 @@ def report(name: str, triples: list[tuple[dict[str, Any], Item]], found: list[An
           f"recall {r['recall']:.3f}  FPR {r['fpr']:.3f}")
 
 
-KIND_DROPPED = "without the word for its kind"
-"""The reason `name_rules.kind_dropped` gives: its verdicts carry the method `name_part` (one legend row for a name's
-part), but it is another rule, whose precision is listed apart as `name_part:kind`."""
-
-
-def rule_of(verdict: Any) -> str:
-    """The rule behind a verdict: its method, `name_part` split into the surname rule and `name_part:kind`."""
-    return "name_part:kind" if verdict.method == "name_part" and KIND_DROPPED in verdict.reason else verdict.method
-
-
 def by_method(triples: list[tuple[dict[str, Any], Item]], found: list[Any]) -> None:
     """Each rule's decisions: how many, how many said "correct" / "wrong", and how many of them were right."""
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for (row, _), v in zip(triples, found):
-        groups[rule_of(v)].append((v.correct, v.correct == row["correct"]))
+        groups[v.method].append((v.correct, v.correct == row["correct"]))
     decided = [ok for m, rows in groups.items() if m not in UNDECIDED for _, ok in rows]
     print(f"  decided without a model: {len(decided)} of {len(found)} ({100 * len(decided) / len(found):.1f}%), "
           f"right {sum(decided)} ({100 * sum(decided) / max(1, len(decided)):.2f}% precise)")

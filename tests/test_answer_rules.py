@@ -446,31 +446,22 @@ def assert_not_by_name_part(cases):
         assert v is None or v.method != "name_part", (reply, v)
 
 
-def test_a_name_without_the_word_for_its_kind():
-    for reply, gold, question in [("the Indian", "Indian Ocean", "Which ocean lies between Africa and Australia?"),
-                                  ("in Ireland", "Republic of Ireland", "Where?"),  # a state's formal name
-                                  ("Esk", "River Esk", "Which river enters the North Sea at Whitby?"),
-                                  ("Everest", "Mount Everest", "Which mountain did Hillary climb in 1953?")]:
-        v = decide(reply, gold, question)
-        assert (v.correct, v.method) == (True, "name_part"), (reply, v)
-    assert_not_by_name_part([("Pacific", "Indian Ocean", "Which ocean?"),
-                            ("Mexico.", "Gulf of Mexico", "Where does the Mississippi end?"),  # another place
-                            ("England", "Church of England", "Which church?"),
-                            ("at Cambridge", "University of Cambridge", "Where did she study?"),
-                            ("Oxford", "Oxford Brookes University", "Which university?"),
-                            ("Indian", "Indian Ocean", "Is the Indian Ocean or the Atlantic deeper?")])
-
-
-def test_a_name_without_its_kind_word_only_where_the_question_names_the_kind():
-    # #46: the rest of a name is often another thing's name, which no other item's gold lists here; only the
-    # question's kind word ("Which river ...?") makes the reply the gold
-    assert_not_by_name_part([("Panama", "Panama Canal", "What did the United States hand over in 1999?"),
+def test_no_rule_decides_a_name_without_the_word_for_its_kind():
+    # #46: the kind-word rule is removed: even where the question names the kind, its precision on EVOUNA was 2 of
+    # 3, and the rest of a name is often another thing's name ("Panama", "London", "British"). These replies are
+    # left to the learned step or the judge, whichever the run has.
+    assert_not_by_name_part([("the Indian", "Indian Ocean", "Which ocean lies between Africa and Australia?"),
+                            ("in Ireland", "Republic of Ireland", "Where?"),
+                            ("Esk", "River Esk", "Which river enters the North Sea at Whitby?"),
+                            ("Everest", "Mount Everest", "Which mountain did Hillary climb in 1953?"),
+                            ("Panama", "Panama Canal", "Which canal did the United States hand over in 1999?"),
                             ("London", "London Bridge", "What did John Rennie design that now stands in Arizona?"),
                             ("British", "British Museum", "Where are the Elgin Marbles kept?"),
                             ("Michigan", "Michigan State University", "Which university did Magic Johnson attend?"),
-                            ("Death", "Death Valley", "Where was the hottest air temperature recorded?")])
-    v = decide("Panama", "Panama Canal", "Which canal did the United States hand over in 1999?")
-    assert (v.correct, v.method) == (True, "name_part"), v
+                            ("Mexico.", "Gulf of Mexico", "Where does the Mississippi end?"),
+                            ("at Cambridge", "University of Cambridge", "Where did she study?"),
+                            ("Pacific", "Indian Ocean", "Which ocean?"),
+                            ("Oxford", "Oxford Brookes University", "Which university?")])
 
 
 def test_a_long_reply_that_concludes_with_the_gold_in_the_questions_relation():

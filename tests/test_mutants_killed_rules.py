@@ -11,7 +11,7 @@ import pytest
 
 from judgeagent.grading.answers import AnswerChecker, check_answer, check_free_text, other_golds
 from judgeagent.grading.case import Case, Reply
-from judgeagent.grading.name_rules import acronym, kind_dropped, name_part
+from judgeagent.grading.name_rules import acronym, name_part
 from judgeagent.grading.phrase_rules import (
     contained,
     other_answer,
@@ -167,30 +167,6 @@ def test_a_reply_in_lower_case_gives_no_sign_against_a_name():
     # the surname in lower case, and capitalised only inside a longer word ("Churchillian"): not written as a name
     assert name_part(case("It was churchill, the Churchillian leader.", "Winston Churchill",
                           "Which Churchillian leader led Britain in 1940?")) is None
-
-
-def test_a_place_without_the_word_for_its_kind():
-    v = kind_dropped(case("the Iberian", "Iberian Peninsula", "Which peninsula holds Spain and Portugal?"))
-    assert (v.correct, v.method, v.extracted) == (True, "name_part", "iberian"), v
-    v = kind_dropped(case("Suez", "Suez Canal", "Which canal joins the Mediterranean to the Red Sea?"))
-    assert (v.correct, v.method, v.extracted) == (True, "name_part", "suez"), v
-    for reply, gold, question, name in [
-            ("Sony", "Sony Corporation", "Which company made the Walkman?", "sony"),  # a kind named another way
-            ("Sony", "Sony Corp.", "Which firm made the Walkman?", "sony"),
-            ("Everest", "Mount Everest", "Which of the mountains is highest?", "everest"),
-            ("Spain", "Kingdom of Spain", "Which country is Madrid the capital of?", "spain"),
-            ("Notre Dame", "Notre Dame Cathedral", "Which Paris cathedral burned in 2019?", "notre dame"),
-            ("Golden Gate", "Golden Gate Bridge", "Which San Francisco bridge opened in 1937?", "golden gate"),
-            ("Hyde", "Hyde Park", "Which London park holds Speakers Corner?", "hyde"),
-            ("It's Hyde.", "Hyde Park", "Which London park holds Speakers Corner?", "hyde")]:
-        v = kind_dropped(case(reply, gold, question))
-        assert (v.correct, v.method, v.extracted) == (True, "name_part", name), (reply, v)
-    for reply, gold, question in [
-            ("Suez", "Suez Canal", "Which waterway joins the Mediterranean to the Red Sea?"),  # not the kind word
-            ("Hyde", "Hyde Park", "Which London green space holds Speakers Corner?"),
-            ("Sony", "Sony Corporation", "Who made the Walkman?"),
-            ("Michigan", "Michigan State University", "Which university did Magic Johnson attend?")]:  # one of two
-        assert kind_dropped(case(reply, gold, question)) is None, reply
 
 
 # --- answers.py -----------------------------------------------------------------------------------------

@@ -103,21 +103,19 @@ def test_the_learned_step_gets_its_own_line_or_says_why_it_is_off(tmp_path, caps
     assert "learned             8" in out and "precision 1.000, recall 1.000, FPR 0.000" in out
 
 
-def test_each_rule_is_listed_with_its_wilson_interval_and_kind_dropped_apart(capsys):
-    # #46: `name_part` verdicts come from two rules (a person's surname, a place without its kind word); their
-    # precision is listed apart, each with its 95% Wilson interval
+def test_each_rule_is_listed_with_its_wilson_interval(capsys):
+    # #46: each rule's precision with its 95% Wilson interval
     from judgeagent.grading.answers import check_free_text
 
-    kind = check_free_text("the Indian", "Indian Ocean", question="Which ocean lies south of India?")
     surname = check_free_text("Telemann", "Georg Philipp Telemann", question="Who composed it?")
-    assert (kind.method, surname.method) == ("name_part", "name_part")
-    assert (verdicts.rule_of(kind), verdicts.rule_of(surname)) == ("name_part:kind", "name_part")
-    item = verdicts.Item("q1", "Which ocean?", "Indian Ocean")
+    number = check_free_text("1,200", "1200", question="How many?")
+    assert surname.method == "name_part" and number.method != "name_part"
+    item = verdicts.Item("q1", "Who composed it?", "Georg Philipp Telemann")
     triples = [({"correct": True}, item), ({"correct": False}, item), ({"correct": True}, item)]
-    verdicts.by_method(triples, [kind, kind, surname])
+    verdicts.by_method(triples, [surname, surname, number])
     out = capsys.readouterr().out
-    assert "name_part:kind      2           2          0      1      50.0%  9.5-90.5%" in out
-    assert "name_part           1           1          0      1     100.0%  20.7-100.0%" in out
+    assert "name_part           2           2          0      1      50.0%  9.5-90.5%" in out
+    assert f"{number.method:<16}    1           1          0      1     100.0%  20.7-100.0%" in out
 
 
 def test_a_bad_labelled_file_is_one_line_naming_the_fix(tmp_path, monkeypatch, capsys):

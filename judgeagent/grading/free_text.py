@@ -6,7 +6,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from .case import Case, Reply, Rule
-from .name_rules import acronym, kind_dropped, name_part
+from .name_rules import acronym, name_part
 from .number_rules import numbers_compared, periods, same_number, stated_number
 from .phrase_rules import (
     contained,
@@ -43,7 +43,7 @@ def check_free_text(answer_text: str, gold: str | Sequence[str], f1_threshold: f
         return Verdict(True, "exact", reply.text, case.score, "matches the gold answer")
     for rule in (uncertain, _refusal, yes_no_word, folded, contained, same_number, periods, numbers_compared,
                  other_answer, _f1, restated, denied, two_candidates, acronym, name_part, phrase, word_form, corrected, stated_number,
-                 kind_dropped, spelled):
+                 spelled):
         verdict = rule(case)
         if verdict is not None:
             return verdict
