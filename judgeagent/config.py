@@ -126,3 +126,9 @@ class CheckerConfig(Frozen):
     """... and this false-positive rate (wrong answers accepted) or below."""
     calibration_pairs: int = Field(40, ge=4, le=1000)
     """Calibration pairs built from the benchmark (half must be accepted, half rejected)."""
+    hard_probes: bool = False
+    """Calibrate with hard negatives as the wrong answers (a near number, another gold of the kind the
+    question asks for, part of the answer, another question's gold about the same subject), so that passing
+    bounds the judge's false-positive rate on wrong replies like them; off: such wrong answers only where the
+    benchmark gives them anyway (a changed number, another option, a similar graph entity), else another
+    item's gold."""

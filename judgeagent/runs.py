@@ -84,6 +84,7 @@ class RunArgs(TypedDict, total=False):
     max_passage_words: int | None
     holdout: float
     judge_policy: str
+    hard_probes: bool
     easy_generator: str
     no_self_check: bool
     temperature: float | None

@@ -322,6 +322,9 @@ def test_protocols_are_listed_with_roles_and_options(capsys):
     (["--protocol", "interviewer", "--batch-size", "3"], "--batch-size is not an option of protocol interviewer"),
     (["--fixed-difficulty", "extreme"], "option fixed_difficulty of protocol judgeagent: Input should be 'easy'"),
     (["--judge-policy", "sometimes"], "option checker.judge_policy of protocol judgeagent: Input should be"),
+    (["--hard-probes", "-o", "checker.hard_probes=false"], "option checker.hard_probes of protocol judgeagent is "
+     "given twice"),
+    (["--protocol", "teach2eval", "--hard-probes"], "--hard-probes is not an option of protocol teach2eval"),
     (["-o", "batch_size=0"], "option batch_size of protocol judgeagent"),
     (["--protocol", "interviewer", "-o", "modify=false", "-o", "modification=quantities"],
      "options of protocol interviewer contradict: modification=quantities changes each item, but modify=false"),
@@ -490,3 +493,25 @@ def test_every_protocols_progress_hears_one_kind_of_event(tmp_path):
     asked = [e.question for e in heard if e.question is not None]
     assert len(asked) == 10 and {q.stage for q in asked} == {"grading"} and {q.round for q in asked} == {0}
     assert len(heard) - len(asked) == 2  # two batches of five, each heard once its feedback is written
+
+
+def test_hard_probes_ask_the_judge_plausible_wrong_answers_and_bound_its_false_positives(tmp_path):
+    """#46: `hard_probes` makes a run's wrong calibration probes hard negatives (here another festival city for a
+    question asking for a city, `same_kind`), where by default they are any other item's gold; a judge that accepts
+    everything then fails on them, and the run records its acceptances on the hard kinds with their bound."""
+    yes = FunctionModel(lambda messages: json.dumps({"reasoning": "The reply states the answer plainly.",
+                                                     "correct": True, "adequate": True}), "jdg")
+
+    def calibration(options, name):
+        result = run_protocol("interviewer", items(), models={**roles(Script()), "judge": yes},
+                              config={"resamples": 200, **options}, run_dir=tmp_path / name, cache=False,
+                              notify=lambda line: None)
+        return result.summary["judge_calibration"]
+
+    from judgeagent.grading.hard_negatives import hard_fpr
+
+    plain, hard = calibration({}, "plain"), calibration({"hard_probes": True}, "hard")
+    assert "same_kind" not in plain["by_kind"] and plain["by_kind"]["other_gold"]["n"] == 3
+    assert hard["by_kind"]["same_kind"] == {"n": 3, "right": 0} and "other_gold" not in hard["by_kind"]
+    assert not hard["passed"] and not plain["passed"]  # stopped after 8 pairs: it could no longer pass
+    assert hard_fpr(hard["by_kind"])[:2] == (4, 4) and hard_fpr(plain["by_kind"])[:2] == (1, 1)

@@ -69,6 +69,7 @@ class EvaluateArgs(TypedDict):
     cache_dir: Path | None
     holdout: float
     judge_policy: str
+    hard_probes: bool
     equivalence_weights: Path | None
     easy_generator: str
     no_self_check: bool
@@ -81,12 +82,12 @@ RUN_KEYS = ("protocol", "option", "role", "target", "benchmark", "field", "graph
             "limit", "sample_id", "sample", "seed", "batch_size", "rounds", "hops", "questions_per_round", "no_graph", "path",
             "fixed_difficulty", "adaptive", "no_extension", "passages", "max_passage_words", "holdout",
             "judge_policy", "easy_generator", "no_self_check", "temperature", "max_tokens", "max_connections",
-            "model_arg", "equivalence_weights")
+            "model_arg", "equivalence_weights", "hard_probes")
 """The options that define a run: the manifest keeps those given, and `--resume` takes them back."""
 
 CONFIG_FLAGS = {"batch_size": None, "rounds": None, "hops": None, "questions_per_round": None, "seed": None,
                 "path": None, "fixed_difficulty": None, "adaptive": None, "max_passage_words": None, "holdout": None,
-                "easy_generator": None, "judge_policy": None, "no_graph": ("graph", False),
+                "easy_generator": None, "judge_policy": None, "hard_probes": None, "no_graph": ("graph", False),
                 "no_extension": ("extension", False), "no_self_check": ("self_check", ())}
 """Flags that set a protocol option: of the same name, or (option, value) for the negative flags."""
 
@@ -145,6 +146,9 @@ def evaluate_cmd(
                                            "prompt, validated separately.")] = 0.0,
     judge_policy: Annotated[str, typer.Option(help="calibrated: probe the judge first and use it only if it "
                                               "passes; trust: use it anyway; off: rules only.")] = "calibrated",
+    hard_probes: Annotated[bool, typer.Option("--hard-probes", help="Calibrate the judge with hard negatives (a "
+                                              "near number, another gold of the asked kind, part of the answer, "
+                                              "another question's gold about the same subject).")] = False,
     equivalence_weights: Annotated[Optional[Path], typer.Option(
         help="The learned answer-equivalence step's weights: evouna-tq (default, shipped: trained on EVOUNA "
              "TriviaQA, Apache-2.0), a file from scripts/train_equivalence.py, or none (off): used for answers "
@@ -305,8 +309,8 @@ def protocol_config(protocol: Any, args: EvaluateArgs, given: set[str]) -> Any:
         if mapped and not flags[flag]:
             continue  # a negative flag off (a resumed run's manifest keeps it as false)
         key, value = mapped or (flag, flags[flag])
-        if key not in fields and key == "judge_policy" and "checker" in fields:
-            key = "checker.judge_policy"  # JudgeAgent's answer checker holds it
+        if key not in fields and key in ("judge_policy", "hard_probes") and "checker" in fields:
+            key = f"checker.{key}"  # JudgeAgent's answer checker holds it
         elif key not in fields:
             if flag == "seed":
                 continue  # it also draws --sample's items, whether the protocol has a seed or not

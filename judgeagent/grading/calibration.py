@@ -212,14 +212,16 @@ async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items
                          hard: bool = False,
                          on_stage: Callable[[str], None] | None = None,
                          equivalence: Equivalence | None = None) -> tuple[AnswerChecker, Calibration]:
-    """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard`
-    probes it with hard negatives (`pairs_from_items`). `on_stage` hears the calibration start (a progress
+    """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard` (or
+    the settings' `hard_probes`) probes it with hard negatives (`pairs_from_items`). `on_stage` hears the
+    calibration start (a progress
     line: it may take minutes). `equivalence` (the run's calibrated learned step, `RunRequest.learned`) decides
     what no rule decides when no judge is used."""
     others = other_golds([g for item in items for g in item.golds])
     if judge is None or settings.judge_policy == "off":
         calibration = skipped(settings, "judge policy off: deterministic rules only")
     else:
+        hard = hard or settings.hard_probes
         pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss, hard)
         if pairs and on_stage:
             on_stage(f"calibrating the judge on up to {len(pairs)} pairs")

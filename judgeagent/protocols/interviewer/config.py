@@ -63,6 +63,10 @@ class InterviewerConfig(BaseModel):
     """The fact score at which a reply counts as correct (Score@n); the mean fact score is reported too."""
     judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
     """Free-text grading: calibrated (probe the judge first, use it only if it passes), trust, or off (rules only)."""
+    hard_probes: bool = False
+    """Calibrate the judge with hard negatives (a near number, another gold of the asked kind, part of the
+    answer, another question's gold about the same subject): passing then bounds its false-positive rate on
+    such replies."""
     seed: int = Field(0, ge=0)
     """Seed of option shuffles, follow-up kinds and the bootstrap."""
     resamples: int = Field(2000, ge=100, le=100000)

@@ -35,7 +35,7 @@ class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
     # the values that reproduce runs written before these options: a run at them keeps its identity (and resumes);
     # the paper-faithful defaults (auto answers, outcome-dependent follow-ups) give a run a new identity
     added_later = {"answers": "text", "followup_policy": "rotate", "facts": False, "fact_threshold": 0.5,
-                   "followup_tries": 1}
+                   "followup_tries": 1, "hard_probes": False}
     roles = (RoleSpec("target", "the interviewee, the model under evaluation"),
              RoleSpec("interviewer", "modifies items, gives feedback, asks follow-ups, writes the summary", "target"),
              RoleSpec("judge", "judges free-text answers and follow-up replies", "interviewer"))
@@ -65,7 +65,7 @@ class InterviewerProtocol(Protocol[RecordRow, ItemRow, Summary]):
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker, warn_if_unvetted
 
-        settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
+        settings = CheckerConfig(judge_policy=ctx.config.judge_policy, hard_probes=ctx.config.hard_probes)
         checker, calibration = await vetted_checker(settings, ctx.roles["judge"], ctx.benchmark.items,
                                                     ctx.config.seed,
                                                     on_stage=ctx.request.on_stage if ctx.request else None,

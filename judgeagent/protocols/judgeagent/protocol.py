@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 # Options added after runs were first written: left out of a run's identity while at their default,
 # so a run started by an earlier version keeps its identity and still resumes.
 _ADDED_LATER = {"adaptive": "tiers", "path": "graph", "unlabelled_points": 1.5, "setting": "ours"}
+_CHECKER_ADDED_LATER = {"hard_probes": False}
 
 
 class JudgeAgentProtocol(Protocol):
@@ -182,6 +183,8 @@ class JudgeAgentProtocol(Protocol):
 
 def _identity_config(config: EvalConfig) -> dict[str, Any]:
     dumped = config.model_dump(mode="json")
+    dumped["checker"] = {k: v for k, v in dumped["checker"].items()
+                         if not (k in _CHECKER_ADDED_LATER and v == _CHECKER_ADDED_LATER[k])}
     return {k: v for k, v in dumped.items() if not (k in _ADDED_LATER and v == _ADDED_LATER[k])}
 
 

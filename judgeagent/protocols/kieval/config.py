@@ -19,6 +19,10 @@ class KIEvalConfig(BaseModel):
     """Most tokens for a candidate's, an interactor's or a verification answer (None: the model's own setting)."""
     judge_policy: Literal["calibrated", "trust", "off"] = "calibrated"
     """Free-text grading by the evaluator: calibrated (probed first, used only if it passes), trust, or off."""
+    hard_probes: bool = False
+    """Calibrate the judge with hard negatives (a near number, another gold of the asked kind, part of the
+    answer, another question's gold about the same subject): passing then bounds its false-positive rate on
+    such replies."""
     hops: int = Field(3, ge=1, le=8)
     """With --graph: entities on the knowledge path that grounds the interactor's questions."""
     seed: int = Field(0, ge=0)

@@ -54,7 +54,7 @@ class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
                       ("judge", "interactor")))
 
     # Scoring and decay change only the summary; early_stop=True is how every earlier run talked.
-    added_later = {"scoring": "paper", "decay": True, "early_stop": True, "shots": 0}
+    added_later = {"scoring": "paper", "decay": True, "early_stop": True, "shots": 0, "hard_probes": False}
 
     def check_inputs(self, request: RunRequest) -> None:
         super().check_inputs(request)
@@ -82,7 +82,7 @@ class KIEvalProtocol(Protocol[RecordRow, DialogueRow, Summary]):
         from ...config import CheckerConfig
         from ...grading.calibration import vetted_checker, warn_if_unvetted
 
-        settings = CheckerConfig(judge_policy=ctx.config.judge_policy)
+        settings = CheckerConfig(judge_policy=ctx.config.judge_policy, hard_probes=ctx.config.hard_probes)
         checker, calibration = await vetted_checker(settings, ctx.roles["evaluator"], ctx.benchmark.items,
                                                     ctx.config.seed,
                                                     on_stage=ctx.request.on_stage if ctx.request else None,
