@@ -37,8 +37,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_RULE_TESTS = ["tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py", "tests/test_answers.py",
-               "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py", "tests/test_equivalence.py"]
+_RULE_TESTS = ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py",
+               "tests/test_answers.py", "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py",
+               "tests/test_equivalence.py"]
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
