@@ -162,10 +162,12 @@ def test_ivfpq_index_meets_its_recorded_recall(mhr_graph, tmp_path):
     from judgeagent.embedding import build_index, recall_at_10
     from judgeagent.graph.info import graph_info
 
-    config = IndexConfig(exact_max=100, ivf_min=1000, recall_queries=200)
+    # Trained on a sample of 4,000 of the 8,942 (the train_sample branch): on all of them the training took 9.6 CPU
+    # s, on the sample 3.5 (#47: this test runs on the fast subset's critical path); all 8,942 are indexed.
+    config = IndexConfig(exact_max=100, ivf_min=1000, recall_queries=200, train_sample=4000)
     index, info = build_index(mhr_graph.entity_vectors, config)  # 8,942 entities >= ivf_min: IVF-PQ
     assert info["kind"] == "ivfpq" and info["nlist"] == min(int(4 * 8942 ** 0.5), 8942 // 39)
-    assert info["trained_on"] == 8942 and 0.5 <= info["recall_at_10"] <= 1.0
+    assert info["trained_on"] == 4000 and index.ntotal == 8942 and 0.5 <= info["recall_at_10"] <= 1.0
     assert recall_at_10(index, mhr_graph.entity_vectors, 200) == info["recall_at_10"]
     # Stored: the manifest records it, a reload searches at the same nprobe, graph-info shows it.
     from dataclasses import replace
