@@ -162,7 +162,7 @@ TARGETS: dict[str, list[str]] = {
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
-    "judgeagent/grading/equivalence.py": [_B + name for name in (
+    "judgeagent/grading/equivalence.py": ["tests/test_mutants_killed_s59.py"] + [_B + name for name in (
         "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
         "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
         "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
@@ -220,7 +220,8 @@ TARGETS: dict[str, list[str]] = {
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
             "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round"))],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
-    "judgeagent/runs.py": ["tests/test_mutants_killed.py", "tests/test_runs.py"],
+    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed.py",
+                           "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
         "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's

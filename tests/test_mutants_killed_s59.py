@@ -67,3 +67,29 @@ def test_two_candidates_where_the_second_is_one_word():
     # the second candidate is named by the question's last word: "Darchinyan" names the other candidate
     v = two_candidates(case("Darchinyan", "Sid Haig", "Who is older, Sid Haig or Vic Darchinyan?"))
     assert v is not None and (v.correct, v.reason) == (False, "names the question's other candidate")
+
+
+def test_the_cosine_compares_question_and_gold_with_question_and_reply_spaced_alike():
+    # equivalence.features_many: "QUESTION GOLD" against "QUESTION FIRST-SENTENCE", one space each; a question
+    # without a final "?" and a reply that is the gold give the same text twice, so a cosine of 1
+    from judgeagent.grading.equivalence import FEATURES, features
+
+    row = features("Name the capital of France", ["Paris"], "Paris")
+    assert row[FEATURES.index("cosine")] > 0.9999
+
+
+def test_a_threshold_that_accepts_no_right_answer_fails_calibration():
+    # equivalence.calibrate: the top score is one wrong answer (FPR 1 of 100 <= 5%), every right one is below the
+    # next, which lets all wrong ones in: the best threshold accepts no right answer, so recall 0 fails
+    from judgeagent.grading.equivalence import calibrate
+
+    result = calibrate([0.9] + [0.5] * 99 + [0.5] * 10, [False] * 100 + [True] * 10)
+    assert result.recall == 0.0 and not result.passed
+
+
+def test_an_unfinished_reproduce_run_is_finished_by_its_own_command(tmp_path):
+    from judgeagent.runs import finish_hint
+
+    assert finish_hint(tmp_path, {"kind": "reproduce"}) == \
+        f"run the same reproduce command again (same --run-dir {tmp_path})"
+    assert finish_hint(tmp_path, {"kind": "run"}) == f"judgeagent evaluate --resume {tmp_path}"
