@@ -24,6 +24,16 @@ _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER.startswith("gw") and "JUDGEAGENT_LOCAL_PORT" not in os.environ:
     os.environ["JUDGEAGENT_LOCAL_PORT"] = str(8765 + 20 * int(_WORKER[2:] or 0))
 
+# ... and its numeric libraries on its share of the cores (tests/worker_threads.py): set before torch, numpy or
+# FAISS is imported, which read these once.
+def _share_cores() -> None:
+    from tests.worker_threads import cores, worker_threads
+
+    os.environ.update(worker_threads(os.environ, cores()))
+
+
+_share_cores()
+
 FOUND = _data_dir()
 DATA = FOUND or ROOT.parent / "shared" / "data"
 """The shared datasets (../shared/data, or $JUDGEAGENT_DATA). Where they are missing, the test modules that read

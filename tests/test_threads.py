@@ -11,6 +11,16 @@ torch = pytest.importorskip("torch")
 from judgeagent import threads  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def two_threads():
+    """At least two torch threads to start from: an xdist worker runs torch on one (tests/worker_threads.py), and
+    "the count is put back" would then hold whatever the block did."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(before, 2))
+    yield
+    torch.set_num_threads(before)
+
+
 def test_a_block_runs_on_one_thread_and_restores_the_count_nested():
     default = torch.get_num_threads()
     with threads.one_thread():
