@@ -93,3 +93,35 @@ def test_an_unfinished_reproduce_run_is_finished_by_its_own_command(tmp_path):
     assert finish_hint(tmp_path, {"kind": "reproduce"}) == \
         f"run the same reproduce command again (same --run-dir {tmp_path})"
     assert finish_hint(tmp_path, {"kind": "run"}) == f"judgeagent evaluate --resume {tmp_path}"
+
+
+# --- the second fresh sample's survivors (bench/mutants.md, "Stop 59, fresh sample") -----------------------
+
+def test_a_judge_reason_that_repeats_the_closing_question_is_no_reasoning():
+    # judge._instructions holds the prompt's closing question
+    from judgeagent.grading.judge import copies_instructions
+
+    assert copies_instructions("Is the candidate correct?")
+
+
+def test_a_surname_after_justice_or_that_is_the_persons_name():
+    # name_rules.TITLES ("justice") and _SUBJECTS ("that"): words around the surname that name no one else
+    from judgeagent.grading.name_rules import name_part
+
+    for reply in ("Justice Ginsburg", "That was Ginsburg."):
+        v = name_part(case(reply, "Ruth Bader Ginsburg", "Who wrote the dissent?"))
+        assert v is not None and (v.correct, v.method) == (True, "name_part"), reply
+
+
+def test_approximately_in_the_gold_is_no_word_the_reply_must_say():
+    # number_rules.APPROX_WORDS: "300 people" states "approximately 300 people"
+    from judgeagent.grading.number_rules import _only_number
+
+    assert _only_number("approximately 300 people", "300 people")
+
+
+def test_a_range_needs_two_different_ends():
+    # numeric.gold_range: "10-10" is one value, not a range
+    from judgeagent.grading.numeric import gold_range
+
+    assert gold_range("10-10 years") is None and gold_range("10-12 years") == (10.0, 12.0)
