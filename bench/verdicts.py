@@ -279,8 +279,8 @@ def end_to_end(args: argparse.Namespace, triples: list[tuple[dict[str, Any], Ite
     items = list({(r.get("dataset"), r["qid"]): i for r, i in triples}.values())
 
     async def run(policy: str) -> tuple[Any, list[Any]]:
-        settings = CheckerConfig(judge_policy=policy)  # type: ignore[arg-type]
-        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed, hard=args.hard_probes)
+        settings = CheckerConfig(judge_policy=policy, hard_probes=args.hard_probes)  # type: ignore[arg-type]
+        checker, calibration = await vetted_checker(settings, models.judge, items, args.seed)
         checker = AnswerChecker(settings, checker.judge, others, checker.judge_note)
         return calibration, await verdicts(checker, triples)
 

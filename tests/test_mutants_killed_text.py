@@ -297,7 +297,7 @@ def test_a_choice_item_is_probed_with_its_other_options_never_its_own():
 def test_the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked():
     judge = FunctionModel(_faithful)
     _, basic = asyncio.run(vetted_checker(CheckerConfig(), judge, RIVERS, seed=2))
-    _, hard = asyncio.run(vetted_checker(CheckerConfig(), judge, RIVERS, seed=2, hard=True))
+    _, hard = asyncio.run(vetted_checker(CheckerConfig(hard_probes=True), judge, RIVERS, seed=2))
     assert not {"same_kind", "partial"} & set(basic.by_kind) and "other_gold" in basic.by_kind
     assert {"same_kind", "partial"} & set(hard.by_kind)
 

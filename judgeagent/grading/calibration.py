@@ -209,20 +209,17 @@ def _changed_number(gold: str, rng: random.Random) -> str:
 
 async def vetted_checker(settings: CheckerConfig, judge: ChatModel | None, items: Sequence[Item], seed: int = 0,
                          near_miss: Callable[[str], str | None] | None = None,
-                         hard: bool = False,
                          on_stage: Callable[[str], None] | None = None,
                          equivalence: Equivalence | None = None) -> tuple[AnswerChecker, Calibration]:
-    """The run's answer checker, with the judge only if the policy (and its calibration) allows it; `hard` (or
-    the settings' `hard_probes`) probes it with hard negatives (`pairs_from_items`). `on_stage` hears the
-    calibration start (a progress
-    line: it may take minutes). `equivalence` (the run's calibrated learned step, `RunRequest.learned`) decides
+    """The run's answer checker, with the judge only if the policy (and its calibration) allows it; the settings'
+    `hard_probes` probes it with hard negatives (`pairs_from_items`). `on_stage` hears the calibration start (a
+    progress line: it may take minutes). `equivalence` (the run's calibrated learned step, `RunRequest.learned`) decides
     what no rule decides when no judge is used."""
     others = other_golds([g for item in items for g in item.golds])
     if judge is None or settings.judge_policy == "off":
         calibration = skipped(settings, "judge policy off: deterministic rules only")
     else:
-        hard = hard or settings.hard_probes
-        pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss, hard)
+        pairs = pairs_from_items(items, settings.calibration_pairs, seed, near_miss, settings.hard_probes)
         if pairs and on_stage:
             on_stage(f"calibrating the judge on up to {len(pairs)} pairs")
         calibration = (await calibrate(judge, pairs, settings) if pairs else
