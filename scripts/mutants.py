@@ -181,7 +181,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
         _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
-    "judgeagent/grading/judge.py": [_B + name for name in (
+    "judgeagent/grading/judge.py": ["tests/test_mutants_killed_s59.py"] + [_B + name for name in (
         "each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt", "the_judges_messages_word_for_word",
         "a_judges_verdict_carries_its_best_f1_and_a_reason_of_three_words_or_more",
         "a_reason_is_copied_when_every_part_is_an_instruction_or_its_words")] + [
