@@ -146,6 +146,33 @@ def mhr_graph(tmp_path_factory):
     return build(DATA / "multihop_rag" / "small.docs.jsonl", tmp_path_factory.mktemp("graphs") / "mhr")
 
 
+MHR_SLICE = 10
+"""`mhr_slice_graph` holds the supporting articles of MultiHop-RAG small's first MHR_SLICE questions (the most any
+test that takes it reads) and mhr-0001, the first article (the sample tests' "Betashares" questions)."""
+
+
+@pytest.fixture(scope="session")
+def mhr_slice_graph(tmp_path_factory):
+    """A MultiHop-RAG graph of 17 of the small split's 60 articles (a quarter of its text): for the tests that need a
+    real news graph holding their questions' evidence, not the whole split's counts. Its build is a quarter of
+    `mhr_graph`'s (about 100 CPU s of spaCy and MiniLM), which was the critical path of `make test-fast` (#47). The
+    articles are written to a file in the test run's own folder, in the split's order, and built like any corpus."""
+    import json
+
+    from tests.graph_cache import build
+
+    split = DATA / "multihop_rag"
+    questions = [json.loads(line) for line in (split / "small.questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    wanted = {d for q in questions[:MHR_SLICE] for d in q["supporting_doc_ids"]} | {"mhr-0001"}
+    lines = [line for line in (split / "small.docs.jsonl").read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["doc_id"] in wanted]
+    folder = tmp_path_factory.mktemp("corpora") / "multihop_rag"
+    folder.mkdir()
+    docs = folder / f"small-first{MHR_SLICE}.docs.jsonl"  # its own name in the graph cache (tests/graph_cache.py)
+    docs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return build(docs, tmp_path_factory.mktemp("graphs") / "mhr-slice")
+
+
 @pytest.fixture(scope="session")
 def hotpot_graph(tmp_path_factory):
     """HotpotQA small: 60 Wikipedia paragraphs, one chunk each (built once for every module that uses it)."""

@@ -6,7 +6,7 @@ test-fast`). Worked out from the test files' source alone, since xdist's schedul
 - the Ray tests in one group, so that their cluster is started once;
 - the rest by module, so that a module's fixtures are made once.
 
-`takes_mhr_graph` says which tests take the MultiHop-RAG graph (directly, through a fixture of their module, or by
+`takes_mhr_graph` says which tests take a MultiHop-RAG graph (`MHR_GRAPHS`: directly, through a fixture of their module, or by
 name through `request.getfixturevalue`): the scheduler (tests/schedule.py) hands one of their groups out first and
 holds the others back until the graph is built, so that neither worker waits on the build (the graph is built once
 a run all the same: tests/graph_cache.py).
@@ -51,11 +51,13 @@ def _functions(file: str) -> dict[str, tuple[set[str], str]]:
 def _takes_graph(file: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
     functions = _functions(file)
     args, source = functions.get(name, (set(), ""))
-    if "mhr_graph" in args or '"mhr_graph"' in source:  # taken, or requested by name (`getfixturevalue`)
+    if any(g in args or f'"{g}"' in source for g in MHR_GRAPHS):  # taken, or requested by name (`getfixturevalue`)
         return True
     return any(_takes_graph(file, a, seen | {name}) for a in args if a in functions and a not in seen | {name})
 
 
+MHR_GRAPHS = ("mhr_graph", "mhr_slice_graph")
+"""The MultiHop-RAG session graphs (tests/conftest.py): the small split's, and the slice of it most fast tests take."""
 OTHER_GRAPHS = ("hotpot_graph", "demo_graph")
 
 
@@ -63,9 +65,9 @@ def _names_another_graph(file: str, name: str, param: str) -> bool:
     """A case of a test that requests its graph by name (`getfixturevalue`) from its parameters, whose
     parameters name another session graph: it does not need the MultiHop-RAG one (test_paths' HotpotQA cases)."""
     args, _ = _functions(file).get(name, (set(), ""))
-    by_arg = "mhr_graph" in args or any(_takes_graph(file, a, frozenset({name})) for a in args
-                                        if a in _functions(file))
-    return not by_arg and "mhr_graph" not in param and any(g in param for g in OTHER_GRAPHS)
+    by_arg = any(g in args for g in MHR_GRAPHS) or any(_takes_graph(file, a, frozenset({name})) for a in args
+                                                       if a in _functions(file))
+    return not by_arg and not any(g in param for g in MHR_GRAPHS) and any(g in param for g in OTHER_GRAPHS)
 
 
 def takes_mhr_graph(nodeid: str) -> bool:

@@ -79,7 +79,7 @@ def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, m
         assert fresh.target.counts["requests"] == both  # stopped and resumed = one whole run
 
 
-def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_graph, capsys):
+def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_slice_graph, capsys):
     from judgeagent.cli import main
     from tests.scripted import Roles
 
@@ -87,7 +87,7 @@ def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_graph, cap
     with Roles(script) as roles:
         config = roles.write_config(tmp_path / "j.toml")
         code = main(["evaluate", "--target", "tgt", "--interviewer", "int", "--benchmark", str(bench), "--graph",
-                     str(mhr_graph.path), "--limit", "10", "--rounds", "1", "--run-dir", str(tmp_path / "run"),
+                     str(mhr_slice_graph.path), "--limit", "10", "--rounds", "1", "--run-dir", str(tmp_path / "run"),
                      "--config", str(config), "--no-cache", "--validate"])
     err = capsys.readouterr().err
     assert code == 0

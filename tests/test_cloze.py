@@ -180,16 +180,16 @@ def test_pronoun_led_short_and_self_revealing_sentences_are_skipped(tiny_graph):
     assert any('In "Harbour Trade in Port Elspeth"' in c.question for c in found)
 
 
-def test_many_news_paths_keep_every_promise(mhr_graph, extractor, encoder):
-    sampler = PathSampler(mhr_graph, extractor, encoder)
+def test_many_news_paths_keep_every_promise(mhr_slice_graph, extractor, encoder):
+    sampler = PathSampler(mhr_slice_graph, extractor, encoder)
     questions = _questions(DATA / "multihop_rag" / "small.questions.jsonl")
     made = 0
     for seed, question in enumerate(questions):
         path = sampler.sample(question, hops=3, seed=seed)
         for ids in (path.entity_ids, []):
-            found = cloze_questions(mhr_graph, path.chunk_ids, ids, count=3, seed=seed)
+            found = cloze_questions(mhr_slice_graph, path.chunk_ids, ids, count=3, seed=seed)
             assert len(found) <= 3
             for c in found:
-                assert_valid(mhr_graph, c, path.chunk_ids, ids)
+                assert_valid(mhr_slice_graph, c, path.chunk_ids, ids)
             made += len(found)
     assert made >= 2 * len(questions)

@@ -33,8 +33,8 @@ def real_calls(tmp_path, graph, config, right, limit=10):
     # setting=authors: a target right on every batch gets no feedback call at all (the low end was one a batch)
     (True, EvalConfig(setting="authors", extension=False, checker=CheckerConfig(judge_policy="off"))),
 ])
-def test_a_real_run_makes_calls_within_the_estimate(tmp_path, mhr_graph, right, config):
-    items, target, interviewer_and_judge = real_calls(tmp_path, mhr_graph, config, right)
+def test_a_real_run_makes_calls_within_the_estimate(tmp_path, mhr_slice_graph, right, config):
+    items, target, interviewer_and_judge = real_calls(tmp_path, mhr_slice_graph, config, right)
     est = {e.role: e for e in estimate_run(config, items)}
     assert est["target"].calls_low <= target <= est["target"].calls_high
     low = est["interviewer"].calls_low + est["judge"].calls_low

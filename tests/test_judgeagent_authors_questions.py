@@ -70,7 +70,7 @@ def _multiple_choice(tmp_path, limit):
 
 
 def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_most_frequent_entity(tmp_path,
-                                                                                                 mhr_graph,
+                                                                                                 mhr_slice_graph,
                                                                                                  monkeypatch):
     """A multiple-choice benchmark under `setting=authors`: each extension question has four options and a gold
     letter, goes to the target as multiple choice and is graded by its letter; a first reply with three options is
@@ -96,7 +96,7 @@ def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_mo
     with Roles(script) as roles:
         for item in bench.items:
             script.golds[item.question] = item.gold
-        result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+        result = evaluate(bench, mhr_slice_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False)
     base = [q for q in read if q in script.golds]
     assert base and len(base) == len(set(base))  # spaCy read each base question the walk roots on once
@@ -115,5 +115,5 @@ def test_the_authors_setting_asks_multiple_choice_on_one_walk_from_the_batchs_mo
     walk = ext[0]["path"]["walk"]
     assert len(walk) == 5 and all(r["path"]["walk"] == walk for r in ext)  # hops 2 + rounds 3
     assert [r["path"]["entities"] for r in ext] == [walk[0:2], walk[1:3], walk[2:4]]
-    root = most_frequent(PathSampler(mhr_graph), [i.question for i in bench.items])
-    assert root is not None and walk[0] == mhr_graph.entity_names[root.entity]
+    root = most_frequent(PathSampler(mhr_slice_graph), [i.question for i in bench.items])
+    assert root is not None and walk[0] == mhr_slice_graph.entity_names[root.entity]

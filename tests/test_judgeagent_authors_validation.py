@@ -49,10 +49,10 @@ def _run(tmp_path, graph, setting):
     return batches, script, result, v, helped, sorted(feedback, key=lambda f: f["batch"]), rows
 
 
-def test_authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_without_feedback(tmp_path, mhr_graph):
+def test_authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_without_feedback(tmp_path, mhr_slice_graph):
     """Seen to fail with the skip removed from `batch._feedback` (batch 0's feedback asked), and with
     `reuses_first_answers` false in validate.py (batches without suggestions left out: n 3, not 9)."""
-    batches, script, result, v, helped, feedback, rows = _run(tmp_path, mhr_graph, "authors")
+    batches, script, result, v, helped, feedback, rows = _run(tmp_path, mhr_slice_graph, "authors")
     # batch 0: no feedback asked (none of the interviewer's feedback prompts names its questions)
     assert feedback[0]["feedback"] is None and feedback[0]["feedback_error"] == ALL_RIGHT
     assert not [p for p in script.feedback_prompts if any(q in p for q in batches[0])]
@@ -75,10 +75,10 @@ def test_authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_
     assert generators[2] == "llm"
 
 
-def test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out(tmp_path, mhr_graph):
+def test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out(tmp_path, mhr_slice_graph):
     """The default keeps its way: feedback on the all-right batch, the failed batch out of validation, cloze easy
     questions, and no `reused`, `feedback_skipped` or `batches_reused` key anywhere."""
-    batches, script, result, v, _, feedback, rows = _run(tmp_path, mhr_graph, "ours")
+    batches, script, result, v, _, feedback, rows = _run(tmp_path, mhr_slice_graph, "ours")
     assert feedback[0]["feedback"] and [p for p in script.feedback_prompts if batches[0][0] in p]
     assert v["overall"]["n"] == 6 and {r["batch"] for r in rows} == {0, 1} and "batches_reused" not in v
     assert all("reused" not in r for r in rows) and "feedback_skipped" not in result.summary
@@ -140,7 +140,7 @@ def test_table2_recipe_publishes_the_papers_16_columns_with_n_and_intervals():
         assert {f.n for f in mine} == {len(ps)}
 
 
-def test_judgeagent_recipe_dry_run_is_within_a_quarter_of_a_scripted_runs_calls(tmp_path, mhr_graph):
+def test_judgeagent_recipe_dry_run_is_within_a_quarter_of_a_scripted_runs_calls(tmp_path, mhr_slice_graph):
     """Issue 45 item 3 for JudgeAgent (setting=authors): `reproduce --dry-run`'s typical figure within 25% of the
     calls a scripted run makes, and inside its low-high range. The run exercises every stage: the target wrong on
     every third base question (so each batch gets feedback), the interviewer writing a question from each round's
@@ -155,7 +155,7 @@ def test_judgeagent_recipe_dry_run_is_within_a_quarter_of_a_scripted_runs_calls(
     from judgeagent.models.spec import Registry
     from judgeagent.models.testserver import FakeServer
 
-    plan = prepare("judgeagent-table1-multihop", {"target": "tgt"}, str(MHR), mhr_graph.path, 9, workdir=tmp_path)
+    plan = prepare("judgeagent-table1-multihop", {"target": "tgt"}, str(MHR), mhr_slice_graph.path, 9, workdir=tmp_path)
     items = plan.benchmark.items
     script = Script(target_right={i.question for k, i in enumerate(items) if k % 3 != 2})
     script.golds.update({i.question: i.gold for i in items})

@@ -83,9 +83,9 @@ class Extended(Helpful):
         return super().target(request)
 
 
-def test_validation_after_every_round_as_the_authors_eval_all_rounds(tmp_path, mhr_graph, monkeypatch):
+def test_validation_after_every_round_as_the_authors_eval_all_rounds(tmp_path, mhr_slice_graph, monkeypatch):
     monkeypatch.setattr("tests.test_validate.Helpful", Extended)
-    roles, result = make_run(tmp_path, mhr_graph, config=EvalConfig(rounds=2))
+    roles, result = make_run(tmp_path, mhr_slice_graph, config=EvalConfig(rounds=2))
     try:
         v = validate(result.folder, registry=roles.registry(), cache=False, all_rounds=True)
     finally:
@@ -98,7 +98,7 @@ def test_validation_after_every_round_as_the_authors_eval_all_rounds(tmp_path, m
     assert "after round 0: n 10" in render_validation(v)
 
 
-def test_the_authors_setting_batches_by_three_and_keeps_the_grading_tier(tmp_path, mhr_graph):
+def test_the_authors_setting_batches_by_three_and_keeps_the_grading_tier(tmp_path, mhr_slice_graph):
     """`setting=authors`: batches of 3 (evaluate_target.py `--bs 3`) and every extension round at the tier after
     grading (judge_agent.py `stage_interactive_extension` reads `current_difficulty` once, before the rounds). A
     target right on the base questions (hard after grading) and wrong on every extension question: ours (the
@@ -114,7 +114,7 @@ def test_the_authors_setting_batches_by_three_and_keeps_the_grading_tier(tmp_pat
     for setting, extra in (("authors", {}), ("ours", {"batch_size": 3})):
         config = EvalConfig(setting=setting, rounds=3, checker=CheckerConfig(judge_policy="off"), **extra)
         with Roles(Script(target_right=base)) as roles:
-            found[setting] = records(run(roles, tmp_path, mhr_graph, config, name=setting, limit=6).folder)
+            found[setting] = records(run(roles, tmp_path, mhr_slice_graph, config, name=setting, limit=6).folder)
     authors = found["authors"]
     assert sorted((r["batch"], r["stage"]) for r in authors if r["stage"] == "grading") == \
         [(0, "grading")] * 3 + [(1, "grading")] * 3

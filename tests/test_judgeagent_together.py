@@ -139,7 +139,7 @@ class Rounds(Script):
         return json.dumps(reply)
 
 
-def test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form(tmp_path, mhr_graph):
+def test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form(tmp_path, mhr_slice_graph):
     """The authors ask each extension question in the batch form too (`stage_interactive_extension`: a list of one,
     `_process_llm_answers`), and re-answer the batch in one prompt after each round's feedback (`--eval_all_rounds`).
     Seen to fail with the extension questions asked one plain call each (`ask` for them), and with `--all-rounds`
@@ -149,7 +149,7 @@ def test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form(tmp_pa
     config = EvalConfig(setting="authors", rounds=2, checker=CheckerConfig(judge_policy="off"))
     # a target wrong everywhere: under authors a batch answered all right gets no feedback (authors.py)
     with Roles(Rounds(target_right=False)) as roles:
-        result = run(roles, tmp_path, mhr_graph, config, limit=3)
+        result = run(roles, tmp_path, mhr_slice_graph, config, limit=3)
         asked = list(roles.target.bodies)
         validate(result.folder, registry=roles.registry(), cache=False, all_rounds=True, resamples=100)
         again = roles.target.bodies[len(asked):]

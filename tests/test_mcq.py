@@ -21,7 +21,7 @@ def surface_forms(graph):
     return {f for fs in forms for f in fs}
 
 
-@pytest.mark.parametrize("name, fixture", [("hotpotqa", "hotpot_graph"), ("multihop_rag", "mhr_graph")])
+@pytest.mark.parametrize("name, fixture", [("hotpotqa", "hotpot_graph"), ("multihop_rag", "mhr_slice_graph")])
 def test_every_converted_item_has_one_gold_and_distinct_options(name, fixture, request):
     graph = request.getfixturevalue(fixture)  # by name: the HotpotQA case need not wait for MultiHop-RAG's graph
     items, results = converted(graph, name)

@@ -269,6 +269,8 @@ def test_judgeagent_through_the_engine_gives_the_current_results(tmp_path):
         assert {r["protocol"] for r in records(folder)} == {"judgeagent"}
 
 
+# slow by hand: it needs the whole small split's graph (`mhr_graph`, ~100 CPU s to build), which no fast test takes (#47)
+@pytest.mark.slow
 def test_judgeagent_extension_rounds_give_the_results_of_the_code_before_the_port(tmp_path, mhr_graph):
     """The same 20 questions with the extension stage on (3 rounds a batch on MultiHop-RAG small's graph):
     tiers, sampled paths, generated questions and every verdict, then validation, as the code before the

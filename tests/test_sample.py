@@ -14,8 +14,8 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def sampler(mhr_graph, extractor, encoder):
-    return PathSampler(mhr_graph, extractor, encoder)
+def sampler(mhr_slice_graph, extractor, encoder):
+    return PathSampler(mhr_slice_graph, extractor, encoder)
 
 
 def test_same_seed_same_path_other_seeds_vary(sampler):
@@ -26,8 +26,8 @@ def test_same_seed_same_path_other_seeds_vary(sampler):
     assert len(paths) > 1
 
 
-def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_graph):
-    g = mhr_graph
+def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_slice_graph):
+    g = mhr_slice_graph
     for seed in range(10):
         path = sampler.sample(QUESTIONS, hops=4, seed=seed)
         assert path.question in QUESTIONS
@@ -42,7 +42,7 @@ def test_path_follows_links_and_chunks_belong_to_entities(sampler, mhr_graph):
         assert path.entities == [g.entity_names[e] for e in path.entity_ids]
 
 
-def test_path_starts_at_the_graph_node_of_its_seed_mention(sampler, mhr_graph, extractor):
+def test_path_starts_at_the_graph_node_of_its_seed_mention(sampler, mhr_slice_graph, extractor):
     question = "What did the Federal Reserve decide?"
     names = {m.surface: m.name for m in extractor.extract([question])[0]}
     for seed in range(4):
@@ -65,7 +65,7 @@ def test_stops_early_when_no_neighbour_is_left(tmp_path):
     assert "no unvisited neighbour" in path.stop_reason
 
 
-def test_empty_graph_and_bad_arguments(tmp_path, mhr_graph, sampler):
+def test_empty_graph_and_bad_arguments(tmp_path, mhr_slice_graph, sampler):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"doc_id": "a", "text": "It is 42."}\n')
     graph = build_graph(corpus)
@@ -76,16 +76,16 @@ def test_empty_graph_and_bad_arguments(tmp_path, mhr_graph, sampler):
         sampler.sample(QUESTIONS, hops=0)
 
 
-def test_mentions_read_ahead_give_the_same_paths(mhr_graph, extractor, encoder):
+def test_mentions_read_ahead_give_the_same_paths(mhr_slice_graph, extractor, encoder):
     """The online stage runs spaCy on another thread (`read_ahead`) for the questions its rounds' paths will
     start from (`drawn`): the paths must be those the sampler draws when it extracts the mentions itself."""
     seeds = range(4)
     starts = {QUESTIONS[PathSampler.drawn(len(QUESTIONS), seed)] for seed in seeds}
     assert len(starts) == 2  # these seeds start from both questions
-    ahead = PathSampler(mhr_graph, extractor, encoder)
+    ahead = PathSampler(mhr_slice_graph, extractor, encoder)
     ahead.read_ahead([*QUESTIONS, QUESTIONS[0]])
     ahead.extractor = _Refusing(extractor, "extract")  # sampling must use what was read ahead
-    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone = PathSampler(mhr_slice_graph, extractor, encoder)
     for seed in seeds:
         path = ahead.sample(QUESTIONS, hops=3, seed=seed)
         assert path == alone.sample(QUESTIONS, hops=3, seed=seed)
@@ -107,17 +107,17 @@ class _Refusing:
         return getattr(self._real, name)
 
 
-def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extractor, encoder):
+def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_slice_graph, extractor, encoder):
     """Next week's run on the same questions (or a resumed one) reads the questions' vectors and mentions
     from the cache folder: the same paths, and neither spaCy nor the encoder runs again."""
     from judgeagent.features import FeatureStore
 
     store = FeatureStore(tmp_path)
-    first = PathSampler(mhr_graph, extractor, encoder, store=store)
+    first = PathSampler(mhr_slice_graph, extractor, encoder, store=store)
     paths = [first.sample(QUESTIONS, hops=3, seed=s) for s in range(2)]
     assert len(store) >= 2 and (tmp_path / "features.sqlite").is_file()
     store.close()
-    again = PathSampler(mhr_graph, _Refusing(extractor, "extract"), _Refusing(encoder, "encode"),
+    again = PathSampler(mhr_slice_graph, _Refusing(extractor, "extract"), _Refusing(encoder, "encode"),
                         store=FeatureStore(tmp_path))
     assert [again.sample(QUESTIONS, hops=3, seed=s) for s in range(2)] == paths
     # Mentions are kept per text (spaCy reads a text alike in any list): a resumed run reads other groups.
@@ -127,22 +127,22 @@ def test_vectors_and_mentions_are_kept_across_runs(tmp_path, mhr_graph, extracto
         again.sample([QUESTIONS[0], "Which bank raised its interest rates?"], hops=3, seed=0)
 
 
-def test_a_texts_vector_alone_is_kept_across_runs(tmp_path, mhr_graph, extractor, encoder):
+def test_a_texts_vector_alone_is_kept_across_runs(tmp_path, mhr_slice_graph, extractor, encoder):
     """Calibration's near misses encode each gold alone: the next run reads those bytes from the store."""
     from judgeagent.features import FeatureStore
 
-    first = PathSampler(mhr_graph, extractor, encoder, store=FeatureStore(tmp_path))
+    first = PathSampler(mhr_slice_graph, extractor, encoder, store=FeatureStore(tmp_path))
     vector = first.vector("the Federal Reserve")
     first.store.close()
     assert np.array_equal(vector, encoder.encode(["the Federal Reserve"])[0])
-    again = PathSampler(mhr_graph, extractor, _Refusing(encoder, "encode"), store=FeatureStore(tmp_path))
+    again = PathSampler(mhr_slice_graph, extractor, _Refusing(encoder, "encode"), store=FeatureStore(tmp_path))
     assert np.array_equal(again.vector("the Federal Reserve"), vector)
     with pytest.raises(AssertionError, match="ran although"):
         again.vector("the Bank of England")
     again.store.close()
 
 
-def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_path, mhr_graph, extractor, encoder):
+def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_path, mhr_slice_graph, extractor, encoder):
     """A local model folder retrained in place keeps its name: the store keys vectors on what the weights make of
     a fixed text too, so the changed model computes its own vectors instead of reading the old model's."""
     import torch
@@ -150,14 +150,14 @@ def test_changed_weights_under_the_same_name_are_not_served_stored_vectors(tmp_p
     from judgeagent.embedding import Encoder
     from judgeagent.features import FeatureStore
 
-    first = PathSampler(mhr_graph, extractor, encoder, store=FeatureStore(tmp_path))
+    first = PathSampler(mhr_slice_graph, extractor, encoder, store=FeatureStore(tmp_path))
     first.sample(QUESTIONS, hops=3, seed=0)
     first.store.close()
     changed = Encoder()
     with torch.no_grad():
         next(changed.model.parameters()).mul_(1.01)
     assert changed.fingerprint != encoder.fingerprint
-    again = PathSampler(mhr_graph, extractor, changed, store=FeatureStore(tmp_path))
+    again = PathSampler(mhr_slice_graph, extractor, changed, store=FeatureStore(tmp_path))
     vectors = again._fresh(list(QUESTIONS))  # the list the first sampler stored
     again.store.close()
     assert np.array_equal(vectors, changed.encode(list(QUESTIONS)))
@@ -253,12 +253,12 @@ class _Slow:
         return getattr(self._real, name)
 
 
-def test_a_batch_encoded_ahead_on_another_thread_is_encoded_once_with_the_same_paths(mhr_graph, extractor, encoder):
+def test_a_batch_encoded_ahead_on_another_thread_is_encoded_once_with_the_same_paths(mhr_slice_graph, extractor, encoder):
     """The online stage's reader encodes batches the sampler's thread has not reached (`encode_ahead`, issue 31): a
     sample of a batch being encoded waits for it instead of encoding it again, and the paths are those of a
     sampler that encodes itself."""
     slow = _Slow(encoder)
-    ahead = PathSampler(mhr_graph, extractor, slow)
+    ahead = PathSampler(mhr_slice_graph, extractor, slow)
     with ThreadPoolExecutor(1) as reader:
         preparing = reader.submit(ahead.encode_ahead, QUESTIONS)
         time.sleep(0.1)  # the reader is inside its encode
@@ -266,20 +266,20 @@ def test_a_batch_encoded_ahead_on_another_thread_is_encoded_once_with_the_same_p
         preparing.result()
     assert [slow.texts.count(q) for q in QUESTIONS] == [1, 1]  # one encode of the batch, by the reader
     encoded = len(slow.texts)  # and the mentions the graph has no node for
-    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone = PathSampler(mhr_slice_graph, extractor, encoder)
     assert path == alone.sample(QUESTIONS, hops=3, seed=0)
     assert ahead.relevance(QUESTIONS, path.chunk_ids) == alone.relevance(QUESTIONS, path.chunk_ids)
     assert len(slow.texts) == encoded  # the record's relevance reads the batch's vectors too
 
 
-def test_a_batch_whose_encode_ahead_failed_is_encoded_by_its_sample(mhr_graph, extractor, encoder):
+def test_a_batch_whose_encode_ahead_failed_is_encoded_by_its_sample(mhr_slice_graph, extractor, encoder):
     failing = _Slow(encoder)
     failing.encode = lambda texts, *a, **k: (_ for _ in ()).throw(MemoryError("out of memory"))
-    sampler = PathSampler(mhr_graph, extractor, failing)
+    sampler = PathSampler(mhr_slice_graph, extractor, failing)
     with pytest.raises(MemoryError):
         sampler.encode_ahead(QUESTIONS)
     sampler.encoder = encoder
-    assert sampler.sample(QUESTIONS, hops=3, seed=0) == PathSampler(mhr_graph, extractor, encoder).sample(
+    assert sampler.sample(QUESTIONS, hops=3, seed=0) == PathSampler(mhr_slice_graph, extractor, encoder).sample(
         QUESTIONS, hops=3, seed=0)
 
 
@@ -305,16 +305,16 @@ class _WaitsForRanking:
         return getattr(self._real, name)
 
 
-def test_a_first_path_ranks_its_chunks_while_its_mentions_are_encoded(mhr_graph, extractor, encoder):
+def test_a_first_path_ranks_its_chunks_while_its_mentions_are_encoded(mhr_slice_graph, extractor, encoder):
     """Issue 50: on a first path the reading thread runs spaCy then encodes the mentions the graph has no node for,
     while the sampling thread encodes the question; the entities' best chunks (which need only the question's
     vector and spaCy's mentions) are ranked by the sampling thread before the mentions' encode ends, and the path
     is the one a sampler reading on one thread draws."""
     waiting = _WaitsForRanking(encoder, QUESTIONS[0])
-    sampler = waiting.sampler = PathSampler(mhr_graph, extractor, waiting)
+    sampler = waiting.sampler = PathSampler(mhr_slice_graph, extractor, waiting)
     path = sampler.sample([QUESTIONS[0]], hops=3, seed=0)
     assert waiting.ranked_first == [True]  # one encode of mentions, after the ranking
-    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone = PathSampler(mhr_slice_graph, extractor, encoder)
     alone.read_ahead([QUESTIONS[0]])  # read before: no reading thread
     assert path == alone.sample([QUESTIONS[0]], hops=3, seed=0)
 
@@ -325,18 +325,18 @@ class _WaitsForPool(_WaitsForRanking):
     waits_for = "_pools"
 
 
-def test_a_first_path_makes_its_pool_while_its_mentions_are_encoded(mhr_graph, extractor, encoder):
+def test_a_first_path_makes_its_pool_while_its_mentions_are_encoded(mhr_slice_graph, extractor, encoder):
     """Issue 50: while the reading thread encodes the mentions without a node, the sampling thread makes the pool
     of the seed the path will draw from the seeds with a node (`_seed`'s draw with the path's seed); the path
     then draws from that pool (no pool made after the reading) and is the one a sampler reading on one thread
     draws. QUESTIONS[1] has a seed with a node ("Betashares") and one without ("superannuation business")."""
     question = QUESTIONS[1]
-    alone = PathSampler(mhr_graph, extractor, encoder)
+    alone = PathSampler(mhr_slice_graph, extractor, encoder)
     alone.read_ahead([question])
     drawn = {s: alone.sample([question], hops=3, seed=s) for s in range(8)}
     seed = next(s for s, p in drawn.items() if p.seed == "Betashares")
     waiting = _WaitsForPool(encoder, question)
-    sampler = waiting.sampler = PathSampler(mhr_graph, extractor, waiting)
+    sampler = waiting.sampler = PathSampler(mhr_slice_graph, extractor, waiting)
     made_after = []
     pool_of = sampler._pool_of
     sampler._pool_of = lambda *a, **k: made_after.append(a[2].entity) or pool_of(*a, **k)

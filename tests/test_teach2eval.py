@@ -255,8 +255,8 @@ def test_the_teacher_is_the_target_and_students_default_to_the_embedded_model(ca
         " (default: local)" in " ".join(out.split())
 
 
-def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph, tmp_path):
-    """MultiHop-RAG small with its graph: free-text items get graph-built options, checked, recorded."""
+def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_slice_graph, tmp_path):
+    """MultiHop-RAG small with a graph of its articles (the slice): free-text items get graph-built options, checked, recorded."""
     from judgeagent.benchmark import load_benchmark
 
     free = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=6)
@@ -270,7 +270,7 @@ def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph,
         return "Correctness of the latest solution: Wrong\nGuidance: compare the sources again."
 
     ms = {"teacher": FunctionModel(any_teacher, "t"), "students.1": FunctionModel(any_student, "s")}
-    result = run_protocol("teach2eval", free, mhr_graph, models=ms, config={"turns": 1, "resamples": 100},
+    result = run_protocol("teach2eval", free, mhr_slice_graph, models=ms, config={"turns": 1, "resamples": 100},
                           run_dir=tmp_path / "run", cache=False)
     manifest = json.loads((result.folder / "manifest.json").read_text())
     conversion = manifest["mcq"]
@@ -286,9 +286,9 @@ def test_free_text_items_are_taught_as_multiple_choice_from_the_graph(mhr_graph,
     from judgeagent.protocols.teach2eval.config import Teach2EvalConfig
     from judgeagent.protocols.teach2eval.items import as_choice
 
-    other = as_choice(free, mhr_graph, Teach2EvalConfig(seed=1)).items
+    other = as_choice(free, mhr_slice_graph, Teach2EvalConfig(seed=1)).items
     assert {i.qid: i.options for i in other} != {q: r["options"] for q, r in rows(result.folder).items()}
-    again = run_protocol("teach2eval", free, mhr_graph, models=ms, config={"turns": 1, "resamples": 100},
+    again = run_protocol("teach2eval", free, mhr_slice_graph, models=ms, config={"turns": 1, "resamples": 100},
                          run_dir=tmp_path / "run", cache=False)
     assert again.resumed and not again.usage
 

@@ -40,8 +40,8 @@ def make_run(tmp_path, graph, name="run", config=EvalConfig(rounds=1), target="t
     return roles, result
 
 
-def test_validate_numbers_match_the_rows_and_rerun_is_free(tmp_path, mhr_graph):
-    roles, result = make_run(tmp_path, mhr_graph)
+def test_validate_numbers_match_the_rows_and_rerun_is_free(tmp_path, mhr_slice_graph):
+    roles, result = make_run(tmp_path, mhr_slice_graph)
     try:
         v = validate(result.folder, registry=roles.registry(), cache=False)
         calls = roles.calls()
@@ -63,8 +63,8 @@ def test_validate_numbers_match_the_rows_and_rerun_is_free(tmp_path, mhr_graph):
     assert set(v["by_question_type"]) <= {"inference_query", "comparison_query", "temporal_query", "null_query"}
 
 
-def test_holdout_is_kept_from_feedback_and_reported(tmp_path, mhr_graph):
-    roles, result = make_run(tmp_path, mhr_graph, config=EvalConfig(rounds=0, holdout=0.4))
+def test_holdout_is_kept_from_feedback_and_reported(tmp_path, mhr_slice_graph):
+    roles, result = make_run(tmp_path, mhr_slice_graph, config=EvalConfig(rounds=0, holdout=0.4))
     try:
         prompts = [b["messages"][0]["content"] for b in roles.interviewer.bodies
                    if "how a model answered" in b["messages"][0]["content"]]
@@ -98,11 +98,11 @@ def assert_validate_is_held_to_the_runs_models(folder):
         elsewhere.__exit__(None, None, None)
 
 
-def test_report_export_and_compare(tmp_path, mhr_graph, capsys):
-    roles, a = make_run(tmp_path, mhr_graph, name="a")
+def test_report_export_and_compare(tmp_path, mhr_slice_graph, capsys):
+    roles, a = make_run(tmp_path, mhr_slice_graph, name="a")
     others = None
     try:
-        others, b = make_run(tmp_path, mhr_graph, name="b", config=EvalConfig(rounds=1, extension=False))
+        others, b = make_run(tmp_path, mhr_slice_graph, name="b", config=EvalConfig(rounds=1, extension=False))
         for servers, run in ((roles, a), (others, b)):  # each run validated by its own servers (held to them)
             validate(run.folder, registry=servers.registry(), cache=False)
     finally:
@@ -160,7 +160,7 @@ class Scrambler(Script):
         return " ".join(reversed(gold.split())) + " perhaps maybe"
 
 
-def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
+def test_validate_grades_with_the_runs_checker(tmp_path, mhr_slice_graph):
     from judgeagent.config import CheckerConfig
 
     script = Scrambler()
@@ -169,7 +169,7 @@ def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
         script.golds[item.question] = item.gold
     config = EvalConfig(rounds=0, checker=CheckerConfig(f1_threshold=0.6, judge_policy="off"))
     with Roles(script) as roles:
-        result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+        result = evaluate(bench, mhr_slice_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False)
         validate(result.folder, registry=roles.registry(), cache=False)
     manifest = json.loads((result.folder / "manifest.json").read_text())
@@ -180,7 +180,7 @@ def test_validate_grades_with_the_runs_checker(tmp_path, mhr_graph):
     assert all(row["before"] == records[row["qid"]]["correct"] for row in rows)  # same answer, same verdict
 
 
-def test_a_run_written_without_the_learned_step_validates_and_reports_without_it(tmp_path, mhr_graph):
+def test_a_run_written_without_the_learned_step_validates_and_reports_without_it(tmp_path, mhr_slice_graph):
     """#46 made the learned step the default: a JudgeAgent run folder written the old way (no `equivalence` in its
     manifest, as every run before #46 and `--equivalence-weights none` write it) still validates, reports and
     resumes, and grades without the step: its undecided answers stay `undecided` (the step would decide them)."""
@@ -194,12 +194,12 @@ def test_a_run_written_without_the_learned_step_validates_and_reports_without_it
         script.golds[item.question] = item.gold
     config = EvalConfig(rounds=0, checker=CheckerConfig(judge_policy="off"))
     with Roles(script) as roles:
-        result = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+        result = evaluate(bench, mhr_slice_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                           registry=roles.registry(), cache=False, equivalence_weights="none")
         manifest = json.loads((result.folder / "manifest.json").read_text())
         assert "equivalence" not in manifest
         validate(result.folder, registry=roles.registry(), cache=False)
-        again = evaluate(bench, mhr_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
+        again = evaluate(bench, mhr_slice_graph, "tgt", interviewer="int", config=config, run_dir=tmp_path / "run",
                          registry=roles.registry(), cache=False)  # no weights named: the run's own, none
     assert again.resumed and json.loads((result.folder / "manifest.json").read_text())["config_id"] == \
         manifest["config_id"]

@@ -151,18 +151,20 @@ def test_calibration_recovers_level_difficulties():
 
 
 # --- the exact target on a real graph ---------------------------------------------------------------
-def test_select_documents_takes_whole_topics_to_the_share(mhr_graph):
-    known = select_documents(mhr_graph, 0.5, seed=1)
-    assert len(known.doc_ids) == round(0.5 * len(mhr_graph.doc_ids))
+def test_select_documents_takes_whole_topics_to_the_share(mhr_slice_graph):
+    known = select_documents(mhr_slice_graph, 0.5, seed=1)
+    assert len(known.doc_ids) == round(0.5 * len(mhr_slice_graph.doc_ids))
     topics = {}
     for doc, topic in known.topics.items():
         topics.setdefault(topic, []).append(doc in known.doc_ids)
     partial = [t for t, flags in topics.items() if 0 < sum(flags) < len(flags)]
     assert len(partial) <= 1  # whole topics, but for the one cut to hit the share
-    assert select_documents(mhr_graph, 0.5, seed=1) == known
-    assert select_documents(mhr_graph, 0.5, seed=2).doc_ids != known.doc_ids
+    assert select_documents(mhr_slice_graph, 0.5, seed=1) == known
+    assert select_documents(mhr_slice_graph, 0.5, seed=2).doc_ids != known.doc_ids
 
 
+# slow by hand: it needs the whole small split's graph (`mhr_graph`, ~100 CPU s to build), which no fast test takes (#47)
+@pytest.mark.slow
 def test_exact_target_answers_exactly_its_documents(mhr_graph):
     from judgeagent.protocols.judgeagent.cloze import cloze_questions
     from judgeagent.protocols.judgeagent.prompts import answer_messages
@@ -182,21 +184,21 @@ def test_exact_target_answers_exactly_its_documents(mhr_graph):
     assert right[False] == 0
 
 
-def test_exact_target_answers_other_questions_from_known_chunks_only(mhr_graph):
+def test_exact_target_answers_other_questions_from_known_chunks_only(mhr_slice_graph):
     from judgeagent.protocols.judgeagent.prompts import answer_messages
 
-    chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
-    row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)
+    chunk_docs = mhr_slice_graph.tables["chunks"].column("doc_id").to_pylist()
+    row = next(i for i, t in enumerate(mhr_slice_graph.chunk_texts) if "Betashares" in t)
     doc = chunk_docs[row]
     question = "Which ETF provider, managing $30 billion in funds, agreed to acquire a superannuation business?"
-    knowing = ExactTarget(mhr_graph, [doc])
+    knowing = ExactTarget(mhr_slice_graph, [doc])
     assert knowing.reply(answer_messages(question)) == "Betashares"
     others = [d for d in dict.fromkeys(chunk_docs) if d != doc][:5]
-    assert ExactTarget(mhr_graph, others, encoder=knowing.encoder).reply(answer_messages(question)) != "Betashares"
-    assert ExactTarget(mhr_graph, []).reply(answer_messages(question)) == "I don't know."
+    assert ExactTarget(mhr_slice_graph, others, encoder=knowing.encoder).reply(answer_messages(question)) != "Betashares"
+    assert ExactTarget(mhr_slice_graph, []).reply(answer_messages(question)) == "I don't know."
 
 
-def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
+def test_planted_gap_run_end_to_end(mhr_slice_graph, tmp_path):
     """A real interview (real sampler, cloze, client, run folder) of the exact target by the scripted
     interviewer: extension questions on known documents are right, on unknown ones wrong, and the
     weak documents the run names are mostly unknown ones."""
@@ -208,14 +210,14 @@ def test_planted_gap_run_end_to_end(mhr_graph, tmp_path):
     from .conftest import DATA
 
     bench = load_benchmark(DATA / "multihop_rag" / "small.questions.jsonl", limit=20)
-    known = select_documents(mhr_graph, 0.5, seed=0)
-    target = ExactTarget(mhr_graph, known)
+    known = select_documents(mhr_slice_graph, 0.5, seed=0)
+    target = ExactTarget(mhr_slice_graph, known)
     config = EvalConfig(checker=CheckerConfig(judge_policy="off"), rounds=3, questions_per_round=2)
     with serve_roles({"target": chat_reply(target), "interviewer": ScriptedInterviewer()}) as registry:
-        evaluate(bench, mhr_graph, "target", interviewer="interviewer", judge="interviewer", config=config,
+        evaluate(bench, mhr_slice_graph, "target", interviewer="interviewer", judge="interviewer", config=config,
                  run_dir=tmp_path / "run", registry=registry, cache=False)
     records = read_records(tmp_path / "run")
-    chunk_docs = dict(zip(mhr_graph.chunk_ids, mhr_graph.tables["chunks"].column("doc_id").to_pylist()))
+    chunk_docs = dict(zip(mhr_slice_graph.chunk_ids, mhr_slice_graph.tables["chunks"].column("doc_id").to_pylist()))
     single = [r for r in records if r.stage == "extension" and len({chunk_docs[c] for c in r.chunk_ids}) == 1]
     for r in single:  # a cloze question is right exactly when its path's document is known
         is_known = chunk_docs[r.chunk_ids[0]] in known.doc_ids
@@ -249,22 +251,22 @@ def test_most_informative_level_follows_the_ability():
     assert most_informative(Ability(1.7, 0.5, 10)) == "hard"
 
 
-def test_rag_target_prompts_with_known_chunks_only(mhr_graph):
+def test_rag_target_prompts_with_known_chunks_only(mhr_slice_graph):
     """The realistic target puts the known chunks nearest the question before it, and nothing else."""
     from judgeagent.models.testserver import FakeServer
     from judgeagent.protocols.judgeagent.prompts import answer_messages
     from judgeagent.protocols.judgeagent.validity.rag import RagTarget
 
-    chunk_docs = mhr_graph.tables["chunks"].column("doc_id").to_pylist()
-    row = next(i for i, t in enumerate(mhr_graph.chunk_texts) if "Betashares" in t)
+    chunk_docs = mhr_slice_graph.tables["chunks"].column("doc_id").to_pylist()
+    row = next(i for i, t in enumerate(mhr_slice_graph.chunk_texts) if "Betashares" in t)
     question = "Which ETF provider, managing $30 billion in funds, agreed to acquire a superannuation business?"
     seen: list[str] = []
     with FakeServer(reply=lambda request: seen.append(request["messages"][-1]["content"]) or "Betashares") as server:
-        knows = select_documents(mhr_graph, 0.0, 0)
+        knows = select_documents(mhr_slice_graph, 0.0, 0)
         knows = type(knows)(frozenset({chunk_docs[row]}), knows.topics, 0.0)
-        assert RagTarget(mhr_graph, knows, server.base_url, "m", k=2).reply(answer_messages(question)) == "Betashares"
+        assert RagTarget(mhr_slice_graph, knows, server.base_url, "m", k=2).reply(answer_messages(question)) == "Betashares"
         others = type(knows)(frozenset(d for d in chunk_docs if d != chunk_docs[row]), knows.topics, 0.0)
-        RagTarget(mhr_graph, others, server.base_url, "m", k=2).reply(answer_messages(question))
-    assert mhr_graph.chunk_texts[row] in seen[0] and seen[0].endswith(f"Question: {question}")
-    doc_chunks = [t for t, d in zip(mhr_graph.chunk_texts, chunk_docs) if d == chunk_docs[row]]
+        RagTarget(mhr_slice_graph, others, server.base_url, "m", k=2).reply(answer_messages(question))
+    assert mhr_slice_graph.chunk_texts[row] in seen[0] and seen[0].endswith(f"Question: {question}")
+    doc_chunks = [t for t, d in zip(mhr_slice_graph.chunk_texts, chunk_docs) if d == chunk_docs[row]]
     assert seen[1].count("\n---\n") == 1 and not any(t in seen[1] for t in doc_chunks)
