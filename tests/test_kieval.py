@@ -212,6 +212,9 @@ def test_kieval_end_to_end(tmp_path):
     report = (result.folder / "report.md").read_text()
     assert "| accuracy |" in report and "off_topic" in report and "The best conversation (q-strong)" in report
     assert "The worst conversation" in report and "█" in report
+    # the judge's calibration is the report's last section: with `judge_policy=off`, none was run, and it says why
+    assert report[report.index("## Judge calibration"):report.index("## Usage")] == (
+        "## Judge calibration\n\nJudge calibration: not run (judge policy off: deterministic rules only).\n\n")
     manifest = json.loads((result.folder / "manifest.json").read_text())
     assert set(manifest["models"]) == {"candidate", "interactor", "evaluator"}
     assert manifest["models"]["evaluator"]["name"] == "eval" and s["evaluator"] == "eval"

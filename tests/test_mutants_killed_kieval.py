@@ -40,8 +40,9 @@ def test_the_report_sections_carry_every_figure_of_a_summary_computed_by_hand():
     assert s["kieval"]["overall"] == pytest.approx((1.0 + 0.1 + c_score) / 3)
     titles = [x.title for x in sections(s)]
     assert titles == ["KIEval scores", "Verification and early stops", "The best conversation (a)",
-                      "The median conversation (c)", "The worst conversation (b)"]
-    scores, stops, best, median, worst = (x.body for x in sections(s))
+                      "The median conversation (c)", "The worst conversation (b)", "Judge calibration"]
+    scores, stops, best, median, worst, calibration = (x.body for x in sections(s))
+    assert calibration == "Judge calibration: not recorded (a run made before calibration existed)."
     assert scores.splitlines()[0] == ("3 conversations scored (of 3 verified items; 6 items in all), at most 2 "
                                       "rounds each. " + scoring_note(s))
     overall = 100 * (1.0 + 0.1 + 0.7) / 3
@@ -78,7 +79,7 @@ def test_unvetted_scores_say_so_first_and_an_empty_run_shows_dashes():
     assert "- benchmark accuracy on the same items: -" in body
     stops = sections(empty)[1].body
     assert stops.splitlines()[-1] == "Early stops: 0 of 0 conversations." and "| reason |" not in stops
-    assert [x.title for x in sections(empty)] == ["KIEval scores", "Verification and early stops"]
+    assert [x.title for x in sections(empty)] == ["KIEval scores", "Verification and early stops", "Judge calibration"]
 
 
 def test_examples_show_each_conversation_once_ranked_by_overall():

@@ -513,6 +513,12 @@ def test_hard_probes_ask_the_judge_plausible_wrong_answers_and_bound_its_false_p
     from judgeagent.grading.hard_negatives import hard_fpr
 
     plain, hard = calibration({}, "plain"), calibration({"hard_probes": True}, "hard")
+    # the Interviewer's report says what the probes bound (its last section), as JudgeAgent's does
+    report = (tmp_path / "hard" / "report.md").read_text()
+    section = report[report.index("## Judge calibration"):report.index("## Usage")]
+    assert "Judge calibration on 8 pairs built from the benchmark (policy `calibrated`): accuracy 50.0% [22, 78]" in section
+    assert ("Hard negatives (other_option, same_kind): 4 of 4 accepted, so at most 100% of wrong replies like them "
+            "are accepted (95% Wilson upper bound).") in section
     assert "same_kind" not in plain["by_kind"] and plain["by_kind"]["other_gold"]["n"] == 3
     assert hard["by_kind"]["same_kind"] == {"n": 3, "right": 0} and "other_gold" not in hard["by_kind"]
     assert not hard["passed"] and not plain["passed"]  # stopped after 8 pairs: it could no longer pass

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, cast
 
 from ...metrics import bootstrap, mcnemar_exact
+from ...report.calibration import calibration_line
 from ...report.mdtext import md_lines, md_text
 from ..base import Section
 from .rows import ErrorExample, Errors, ItemRow, MeanScore, Probe, Scoring, Summary
@@ -106,7 +107,8 @@ def sections(summary: Summary) -> list[Section]:
     return [Section("Performance scores", _scores(summary)), Section("Error types and examples", _error_text(summary)),
             Section("Contamination probe", _probe_text(summary["probe"])),
             Section("Query modification", _modification_text(summary)),
-            Section("Summary by the interviewer", "\n".join(md_lines(summary.get("interviewer_summary") or "(not written)")))]
+            Section("Summary by the interviewer", "\n".join(md_lines(summary.get("interviewer_summary") or "(not written)"))),
+            Section("Judge calibration", calibration_line(cast(dict[str, Any] | None, summary.get("judge_calibration"))))]
 
 
 def _modification_text(s: Summary) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from statistics import mean
+from typing import Any, cast
 
 from ...metrics import mean_interval
+from ...report.calibration import calibration_line
 from ...report.mdtext import md_quote, md_text
 from ..base import Section
 from .rows import DialogueRow, EvaluationDump, Example, Summary
@@ -112,7 +114,9 @@ def sections(summary: Summary) -> list[Section]:
     out = [Section("KIEval scores", scores), Section("Verification and early stops", _stops(summary))]
     for name, conv in summary["examples"].items():
         out.append(Section(f"The {name} conversation ({md_text(conv['qid'])})", _conversation(conv)))
-    return out
+    # Last: what the evaluator's verdicts on the benchmark answers rest on (its calibration, with the hard probes' bound)
+    return [*out, Section("Judge calibration",
+                          calibration_line(cast(dict[str, Any] | None, summary.get("judge_calibration"))))]
 
 
 def _scores(s: Summary) -> str:

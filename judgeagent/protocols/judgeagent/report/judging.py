@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ....grading.hard_negatives import HARD_KINDS, hard_fpr
 from ....grading.verdict import METHODS
+from ....report.calibration import calibration_line
 from ....report.mdtext import md_cell
 from ....runs import Manifest
 from ..records import QuestionRecord
@@ -48,7 +48,7 @@ def judging(records: list[QuestionRecord], manifest: Manifest) -> Judging:
 def judging_markdown(j: Judging) -> list[str]:
     out = ["## How answers were judged", "", "| method | verdicts | meaning |", "|---|---|---|"]
     out += [f"| {m} | {n} | {METHODS.get(m, '')} |" for m, n in j.methods.items()]
-    out += ["", _calibration_line(j.calibration), ""]
+    out += ["", calibration_line(j.calibration), ""]
     if j.learned:
         w = j.learned
         state = "on" if w.get("used") else "off"
@@ -65,32 +65,3 @@ def judging_markdown(j: Judging) -> list[str]:
         cells = [r.question, r.gold, r.answer.strip(), "correct" if r.correct else "wrong", r.verdict.reason]
         out.append("| " + " | ".join(md_cell(c, 200) for c in cells) + " |")
     return out
-
-
-def _calibration_line(c: dict[str, Any] | None) -> str:
-    if not c:
-        return "Judge calibration: not recorded (a run made before calibration existed)."
-    if not c["pairs"]:
-        return f"Judge calibration: not run ({c['note']})."
-    iv = c["intervals"]
-
-    def rate(key: str) -> str:
-        value, bounds = c[key], iv.get(key) or []
-        ci = f" [{100 * bounds[0]:.0f}, {100 * bounds[1]:.0f}]" if bounds else ""
-        return "-" if value is None else f"{100 * value:.1f}%{ci}"
-
-    return (f"Judge calibration on {c['pairs']} pairs built from the benchmark (policy `{c['policy']}`): accuracy "
-            f"{rate('accuracy')}, false-positive rate {rate('fpr')}, false-negative rate {rate('fnr')} (95% Wilson "
-            f"intervals; {c['failures']} unusable replies). **{c['note']}.** {_hard_line(c)}")
-
-
-def _hard_line(c: dict[str, Any]) -> str:
-    """What the calibration bounds: the judge's false-positive rate on its hard negative probes, with the interval
-    whose upper end bounds it on wrong replies no harder than them; or that it had none."""
-    bound = hard_fpr(c.get("by_kind") or {})
-    if not bound.probes:
-        return ("Its wrong answers were all easy ones (other items' golds): they bound no false-positive rate on "
-                "plausible wrong replies.")
-    kinds = ", ".join(sorted(k for k in (c.get("by_kind") or {}) if k in HARD_KINDS))
-    return (f"Hard negatives ({kinds}): {bound.accepted} of {bound.probes} accepted, so at most "
-            f"{100 * bound.interval[1]:.0f}% of wrong replies like them are accepted (95% Wilson upper bound).")
