@@ -67,6 +67,12 @@ _HELPER_TESTS = [_TEXT + name for name in (
 _FORMS_TESTS = ["tests/test_mutants_killed_forms.py", "tests/test_mutants_killed_rules.py",
                 "tests/test_answer_rules.py", "tests/test_mutants_killed_numbers.py", *_HELPER_TESTS]
 
+_REPORT_RUNS = [
+    "tests/test_validate.py::test_report_export_and_compare", "tests/test_validate.py::test_bad_run_folders",
+    "tests/test_validate.py::test_a_run_written_without_the_learned_step_validates_and_reports_without_it",
+    "tests/test_evaluate.py::test_dense_paths_are_a_second_baseline_and_the_report_compares_relevance",
+    "tests/test_validity.py::test_planted_gap_run_end_to_end"]
+
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
@@ -251,6 +257,15 @@ TARGETS: dict[str, list[str]] = {
         "seats_follow_the_seed_and_the_repetition_apart_and_every_cast_of_an_asymmetric_task")] + [
         "tests/test_dynaeval.py::test_seats_are_shuffled_per_repetition_with_the_seed",
         "tests/test_dynaeval.py::test_the_stopping_rule_on_known_noise"],
+    # JudgeAgent's report package (#47: never run before stop 60): the report's parts by hand first, then the runs whose
+    # report.md and report.html are read (on the slice graph: set JUDGEAGENT_TEST_GRAPH_CACHE so it is built once)
+    "judgeagent/protocols/judgeagent/report/judging.py": [
+        "tests/test_hard_bound_report.py", "tests/test_learned_run.py::test_the_report_shows_the_learned_row_and_the_weights",
+        "tests/test_judging_e2e.py::test_the_demo_run_rests_only_on_a_calibrated_judge", *_REPORT_RUNS],
+    "judgeagent/protocols/judgeagent/report/gaps.py": [
+        "tests/test_specificity.py::test_demo_seeds_cloze_golds_and_gap_rows_are_specific", *_REPORT_RUNS],
+    "judgeagent/protocols/judgeagent/report/build.py": _REPORT_RUNS,
+    "judgeagent/protocols/judgeagent/report/checked.py": _REPORT_RUNS,
 }
 
 EQUIVALENT: dict[str, str] = {
