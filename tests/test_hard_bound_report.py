@@ -29,3 +29,29 @@ def test_the_report_gives_the_bound_of_the_hard_negatives():
 def test_the_report_says_when_no_probe_was_hard():
     text = _report({"restated": {"n": 20, "right": 20}, "other_gold": {"n": 20, "right": 20}})
     assert "bound no false-positive rate on plausible wrong replies" in text and "Hard negatives (" not in text
+
+
+def _record(n, method):
+    from judgeagent.protocols.judgeagent.records import JudgedAs, QuestionRecord
+
+    return QuestionRecord(f"r{n}", 0, "grading", 0, f"q{n}", None, f"Question {n}?", "gold", "answer", True,
+                          JudgedAs(method), 1.0)
+
+
+def test_the_sections_data_counts_shaky_verdicts_and_spot_checks_only_the_judges_by_hand():
+    """`judging`: undecided verdicts always rest on no decision; the judge's rest on an uncalibrated one when it was used
+    without passing (trust, or a failed calibration), not when it passed; the spot-checks are drawn from the judge's
+    verdicts (decided or failed) only (#47: both survived a mutation sample)."""
+    from judgeagent.protocols.judgeagent.report.judging import judging
+
+    records = [_record(1, "exact"), _record(2, "judge"), _record(3, "judge"), _record(4, "judge_failed"),
+               _record(5, "undecided"), _record(6, "f1")]
+    trusted = {"used": True, "passed": False, "pairs": 0}
+    passed = {"used": True, "passed": True, "pairs": 20}
+    j = judging(records, {"judge_calibration": trusted, "config": {"seed": 3}})
+    assert (j.shaky, j.total) == (1 + 2, 6) and j.methods == {"judge": 2, "exact": 1, "judge_failed": 1,
+                                                              "undecided": 1, "f1": 1}
+    assert sorted(r.record_id for r in j.sample) == ["r2", "r3", "r4"]
+    assert judging(records, {"judge_calibration": passed}).shaky == 1
+    assert judging(records, {"judge_calibration": {**trusted, "used": False}}).shaky == 1
+    assert judging(records, {}).shaky == 1 and judging(records, {}).calibration is None
