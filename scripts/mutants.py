@@ -68,7 +68,7 @@ _FORMS_TESTS = ["tests/test_mutants_killed_forms.py", "tests/test_mutants_killed
                 "tests/test_answer_rules.py", "tests/test_mutants_killed_numbers.py", *_HELPER_TESTS]
 
 _REPORT_RUNS = [
-    "tests/test_validate.py::test_report_export_and_compare", "tests/test_validate.py::test_bad_run_folders",
+    "tests/test_mutants_killed_s60_report.py", "tests/test_validate.py::test_report_export_and_compare", "tests/test_validate.py::test_bad_run_folders",
     "tests/test_validate.py::test_a_run_written_without_the_learned_step_validates_and_reports_without_it",
     "tests/test_evaluate.py::test_dense_paths_are_a_second_baseline_and_the_report_compares_relevance",
     "tests/test_validity.py::test_planted_gap_run_end_to_end"]
@@ -260,7 +260,7 @@ TARGETS: dict[str, list[str]] = {
     # JudgeAgent's report package (#47: never run before stop 60): the report's parts by hand first, then the runs whose
     # report.md and report.html are read (on the slice graph: set JUDGEAGENT_TEST_GRAPH_CACHE so it is built once)
     "judgeagent/protocols/judgeagent/report/judging.py": [
-        "tests/test_hard_bound_report.py", "tests/test_learned_run.py::test_the_report_shows_the_learned_row_and_the_weights",
+        "tests/test_hard_bound_report.py", "tests/test_mutants_killed_s60_report.py", "tests/test_learned_run.py::test_the_report_shows_the_learned_row_and_the_weights",
         "tests/test_judging_e2e.py::test_the_demo_run_rests_only_on_a_calibrated_judge", *_REPORT_RUNS],
     "judgeagent/protocols/judgeagent/report/gaps.py": [
         "tests/test_specificity.py::test_demo_seeds_cloze_golds_and_gap_rows_are_specific", *_REPORT_RUNS],
