@@ -55,3 +55,14 @@ def test_the_sections_data_counts_shaky_verdicts_and_spot_checks_only_the_judges
     assert judging(records, {"judge_calibration": passed}).shaky == 1
     assert judging(records, {"judge_calibration": {**trusted, "used": False}}).shaky == 1
     assert judging(records, {}).shaky == 1 and judging(records, {}).calibration is None
+
+
+def test_the_spot_checks_are_a_table_of_the_judges_decisions():
+    from judgeagent.protocols.judgeagent.records import JudgedAs, QuestionRecord
+
+    record = QuestionRecord("r1", 0, "grading", 0, "q1", None, "Who led?", "Ada | Lovelace", " Ada ", False,
+                            JudgedAs("judge", "names another person"), 0.0)
+    text = judging_markdown(Judging({"judge": 1}, None, 1, 1, [record]))
+    assert text[-5:-3] == ["### 1 judge decisions to spot-check", ""]
+    assert text[-3:] == ["| question | gold | answer | verdict | reason |", "|---|---|---|---|---|",
+                         "| Who led? | Ada \\| Lovelace | Ada | wrong | names another person |"]
