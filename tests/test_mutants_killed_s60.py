@@ -3,8 +3,10 @@ word lists named by the verdict it causes (issue 47). Each list below is the tes
 emptied from a module's list changes a verdict here."""
 from __future__ import annotations
 
+import pytest
+
 from judgeagent.grading.case import Case, Reply
-from judgeagent.grading.numeric import compare_numbers, unit, values
+from judgeagent.grading.numeric import Period, compare_numbers, gold_range, magnitudes, period, unit, values
 from judgeagent.grading.phrase_rules import contained, word_form
 from judgeagent.grading.text import best_f1, normalise_answer
 from judgeagent.grading.yes_no import denied
@@ -59,3 +61,82 @@ def test_a_denying_clause_has_at_most_25_words():
     assert denied(case("The house is not still owned by the city council, though.", "no", _QUESTION)) is None
     v = denied(case("The house is not still owned by the city council.", "no", _QUESTION))
     assert v is not None and v.correct
+
+
+# --- numeric.py: units, words that are no unit, spoken scales, periods, ranges, reasons --------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("5 percents", "%"), ("5 metres", "m"), ("5 meters", "m"), ("5 m", "m"), ("5 kilometres", "km"),
+    ("5 kilometers", "km"), ("5 km", "km"), ("5 centimetres", "cm"), ("5 centimeters", "cm"), ("5 millimetres", "mm"),
+    ("5 millimeters", "mm"), ("5 litres", "l"), ("5 liters", "l"), ("5 hectolitres", "hl"), ("5 hectoliters", "hl"),
+    ("5 hl", "hl"), ("5 millilitres", "ml"), ("5 milliliters", "ml"), ("5 kilograms", "kg"), ("5 grams", "g"),
+    ("5 feet", "ft"), ("1 foot", "ft"), ("5 miles", "mi"), ("5 pounds", "lb"), ("8 min", "minute"),
+    ("8 mins", "minute"), ("2 hr", "hour"), ("3 yr", "year"), ("30 sec", "second"), ("20 ° C", "°c"),
+])
+def test_each_unit_has_one_name_however_written(text, expected):
+    assert unit(text) == expected
+
+
+def test_a_unit_written_two_ways_is_compared_and_two_units_are_not():
+    said = "about 5 kilometres"
+    assert compare_numbers(said, "5 km", values(said), values("5 km")) == \
+        (True, "states about 5, within 5% of the gold's number")
+    assert compare_numbers(said, "5 miles", values(said), values("5 miles")) is None
+    said = "about 12 people"  # a word that is no unit: compared with a gold in kilograms
+    assert compare_numbers(said, "12 kg", values(said), values("12 kg")) == \
+        (True, "states about 12, within 5% of the gold's number")
+
+
+@pytest.mark.parametrize("word", [
+    "and", "or", "to", "in", "of", "the", "a", "an", "so", "people", "inhabitants", "high", "tall", "long",
+    "thousand", "million", "billion", "hundred", "trillion", "plus", "times", "per", "percent", "st", "nd", "rd",
+    "th", "s", "by", "at", "on", "from", "with", "is", "was"])
+def test_each_word_after_a_number_that_is_no_unit(word):
+    assert unit(f"12 {word}") is None
+
+
+@pytest.mark.parametrize("text, value", [
+    ("a hundred", 1e2), ("a thousand", 1e3), ("a million", 1e6), ("a billion", 1e9), ("a trillion", 1e12),
+    ("half a million", 5e5), ("a quarter of a billion", 2.5e8)])
+def test_each_spoken_scale_is_its_value(text, value):
+    assert values(text) == {value}
+    assert magnitudes(text) == {value}
+
+
+def test_a_magnitude_is_the_whole_number_its_commas_and_scale_words_make():
+    assert magnitudes("about 370,000") == {370000.0}
+    assert magnitudes("1.5 million") == {1.5e6}
+    assert magnitudes("seven hundred thousand") == {7e5}
+
+
+@pytest.mark.parametrize("text, expected", [
+    *((f"{word} century", Period("century", k + 1)) for k, word in enumerate((
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+        "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+        "twentieth"))),
+    *((f"the {word}", Period("decade", 1920 + 10 * k)) for k, word in enumerate((
+        "twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties"))),
+    ("the 1400s", Period("century", 15)), ("15th century", Period("century", 15)),
+    ("the 1960s", Period("decade", 1960)), ("the '60s", Period("decade", 1960)),
+])
+def test_each_period_in_words_or_digits(text, expected):
+    assert period(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("between 400 and 800", (400.0, 800.0)), ("400 and 800 m", None), ("10,000-12,000 people", (10000.0, 12000.0)),
+    ("6 to 8", (6.0, 8.0)), ("6–8", (6.0, 8.0)), ("6—8", (6.0, 8.0)),
+    ("Daniel 5:1-5", None), ("6-8 June 1944", None), ("6-8 of June", None), ("June 6-8", None),
+    ("6-8 mayors", (6.0, 8.0)), ("in grammar 6-8", (6.0, 8.0)), ("In March, ages 6-8", (6.0, 8.0)),
+])
+def test_a_gold_range_and_what_is_no_range(text, expected):
+    assert gold_range(text) == expected
+
+
+def test_each_number_reason_word_for_word():
+    def compared(said, gold):
+        return compare_numbers(said, gold, values(said), values(gold))
+
+    assert compared("about 30 years", "10-12 years") == (False, "states 30, outside the gold's range 10-12")
+    assert compared("about 3,000", "300") == (False, "states numbers far from the gold's approximate number")
+    assert compared("about 8,850", "8,849") == (True, "states about 8850, within 5% of the gold's number")
