@@ -7,8 +7,18 @@ import pytest
 
 from judgeagent.grading.case import Case, Reply
 from judgeagent.grading.numeric import Period, compare_numbers, gold_range, magnitudes, period, unit, values
-from judgeagent.grading.phrase_rules import contained, word_form
+from judgeagent.grading.phrase_rules import (
+    contained,
+    corrected,
+    folded,
+    other_answer,
+    phrase,
+    spelled,
+    two_candidates,
+    word_form,
+)
 from judgeagent.grading.text import best_f1, normalise_answer
+from judgeagent.grading.verdict import Verdict
 from judgeagent.grading.yes_no import denied
 
 
@@ -140,3 +150,87 @@ def test_each_number_reason_word_for_word():
     assert compared("about 30 years", "10-12 years") == (False, "states 30, outside the gold's range 10-12")
     assert compared("about 3,000", "300") == (False, "states numbers far from the gold's approximate number")
     assert compared("about 8,850", "8,849") == (True, "states about 8850, within 5% of the gold's number")
+
+
+# --- phrase_rules.py: copulas, framing words, link words, counts of times, fillers, assertions, reasons ----------
+
+@pytest.mark.parametrize("word", ["is", "was", "are", "were", "be", "been", "called", "named", "by", "as", "in", "on",
+                                  "at", "from", "to", "of"])
+def test_each_copula_lets_a_first_sentence_conclude_with_the_gold(word):
+    # an eight-word reply (beyond the short reply's 7) that ends "<copula> Neil Armstrong" states the gold
+    v = contained(case(f"The person whom history remembers best {word} Neil Armstrong.", "Neil Armstrong"))
+    assert v is not None and (v.correct, v.reason) == (True, "the first sentence states the gold answer")
+
+
+@pytest.mark.parametrize("word", ["是", "为", "在", "于", "叫"])
+def test_each_chinese_copula_lets_a_sentence_conclude_with_the_gold(word):
+    v = contained(case(f"第一个登上月球的人{word}阿姆斯特朗", "阿姆斯特朗"))
+    assert v is not None and (v.correct, v.reason) == (True, "the first sentence states the gold answer")
+
+
+def test_a_name_listed_with_the_gold_at_the_start_of_a_sentence_is_no_answer():
+    assert contained(case("Neil Armstrong (and Buzz Aldrin) walked on the Moon first.", "Neil Armstrong")) is None
+    assert contained(case("Neil Armstrong (or Buzz Aldrin) walked on the Moon first.", "Neil Armstrong")) is None
+    v = contained(case("Neil Armstrong (with Buzz Aldrin) walked on the Moon first.", "Neil Armstrong"))
+    assert v is not None and v.correct
+
+
+@pytest.mark.parametrize("reply", [
+    "It Paris", "Its Paris", "Is Paris", "Was Paris", "Are Paris", "Were Paris", "Be Paris", "Would Paris", "I Paris",
+    "Think Paris", "Believe Paris", "Paris is my answer", "That Paris", "This Paris", "He Paris", "She Paris",
+    "They Paris", "Called Paris", "Named Paris", "Probably Paris", "Likely Paris", "My Paris", "Guess Paris"])
+def test_each_framing_word_leaves_a_reply_another_items_gold(reply):
+    v = other_answer(case(reply, "Lyon", others={"paris"}))
+    assert v is not None and (v.correct, v.reason) == (False, "answers 'paris', another item's answer")
+
+
+@pytest.mark.parametrize("word", ["of", "in", "on", "and", "or", "by", "for", "to", "at", "s", "de"])
+def test_each_link_word_shared_with_the_gold_is_no_shared_word(word):
+    other = f"gamma {word} delta"
+    v = other_answer(case(f"Gamma {word} Delta", f"Alpha {word} Beta", others={other}))
+    assert v is not None and (v.correct, v.reason) == (False, f"answers {other!r}, another item's answer")
+
+
+@pytest.mark.parametrize("reply, gold", [("Twice", "2"), ("Once", "1"), ("Thrice", "3")])
+def test_a_count_of_times_is_the_golds_number_not_another_items_answer(reply, gold):
+    assert other_answer(case(reply, gold, others={reply.lower()})) is None
+
+
+@pytest.mark.parametrize("word", ["is", "was", "are", "were", "be", "been", "it", "its", "one", "that", "this", "which",
+                                  "who", "answer", "so", "more", "most", "of", "in", "on", "by", "to", "at", "has",
+                                  "had", "have"])
+def test_each_filler_word_leaves_a_reply_naming_one_candidate(word):
+    v = two_candidates(case(f"{word} Haig", "Sid Haig", "Haig or Darchinyan?"))
+    assert v is not None and (v.correct, v.reason) == (True, "names the question's gold candidate")
+
+
+def test_two_candidates_word_for_word():
+    v = two_candidates(case("Darchinyan", "Sid Haig", "Haig or Darchinyan?"))
+    assert v == Verdict(False, "choice", "darchinyan", 0.0, "names the question's other candidate")
+
+
+@pytest.mark.parametrize("word", ["is", "was", "are", "were", "it", "its", "that", "this", "actually", "in", "fact",
+                                  "really", "rather", "correct", "answer", "right"])
+def test_each_asserting_word_after_but_asserts_the_gold(word):
+    v = corrected(case(f"Many think Raphael did, but {word} Michelangelo.", "Michelangelo",
+                       "Who painted the Sistine Chapel ceiling?"))
+    assert v is not None and (v.correct, v.method) == (True, "corrected")
+
+
+def test_the_phrase_rules_verdicts_word_for_word():
+    v = corrected(case("Many think Raphael did, but it was Michelangelo.", "Michelangelo",
+                       "Who painted the Sistine Chapel ceiling?"))
+    assert v is not None and (v.correct, v.method, v.extracted, v.reason) == \
+        (True, "corrected", "it was michelangelo", "sets a belief aside and asserts the gold")
+    assert folded(case("Antonin Dvorak", "Antonín Dvořák")) == \
+        Verdict(True, "folded", "antonin dvorak", 0.0, "the gold answer, up to accents and hyphens")
+    assert spelled(case("Haematite.", "hematite")) == \
+        Verdict(True, "folded", "haematite", 0.0, "the gold answer, up to a spelling variant")
+    v = phrase(case("I am fairly sure that the answer you want is Neil Armstrong", "Neil Armstrong"))
+    assert v is not None and (v.correct, v.method, v.extracted, v.reason) == \
+        (True, "phrase", "neil armstrong", "the reply states the gold as a whole phrase")
+    v = word_form(case("Sharecroppers", "Sharecropping"))
+    assert v is not None and (v.correct, v.method, v.extracted, v.reason) == \
+        (True, "word_form", "sharecrop", "the gold's words in other forms")
+    v = contained(case("It was Neil Armstrong", "Neil Armstrong"))
+    assert v is not None and (v.method, v.extracted) == ("exact", "it was neil armstrong")
