@@ -19,7 +19,7 @@ from judgeagent.grading.phrase_rules import (
 )
 from judgeagent.grading.text import best_f1, normalise_answer
 from judgeagent.grading.verdict import Verdict
-from judgeagent.grading.yes_no import denied
+from judgeagent.grading.yes_no import denied, restated, uncertain, yes_no_word
 
 
 def case(reply, gold, question="", others=(), options=False):
@@ -234,3 +234,59 @@ def test_the_phrase_rules_verdicts_word_for_word():
         (True, "word_form", "sharecrop", "the gold's words in other forms")
     v = contained(case("It was Neil Armstrong", "Neil Armstrong"))
     assert v is not None and (v.method, v.extracted) == ("exact", "it was neil armstrong")
+
+
+# --- yes_no.py: hedges, the words that leave a claim undecided, the verdicts ---------------------------------------
+
+_ASKED = "Are both magazines British publications?"
+
+
+@pytest.mark.parametrize("word", ["while", "whereas", "although", "though", "but", "however", "may", "might", "could",
+                                  "some", "partly", "partially", "only", "unclear", "uncertain", "depends", "depending",
+                                  "hard", "yes", "no", "maybe", "or", "either"])
+def test_each_hedge_keeps_a_restated_claim_undecided(word):
+    assert restated(case(f"Both magazines are {word} British publications.", "yes", _ASKED)) is None
+
+
+def test_a_restated_claim_as_asked_is_yes_and_negated_is_no():
+    assert restated(case("Both magazines are British publications.", "yes", _ASKED)) == \
+        Verdict(True, "yes_no", "yes", None, "restates the question's claim (yes), gold 'yes'")
+    assert restated(case("Both magazines are not British publications.", "no", _ASKED)) == \
+        Verdict(True, "yes_no", "no", None, "restates the question's claim (no), gold 'no'")
+    assert restated(case("Both magazines are British publications.", "maybe", _ASKED)) is None
+
+
+@pytest.mark.parametrize("word", ["yes", "while", "whereas", "may", "some", "partly", "partially", "only", "unclear",
+                                  "hard"])
+def test_a_yes_or_a_hedge_keeps_a_denying_clause_undecided(word):
+    asked = "Is the house still owned by the city council?"
+    assert denied(case(f"The house is not still owned by the city council {word}.", "no", asked)) is None
+
+
+def test_a_denying_clause_word_for_word():
+    asked = "Is the house still owned by the city council?"
+    reply = "The house is not still owned by the city council."
+    assert denied(case(reply, "no", asked)) == \
+        Verdict(True, "yes_no", "no", None, "denies the question's claim (no), gold 'no'")
+    assert denied(case(reply, "yes", asked)) == \
+        Verdict(False, "yes_no", "no", None, "denies the question's claim (no), gold 'yes'")
+    assert denied(case(reply, "maybe", asked)) is None
+
+
+def test_uncertainty_is_maybe_unless_it_says_yes_or_no():
+    assert uncertain(case("Possibly.", "maybe")) == \
+        Verdict(True, "yes_no", "maybe", None, "answered 'maybe', gold 'maybe'")
+    assert uncertain(case("Possibly yes, it is.", "maybe")) is None
+    assert uncertain(case("Possibly no.", "maybe")) is None
+
+
+def test_a_long_replys_qualified_answer_and_the_yes_no_reasons_word_for_word():
+    rest = " " + " ".join(["word"] * 15)
+    assert yes_no_word(case("Generally, yes:" + rest, "yes")) == \
+        Verdict(True, "yes_no", "yes", None, "answered 'yes', gold 'yes'")
+    assert yes_no_word(case("Generally, no:" + rest, "yes")) == \
+        Verdict(False, "yes_no", "no", None, "answered 'no', gold 'yes'")
+    assert yes_no_word(case("Generally not;" + rest, "no")) == \
+        Verdict(True, "yes_no", "no", None, "answered 'no', gold 'no'")
+    assert yes_no_word(case("Yes or no", "yes")) == \
+        Verdict(False, "yes_no", "yes or no", None, "hedges between answers ('yes or no')")
