@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judgeagent.grading.case import Case, Reply
+from judgeagent.grading.name_rules import acronym, name_part
 from judgeagent.grading.numeric import Period, compare_numbers, gold_range, magnitudes, period, unit, values
 from judgeagent.grading.phrase_rules import (
     contained,
@@ -290,3 +291,51 @@ def test_a_long_replys_qualified_answer_and_the_yes_no_reasons_word_for_word():
         Verdict(True, "yes_no", "no", None, "answered 'no', gold 'no'")
     assert yes_no_word(case("Yes or no", "yes")) == \
         Verdict(False, "yes_no", "yes or no", None, "hedges between answers ('yes or no')")
+
+
+# --- name_rules.py: connectors in initials, titles, regnal titles, suffixes, pointing words ------------------------
+
+@pytest.mark.parametrize("word", ["of", "and", "for", "de", "von", "van", "da", "del", "la", "le"])
+def test_each_connector_is_left_out_of_a_names_initials(word):
+    # ("the" is too, but `fold` drops it first: no reply tells it apart)
+    assert acronym(case("ABG", f"Alpha {word} Beta Gamma")) == \
+        Verdict(True, "acronym", "abg", 0.0, "the gold's initials, or the gold spelled out")
+
+
+@pytest.mark.parametrize("title", ["Dr", "Sir", "Mr", "Mrs", "Ms", "Lord", "Lady", "Dame", "Prof", "Professor",
+                                   "Governor", "Gov", "President", "Senator", "Sen", "Judge", "Justice", "General",
+                                   "Gen", "Captain", "Father", "Rev", "Reverend"])
+def test_each_title_before_a_surname_names_the_person(title):
+    v = name_part(case(f"{title} Ginsburg", "Ruth Bader Ginsburg", "Who wrote the dissent?"))
+    assert v is not None and (v.correct, v.method, v.extracted, v.reason) == \
+        (True, "name_part", "ginsburg", "part of the gold's name, with its surname")
+
+
+@pytest.mark.parametrize("title", ["King", "Queen", "Prince", "Princess", "Emperor", "Empress", "Pope", "Saint", "St"])
+def test_a_regnal_title_is_followed_by_a_given_name_not_the_surname(title):
+    # "Empress Theresa" names an empress called Theresa, not the person Maria Theresa by her surname
+    assert name_part(case(f"{title} Theresa", "Maria Theresa", f"Who was the {title.lower()} of Austria?")) is None
+    assert name_part(case(f"{title} Ginsburg", "Ruth Bader Ginsburg", "Who wrote the dissent?")) is None
+
+
+@pytest.mark.parametrize("title", ["dr", "king", "queen", "prince", "princess", "emperor", "pope", "saint", "st",
+                                   "president"])
+def test_another_gold_that_is_a_title_is_no_rival(title):
+    reply = f"the {title} who died at hastings was harold"
+    v = contained(case(reply, "Harold", "Who died at Hastings?", others={title}))
+    assert v is not None and v.correct
+    # another gold that is no title is a rival
+    assert contained(case("the godwin who died at hastings was harold", "Harold", "Who died at Hastings?",
+                          others={"godwin"})) is None
+
+
+@pytest.mark.parametrize("suffix", ["Jr", "Sr", "II", "III", "IV"])
+def test_a_suffix_is_no_surname(suffix):
+    v = name_part(case("Smith", f"John Smith {suffix}", "Who founded the firm?"))
+    assert v is not None and v.correct
+
+
+@pytest.mark.parametrize("opening", ["It", "Was", "Is", "He", "She", "That", "This", "By"])
+def test_each_pointing_word_before_a_surname_names_no_one_else(opening):
+    v = name_part(case(f"{opening} Ginsburg.", "Ruth Bader Ginsburg", "Who wrote the dissent?"))
+    assert v is not None and v.correct
