@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from judgeagent.grading.case import Case, Reply
+from judgeagent.grading.forms import plain, stems, unhyphen
 from judgeagent.grading.name_rules import acronym, name_part
+from judgeagent.grading.number_rules import (
+    _only_number,
+    numbers_compared,
+    periods,
+    same_number,
+    stated_number,
+)
 from judgeagent.grading.numeric import Period, compare_numbers, gold_range, magnitudes, period, unit, values
 from judgeagent.grading.phrase_rules import (
     contained,
@@ -339,3 +347,76 @@ def test_a_suffix_is_no_surname(suffix):
 def test_each_pointing_word_before_a_surname_names_no_one_else(opening):
     v = name_part(case(f"{opening} Ginsburg.", "Ruth Bader Ginsburg", "Who wrote the dissent?"))
     assert v is not None and v.correct
+
+
+# --- number_rules.py: scale words, approximation words, the rules' verdicts ----------------------------------------
+
+@pytest.mark.parametrize("scale", ["hundred", "thousand", "million", "billion", "trillion"])
+def test_each_scale_word_is_part_of_the_number_before_the_unit(scale):
+    # "2 million" states "2 million dollars": the unit follows the scale word; "2 million yen" does not
+    v = same_number(case(f"2 {scale}", f"2 {scale} dollars"))
+    assert v is not None and (v.correct, v.reason) == (True, "states the gold's number")
+    assert same_number(case(f"2 {scale} yen", f"2 {scale} dollars")) is None
+
+
+@pytest.mark.parametrize("word", ["about", "around", "approximately", "roughly", "nearly", "some", "circa"])
+def test_each_approximation_word_of_the_gold_need_not_be_said(word):
+    # number_rules._only_number (`same_number` and `stated_number` also leave an approximate number to
+    # `numbers_compared`, so a check_free_text verdict does not show this word list)
+    assert _only_number(f"{word} 300 people", "300 people")
+    assert not _only_number("september 1968", "late 1968")
+
+
+def test_a_unit_in_the_singular_is_the_golds_unit():
+    v = same_number(case("2 dollar", "2 dollars"))
+    assert v is not None and v.correct
+
+
+def test_the_number_rules_verdicts_word_for_word():
+    v = stated_number(case("Mars has two small moons.", "2"))
+    assert v is not None and (v.correct, v.method, v.extracted, v.reason) == \
+        (True, "exact", "mars has two small moons", "states the gold's number and no other")
+    v = numbers_compared(case("about 375,000", "about 370,000"))
+    assert v is not None and (v.correct, v.method, v.reason) == \
+        (True, "number_range", "states about 375000, within 5% of the gold's number")
+    v = numbers_compared(case("about 30 years", "10-12 years"))
+    assert v is not None and (v.correct, v.method, v.reason) == \
+        (False, "number_range", "states 30, outside the gold's range 10-12")
+    v = periods(case("the 1400s", "15th century"))
+    assert v is not None and (v.correct, v.method, v.reason) == \
+        (True, "period", "names the century 15, the gold's is 15")
+    v = periods(case("13th", "Twelfth Century"))  # an ordinal alone for a century
+    assert v is not None and (v.correct, v.method, v.reason) == \
+        (False, "period", "names the century 13, the gold's is 12")
+
+
+# --- forms.py: special letters, function words, lone letters, names, doubled consonants ----------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("ß", "ss"), ("æ", "ae"), ("œ", "oe"), ("ø", "o"), ("đ", "d"), ("ł", "l"), ("ı", "i"), ("þ", "th"),
+    ("ẞ", "SS"), ("Æ", "Ae"), ("Œ", "Oe"), ("Ø", "O"), ("Đ", "D"), ("Ł", "L"), ("Þ", "Th"),
+    ("Dáin", "Dain"), ("Straße", "Strasse")])
+def test_each_special_letter_is_folded(text, expected):
+    assert plain(text) == expected
+
+
+def test_a_hyphen_is_a_space():
+    assert unhyphen("Jean-Pierre") == "Jean Pierre"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("the river", ("riv",)),  # DET
+    ("of rivers", ("riv",)),  # ADP
+    ("rivers and lakes", ("riv", "lak")),  # CCONJ
+    ("because it rained", ("rain",)),  # SCONJ, PRON
+    ("it is raining", ("rain",)),  # AUX
+    ("they ran", ("run",)),  # PRON
+    ("not running", ("run",)),  # PART
+    ("to run", ("run",)),  # PART
+    ("a block", ("block",)), ("s-block", ("s", "block")),  # a lone letter is content, but not "a" or "i"
+    ("I ran", ("run",)),
+    ("Ross", ("ross",)),  # a name keeps its letters
+    ("install", ("install",)), ("sharecroppers", ("sharecrop",)),  # a doubled consonant, not a doubled l
+])
+def test_the_stems_of_content_words_only(text, expected):
+    assert stems(text) == expected
