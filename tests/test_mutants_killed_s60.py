@@ -420,3 +420,22 @@ def test_a_hyphen_is_a_space():
 ])
 def test_the_stems_of_content_words_only(text, expected):
     assert stems(text) == expected
+
+
+# --- equivalence.py: the hedges that keep the learned step from accepting, the shipped weights' features ----------
+
+@pytest.mark.parametrize("word", ["or", "possibly", "perhaps", "maybe", "might", "unsure", "unclear", "either"])
+def test_each_hedge_in_the_first_sentence_is_a_hedge(word):
+    from judgeagent.grading.equivalence import FEATURES, features, hedged
+
+    assert hedged(f"It is {word} Paris.")
+    assert not hedged("It is Paris.")
+    row = features("Which city?", ["Paris"], f"It is {word} Paris.", cosine=False)
+    assert row[FEATURES.index("hedge")] == 1.0
+
+
+def test_the_shipped_weights_name_the_features_this_version_computes():
+    from judgeagent.grading.equivalence import SHIPPED, read
+
+    step = read(SHIPPED)
+    assert len(step.weights) == 15 and step.calibration.passed
