@@ -40,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _RULE_TESTS = ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py",
                "tests/test_answers.py", "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py",
                "tests/test_equivalence.py"]
+_S60 = "tests/test_mutants_killed_s60.py"
+"""The seven free-text rule modules' word lists, each word named by the verdict it causes (stop 60): first for them."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -118,8 +120,11 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
-    # the number and yes/no rules: the tests written against their survivors first, then the rule tests
-    **{f"judgeagent/grading/{name}.py": ["tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
+    # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
+    **{f"judgeagent/grading/{name}.py": [_S60, *_RULE_TESTS] for name in ("phrase_rules", "name_rules")},
+    # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
+    # the rule tests
+    **{f"judgeagent/grading/{name}.py": [_S60, "tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
        for name in ("numeric", "number_rules", "yes_no")},
     # free_text.py's own steps, mcq.py and calibration.py: tests/test_mutants_killed_text.py's tests of the module
     # first (mcq's on the HotpotQA-small graph), then the tests that covered it before
@@ -159,10 +164,11 @@ TARGETS: dict[str, list[str]] = {
     # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
     # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
     **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
+    "judgeagent/grading/forms.py": [_S60, *_FORMS_TESTS, *_RULE_TESTS],  # its word lists word by word first
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
-    "judgeagent/grading/equivalence.py": ["tests/test_mutants_killed_s59.py"] + [_B + name for name in (
+    "judgeagent/grading/equivalence.py": [_S60, "tests/test_mutants_killed_s59.py"] + [_B + name for name in (
         "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
         "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
         "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
