@@ -280,15 +280,15 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/dynaeval/sandbox.py:641:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
        "the branch runs only for a code of _CPU_KILLED (-24, -9, 137, 152), never 0 or 1"
        for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
-    "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
+    "judgeagent/metrics.py:56:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
-    "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
+    "judgeagent/grading/choice.py:119:8:return:None": "`_standalone`'s `return False` as None: its one caller "
                                                      "reads it as a truth value, and None is false too",
-    "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/grading/choice.py:126:8:return:None": "`_standalone`'s other `return False` as None: the same",
     "judgeagent/grading/answers.py:56:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
-    "judgeagent/grading/numeric.py:190:30:const:str->empty": "`without_days` putting a day's month back without "
+    "judgeagent/grading/numeric.py:219:30:const:str->empty": "`without_days` putting a day's month back without "
         "one of the spaces around it: the character before a day is never a word character (the pattern opens with "
         "\\b before a digit or a month) and the one after is the month or a non-word character, so the words stay "
         "apart; its only readers are `numbers` (stated_numbers, phrase_rules), which read the same numbers: checked "
@@ -308,9 +308,9 @@ EQUIVALENT: dict[str, str] = {
         "than 1/max: kappa is 1 - sum(w * observed) / sum(w * expected), so any common scale of the weights cancels",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
-    "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
+    "judgeagent/grading/calibration.py:147:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
         "reads it with `not`, and None is false too",
-    "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
+    "judgeagent/grading/calibration.py:203:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
         "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
         "(and the same guard against a negative); only which of the two a seed draws differs",
     "judgeagent/grading/case.py:47:20:const:False->True": "`Case.options` defaulting to True: its default is never "
