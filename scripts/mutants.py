@@ -243,6 +243,16 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+    # the shared report.md / report.html and `judgeagent compare` of every protocol but JudgeAgent: the report and
+    # compare commands on scripted runs of each (28 s quiet)
+    "judgeagent/protocols/reports.py": ["tests/test_run_reports.py"],
+    # the typed check of records.jsonl and episodes.jsonl rows: the regressions the run-folder fuzzing found, each
+    # a row of the wrong kind named FILE:LINE: field (13-15 s; the fuzz tests themselves are slow)
+    "judgeagent/protocols/rows.py": ["tests/test_mutants_killed_s61.py"] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
+        "a_record_with_a_field_of_the_wrong_kind_is_file_line_field", "a_record_score_that_is_no_object_is_file_line_field",
+        "an_episode_row_with_a_field_of_the_wrong_kind_is_file_line_field",
+        "a_judgeagent_record_of_the_wrong_kind_and_an_empty_question",
+        "a_dynaeval_game_row_of_the_wrong_kind_is_file_line_field")],
     # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
     "judgeagent/protocols/judgeagent/summary.py": [
         _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
@@ -271,6 +281,18 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/phrases.py:28:48:const:str->empty": "`listed` removing an article rather than spacing it: "
         "the article stands between spaces, ',', '/', '&' or the text's ends, so no two words join; no reply of 2-5 "
         "pieces of Paris, Lyon, Rome, the, a, ',', '/', '&', and, or, ' ' (177,144) lists the gold differently",
+    **{f"judgeagent/protocols/rows.py:{at}": "a default of a row model's field (`_Tokens`' input, output and "
+       "cached, `QuestionModel`'s protocol, batch and round): `check_row` only validates a row and drops the model, "
+       "and pydantic does not validate defaults, so no default is read"
+       for at in ("85:17:const:0->1", "86:18:const:0->1", "87:19:const:False->True", "96:20:const:str->empty",
+                  "97:17:const:0->1", "98:24:const:0->1")},
+    "judgeagent/grading/name_rules.py:12:45:const:str->empty": "'the' left out of `_CONNECTORS`: `acronym` reads "
+        "the gold's words through `fold`, whose SQuAD normalisation has already removed every article",
+    "judgeagent/grading/phrase_rules.py:240:53:const:str->empty": "'than' left out of `_FILLER`: `two_candidates` "
+        "returns None for any reply holding a CONTRAST word first, and 'than' is one; its other use (`theirs`) is "
+        "only read against a reply's words, which then hold no 'than'",
+    "judgeagent/grading/yes_no.py:121:51:const:str->empty": "'maybe' left out of `denied`'s {yes, no, maybe}: the "
+        "set is joined with CONTRAST, which holds 'maybe' too",
     "judgeagent/grading/forms.py:29:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
