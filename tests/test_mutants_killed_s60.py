@@ -272,6 +272,13 @@ def test_a_yes_or_a_hedge_keeps_a_denying_clause_undecided(word):
     assert denied(case(f"The house is not still owned by the city council {word}.", "no", asked)) is None
 
 
+def test_a_no_with_a_negated_verb_that_is_no_negation_word_is_left_undecided():
+    # "won't" folds to "wont", no negation word: the clause's one negation is its "No", and a yes/no word in the
+    # clause leaves it to other rules
+    asked = "Is the house still owned by the city council?"
+    assert denied(case("No, the house won't still be owned by the city council.", "no", asked)) is None
+
+
 def test_a_denying_clause_word_for_word():
     asked = "Is the house still owned by the city council?"
     reply = "The house is not still owned by the city council."
@@ -370,6 +377,12 @@ def test_each_approximation_word_of_the_gold_need_not_be_said(word):
 def test_a_unit_in_the_singular_is_the_golds_unit():
     v = same_number(case("2 dollar", "2 dollars"))
     assert v is not None and v.correct
+
+
+def test_an_ordinal_alone_is_a_century_up_to_the_21st():
+    v = periods(case("21st", "21st century"))
+    assert v is not None and (v.correct, v.reason) == (True, "names the century 21, the gold's is 21")
+    assert periods(case("22nd", "21st century")) is None
 
 
 def test_the_number_rules_verdicts_word_for_word():
