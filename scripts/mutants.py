@@ -42,6 +42,9 @@ _RULE_TESTS = ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed_ru
                "tests/test_equivalence.py"]
 _S60 = "tests/test_mutants_killed_s60.py"
 """The seven free-text rule modules' word lists, each word named by the verdict it causes (stop 60): first for them."""
+_S61 = "tests/test_mutants_killed_s61.py"
+"""The tests written against the survivors of stop 60's seed-61 sample (name_rules, answers, calibration,
+equivalence, judge, runs, rows)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -120,8 +123,10 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
+    "judgeagent/grading/answers.py": [*_RULE_TESTS, _S61],
     # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
-    **{f"judgeagent/grading/{name}.py": [_S60, *_RULE_TESTS] for name in ("phrase_rules", "name_rules")},
+    "judgeagent/grading/phrase_rules.py": [_S60, *_RULE_TESTS],
+    "judgeagent/grading/name_rules.py": [_S60, *_RULE_TESTS, _S61],
     # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
     # the rule tests
     **{f"judgeagent/grading/{name}.py": [_S60, "tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
@@ -157,7 +162,7 @@ TARGETS: dict[str, list[str]] = {
         "a_judge_that_gives_no_decision_counts_every_pair_as_an_error_and_stops_the_strict_policy",
         "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
         "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
-        "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
+        "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS + [_S61],
     # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
     # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
     **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
@@ -175,7 +180,7 @@ TARGETS: dict[str, list[str]] = {
         "the_fit_is_the_penalised_optimum_in_its_own_standardisation",
         "a_weights_file_keeps_its_extra_fields_and_bad_ones_are_named_word_for_word", "the_gate_says_why_word_for_word",
         "a_run_records_the_weights_bytes_and_off_is_a_name_not_a_file", "the_steps_reasons_word_for_word")] + [
-        "tests/test_equivalence.py", "tests/test_learned_run.py"],
+        "tests/test_equivalence.py", "tests/test_learned_run.py", _S61],
     "judgeagent/grading/hard_negatives.py": [_B + name for name in (
         "the_asked_kind_is_read_from_the_opening_words", "same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one",
         "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
@@ -191,7 +196,7 @@ TARGETS: dict[str, list[str]] = {
         "each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt", "the_judges_messages_word_for_word",
         "a_judges_verdict_carries_its_best_f1_and_a_reason_of_three_words_or_more",
         "a_reason_is_copied_when_every_part_is_an_instruction_or_its_words")] + [
-        "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold"],
+        "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold", _S61],
     # the interviewer's report: the report built by hand from rows, then the scripted runs whose report.md is read
     "judgeagent/protocols/interviewer/report.py": [
         *(f"{_B}the_interview_{name}" for name in (
@@ -226,7 +231,7 @@ TARGETS: dict[str, list[str]] = {
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
             "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round"))],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
-    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed.py",
+    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, "tests/test_mutants_killed.py",
                            "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
         "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
@@ -248,7 +253,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/protocols/reports.py": ["tests/test_run_reports.py"],
     # the typed check of records.jsonl and episodes.jsonl rows: the regressions the run-folder fuzzing found, each
     # a row of the wrong kind named FILE:LINE: field (13-15 s; the fuzz tests themselves are slow)
-    "judgeagent/protocols/rows.py": ["tests/test_mutants_killed_s61.py"] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
+    "judgeagent/protocols/rows.py": [_S61] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
         "a_record_with_a_field_of_the_wrong_kind_is_file_line_field", "a_record_score_that_is_no_object_is_file_line_field",
         "an_episode_row_with_a_field_of_the_wrong_kind_is_file_line_field",
         "a_judgeagent_record_of_the_wrong_kind_and_an_empty_question",
