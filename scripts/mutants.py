@@ -40,6 +40,11 @@ ROOT = Path(__file__).resolve().parents[1]
 _RULE_TESTS = ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed_rules.py", "tests/test_answer_rules.py",
                "tests/test_answers.py", "tests/test_mutants_killed_grading.py", "tests/test_chinese_text.py",
                "tests/test_equivalence.py"]
+_S60 = "tests/test_mutants_killed_s60.py"
+"""The seven free-text rule modules' word lists, each word named by the verdict it causes (stop 60): first for them."""
+_S61 = "tests/test_mutants_killed_s61.py"
+"""The tests written against the survivors of stop 60's seed-61 sample (name_rules, answers, calibration,
+equivalence, judge, runs, rows)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -124,8 +129,13 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
-    # the number and yes/no rules: the tests written against their survivors first, then the rule tests
-    **{f"judgeagent/grading/{name}.py": ["tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
+    "judgeagent/grading/answers.py": [*_RULE_TESTS, _S61],
+    # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
+    "judgeagent/grading/phrase_rules.py": [_S60, *_RULE_TESTS],
+    "judgeagent/grading/name_rules.py": [_S60, *_RULE_TESTS, _S61],
+    # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
+    # the rule tests
+    **{f"judgeagent/grading/{name}.py": [_S60, "tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
        for name in ("numeric", "number_rules", "yes_no")},
     # free_text.py's own steps, mcq.py and calibration.py: tests/test_mutants_killed_text.py's tests of the module
     # first (mcq's on the HotpotQA-small graph), then the tests that covered it before
@@ -158,24 +168,25 @@ TARGETS: dict[str, list[str]] = {
         "a_judge_that_gives_no_decision_counts_every_pair_as_an_error_and_stops_the_strict_policy",
         "rates_without_a_negative_pair_show_a_dash_and_do_not_pass",
         "without_calibration_the_judge_is_used_only_when_trusted", "unvetted_names_why_word_for_word",
-        "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS,
+        "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS + [_S61],
     # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
     # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
     **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
     # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
     # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
     **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
+    "judgeagent/grading/forms.py": [_S60, *_FORMS_TESTS, *_RULE_TESTS],  # its word lists word by word first
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
-    "judgeagent/grading/equivalence.py": ["tests/test_mutants_killed_s59.py"] + [_B + name for name in (
+    "judgeagent/grading/equivalence.py": [_S60, "tests/test_mutants_killed_s59.py"] + [_B + name for name in (
         "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
         "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
         "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
         "the_fit_is_the_penalised_optimum_in_its_own_standardisation",
         "a_weights_file_keeps_its_extra_fields_and_bad_ones_are_named_word_for_word", "the_gate_says_why_word_for_word",
         "a_run_records_the_weights_bytes_and_off_is_a_name_not_a_file", "the_steps_reasons_word_for_word")] + [
-        "tests/test_equivalence.py", "tests/test_learned_run.py"],
+        "tests/test_equivalence.py", "tests/test_learned_run.py", _S61],
     "judgeagent/grading/hard_negatives.py": [_B + name for name in (
         "the_asked_kind_is_read_from_the_opening_words", "same_kind_draws_only_golds_of_the_asked_kind_unlike_this_one",
         "partial_drops_exactly_one_listed_item", "partial_gives_a_persons_first_name_only_for_a_two_to_four_word_name",
@@ -191,7 +202,7 @@ TARGETS: dict[str, list[str]] = {
         "each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt", "the_judges_messages_word_for_word",
         "a_judges_verdict_carries_its_best_f1_and_a_reason_of_three_words_or_more",
         "a_reason_is_copied_when_every_part_is_an_instruction_or_its_words")] + [
-        "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold"],
+        "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold", _S61],
     # the interviewer's report: the report built by hand from rows, then the scripted runs whose report.md is read
     "judgeagent/protocols/interviewer/report.py": [
         *(f"{_B}the_interview_{name}" for name in (
@@ -226,7 +237,7 @@ TARGETS: dict[str, list[str]] = {
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
             "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round"))],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
-    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", "tests/test_mutants_killed.py",
+    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, "tests/test_mutants_killed.py",
                            "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
         "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
@@ -243,6 +254,16 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+    # the shared report.md / report.html and `judgeagent compare` of every protocol but JudgeAgent: the report and
+    # compare commands on scripted runs of each (28 s quiet)
+    "judgeagent/protocols/reports.py": ["tests/test_run_reports.py"],
+    # the typed check of records.jsonl and episodes.jsonl rows: the regressions the run-folder fuzzing found, each
+    # a row of the wrong kind named FILE:LINE: field (13-15 s; the fuzz tests themselves are slow)
+    "judgeagent/protocols/rows.py": [_S61] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
+        "a_record_with_a_field_of_the_wrong_kind_is_file_line_field", "a_record_score_that_is_no_object_is_file_line_field",
+        "an_episode_row_with_a_field_of_the_wrong_kind_is_file_line_field",
+        "a_judgeagent_record_of_the_wrong_kind_and_an_empty_question",
+        "a_dynaeval_game_row_of_the_wrong_kind_is_file_line_field")],
     # JudgeAgent's run summary: the summary and its printed form by hand, then the records' read-back test
     "judgeagent/protocols/judgeagent/summary.py": [
         _W3 + "a_runs_summary_by_hand", _W3 + "a_runs_summary_as_printed_word_for_word", "tests/test_records.py"],
@@ -280,6 +301,18 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/grading/phrases.py:28:48:const:str->empty": "`listed` removing an article rather than spacing it: "
         "the article stands between spaces, ',', '/', '&' or the text's ends, so no two words join; no reply of 2-5 "
         "pieces of Paris, Lyon, Rome, the, a, ',', '/', '&', and, or, ' ' (177,144) lists the gold differently",
+    **{f"judgeagent/protocols/rows.py:{at}": "a default of a row model's field (`_Tokens`' input, output and "
+       "cached, `QuestionModel`'s protocol, batch and round): `check_row` only validates a row and drops the model, "
+       "and pydantic does not validate defaults, so no default is read"
+       for at in ("85:17:const:0->1", "86:18:const:0->1", "87:19:const:False->True", "96:20:const:str->empty",
+                  "97:17:const:0->1", "98:24:const:0->1")},
+    "judgeagent/grading/name_rules.py:12:45:const:str->empty": "'the' left out of `_CONNECTORS`: `acronym` reads "
+        "the gold's words through `fold`, whose SQuAD normalisation has already removed every article",
+    "judgeagent/grading/phrase_rules.py:240:53:const:str->empty": "'than' left out of `_FILLER`: `two_candidates` "
+        "returns None for any reply holding a CONTRAST word first, and 'than' is one; its other use (`theirs`) is "
+        "only read against a reply's words, which then hold no 'than'",
+    "judgeagent/grading/yes_no.py:121:51:const:str->empty": "'maybe' left out of `denied`'s {yes, no, maybe}: the "
+        "set is joined with CONTRAST, which holds 'maybe' too",
     "judgeagent/grading/forms.py:29:91:const:str->empty": "`SPACE` left out of the function parts of speech: a "
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
@@ -289,15 +322,15 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/dynaeval/sandbox.py:641:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
        "the branch runs only for a code of _CPU_KILLED (-24, -9, 137, 152), never 0 or 1"
        for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
-    "judgeagent/metrics.py:38:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
+    "judgeagent/metrics.py:56:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
-    "judgeagent/grading/choice.py:118:8:return:None": "`_standalone`'s `return False` as None: its one caller "
+    "judgeagent/grading/choice.py:119:8:return:None": "`_standalone`'s `return False` as None: its one caller "
                                                      "reads it as a truth value, and None is false too",
-    "judgeagent/grading/choice.py:125:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/grading/choice.py:126:8:return:None": "`_standalone`'s other `return False` as None: the same",
     "judgeagent/grading/answers.py:56:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
-    "judgeagent/grading/numeric.py:190:30:const:str->empty": "`without_days` putting a day's month back without "
+    "judgeagent/grading/numeric.py:219:30:const:str->empty": "`without_days` putting a day's month back without "
         "one of the spaces around it: the character before a day is never a word character (the pattern opens with "
         "\\b before a digit or a month) and the one after is the month or a non-word character, so the words stay "
         "apart; its only readers are `numbers` (stated_numbers, phrase_rules), which read the same numbers: checked "
@@ -317,9 +350,9 @@ EQUIVALENT: dict[str, str] = {
         "than 1/max: kappa is 1 - sum(w * observed) / sum(w * expected), so any common scale of the weights cancels",
     "judgeagent/grading/mcq.py:94:75:const:0->1": "`np.zeros(0)` as `np.zeros(1)` for the similarities of an empty "
         "pool: nothing is ranked then, so no similarity is read",
-    "judgeagent/grading/calibration.py:146:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
+    "judgeagent/grading/calibration.py:147:4:return:None": "`_ambiguous`'s `return False` as None: its one caller "
         "reads it with `not`, and None is false too",
-    "judgeagent/grading/calibration.py:199:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
+    "judgeagent/grading/calibration.py:203:14:op:Add->Sub": "`_changed_number` moving the number by -(+-k) for "
         "+-k: the sign is drawn from [-1, 1] with equal odds, so the changed numbers have the same distribution "
         "(and the same guard against a negative); only which of the two a seed draws differs",
     "judgeagent/grading/case.py:47:20:const:False->True": "`Case.options` defaulting to True: its default is never "

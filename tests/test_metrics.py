@@ -123,3 +123,18 @@ def test_mean_interval_at_its_edges_and_convergence_at_its_bounds():
 
 def test_an_empty_run_has_no_interval_for_any_rate():
     assert bootstrap([]) == {"acc1": None, "acc2": None, "cr": None, "cte": None, "delta": None}
+
+
+@pytest.mark.parametrize("k, n", [(98, 105), (0, 10), (10, 10), (3, 7)])
+def test_the_wilson_interval_is_scipys(k, n):
+    # an independent implementation (scipy's, with z = 1.95996 where ours takes 1.96): the bounds to 1e-4, and
+    # clipped to [0, 1] at k = 0 and k = n
+    from scipy.stats import binomtest
+
+    from judgeagent.metrics import wilson
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = wilson(k, n)
+    assert low == pytest.approx(ci.low, abs=1e-4) and high == pytest.approx(ci.high, abs=1e-4)
+    assert 0.0 <= low <= k / n <= high <= 1.0
+    assert wilson(0, 0) == []

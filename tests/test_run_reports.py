@@ -60,6 +60,13 @@ def test_report_on_an_interviewer_run_rewrites_report_md_and_writes_report_html(
     assert "<table" in html and html.startswith("<!doctype html>") and "<style>" in html
     assert "<script" not in html and "http" not in html  # self-contained
     assert not (run / "weaknesses.parquet").exists()  # the trainer export is JudgeAgent's
+    # the frame around the sections, word for word: the page's title, each role's usage row, one final newline
+    assert f"<h1>LLM-as-an-Interviewer run: {run.name}</h1>" in html
+    assert summary["usage"]
+    for role, u in summary["usage"].items():
+        assert (f"| {role} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
+                f"{u['output_tokens']} | {u['cost']:.4f} |") in written.splitlines()
+    assert written.endswith(" |\n") and not written.endswith("\n\n")
 
 
 def test_report_on_teach2eval_and_dynaeval_runs_shows_their_sections(tmp_path, capsys):
