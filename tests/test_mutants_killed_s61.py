@@ -76,3 +76,15 @@ def test_a_resume_with_other_models_names_each_difference_apart():
     old = {"models": {"a": {"name": "x"}, "b": {"name": "y"}}}
     new = {"models": {"a": {"name": "x2"}, "b": {"name": "y2"}}}
     assert _differences(old, new) == 'models a name: "x" there, "x2" now; b name: "y" there, "y2" now'
+
+
+# --- survivors of the second fresh sample (seed 62), written after it was scored --------------------------------
+
+def test_a_run_says_how_its_command_goes_on(tmp_path):
+    # runs.Run.resume_hint (in the message of a write that fails mid-run): each kind of command its own way on
+    from judgeagent.runs import Run
+
+    assert Run(tmp_path, {"kind": "run"}).resume_hint() == \
+        f"resume the run where it stopped: judgeagent evaluate --resume {tmp_path}"
+    assert Run(tmp_path, {"kind": "reproduce"}).resume_hint() == \
+        f"run the same reproduce command again (same --run-dir {tmp_path}): finished calls are not made again"

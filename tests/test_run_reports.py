@@ -62,6 +62,8 @@ def test_report_on_an_interviewer_run_rewrites_report_md_and_writes_report_html(
     assert not (run / "weaknesses.parquet").exists()  # the trainer export is JudgeAgent's
     # the frame around the sections, word for word: the page's title, each role's usage row, one final newline
     assert f"<h1>LLM-as-an-Interviewer run: {run.name}</h1>" in html
+    assert f"<title>judgeagent: LLM-as-an-Interviewer run {run.name}</title>" in html
+    assert "- benchmark: `scripted.jsonl` (5 items)" in written.splitlines()
     assert summary["usage"]
     for role, u in summary["usage"].items():
         assert (f"| {role} | {u['calls']} | {u['cache_hits']} | {u['failures']} | {u['input_tokens']} | "
