@@ -22,6 +22,8 @@ TESTS = Path(__file__).parent
 
 SANDBOX_SIGNS = ("run_tests(", 'task="code"')
 RAY_SIGNS = ('engine="ray"', '"ray"')
+MHR_GRAPHS = ("mhr_graph", "mhr_slice_graph")
+"""The MultiHop-RAG session graphs (tests/conftest.py): the small split's, and the slice of it most fast tests take."""
 
 
 def is_sandbox(file: str, source: str) -> bool:
@@ -56,8 +58,6 @@ def _takes_graph(file: str, name: str, seen: frozenset[str] = frozenset()) -> bo
     return any(_takes_graph(file, a, seen | {name}) for a in args if a in functions and a not in seen | {name})
 
 
-MHR_GRAPHS = ("mhr_graph", "mhr_slice_graph")
-"""The MultiHop-RAG session graphs (tests/conftest.py): the small split's, and the slice of it most fast tests take."""
 OTHER_GRAPHS = ("hotpot_graph", "demo_graph")
 
 

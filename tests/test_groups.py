@@ -11,7 +11,8 @@ def test_the_multihop_rag_graph_takers_are_found_and_no_other_graphs_cases():
     assert takes_mhr_graph(f"{paths}[multihop_rag-mhr_graph]")
     assert not takes_mhr_graph(f"{paths}[hotpotqa-hotpot_graph]")  # by name, another graph
     mcq = "tests/test_mcq.py::test_every_converted_item_has_one_gold_and_distinct_options"
-    assert takes_mhr_graph(f"{mcq}[multihop_rag-mhr_graph]")
+    assert takes_mhr_graph(f"{mcq}[multihop_rag-mhr_slice_graph]")  # by name, the slice of the split (#47)
+    assert takes_mhr_graph("tests/test_graph.py::test_nodes_and_links_match_a_recomputation[mhr_slice_graph]")
     assert not takes_mhr_graph(f"{mcq}[hotpotqa-hotpot_graph]")
     assert not takes_mhr_graph("tests/test_graph.py::test_nodes_and_links_match_a_recomputation[demo_graph]")
     assert takes_mhr_graph("tests/test_budget.py::test_every_stage_reports_progress_on_a_non_terminal")
