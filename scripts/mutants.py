@@ -76,7 +76,7 @@ _REPORT_RUNS = [
     "tests/test_mutants_killed_s60_report.py", "tests/test_validate.py::test_report_export_and_compare", "tests/test_validate.py::test_bad_run_folders",
     "tests/test_validate.py::test_a_run_written_without_the_learned_step_validates_and_reports_without_it",
     "tests/test_evaluate.py::test_dense_paths_are_a_second_baseline_and_the_report_compares_relevance",
-    "tests/test_validity.py::test_planted_gap_run_end_to_end"]
+    "tests/test_validity.py::test_planted_gap_run_end_to_end", "tests/test_report_reference.py"]
 
 TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
@@ -102,7 +102,7 @@ TARGETS: dict[str, list[str]] = {
             "paper_scoring_leaves_failed_turns_out_and_counts_the_stopping_turn_as_a_round",
             "the_ablations_switch_off_the_decay_and_the_early_stop", "kieval_end_to_end", "verification_can_be_skipped",
             "out_of_range_scores_get_one_repair_then_a_recorded_failure",
-            "an_evaluator_that_never_answers_scores_nothing", "rescore_scores_the_stored_conversations_with_another_evaluator"))],
+            "an_evaluator_that_never_answers_scores_nothing", "rescore_scores_the_stored_conversations_with_another_evaluator")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the sandbox's verdict path (`_Run._verdict`, `_why_ended`, `_last_line`: sample it with `--only` on its lines):
     # the tests that run code under bubblewrap, the HumanEval-wide one left out (minutes, the same verdicts)
     "judgeagent/protocols/dynaeval/sandbox.py": [
@@ -214,7 +214,7 @@ TARGETS: dict[str, list[str]] = {
             "rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity",
             "unclarifying_removes_information_that_the_interviewer_gives_back_when_asked",
             "long_answers_are_scored_by_atomic_facts_with_the_authors_recall",
-            "a_follow_up_is_asked_again_up_to_m_times_until_answered"))],
+            "a_follow_up_is_asked_again_up_to_m_times_until_answered")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # Teach2Eval's and DynaEval's reports: the reports built by hand, then the scripted runs whose report.md is read
     # (the embedded-model tests left out: minutes, and nothing of these modules' more)
     "judgeagent/protocols/teach2eval/report.py": [
@@ -224,7 +224,7 @@ TARGETS: dict[str, list[str]] = {
         *(f"tests/test_teach2eval.py::test_{name}" for name in (
             "a_lesson_end_to_end_gives_the_hand_computed_abilities",
             "the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer",
-            "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it"))],
+            "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     "judgeagent/protocols/dynaeval/report.py": [
         *(_B + name for name in (
             "the_dynaeval_report_of_an_asymmetric_run_word_for_word",
@@ -235,7 +235,7 @@ TARGETS: dict[str, list[str]] = {
             "idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom",
             "public_goods_moves_are_read_by_the_referee_or_the_rule", "roles_swap_and_the_reviewer_fixes_the_code",
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
-            "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round"))],
+            "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, "tests/test_mutants_killed.py",
                            "tests/test_runs.py"],
@@ -253,10 +253,10 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
         "tests/test_mutants_killed.py",
-        "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai"],
+        "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai", "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the shared report.md / report.html and `judgeagent compare` of every protocol but JudgeAgent: the report and
     # compare commands on scripted runs of each (28 s quiet)
-    "judgeagent/protocols/reports.py": ["tests/test_run_reports.py"],
+    "judgeagent/protocols/reports.py": ["tests/test_run_reports.py", "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the typed check of records.jsonl and episodes.jsonl rows: the regressions the run-folder fuzzing found, each
     # a row of the wrong kind named FILE:LINE: field (13-15 s; the fuzz tests themselves are slow)
     "judgeagent/protocols/rows.py": [_S61] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (

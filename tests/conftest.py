@@ -157,20 +157,25 @@ def mhr_slice_graph(tmp_path_factory):
     real news graph holding their questions' evidence, not the whole split's counts. Its build is a quarter of
     `mhr_graph`'s (about 100 CPU s of spaCy and MiniLM), which was the critical path of `make test-fast` (#47). The
     articles are written to a file in the test run's own folder, in the split's order, and built like any corpus."""
-    import json
-
     from tests.graph_cache import build
+
+    return build(mhr_slice_docs(tmp_path_factory.mktemp("corpora")), tmp_path_factory.mktemp("graphs") / "mhr-slice")
+
+
+def mhr_slice_docs(folder: Path) -> Path:
+    """The slice's articles, written under `folder` in the split's order (tests/make_report_reference.py builds
+    the same graph)."""
+    import json
 
     split = DATA / "multihop_rag"
     questions = [json.loads(line) for line in (split / "small.questions.jsonl").read_text(encoding="utf-8").splitlines()]
     wanted = {d for q in questions[:MHR_SLICE] for d in q["supporting_doc_ids"]} | {"mhr-0001"}
     lines = [line for line in (split / "small.docs.jsonl").read_text(encoding="utf-8").splitlines()
              if json.loads(line)["doc_id"] in wanted]
-    folder = tmp_path_factory.mktemp("corpora") / "multihop_rag"
-    folder.mkdir()
-    docs = folder / f"small-first{MHR_SLICE}.docs.jsonl"  # its own name in the graph cache (tests/graph_cache.py)
+    (folder / "multihop_rag").mkdir()
+    docs = folder / "multihop_rag" / f"small-first{MHR_SLICE}.docs.jsonl"  # its own name in the graph cache
     docs.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return build(docs, tmp_path_factory.mktemp("graphs") / "mhr-slice")
+    return docs
 
 
 @pytest.fixture(scope="session")

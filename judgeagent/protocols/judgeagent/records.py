@@ -8,6 +8,7 @@ readers took for a missing key before the records were typed.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -313,9 +314,18 @@ def _messages(prompt: object) -> list[Message]:
 
 
 def question_records(run: Run) -> list[QuestionRecord]:
-    """A JudgeAgent run's records, typed, in the order they were written; a row with a field of the wrong kind is
-    one line `records.jsonl:LINE: field ...`."""
-    return [QuestionRecord.read(r, run.folder / "records.jsonl") for r in run.records]
+    """A JudgeAgent run's records, typed, by batch, round and record id (`in_order`); a row with a field of the
+    wrong kind is one line `records.jsonl:LINE: field ...`."""
+    return sorted((QuestionRecord.read(r, run.folder / "records.jsonl") for r in run.records), key=in_order)
+
+
+def in_order(r: QuestionRecord) -> tuple[int, int, tuple[str | int, ...]]:
+    """Episodes append their records in the order they finish, which two runs of one configuration do not share:
+    a report's rows, its ties (the most failed entities, the judging methods), the spot-check draw, the trainer
+    export and a weakness's counts are read in this order instead, so the same run reads the same. The record id's
+    numbers compare as numbers (`b0-r2-q10` after `b0-r2-q9`)."""
+    parts = re.split(r"(\d+)", r.record_id)  # text at even places, numbers at odd ones: always comparable
+    return r.batch, r.round, tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
 
 
 def as_records(rows: Iterable[Mapping[str, Any]]) -> list[QuestionRecord]:

@@ -96,7 +96,10 @@ def knowledge_gaps(records: Sequence[QuestionRecord], names: Names | None, top: 
     for r in records:
         if not r.correct:
             counts.update(set(r.path_entities) | set(r.entities or []))
-    kept = [(n, c) for n, c in counts.most_common() if names is None or not names.generic(n)][:top]
+    # Ties by name: a record's entities are a set, whose order changes with each process's string hashing, and
+    # `most_common` would keep that order (and so which tied entity makes the top).
+    ranked = sorted(counts.items(), key=lambda nc: (-nc[1], nc[0]))
+    kept = [(n, c) for n, c in ranked if names is None or not names.generic(n)][:top]
     if names is None:
         return [Gap(n, c) for n, c in kept]
     return [Gap(n, c, names.kind(n), names.documents(n)) for n, c in kept]
