@@ -8,7 +8,8 @@ tests/make_judgeagent_reference.py, then `validate`, so its report has the valid
 so the report has paths, knowledge gaps and weak documents), then: `<name>.report.md` and `<name>.report.html`
 (`judgeagent report`), `<name>.compare.md` (`judgeagent compare` of the run beside itself),
 `<name>.inspect.json` (`judgeagent export-inspect`, Inspect's own log) and, for JudgeAgent,
-`<name>.weaknesses.jsonl` (the trainer export, its lines sorted).
+`<name>.weaknesses.jsonl` (the trainer export, its lines sorted). `VARIANTS` adds the reports of runs at
+other settings (the paper scorings, follow-ups).
 tests/test_report_reference.py compares fresh runs with these files byte for byte, so a changed word, number,
 separator or field of a report or a log fails a test that names the file and the first differing lines (#47:
 the report modules' emptied strings and swapped conditions survived the tests that read a report's headline
@@ -24,6 +25,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,30 @@ def run(name: str, tmp: Path, graph: Any = None) -> Path:
         return tmp / name
     from tests.make_layout_reference import RUNS
 
-    return RUNS[name](tmp / name)
+    return (RUNS.get(name) or VARIANTS[name])(tmp / name)
+
+
+def _interviewer_followups(folder: Path) -> Path:
+    from tests.test_interviewer import followup_run
+
+    return followup_run(folder)[0].folder
+
+
+def _paper_scoring(protocol: str) -> Callable[[Path], Path]:
+    def run(folder: Path) -> Path:
+        from judgeagent.protocols import run_protocol
+
+        test = __import__(f"tests.test_{protocol}", fromlist=["OPTS", "bench", "models"])
+        return run_protocol(protocol, test.bench(), models=test.models(), config={**test.OPTS, "scoring": "paper"},
+                            run_dir=folder, cache=False).folder
+    return run
+
+
+VARIANTS: dict[str, Callable[[Path], Path]] = {
+    "interviewer-followups": _interviewer_followups, "kieval-paper": _paper_scoring("kieval"),
+    "teach2eval-paper": _paper_scoring("teach2eval")}
+"""Runs at the settings the layout reference's do not take (the layout references were written before the paper
+scorings were the defaults, and ask no follow-ups): their reports only, the Inspect export being the same code."""
 
 
 def _without_clocks(value: Any, path: tuple[str, ...] = ()) -> Any:
@@ -99,11 +124,13 @@ def capture(name: str, tmp: Path, graph: Any = None) -> dict[str, bytes]:
         written = (folder / "report.md").read_bytes()
         md, html = write_reports(protocol, folder)
         assert md.read_bytes() == written, f"{name}: `judgeagent report` renders another report.md than the run wrote"
+    found |= {f"{name}.report.md": normalised(md.read_text(), folder, at),
+              f"{name}.report.html": normalised(html.read_text(), folder, at)}
+    if name in VARIANTS:
+        return found
     log, _ = write_inspect_log(protocol, folder, tmp / f"{name}.log.json")
-    return {f"{name}.report.md": normalised(md.read_text(), folder, at),
-            f"{name}.report.html": normalised(html.read_text(), folder, at),
-            f"{name}.compare.md": normalised(compare(protocol, [folder, folder]), folder, at),
-            f"{name}.inspect.json": inspect_json(log.read_bytes(), folder, at), **found}
+    return {**found, f"{name}.compare.md": normalised(compare(protocol, [folder, folder]), folder, at),
+            f"{name}.inspect.json": inspect_json(log.read_bytes(), folder, at)}
 
 
 def slice_graph(tmp: Path) -> Any:
@@ -115,7 +142,7 @@ def slice_graph(tmp: Path) -> Any:
     return build(mhr_slice_docs(tmp / "corpora"), tmp / "mhr-slice")
 
 
-NAMES = ("judgeagent", "judgeagent-extension", "interviewer", "kieval", "teach2eval", "dynaeval")
+NAMES = ("judgeagent", "judgeagent-extension", "interviewer", "kieval", "teach2eval", "dynaeval", *VARIANTS)
 
 
 def stored(name: str) -> dict[str, bytes]:
