@@ -67,9 +67,34 @@ def _paper_scoring(protocol: str) -> Callable[[Path], Path]:
     return run
 
 
+def _dynaeval_translation(folder: Path) -> Path:
+    """An asymmetric game (translator and proofreader) at the paper's scoring: the report's table by pair of roles."""
+    from judgeagent.models.testing import FunctionModel
+    from tests.test_dynaeval import SECRET, run
+
+    folder.mkdir(parents=True)
+    sources = folder / "sources.jsonl"
+    sources.write_text("".join(json.dumps({"id": i, "text": en, "reference": fr}) + "\n" for i, en, fr in (
+        ("cat", "The cat sleeps on the red mat.", "Le chat dort sur le tapis rouge."),
+        ("rain", "It rains in Paris today.", "Il pleut à Paris aujourd'hui."))))
+
+    def player(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        return ("Il pleut à Paris." if "Paris" in text else "Le chat dort sur le tapis rouge.") \
+            if "Translator:" in text else ("Un chat dort." if "cat" in text else "Il pleut.")
+
+    def referee(messages: list[dict[str, str]]) -> str:
+        return json.dumps({"Translator": {"evaluation": "loses words", "score": 4},
+                           "Proofreader": {"evaluation": "restores them", "score": 9}})
+
+    models = {"players.1": FunctionModel(player, name=SECRET[0]), "players.2": FunctionModel(player, name=SECRET[1]),
+              "referee": FunctionModel(referee, name="referee-secret")}
+    return run(models, folder, task="translation", sources=str(sources)).folder
+
+
 VARIANTS: dict[str, Callable[[Path], Path]] = {
     "interviewer-followups": _interviewer_followups, "kieval-paper": _paper_scoring("kieval"),
-    "teach2eval-paper": _paper_scoring("teach2eval")}
+    "teach2eval-paper": _paper_scoring("teach2eval"), "dynaeval-translation": _dynaeval_translation}
 """Runs at the settings the layout reference's do not take (the layout references were written before the paper
 scorings were the defaults, and ask no follow-ups): their reports only, the Inspect export being the same code."""
 
@@ -95,7 +120,7 @@ def normalised(text: str, folder: Path, graph: str) -> bytes:
     """`text` with the machine's folders as names: the run's, its graph's, the data's and the checkout's."""
     from tests.conftest import DATA
 
-    text = text.replace(str(folder), FOLDER)
+    text = text.replace(str(folder), FOLDER).replace(str(folder.parent), "<tmp>")
     text = text.replace(graph, GRAPH) if graph else text
     return text.replace(str(DATA), "<data>").replace(str(ROOT), "<checkout>").encode()
 
