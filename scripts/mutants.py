@@ -185,7 +185,8 @@ TARGETS: dict[str, list[str]] = {
     # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
     # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
     **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
-    "judgeagent/grading/forms.py": [_S60, *_FORMS_TESTS, *_RULE_TESTS],  # its word lists word by word first
+    "judgeagent/grading/forms.py": [_S60, _S62 + "a_currency_sign_with_letters_is_no_content_word", *_FORMS_TESTS,
+                                    *_RULE_TESTS],  # its word lists word by word first
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)

@@ -174,3 +174,15 @@ def test_a_record_whose_turn_is_a_numeral_in_a_string_is_refused(tmp_path):
     check_row(RecordModel, row, path)
     with pytest.raises(JudgeAgentError, match=r"records\.jsonl:2.*turn"):
         check_row(RecordModel, {**row, "turn": "1"}, path)
+
+
+# --- grading/forms.py (the brief's "SYM": not equivalent) ---------------------------------------------------------
+
+def test_a_currency_sign_with_letters_is_no_content_word():
+    # forms.py:29 ('SYM' among the function parts of speech): spaCy (en_core_web_sm) tags "US$" SYM, and it holds
+    # letters, so only its part of speech drops it ("$", "€", "#", "→" hold none and the isalnum check drops them
+    # anyway; a lone SYM letter, the "x" of "3 x 4", is kept as a letter either way)
+    from judgeagent.grading.forms import stems
+
+    assert stems("It costs US$5") == stems("It costs 5") == ("cost", "5")
+    assert stems("US$40 million") == ("40", "million")
