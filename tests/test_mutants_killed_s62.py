@@ -186,3 +186,26 @@ def test_a_currency_sign_with_letters_is_no_content_word():
 
     assert stems("It costs US$5") == stems("It costs 5") == ("cost", "5")
     assert stems("US$40 million") == ("40", "million")
+
+
+# --- grading/mcq.py's default seed (real HotpotQA-small graph, the one mcq.py's other tests build) ------------------
+
+def test_a_builder_without_a_seed_draws_as_seed_zero(request):
+    # mcq.py:47 (`DistractorBuilder(..., seed=0)`): the options of a year's item, built without a seed, are those of
+    # seed 0, and seed 1 orders them otherwise
+    from judgeagent.benchmark import Item
+    from judgeagent.grading.mcq import DistractorBuilder
+    from tests.conftest import FOUND
+
+    if FOUND is None:
+        pytest.skip("the shared datasets are missing: docs/testing.md says where to put them")
+    graph = request.getfixturevalue("hotpot_graph")
+    items = [Item(qid=f"q{k}", question="In which year did it happen?", gold="1969") for k in range(4)]
+
+    def options(builder):
+        return [m.item.options for m in builder.convert(items)]
+
+    unseeded = options(DistractorBuilder(graph))
+    assert unseeded == options(DistractorBuilder(graph, seed=0))
+    assert unseeded != options(DistractorBuilder(graph, seed=1))
+    assert all("1969" in o.values() and len(o) == 4 for o in unseeded)
