@@ -45,6 +45,9 @@ _S60 = "tests/test_mutants_killed_s60.py"
 _S61 = "tests/test_mutants_killed_s61.py"
 """The tests written against the survivors of stop 60's seed-61 sample (name_rules, answers, calibration,
 equivalence, judge, runs, rows)."""
+_S62 = "tests/test_mutants_killed_s62.py::test_"
+"""The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
+file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -83,6 +86,8 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
     "judgeagent/grading/choice.py": [
+        _S62 + "a_reply_opening_with_an_option_text_says_it_was_read_from_the_text",
+        _S62 + "an_option_ruled_out_with_its_bracketed_letter_and_text_is_not_the_choice",
         "tests/test_mutants_killed.py::test_a_bare_lowercase_letter_in_quotes_is_read_case_blind",
         "tests/test_mutants_killed.py::test_each_connective_after_a_letter_keeps_it_an_option",
         "tests/test_mutants_killed.py::test_an_option_ruled_out_after_or_before_it_is_no_choice",
@@ -131,7 +136,9 @@ TARGETS: dict[str, list[str]] = {
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
     "judgeagent/grading/answers.py": [*_RULE_TESTS, _S61],
     # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
-    "judgeagent/grading/phrase_rules.py": [_S60, *_RULE_TESTS],
+    "judgeagent/grading/phrase_rules.py": [_S60, *(_S62 + name for name in (
+        "a_gold_opening_a_list_after_its_article_is_not_the_first_sentences_subject",
+        "the_phrase_rule_reads_neither_an_essay_nor_a_single_word")), *_RULE_TESTS],
     "judgeagent/grading/name_rules.py": [_S60, *_RULE_TESTS, _S61],
     # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
     # the rule tests
@@ -144,7 +151,9 @@ TARGETS: dict[str, list[str]] = {
         "the_exact_match_is_right_and_says_so", "a_refusal_is_right_only_where_the_gold_refuses_too",
         "token_f1_at_the_threshold_accepts_and_says_its_score_and_threshold",
         "a_negated_reply_is_not_accepted_by_token_f1", "a_gold_that_lists_things_needs_every_one_of_them")] + _RULE_TESTS,
-    "judgeagent/grading/mcq.py": [_TEXT + name for name in (
+    "judgeagent/grading/mcq.py": [_S62 + "a_converted_items_record_cannot_be_changed_and_can_be_counted_in_a_set",
+                                  _S62 + "a_builder_without_a_seed_draws_as_seed_zero"] + [
+        _TEXT + name for name in (
         "check_options_names_what_is_wrong_word_for_word", "a_binary_gold_gets_its_opposite_cased_like_it",
         "an_item_whose_options_cannot_have_one_gold_is_skipped_with_the_reason",
         "a_year_moves_by_one_to_ten_years_either_way", "a_small_count_moves_by_one_to_five_and_stays_positive",
@@ -158,7 +167,9 @@ TARGETS: dict[str, list[str]] = {
             "check_options_catches_duplicates_and_a_missing_gold", "numbers_years_and_binary_golds",
             "a_converted_item_round_trips_as_a_benchmark_file",
             "every_converted_item_has_one_gold_and_distinct_options[hotpotqa-hotpot_graph]", "options_are_seeded_and_reproducible")],
-    "judgeagent/grading/calibration.py": [_TEXT + name for name in (
+    "judgeagent/grading/calibration.py": [
+        _S62 + "a_near_miss_that_is_the_gold_itself_is_never_a_wrong_answer",
+        _S62 + "a_hard_negative_of_a_numeric_gold_is_a_changed_number"] + [_TEXT + name for name in (
         "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",
         "an_alias_that_is_yes_no_or_maybe_is_never_a_probe", "a_number_in_words_gets_a_numeral_of_two_to_nine_added",
         "a_choice_item_is_probed_with_its_other_options_never_its_own",
@@ -175,11 +186,13 @@ TARGETS: dict[str, list[str]] = {
     # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
     # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
     **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
-    "judgeagent/grading/forms.py": [_S60, *_FORMS_TESTS, *_RULE_TESTS],  # its word lists word by word first
+    "judgeagent/grading/forms.py": [_S60, _S62 + "a_currency_sign_with_letters_is_no_content_word", *_FORMS_TESTS,
+                                    *_RULE_TESTS],  # its word lists word by word first
     # part B: the learned step (the tests written against its survivors, its own tests, then the runs that grade with
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
-    "judgeagent/grading/equivalence.py": [_S60, "tests/test_mutants_killed_s59.py"] + [_B + name for name in (
+    "judgeagent/grading/equivalence.py": [
+        _S60, "tests/test_mutants_killed_s59.py", _S62 + "a_calibration_without_enough_wrong_answers_accepts_nothing"] + [_B + name for name in (
         "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
         "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
         "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
@@ -205,6 +218,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_answers.py", "tests/test_answer_rules.py::test_question_type_from_the_gold", _S61],
     # the interviewer's report: the report built by hand from rows, then the scripted runs whose report.md is read
     "judgeagent/protocols/interviewer/report.py": [
+        _S62 + "the_unclarified_items_answered_without_the_information_are_those_with_a_verdict",
         *(f"{_B}the_interview_{name}" for name in (
             "reports_numbers_by_hand", "report_word_for_word", "report_of_nothing_and_each_scoring_described")),
         *(f"tests/test_interviewer.py::test_{name}" for name in (
@@ -218,6 +232,7 @@ TARGETS: dict[str, list[str]] = {
     # Teach2Eval's and DynaEval's reports: the reports built by hand, then the scripted runs whose report.md is read
     # (the embedded-model tests left out: minutes, and nothing of these modules' more)
     "judgeagent/protocols/teach2eval/report.py": [
+        _S62 + "a_summary_without_its_scoring_was_made_with_the_geometric_one",
         *(f"{_B}the_teach2eval_{name}" for name in (
             "reports_counts_by_hand", "report_word_for_word",
             "report_of_an_older_summary_a_told_answer_and_a_conversion")),
@@ -252,6 +267,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
+        _S62 + "an_inspect_model_event_keeps_each_generate_setting_of_the_call_and_no_other",
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai", "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the shared report.md / report.html and `judgeagent compare` of every protocol but JudgeAgent: the report and
@@ -259,7 +275,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/protocols/reports.py": ["tests/test_run_reports.py", "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
     # the typed check of records.jsonl and episodes.jsonl rows: the regressions the run-folder fuzzing found, each
     # a row of the wrong kind named FILE:LINE: field (13-15 s; the fuzz tests themselves are slow)
-    "judgeagent/protocols/rows.py": [_S61] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
+    "judgeagent/protocols/rows.py": [_S61, _S62 + "a_record_whose_turn_is_a_numeral_in_a_string_is_refused"] + [f"tests/test_fuzz_runs.py::test_{name}" for name in (
         "a_record_with_a_field_of_the_wrong_kind_is_file_line_field", "a_record_score_that_is_no_object_is_file_line_field",
         "an_episode_row_with_a_field_of_the_wrong_kind_is_file_line_field",
         "a_judgeagent_record_of_the_wrong_kind_and_an_empty_question",
