@@ -382,6 +382,8 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/base.py:{at}:const:str->empty": "a type's name emptied: the value of a `TypeAlias` "
        "string, a `TypeVar`'s name or `cast`'s type string, which only type checkers read (no code calls "
        "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
+    "judgeagent/protocols/reports.py:83:16:const:str->empty": "`cast`'s type string emptied: only type checkers read "
+        "it (found by stop 61's exploration, seed 100)",
     "judgeagent/protocols/base.py:251:75:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
