@@ -111,7 +111,7 @@ TARGETS: dict[str, list[str]] = {
     # the sandbox's verdict path (`_Run._verdict`, `_why_ended`, `_last_line`: sample it with `--only` on its lines):
     # the tests that run code under bubblewrap, the HumanEval-wide one left out (minutes, the same verdicts)
     "judgeagent/protocols/dynaeval/sandbox.py": [
-        "tests/test_mutants_killed_sandbox.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
+        "tests/test_mutants_killed_sandbox.py", "tests/test_mutants_killed_s63.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
         "tests/test_sandbox.py::test_code_cannot_fake_a_pass", "tests/test_sandbox.py::test_an_endless_loop_is_stopped",
         "tests/test_sandbox.py::test_unbounded_memory_is_stopped", "tests/test_sandbox.py::test_the_network_is_refused",
         "tests/test_sandbox.py::test_writes_outside_its_folder_and_new_processes_are_refused",
@@ -382,6 +382,10 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/base.py:{at}:const:str->empty": "a type's name emptied: the value of a `TypeAlias` "
        "string, a `TypeVar`'s name or `cast`'s type string, which only type checkers read (no code calls "
        "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
+    "judgeagent/protocols/judgeagent/scoring.py:7:15:const:str->empty": "a name in the `Tier` Literal emptied: a "
+        "type annotation only (no code reads `Tier` at run time)",
+    "judgeagent/protocols/dynaeval/sandbox.py:450:61:const:str->empty": "`/libx32` left out of the sandbox's library "
+        "folders: only x32 programs load from it, never the interpreter the sandbox runs (and this machine has none)",
     "judgeagent/protocols/reports.py:83:16:const:str->empty": "`cast`'s type string emptied: only type checkers read "
         "it (found by stop 61's exploration, seed 100)",
     "judgeagent/protocols/base.py:251:75:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "
