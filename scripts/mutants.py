@@ -46,6 +46,7 @@ _S61 = "tests/test_mutants_killed_s61.py"
 """The tests written against the survivors of stop 60's seed-61 sample (name_rules, answers, calibration,
 equivalence, judge, runs, rows)."""
 _S62 = "tests/test_mutants_killed_s62.py::test_"
+_S63 = "tests/test_mutants_killed_s63.py::test_"
 """The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
 file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
@@ -86,6 +87,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
     "judgeagent/grading/choice.py": [
+        _S63 + "a_reply_opening_with_an_option_text_then_naming_another_letter_chose_the_letter",
         _S62 + "a_reply_opening_with_an_option_text_says_it_was_read_from_the_text",
         _S62 + "an_option_ruled_out_with_its_bracketed_letter_and_text_is_not_the_choice",
         "tests/test_mutants_killed.py::test_a_bare_lowercase_letter_in_quotes_is_read_case_blind",
@@ -138,7 +140,9 @@ TARGETS: dict[str, list[str]] = {
     # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
     "judgeagent/grading/phrase_rules.py": [_S60, *(_S62 + name for name in (
         "a_gold_opening_a_list_after_its_article_is_not_the_first_sentences_subject",
-        "the_phrase_rule_reads_neither_an_essay_nor_a_single_word")), *_RULE_TESTS],
+        "the_phrase_rule_reads_neither_an_essay_nor_a_single_word")), *(_S63 + name for name in (
+        "a_gold_inside_a_word_of_the_question_is_not_in_the_question",
+        "a_gold_the_question_names_is_read_in_the_questions_word_order_in_every_process")), *_RULE_TESTS],
     "judgeagent/grading/name_rules.py": [_S60, *_RULE_TESTS, _S61],
     # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
     # the rule tests
@@ -386,6 +390,13 @@ EQUIVALENT: dict[str, str] = {
         "type annotation only (no code reads `Tier` at run time)",
     "judgeagent/protocols/dynaeval/sandbox.py:450:61:const:str->empty": "`/libx32` left out of the sandbox's library "
         "folders: only x32 programs load from it, never the interpreter the sandbox runs (and this machine has none)",
+    "judgeagent/grading/choice.py:61:7:op:Or->And": "`not text and not text.strip()` for `or`: a reply of spaces "
+        "alone goes on to the letter tiers and the option texts, which find nothing in it either: (None, '') both ways",
+    "judgeagent/grading/numeric.py:162:83:const:str->empty": "an ordinal word (matched between word boundaries) "
+        "removed with '' rather than ' ': its neighbours are non-word characters or the text's ends, and joining "
+        "them makes or unmakes no number (only whether any number is left is read)",
+    "judgeagent/grading/phrase_rules.py:203:8:return:None": "`guarded` returning None for False: its four callers "
+        "read it as a truth value only",
     "judgeagent/protocols/reports.py:83:16:const:str->empty": "`cast`'s type string emptied: only type checkers read "
         "it (found by stop 61's exploration, seed 100)",
     "judgeagent/protocols/base.py:251:75:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "

@@ -33,3 +33,51 @@ def test_only_the_folders_of_ended_evaluators_are_removed(tmp_path, monkeypatch)
         (folder / "work").mkdir(parents=True)
     _remove_stale_folders.__wrapped__()
     assert not stale.exists() and (live / "work").is_dir()
+
+
+# --- grading/choice.py, grading/phrase_rules.py ----------------------------------------------------------------
+
+def test_a_reply_opening_with_an_option_text_then_naming_another_letter_chose_the_letter():
+    """choice.py:163: only a whole reply is read as an option's text before the letters; its opening words are
+    the last resort, after every letter tier."""
+    from judgeagent.grading.choice import check_options
+
+    v = check_options("Paris is wrong; the answer is B.", {"A": "Paris", "B": "Berlin"}, "B", "Berlin")
+    assert (v.correct, v.method, v.extracted) == (True, "letter", "B")
+
+
+def _case(raw: str, gold: str, question: str):  # type: ignore[no-untyped-def]
+    from tests.test_mutants_killed_s62 import _case
+
+    return _case(raw, gold, question)
+
+
+HESSE = "Which novelist won the Nobel Prize in 1929, after Hermann Hesse turned it down?"
+LUBECK = "Which novelist born in Lübeck later lived in Mannheim?"
+
+
+def test_a_gold_inside_a_word_of_the_question_is_not_in_the_question():
+    """phrase_rules.py:36 and :292: "Mann" is not asked by a question naming Hermann or Mannheim, so a reply
+    stating it is read (`contained`, `corrected`): the question's words are compared whole."""
+    from judgeagent.grading.phrase_rules import contained, corrected
+
+    for question in (HESSE, LUBECK):
+        v = contained(_case("Mann.", "Mann", question))
+        assert v is not None and (v.correct, v.method) == (True, "exact"), question
+        v = corrected(_case("Many think it was Hesse, but it was Mann.", "Mann", question))
+        assert v is not None and (v.correct, v.method) == (True, "corrected"), question
+
+
+def test_a_gold_the_question_names_is_read_in_the_questions_word_order_in_every_process():
+    """phrase_rules.py:292: `corrected` leaves a gold the question names to the other rules; it read the question as
+    a set joined in hash order, so "Thomas Mann" was found in it in some processes and not in others."""
+    import subprocess
+    import sys
+
+    script = ("from tests.test_mutants_killed_s63 import _case\nfrom judgeagent.grading.phrase_rules import corrected\n"
+              "print(corrected(_case('Many think it was Hesse, but it was Thomas Mann.', 'Thomas Mann', "
+              "'Did Thomas Mann or Hermann Hesse write the novel Buddenbrooks in the year 1901?')))")
+    for seed in ("1", "2", "3", "4"):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env={**__import__("os").environ, "PYTHONHASHSEED": seed})
+        assert out.stdout.strip() == "None", seed

@@ -282,12 +282,14 @@ def corrected(case: Case) -> Rule:
     if len(parts) < 2 or len(fold(case.reply.raw).split()) > LONGEST:
         return None
     before, after = fold(" ".join(parts[:-1])).split(), fold(parts[-1]).split()
-    asked = set(fold(case.question).split())
+    question = fold(case.question).split()
+    asked = set(question)
     for gold in case.golds:
         ref = fold(gold).split()
         if not ref or " ".join(ref) in YES_NO or f" {' '.join(ref)} " not in f" {' '.join(after)} ":
             continue
-        if f" {' '.join(ref)} " in f" {' '.join(asked)} " or set(ref) & set(before) or listed(parts[-1], ref):
+        # the question's words in their order: a set joined in its hash order found a many-word gold by chance
+        if f" {' '.join(ref)} " in f" {' '.join(question)} " or set(ref) & set(before) or listed(parts[-1], ref):
             continue
         if set(after) - set(ref) - asked - _ASSERTING:
             continue  # more than an assertion of the gold: "but Raphael did the frescoes"
