@@ -136,7 +136,8 @@ TARGETS: dict[str, list[str]] = {
     # the free-text rules and the verdict they return: the rule tests (real spaCy for word forms), then the checker's
     **{f"judgeagent/grading/{name}.py": _RULE_TESTS for name in (
         "verdict", "numeric", "number_rules", "yes_no", "phrase_rules", "name_rules", "answers", "free_text")},
-    "judgeagent/grading/answers.py": [*_RULE_TESTS, _S61],
+    "judgeagent/grading/answers.py": [
+        *_RULE_TESTS, _S61, _S63 + "an_open_question_reads_another_items_kind_in_lower_case_as_no_other_answer"],
     # the phrase and name rules: their word lists named word by word first (stop 60), then the rule tests
     "judgeagent/grading/phrase_rules.py": [_S60, *(_S62 + name for name in (
         "a_gold_opening_a_list_after_its_article_is_not_the_first_sentences_subject",
@@ -172,6 +173,8 @@ TARGETS: dict[str, list[str]] = {
             "a_converted_item_round_trips_as_a_benchmark_file",
             "every_converted_item_has_one_gold_and_distinct_options[hotpotqa-hotpot_graph]", "options_are_seeded_and_reproducible")],
     "judgeagent/grading/calibration.py": [
+        _S63 + "a_hard_negative_that_is_the_gold_of_the_same_question_elsewhere_is_not_asked",
+        "tests/test_learned_run.py::test_a_judge_that_fails_calibration_says_the_step_settles_the_rest",
         _S62 + "a_near_miss_that_is_the_gold_itself_is_never_a_wrong_answer",
         _S62 + "a_hard_negative_of_a_numeric_gold_is_a_changed_number"] + [_TEXT + name for name in (
         "two_usable_golds_are_enough_for_balanced_pairs_and_yes_no_maybe_are_not_usable",

@@ -81,3 +81,33 @@ def test_a_gold_the_question_names_is_read_in_the_questions_word_order_in_every_
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                              env={**__import__("os").environ, "PYTHONHASHSEED": seed})
         assert out.stdout.strip() == "None", seed
+
+
+# --- grading/answers.py, grading/calibration.py -------------------------------------------------------------
+
+def test_an_open_question_reads_another_items_kind_in_lower_case_as_no_other_answer():
+    """answers.py:47: without options the other golds are other items' answers, not this item's options: "A frog."
+    for "Toad" may be the gold's near kind and is left undecided; only a bare "frog" is that answer."""
+    import asyncio
+
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.answers import AnswerChecker
+
+    checker = AnswerChecker(CheckerConfig(judge_policy="off"), None, frozenset({"frog", "newt"}))
+    verdicts = {reply: asyncio.run(checker.check("Which amphibian is in the fable?", "Toad", reply))
+                for reply in ("A frog.", "It is a frog.", "frog")}
+    assert {r: (v.correct, v.method) for r, v in verdicts.items()} == {
+        "A frog.": (False, "undecided"), "It is a frog.": (False, "undecided"), "frog": (False, "other_answer")}
+
+
+def test_a_hard_negative_that_is_the_gold_of_the_same_question_elsewhere_is_not_asked():
+    """calibration.py:144: a same-subject wrong answer that another item asking the same question has as its gold
+    is disputable, like the other kinds; one that no such item has is not."""
+    from judgeagent.benchmark import Item
+    from judgeagent.grading.calibration import _ambiguous
+
+    item = Item("a", "Who painted the Sistine Chapel ceiling?", "Michelangelo")
+    twin = Item("b", "Who painted the Sistine Chapel ceiling?", "Raphael")
+    for kind in ("other_gold", "near_miss", "same_kind", "same_subject"):
+        assert _ambiguous("Raphael", item, [item, twin], kind), kind
+        assert not _ambiguous("Donatello", item, [item, twin], kind), kind
