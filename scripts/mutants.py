@@ -389,8 +389,6 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/base.py:{at}:const:str->empty": "a type's name emptied: the value of a `TypeAlias` "
        "string, a `TypeVar`'s name or `cast`'s type string, which only type checkers read (no code calls "
        "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
-    "judgeagent/protocols/judgeagent/scoring.py:7:15:const:str->empty": "a name in the `Tier` Literal emptied: a "
-        "type annotation only (no code reads `Tier` at run time)",
     "judgeagent/protocols/dynaeval/sandbox.py:450:61:const:str->empty": "`/libx32` left out of the sandbox's library "
         "folders: only x32 programs load from it, never the interpreter the sandbox runs (and this machine has none)",
     "judgeagent/grading/choice.py:61:7:op:Or->And": "`not text and not text.strip()` for `or`: a reply of spaces "
