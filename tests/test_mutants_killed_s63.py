@@ -113,10 +113,11 @@ def test_a_hard_negative_that_is_the_gold_of_the_same_question_elsewhere_is_not_
         assert not _ambiguous("Donatello", item, [item, twin], kind), kind
 
 
-def test_a_bubblewrap_that_fails_after_printing_ok_does_not_work_here(monkeypatch):
-    """sandbox.py:486: the probe needs both a clean exit and the interpreter's "ok"; a `bwrap` on PATH that prints
-    "ok" and exits 3 (a real binary can fail on the way out) does not work here. Its folder is world-readable: as
-    root the probe starts it as the sandbox's unprivileged uid."""
+@pytest.mark.parametrize("exit_code", [3, 0])
+def test_a_bubblewrap_works_here_only_when_the_interpreter_says_ok_and_it_exits_cleanly(monkeypatch, exit_code):
+    """sandbox.py:486: the probe needs both a clean exit and the interpreter's "ok". A `bwrap` on PATH that prints
+    "ok" and exits 3 (a real binary can fail on the way out) does not work here; one that prints "ok" and exits 0
+    does. Its folder is world-readable: as root the probe starts it as the sandbox's unprivileged uid."""
     import shutil
     import stat
 
@@ -127,10 +128,13 @@ def test_a_bubblewrap_that_fails_after_printing_ok_does_not_work_here(monkeypatc
         os.chmod(folder, 0o755)
         fake = os.path.join(folder, "bwrap")
         with open(fake, "w") as f:
-            f.write("#!/bin/sh\necho ok\nexit 3\n")
+            f.write(f"#!/bin/sh\necho ok\nexit {exit_code}\n")
         os.chmod(fake, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
         monkeypatch.setenv("PATH", f"{folder}:{os.environ.get('PATH', '')}")
         version, why = sandbox._probe.__wrapped__("bwrap")
-        assert version is None and why.startswith("bubblewrap does not work here") and "exit code 3" in why, why
+        if exit_code:
+            assert version is None and why.startswith("bubblewrap does not work here") and "exit code 3" in why, why
+        else:
+            assert (version, why) == ("ok", "")  # `bwrap --version` printed "ok" too
     finally:
         shutil.rmtree(folder, ignore_errors=True)
