@@ -138,3 +138,25 @@ def test_a_bubblewrap_works_here_only_when_the_interpreter_says_ok_and_it_exits_
             assert (version, why) == ("ok", "")  # `bwrap --version` printed "ok" too
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_users_processes_are_counted_from_zero():
+    """sandbox.py:742: RLIMIT_NPROC's cap is what the user runs now plus the sandbox's share; counted again by hand
+    around the call until nothing started or ended meanwhile (other processes come and go on a shared machine)."""
+    from judgeagent.protocols.dynaeval.sandbox import _processes_of_user
+
+    def by_hand() -> int:
+        uid, n = os.getuid(), 0
+        for name in os.listdir("/proc"):
+            try:
+                n += name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:
+                pass
+        return n
+
+    for _ in range(50):
+        before, counted, after = by_hand(), _processes_of_user(), by_hand()
+        if before == after:
+            assert counted == before
+            return
+    pytest.fail("the user's processes never held still for one count")
