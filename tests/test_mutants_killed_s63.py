@@ -160,3 +160,31 @@ def test_the_users_processes_are_counted_from_zero():
             assert counted == before
             return
     pytest.fail("the user's processes never held still for one count")
+
+
+# --- grading/judge.py, grading/equivalence.py --------------------------------------------------------------------
+
+def test_a_reason_of_three_instruction_words_that_matches_no_instruction_is_the_judges_own():
+    """judge.py:142: one or two words of the instructions ("Correct.") are copied whatever they match; three words
+    are copied only if they match one instruction sentence closely enough."""
+    from judgeagent.grading.judge import echoes
+
+    instructions = ("X X X X X X", "Y Y Y Y Y Y", "Z Z Z Z Z Z")
+    assert echoes("X Y.", None, *instructions)
+    assert not echoes("X Y Z.", None, *instructions)
+
+
+def test_the_learned_steps_fit_is_sklearns_l2_logistic_regression_at_c_1():
+    """equivalence.py:186: `fit`'s default penalty is 1 on standardised features, the bias unpenalised: the same
+    weights as scikit-learn's LogisticRegression(C=1), an implementation we did not write."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from judgeagent.grading.equivalence import fit
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(80, 4)) * [1.0, 3.0, 0.5, 2.0] + [0.0, 1.0, -2.0, 5.0]
+    y = (x @ [1.0, -0.5, 2.0, 0.3] + rng.normal(size=80) > 1.2).tolist()
+    w, mean, scale = fit(x, y)
+    ours = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit((x - mean) / scale, y)
+    assert np.allclose(w, [ours.intercept_[0], *ours.coef_[0]], atol=1e-5)
