@@ -109,7 +109,7 @@ TARGETS: dict[str, list[str]] = {
             "paper_scoring_leaves_failed_turns_out_and_counts_the_stopping_turn_as_a_round",
             "the_ablations_switch_off_the_decay_and_the_early_stop", "kieval_end_to_end", "verification_can_be_skipped",
             "out_of_range_scores_get_one_repair_then_a_recorded_failure",
-            "an_evaluator_that_never_answers_scores_nothing", "rescore_scores_the_stored_conversations_with_another_evaluator")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
+            "an_evaluator_that_never_answers_scores_nothing", "rescore_scores_the_stored_conversations_with_another_evaluator")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     # the sandbox's verdict path (`_Run._verdict`, `_why_ended`, `_last_line`: sample it with `--only` on its lines):
     # the tests that run code under bubblewrap, the HumanEval-wide one left out (minutes, the same verdicts)
     "judgeagent/protocols/dynaeval/sandbox.py": [
@@ -237,7 +237,7 @@ TARGETS: dict[str, list[str]] = {
             "rotated_follow_ups_stay_an_option_and_keep_the_old_run_identity",
             "unclarifying_removes_information_that_the_interviewer_gives_back_when_asked",
             "long_answers_are_scored_by_atomic_facts_with_the_authors_recall",
-            "a_follow_up_is_asked_again_up_to_m_times_until_answered")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
+            "a_follow_up_is_asked_again_up_to_m_times_until_answered")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     # Teach2Eval's and DynaEval's reports: the reports built by hand, then the scripted runs whose report.md is read
     # (the embedded-model tests left out: minutes, and nothing of these modules' more)
     "judgeagent/protocols/teach2eval/report.py": [
@@ -248,7 +248,7 @@ TARGETS: dict[str, list[str]] = {
         *(f"tests/test_teach2eval.py::test_{name}" for name in (
             "a_lesson_end_to_end_gives_the_hand_computed_abilities",
             "the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer",
-            "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
+            "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     "judgeagent/protocols/dynaeval/report.py": [
         *(_B + name for name in (
             "the_dynaeval_report_of_an_asymmetric_run_word_for_word",
@@ -259,7 +259,7 @@ TARGETS: dict[str, list[str]] = {
             "idiom_pairwise_plays_every_ordered_pair_from_each_start_idiom",
             "public_goods_moves_are_read_by_the_referee_or_the_rule", "roles_swap_and_the_reviewer_fixes_the_code",
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
-            "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],
+            "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
     "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, "tests/test_mutants_killed.py",
                            "tests/test_runs.py"],
