@@ -261,10 +261,14 @@ TARGETS: dict[str, list[str]] = {
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
             "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
-    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, "tests/test_mutants_killed.py",
-                           "tests/test_runs.py"],
+    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, *(_S63 + name for name in (
+        "a_reproduce_runs_summary_is_written_again_by_its_own_command",
+        "a_synthesis_folder_that_is_a_file_names_synthesizes_own_flag",
+        "a_resume_with_other_learned_step_weights_names_both", "a_run_named_by_its_protocol_takes_its_article")),
+                           "tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
-        "tests/test_mutants_killed.py", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
+        "tests/test_mutants_killed.py",
+        "tests/test_learned_run.py::test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers"],  # a registry of the config's
     "judgeagent/protocols/base.py": [
         *(_W3 + name for name in (

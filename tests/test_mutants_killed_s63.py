@@ -188,3 +188,46 @@ def test_the_learned_steps_fit_is_sklearns_l2_logistic_regression_at_c_1():
     w, mean, scale = fit(x, y)
     ours = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit((x - mean) / scale, y)
     assert np.allclose(w, [ours.intercept_[0], *ours.coef_[0]], atol=1e-5)
+
+
+# --- runs.py ---------------------------------------------------------------------------------------------------
+
+def test_a_reproduce_runs_summary_is_written_again_by_its_own_command(tmp_path):
+    """runs.py:369: `evaluate --resume` refuses a reproduce run, so its hint is the reproduce command again."""
+    from judgeagent.runs import rewrite_hint
+
+    assert rewrite_hint(tmp_path, {"kind": "reproduce"}) == (
+        f"run the same reproduce command again (same --run-dir {tmp_path}): it writes it again from the run's records "
+        "(no model calls)")
+    assert rewrite_hint(tmp_path, {"kind": "run"}).startswith(f"judgeagent evaluate --resume {tmp_path} writes it")
+
+
+def test_a_synthesis_folder_that_is_a_file_names_synthesizes_own_flag(tmp_path):
+    """runs.py:387: synthesize names its folder with --out, every other command with --run-dir."""
+    from judgeagent.runs import open_run
+
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder")
+    for kind, flag in (("synthesis", "--out"), ("run", "--run-dir")):
+        with pytest.raises(JudgeAgentError, match=f"run folder {taken} is a file; choose another {flag}$"):
+            open_run(taken, {"kind": kind})
+
+
+def test_a_resume_with_other_learned_step_weights_names_both():
+    """runs.py:436-437: the manifests differ only in the learned step's weights (their sha256)."""
+    from judgeagent.runs import _differences
+
+    old = {"config": {}, "models": {}, "equivalence": {"weights": "a.json", "sha256": "1" * 64}}
+    new = {"config": {}, "models": {}, "equivalence": {"weights": "b.json", "sha256": "2" * 64}}
+    assert _differences(old, new) == ("learned-step weights a.json (sha256 111111111111) there, "
+                                      "b.json (sha256 222222222222) now")
+    assert _differences(old, {**new, "equivalence": None}) == (
+        "learned-step weights a.json (sha256 111111111111) there, none now")
+
+
+def test_a_run_named_by_its_protocol_takes_its_article():
+    """runs.py:498."""
+    from judgeagent.runs import a_run_of
+
+    assert [a_run_of(p) for p in ("kieval", "interviewer", "judgeagent", "Other")] == [
+        "a kieval run", "an interviewer run", "a judgeagent run", "an Other run"]
