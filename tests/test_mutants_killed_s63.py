@@ -231,3 +231,25 @@ def test_a_run_named_by_its_protocol_takes_its_article():
 
     assert [a_run_of(p) for p in ("kieval", "interviewer", "judgeagent", "Other")] == [
         "a kieval run", "an interviewer run", "a judgeagent run", "an Other run"]
+
+
+# --- protocols/judgeagent/report/gaps.py ---------------------------------------------------------------------------
+
+def test_a_graph_written_before_specificity_was_stored_gives_the_report_the_same_names(mhr_slice_graph, tmp_path):
+    """gaps.py:71: a graph whose entities have no `specificity` column (built before it was stored) has it computed
+    from its mentions, the same as the stored one."""
+    import shutil
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from judgeagent.protocols.judgeagent.report.gaps import graph_names
+
+    older = tmp_path / "older"
+    shutil.copytree(Path(mhr_slice_graph.path), older)
+    pq.write_table(pq.read_table(older / "entities.parquet").drop(["specificity"]), older / "entities.parquet")
+    graph_id = mhr_slice_graph.manifest["graph_id"]
+    stored = graph_names({"graph": {"path": str(mhr_slice_graph.path), "graph_id": graph_id}})
+    computed = graph_names({"graph": {"path": str(older), "graph_id": graph_id}})
+    assert stored is not None and computed is not None and len(stored.entities) > 1000
+    assert computed == stored
