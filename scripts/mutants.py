@@ -280,6 +280,8 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
+        *(_S63 + name for name in ("an_inspect_samples_clock_comes_from_its_timed_calls_only",
+                                   "a_call_that_reports_no_output_tokens_counts_none")),
         _S62 + "an_inspect_model_event_keeps_each_generate_setting_of_the_call_and_no_other",
         "tests/test_mutants_killed.py",
         "tests/test_view.py::test_inspect_export_of_each_protocol_is_read_back_by_inspect_ai", "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference"],

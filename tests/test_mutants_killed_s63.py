@@ -253,3 +253,32 @@ def test_a_graph_written_before_specificity_was_stored_gives_the_report_the_same
     computed = graph_names({"graph": {"path": str(older), "graph_id": graph_id}})
     assert stored is not None and computed is not None and len(stored.entities) > 1000
     assert computed == stored
+
+
+# --- view/inspect_log.py ---------------------------------------------------------------------------------------------
+
+def test_an_inspect_samples_clock_comes_from_its_timed_calls_only():
+    """inspect_log.py:200 and :205: a call without the time it was stored has no place on the clock; the durations
+    are rounded to the millisecond."""
+    from datetime import datetime, timezone
+
+    from judgeagent.view.inspect_log import _times
+
+    calls = [{"seconds": 1.23456, "stored": 100.0}, {"seconds": 2.0, "stored": 105.5}, {"seconds": 9.0}]
+    assert _times(calls) == {  # type: ignore[arg-type]
+        "started_at": datetime.fromtimestamp(98.76544, timezone.utc).isoformat(),
+        "completed_at": datetime.fromtimestamp(105.5, timezone.utc).isoformat(),
+        "total_time": 6.735, "working_time": 3.235}
+    assert _times([{"seconds": 9.0}]) == {}  # type: ignore[list-item]
+
+
+def test_a_call_that_reports_no_output_tokens_counts_none():
+    """inspect_log.py:178: a journaled call whose usage names no output tokens adds 0 to its model's, not 1."""
+    from judgeagent.protocols.episodes import EpisodeView, Turn
+    from judgeagent.view.inspect_log import _sample
+
+    turn = Turn("target", "answer", "2+2?", "4", model="model-a", call=("2+2?", "4"))
+    call = {"messages": [{"role": "user", "content": "2+2?"}], "text": "4", "usage": {"input_tokens": 7}}
+    episode = EpisodeView("e1", "2+2?", "q1", {}, {}, [], [turn], gold="4")
+    sample = _sample(episode, "model-a", {("2+2?", "4"): call}, "2026-11-28T00:00:00+00:00", "target")  # type: ignore[dict-item]
+    assert sample["model_usage"] == {"model-a": {"input_tokens": 7, "output_tokens": 0, "total_tokens": 7}}
