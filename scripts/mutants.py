@@ -47,6 +47,7 @@ _S61 = "tests/test_mutants_killed_s61.py"
 equivalence, judge, runs, rows)."""
 _S62 = "tests/test_mutants_killed_s62.py::test_"
 _S63 = "tests/test_mutants_killed_s63.py::test_"
+_S64 = "tests/test_mutants_killed_s64.py::test_"
 """The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
 file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
@@ -265,6 +266,8 @@ TARGETS: dict[str, list[str]] = {
         "a_reproduce_runs_summary_is_written_again_by_its_own_command",
         "a_synthesis_folder_that_is_a_file_names_synthesizes_own_flag",
         "a_resume_with_other_learned_step_weights_names_both", "a_run_named_by_its_protocol_takes_its_article")),
+                           *(_S64 + name for name in ("a_runs_rows_keep_their_text_as_written",
+                             "a_work_folder_that_cannot_be_made_names_itself_and_synthesizes_flag")),
                            "tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
         "tests/test_mutants_killed.py",
@@ -312,6 +315,7 @@ TARGETS: dict[str, list[str]] = {
     # JudgeAgent's report package (#47: never run before stop 60): the report's parts by hand first, then the runs whose
     # report.md and report.html are read (on the slice graph: set JUDGEAGENT_TEST_GRAPH_CACHE so it is built once)
     "judgeagent/protocols/judgeagent/report/judging.py": [
+        _S64 + "the_share_of_verdicts_that_rest_on_a_shaky_decision_is_a_percentage",
         "tests/test_hard_bound_report.py", "tests/test_mutants_killed_s60_report.py", "tests/test_learned_run.py::test_the_report_shows_the_learned_row_and_the_weights",
         "tests/test_judging_e2e.py::test_the_demo_run_rests_only_on_a_calibrated_judge", *_REPORT_RUNS],
     "judgeagent/protocols/judgeagent/report/gaps.py": [
