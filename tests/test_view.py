@@ -88,9 +88,15 @@ def lines(path):
 
 def episodes_of(folder):
     """What the viewer must list: JudgeAgent a row per question asked, the others a row per episode."""
-    if folder.name == "ja":
-        return [r["record_id"] for r in lines(folder / "records.jsonl")]
+    if folder.name == "ja":  # by batch, round and question number, not the order episodes finished writing
+        rows = lines(folder / "records.jsonl")
+        return [r["record_id"] for r in sorted(rows, key=lambda r: (r["batch"], r["round"], natural(r["record_id"])))]
     return [r["episode"] for r in sorted(lines(folder / "episodes.jsonl"), key=lambda r: r["index"])]
+
+
+def natural(text):
+    """`b0-r2-q10` after `b0-r2-q9`: the numbers in an id compare as numbers."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
 def turns_of(folder, episode):
