@@ -7,7 +7,9 @@ tests/scripted.py, the others on in-process FunctionModels), and the run's `reco
 `episodes.jsonl` and `summary.json` are stored byte for byte. The files were first written by the code
 before the wave-3 layout move (each protocol in one folder, one `evaluate` route), so
 tests/test_layout_reference.py keeps proving that the move changed no byte of what a run writes. `--check`
-compares fresh runs with the stored files instead of writing them.
+compares fresh runs with the stored files instead of writing them, byte for byte: it reports every run different
+since the deliberate changes made after the references (the test's RENAMED, SCORING, TRUST and SERVED, which the test
+applies before comparing).
 """
 from __future__ import annotations
 
@@ -97,25 +99,27 @@ def stored(name: str) -> dict[str, bytes]:
     return {f: (REFERENCE / name / f).read_bytes() for f in FILES}
 
 
+def write_or_check(name: str, found: dict[str, bytes], folder: Path, check: bool) -> bool:
+    """Writes a run's files into `folder`, or with `check` compares them with those stored there (a missing one
+    differs); True when some differ. tests/make_report_reference.py writes and checks its own this way."""
+    if check:
+        bad = [f for f, data in found.items() if not (folder / f).is_file() or (folder / f).read_bytes() != data]
+        print(f"{name}: " + (f"DIFFERENT ({', '.join(bad)})" if bad else "same as the reference"))
+        return bool(bad)
+    folder.mkdir(parents=True, exist_ok=True)
+    for f, data in found.items():
+        (folder / f).write_bytes(data)
+    print(f"wrote {', '.join(found)} in {folder}")
+    return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare with the stored files instead of writing them")
     args = parser.parse_args()
-    differ = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in RUNS:
-            found = capture(name, Path(tmp))
-            if args.check:
-                bad = [f for f, data in found.items() if data != stored(name)[f]]
-                differ += bool(bad)
-                print(f"{name}: " + (f"DIFFERENT ({', '.join(bad)})" if bad else "same as the reference"))
-                continue
-            (REFERENCE / name).mkdir(parents=True, exist_ok=True)
-            for f, data in found.items():
-                (REFERENCE / name / f).write_bytes(data)
-            print(f"wrote {REFERENCE / name}")
-    return 1 if differ else 0
-
+        differ = [write_or_check(name, capture(name, Path(tmp)), REFERENCE / name, args.check) for name in RUNS]
+    return 1 if any(differ) else 0
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))

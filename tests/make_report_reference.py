@@ -174,27 +174,16 @@ def stored(name: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(REFERENCE.glob(f"{name}.*"))}
 
 
-
 def main() -> int:
+    from tests.make_layout_reference import write_or_check
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare with the stored files instead of writing them")
     args = parser.parse_args()
-    differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         graph = slice_graph(Path(tmp))
-        for name in NAMES:
-            found = capture(name, Path(tmp), graph)
-            if args.check:
-                bad = [f for f, data in found.items() if data != stored(name).get(f)]
-                differ += bool(bad)
-                print(f"{name}: " + (f"DIFFERENT ({', '.join(bad)})" if bad else "same as the reference"))
-                continue
-            REFERENCE.mkdir(parents=True, exist_ok=True)
-            for f, data in found.items():
-                (REFERENCE / f).write_bytes(data)
-            print(f"wrote {', '.join(found)} in {REFERENCE}")
-    return 1 if differ else 0
-
+        differ = [write_or_check(name, capture(name, Path(tmp), graph), REFERENCE, args.check) for name in NAMES]
+    return 1 if any(differ) else 0
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
