@@ -48,6 +48,8 @@ equivalence, judge, runs, rows)."""
 _S62 = "tests/test_mutants_killed_s62.py::test_"
 _S63 = "tests/test_mutants_killed_s63.py::test_"
 _S64 = "tests/test_mutants_killed_s64.py::test_"
+_S65 = "tests/test_mutants_killed_s65.py"
+"""The tests written against the survivors of stop 61's seed-64 sample (a second or less: first in each list)."""
 """The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
 file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
@@ -87,7 +89,7 @@ TARGETS: dict[str, list[str]] = {
     # module -> the tests that cover it (run with -x: the first failure kills the mutant)
     "judgeagent/metrics.py": ["tests/test_metrics.py"],
     "judgeagent/grading/leakage.py": ["tests/test_leakage.py"],
-    "judgeagent/grading/choice.py": [
+    "judgeagent/grading/choice.py": [_S65,
         _S63 + "a_reply_opening_with_an_option_text_then_naming_another_letter_chose_the_letter",
         _S62 + "a_reply_opening_with_an_option_text_says_it_was_read_from_the_text",
         _S62 + "an_option_ruled_out_with_its_bracketed_letter_and_text_is_not_the_choice",
@@ -145,10 +147,10 @@ TARGETS: dict[str, list[str]] = {
         "the_phrase_rule_reads_neither_an_essay_nor_a_single_word")), *(_S63 + name for name in (
         "a_gold_inside_a_word_of_the_question_is_not_in_the_question",
         "a_gold_the_question_names_is_read_in_the_questions_word_order_in_every_process")), *_RULE_TESTS],
-    "judgeagent/grading/name_rules.py": [_S60, *_RULE_TESTS, _S61],
+    "judgeagent/grading/name_rules.py": [_S65, _S60, *_RULE_TESTS, _S61],
     # the number and yes/no rules: their word lists word by word, the tests written against their survivors, then
     # the rule tests
-    **{f"judgeagent/grading/{name}.py": [_S60, "tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
+    **{f"judgeagent/grading/{name}.py": [_S65, _S60, "tests/test_mutants_killed_numbers.py", *_RULE_TESTS]
        for name in ("numeric", "number_rules", "yes_no")},
     # free_text.py's own steps, mcq.py and calibration.py: tests/test_mutants_killed_text.py's tests of the module
     # first (mcq's on the HotpotQA-small graph), then the tests that covered it before
@@ -157,7 +159,7 @@ TARGETS: dict[str, list[str]] = {
         "the_exact_match_is_right_and_says_so", "a_refusal_is_right_only_where_the_gold_refuses_too",
         "token_f1_at_the_threshold_accepts_and_says_its_score_and_threshold",
         "a_negated_reply_is_not_accepted_by_token_f1", "a_gold_that_lists_things_needs_every_one_of_them")] + _RULE_TESTS,
-    "judgeagent/grading/mcq.py": [_S62 + "a_converted_items_record_cannot_be_changed_and_can_be_counted_in_a_set",
+    "judgeagent/grading/mcq.py": [_S65, _S62 + "a_converted_items_record_cannot_be_changed_and_can_be_counted_in_a_set",
                                   _S62 + "a_builder_without_a_seed_draws_as_seed_zero"] + [
         _TEXT + name for name in (
         "check_options_names_what_is_wrong_word_for_word", "a_binary_gold_gets_its_opposite_cased_like_it",
@@ -173,7 +175,7 @@ TARGETS: dict[str, list[str]] = {
             "check_options_catches_duplicates_and_a_missing_gold", "numbers_years_and_binary_golds",
             "a_converted_item_round_trips_as_a_benchmark_file",
             "every_converted_item_has_one_gold_and_distinct_options[hotpotqa-hotpot_graph]", "options_are_seeded_and_reproducible")],
-    "judgeagent/grading/calibration.py": [
+    "judgeagent/grading/calibration.py": [_S65,
         _S63 + "a_hard_negative_that_is_the_gold_of_the_same_question_elsewhere_is_not_asked",
         "tests/test_learned_run.py::test_a_judge_that_fails_calibration_says_the_step_settles_the_rest",
         _S62 + "a_near_miss_that_is_the_gold_itself_is_never_a_wrong_answer",
@@ -190,7 +192,7 @@ TARGETS: dict[str, list[str]] = {
         "a_failed_calibration_is_said_once_when_there_is_someone_to_tell")] + _CALIBRATION_TESTS + [_S61],
     # what every free-text rule reads (the reply and golds, the rivals' index, the text and word-form helpers, the
     # contrast words): tests/test_mutants_killed_text.py's tests of the helpers first, then the rule tests
-    **{f"judgeagent/grading/{name}.py": _HELPER_TESTS + _RULE_TESTS for name in ("text", "case", "rivals")},
+    **{f"judgeagent/grading/{name}.py": [_S65, *_HELPER_TESTS, *_RULE_TESTS] for name in ("text", "case", "rivals")},
     # the word forms and the contrast/enumeration helpers: the fast tests that reach them (10 s, against 35 s for the
     # rule tests quiet and 2-4 minutes at a load of 10), then the rule tests as a backstop
     **{f"judgeagent/grading/{name}.py": _FORMS_TESTS + _RULE_TESTS for name in ("forms", "phrases")},
@@ -200,7 +202,7 @@ TARGETS: dict[str, list[str]] = {
     # it), the hard negative probes and the judge role (the tests written against their survivors first, then the
     # calibration and judge tests that covered them before)
     "judgeagent/grading/equivalence.py": [
-        _S60, "tests/test_mutants_killed_s59.py", _S63 + "the_learned_steps_fit_is_sklearns_l2_logistic_regression_at_c_1", _S62 + "a_calibration_without_enough_wrong_answers_accepts_nothing"] + [_B + name for name in (
+        _S65, _S60, "tests/test_mutants_killed_s59.py", _S63 + "the_learned_steps_fit_is_sklearns_l2_logistic_regression_at_c_1", _S62 + "a_calibration_without_enough_wrong_answers_accepts_nothing"] + [_B + name for name in (
         "every_feature_of_one_reply_by_hand", "the_gold_as_a_phrase_at_either_end_of_the_reply_or_inside_a_longer_word",
         "each_hedge_word_is_a_hedge_in_the_first_sentence_only",
         "calibration_notes_word_for_word_and_the_fifty_wrong_answers_it_needs",
@@ -219,7 +221,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_answers.py::test_a_name_many_questions_share_is_a_setting_not_a_subject",
         "tests/test_answers.py::test_hard_negatives_fail_a_careless_judge_that_other_golds_let_through",
         _TEXT + "the_default_checker_probes_with_other_golds_and_hard_negatives_only_when_asked", *_CALIBRATION_TESTS],
-    "judgeagent/grading/judge.py": [
+    "judgeagent/grading/judge.py": [_S65,
         "tests/test_mutants_killed_s59.py",
         _S63 + "a_reason_of_three_instruction_words_that_matches_no_instruction_is_the_judges_own"] + [_B + name for name in (
         "each_gold_gets_its_question_type_and_the_rule_of_that_type_in_the_prompt", "the_judges_messages_word_for_word",

@@ -1,0 +1,174 @@
+"""Tests written against the survivors of stop 61's seed-64 sample (bench/mutants.md), each named by the behaviour
+it pins; the mutant it kills is in the comment above it."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.test_mutants_killed_s62 import _case
+
+# --- grading/name_rules.py --------------------------------------------------------------------------------------
+
+
+def test_a_question_asks_for_a_person_with_who_or_a_persons_noun():
+    # name_rules.py:50 (`is not None` -> `is None`): hard_negatives' first-name probe asks this of every question
+    from judgeagent.grading.name_rules import asks_for_person
+
+    asked = ("Who wrote it?", "Whom did she marry?", "Whose novel is it?", "Which composer wrote it?",
+             "What of the two writers won?", "Which city is it?", "What is the answer?", "Whoever knows?")
+    assert [asks_for_person(q) for q in asked] == [True, True, True, True, True, False, False, False]
+
+
+def test_a_surname_the_question_already_says_is_no_answer_of_its_own():
+    # name_rules.py:68 (`name[-1] in asked` -> `name[-2] in asked`): "Bach" repeats the question's Bach; without it
+    # in the question, the surname alone names the gold person
+    from judgeagent.grading.name_rules import name_part
+
+    gold = "Johann Sebastian Bach"
+    assert name_part(_case("Bach.", gold, "Who was the Bach who composed the Brandenburg Concertos?")) is None
+    assert name_part(_case("Bach.", gold, "Who composed the Brandenburg Concertos?")).correct
+
+
+# --- grading/number_rules.py ------------------------------------------------------------------------------------
+
+def test_a_gold_of_four_words_is_no_bare_number_for_the_same_number_rule():
+    # number_rules.py:34 (`len(ref.split()) <= 3` -> `<= 4`): a gold of up to three words can be a number alone
+    # ("forty two percent"); "forty two per cent" (four) is left to the rules that read a reply's other words
+    from judgeagent.grading.number_rules import same_number
+
+    assert same_number(_case("42 percent", "forty two percent")).method == "exact"
+    assert same_number(_case("42 per cent", "forty two per cent")) is None
+
+
+def test_units_that_differ_make_two_numbers_not_comparable():
+    # number_rules.py:80 (its last line -> `return None`): "5 km" is not "5 miles", whatever the number
+    from judgeagent.grading.number_rules import not_comparable
+
+    assert not_comparable("5 km", ["5 miles"]) is True
+    assert not_comparable("5 km", ["5 km"]) is False and not_comparable("5", ["5 miles"]) is False
+
+
+# --- grading/text.py --------------------------------------------------------------------------------------------
+
+def test_numbers_between_chinese_characters_stay_apart():
+    # text.py:108 (`r" \1 "` -> `""`): each CJK character is set apart by spaces, not dropped, so the 3 and the 5
+    # of "3个苹果和5个梨" are two numbers, not 35
+    from judgeagent.grading.text import numbers
+
+    assert numbers("他有3个苹果和5个梨") == {3.0, 5.0}
+    assert numbers("1年2月") == {1.0, 2.0}
+
+
+# --- grading/calibration.py -------------------------------------------------------------------------------------
+
+def test_yes_no_and_maybe_are_no_usable_gold_for_a_probe():
+    # calibration.py:152 ('no' emptied): a gold "no." would be probed as if it were a name
+    from judgeagent.grading.calibration import _usable
+
+    assert [_usable(g) for g in ("Yes", "no.", "Maybe", "Norway", "")] == [False, False, False, True, False]
+
+
+# --- grading/choice.py ------------------------------------------------------------------------------------------
+
+def test_an_option_text_opens_a_reply_only_as_a_whole_word():
+    # choice.py:163 (`f"{norm} "` -> `f"{norm}"`): "Parisian cafes" does not choose "Paris"; "Paris is lovely" does
+    from judgeagent.grading.choice import check_options
+
+    options = {"A": "Paris", "B": "Rome", "C": "Oslo"}
+    assert check_options("Parisian cafes are famous", options, "A", "Paris").method == "no_letter"
+    v = check_options("Paris is lovely", options, "A", "Paris")
+    assert (v.correct, v.method, v.extracted) == (True, "option_text", "A")
+
+
+def test_a_reply_naming_two_options_says_why_it_has_no_answer():
+    # choice.py:188 (the reason emptied)
+    from judgeagent.grading.choice import check_options
+
+    v = check_options("(A) or (B)", {"A": "Paris", "B": "Rome", "C": "Oslo"}, "A", "Paris")
+    assert (v.correct, v.method, v.reason) == (False, "several_options", "names more than one option: no single answer")
+
+
+# --- grading/judge.py -------------------------------------------------------------------------------------------
+
+def test_each_schema_word_written_in_pieces_is_no_reasoning():
+    # judge.py:39 (each word of `_ECHOES` emptied): "Tr u e." is three words, so only the echo list catches it
+    from tests.test_mutants_killed_b import _judged
+
+    for pieces in ("Judge Deci si on.", "Rea son ing.", "Rea so n.", "Cor re ct.", "Str in g.", "Tr u e.",
+                   "Fal s e.", "No n e."):
+        assert _judged(pieces).reason == "(the judge gave no reasoning)", pieces
+
+
+def test_a_sentence_of_the_judges_prompt_with_a_word_changed_is_copied():
+    # judge.py:118 (the sentence split's pattern emptied): the prompt is compared sentence by sentence, so one of
+    # its sentences with a word changed is still the prompt's, while the same words with a name of their own are not
+    from judgeagent.grading.judge import copies_instructions
+
+    assert copies_instructions("Rewordings, synonyms, abbreviations and extra correct details count as right.")
+    assert not copies_instructions("Both name Lutece, the reference's answer, in other words.")
+
+
+# --- grading/equivalence.py -------------------------------------------------------------------------------------
+
+def _step(tmp_path, **calibration):  # type: ignore[no-untyped-def]
+    import json
+
+    from judgeagent.grading.equivalence import SHIPPED
+
+    data = json.loads(SHIPPED.read_text())
+    data["calibration"].update(calibration)
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_saved_steps_standardisation_keeps_six_decimals(tmp_path):
+    # equivalence.py:242 (`round(..., 6)` -> 7 for the means)
+    from judgeagent.grading.equivalence import read
+
+    step = read(_step(tmp_path))
+    shown = step.to_dict()
+    assert shown["mean"] == [round(float(v), 6) for v in step.mean]
+    assert shown["scale"] == [round(float(v), 6) for v in step.scale]
+    moved = dataclasses.replace(step, mean=step.mean + 1 / 3)
+    assert all(len(str(v).split(".")[1]) <= 6 for v in moved.to_dict()["mean"])
+
+
+def test_a_step_calibrated_for_a_looser_bound_says_both_bounds_as_written(tmp_path):
+    # equivalence.py:285 (`:g` emptied in the two bounds): 0.123456789 reads 0.123457, 1/30 reads 0.0333333
+    from judgeagent.grading.equivalence import load
+
+    path = _step(tmp_path, max_fpr=0.123456789, fpr=0.05, passed=True)
+    step, note = load(path, max_fpr=1 / 30)
+    assert step is None
+    assert note == ("learned step off: calibrated for a false-positive rate of 0.050 (bound 0.123457), above "
+                    "0.0333333")
+
+
+def test_a_runs_learned_step_cannot_be_changed_once_made():
+    # equivalence.py:303 (`frozen=True` -> False on RunStep)
+    from judgeagent.grading.equivalence import RunStep
+
+    made = RunStep(None, "learned step off", None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.note = "changed"  # type: ignore[misc]
+
+
+# --- grading/mcq.py ---------------------------------------------------------------------------------------------
+
+def test_a_converted_item_keeps_its_supporting_documents_in_the_benchmark_file(tmp_path):
+    # mcq.py:239 ('supporting_doc_ids' emptied): what `make-mcq` writes is read back with the item's documents
+    import json
+
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.benchmarks.item import Item
+    from judgeagent.grading.mcq import to_record
+
+    item = Item("q1", "Which city is the capital of France?", "Paris", {"A": "Paris", "B": "Rome"}, "A",
+                aliases=("Lutece",), supporting_doc_ids=("doc-3", "doc-7"), meta={"source": "test"})
+    path = tmp_path / "mcq.jsonl"
+    path.write_text(json.dumps(to_record(item)) + "\n")
+    back = load_benchmark(path).items[0]
+    assert (back.supporting_doc_ids, back.aliases, back.options, back.gold_letter) == (
+        ("doc-3", "doc-7"), ("Lutece",), {"A": "Paris", "B": "Rome"}, "A")
