@@ -415,6 +415,9 @@ EQUIVALENT: dict[str, str] = {
         "read it as a truth value only",
     "judgeagent/grading/text.py:76:7:op:Or->And": "`token_f1` returning early only when both are empty: with one "
         "empty, no token is common and the next line returns 0.0, as `float(pred == ref)` did",
+    "judgeagent/grading/text.py:98:75:const:True->False": "the number words' alternatives shortest first: each is "
+        "closed by `\\b`, so a word that opens a longer one (\"seven\", \"seventeen\") fails there and the regex tries "
+        "the next alternative; the same word matches in either order (found after scoring seed 64)",
     "judgeagent/protocols/reports.py:83:16:const:str->empty": "`cast`'s type string emptied: only type checkers read "
         "it (found by stop 61's exploration, seed 100)",
     "judgeagent/protocols/base.py:251:75:op:And->Or": "`resolve_roles` seeding `chosen` with every given role, not "

@@ -103,10 +103,12 @@ def test_each_schema_word_written_in_pieces_is_no_reasoning():
 def test_a_sentence_of_the_judges_prompt_with_a_word_changed_is_copied():
     # judge.py:118 (the sentence split's pattern emptied): the prompt is compared sentence by sentence, so one of
     # its sentences with a word changed is still the prompt's, while the same words with a name of their own are not
-    from judgeagent.grading.judge import copies_instructions
+    from judgeagent.grading.judge import _SYSTEM, copies_instructions, echoes
 
-    assert copies_instructions("Rewordings, synonyms, abbreviations and extra correct details count as right.")
+    changed = "Rewordings, synonyms, abbreviations and extra correct details count as right."
+    assert copies_instructions(changed) and echoes(changed, None, _SYSTEM)
     assert not copies_instructions("Both name Lutece, the reference's answer, in other words.")
+    assert not echoes("Both name Lutece, the reference's answer, in other words.", None, _SYSTEM)
 
 
 # --- grading/equivalence.py -------------------------------------------------------------------------------------

@@ -89,10 +89,7 @@ def _reason(decision: JudgeDecision) -> str:
 def _instructions() -> list[str]:
     """The sentences a judge is shown that are no reasoning of its own: the schema's field descriptions,
     the system prompt, the question-type rules and the closing question."""
-    texts = [f.description or "" for f in JudgeDecision.model_fields.values()]
-    texts += [_SYSTEM, *_TYPE_RULES.values(), "Is the candidate correct?"]
-    sentences = [s for t in texts for s in re.split(r"(?<=[.?!:])\s+", t) if len(s.split()) >= 3]
-    return [normalise_answer(s) for s in texts + sentences]
+    return instruction_sentences(JudgeDecision, _SYSTEM, *_TYPE_RULES.values(), "Is the candidate correct?")
 
 
 _COPIED = 0.8
