@@ -174,3 +174,42 @@ def test_a_converted_item_keeps_its_supporting_documents_in_the_benchmark_file(t
     back = load_benchmark(path).items[0]
     assert (back.supporting_doc_ids, back.aliases, back.options, back.gold_letter) == (
         ("doc-3", "doc-7"), ("Lutece",), {"A": "Paris", "B": "Rome"}, "A")
+
+
+# --- the exploration of seed 101 (never scored): judge.py and name_rules.py -------------------------------------
+
+def test_a_gold_of_three_words_with_a_number_is_a_number():
+    # judge.py:57 (`<= 3` -> `< 3`): the judge is shown the number rule for "forty two percent", the entity rule for
+    # "about forty two percent" (four words)
+    from judgeagent.grading.judge import question_type
+
+    assert [question_type([g]) for g in ("42", "forty two percent", "about forty two percent")] == [
+        "number", "number", "entity"]
+
+
+def test_an_instruction_with_words_of_its_own_is_copied_from_a_token_f1_of_four_fifths():
+    # judge.py `_COPIED` (0.8 -> 1.8) and `closest >= _COPIED` (-> `>`): the prompt's sentence of ten words said whole
+    # with five words of its own is F1 0.8 (precision 2/3, recall 1): copied; with six of its own, not
+    from judgeagent.grading.judge import copies_instructions
+
+    sentence = "Rewordings, synonyms, abbreviations and extra correct details count as correct"
+    assert copies_instructions(f"{sentence} for Paris Lutece Rome Oslo.")
+    assert not copies_instructions(f"{sentence} for Paris Lutece Rome Oslo Bern.")
+    assert copies_instructions("") is False and copies_instructions("Anything at all.") is False
+
+
+def test_an_initial_before_a_surname_is_one_letter_not_a_shortened_name():
+    # name_rules.py `len(w) == 1 and any(...)` (-> `or`): "J. Bach" keeps the gold's initial; "Jo Bach" names another
+    from judgeagent.grading.name_rules import name_part
+
+    question = "Who composed the Brandenburg Concertos?"
+    assert name_part(_case("J. Bach.", "Johann Sebastian Bach", question)).correct
+    assert name_part(_case("Jo Bach.", "Johann Sebastian Bach", question)) is None
+
+
+def test_a_surname_inside_a_longer_word_is_not_written_as_a_name():
+    # name_rules.py `(?<!\w)` emptied in `written_as_name`: "McBach" does not capitalise "bach"
+    from judgeagent.grading.name_rules import written_as_name
+
+    assert written_as_name("It was bach, not McBach.", "bach") is False
+    assert written_as_name("It was Bach.", "bach") is True
