@@ -208,8 +208,10 @@ def test_an_initial_before_a_surname_is_one_letter_not_a_shortened_name():
 
 
 def test_a_surname_inside_a_longer_word_is_not_written_as_a_name():
-    # name_rules.py `(?<!\w)` emptied in `written_as_name`: "McBach" does not capitalise "bach"
+    # name_rules.py `(?<!\w)` and `(?!\w)` emptied in `written_as_name`: "McBach" and "Bachelor" do not capitalise
+    # "bach"
     from judgeagent.grading.name_rules import written_as_name
 
     assert written_as_name("It was bach, not McBach.", "bach") is False
+    assert written_as_name("It was bach, a Bachelor.", "bach") is False
     assert written_as_name("It was Bach.", "bach") is True
