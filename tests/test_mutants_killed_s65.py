@@ -215,3 +215,13 @@ def test_a_surname_inside_a_longer_word_is_not_written_as_a_name():
     assert written_as_name("It was bach, not McBach.", "bach") is False
     assert written_as_name("It was bach, a Bachelor.", "bach") is False
     assert written_as_name("It was Bach.", "bach") is True
+
+
+def test_a_bare_ordinal_names_a_century_from_the_first_to_the_twenty_first():
+    # number_rules.py `1 <= value <= 21` (-> `1 < value`): "First." for the 1st century is that century; "22nd" is no
+    # century a gold can have, left to the other rules
+    from judgeagent.grading.number_rules import periods
+
+    assert [(v.correct, v.reason) for v in (periods(_case(r, "1st century")) for r in ("First.", "2nd"))] == [
+        (True, "names the century 1, the gold's is 1"), (False, "names the century 2, the gold's is 1")]
+    assert periods(_case("21st", "21st century")).correct and periods(_case("22nd", "21st century")) is None
