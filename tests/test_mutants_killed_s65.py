@@ -225,3 +225,20 @@ def test_a_bare_ordinal_names_a_century_from_the_first_to_the_twenty_first():
     assert [(v.correct, v.reason) for v in (periods(_case(r, "1st century")) for r in ("First.", "2nd"))] == [
         (True, "names the century 1, the gold's is 1"), (False, "names the century 2, the gold's is 1")]
     assert periods(_case("21st", "21st century")).correct and periods(_case("22nd", "21st century")) is None
+
+
+def test_a_stated_number_needs_the_golds_unit_right_after_it():
+    # number_rules.py `_same_unit(" ".join(ref), ...)` (the gold's join emptied): "2 terms" is not "2 years", even in
+    # a reply that says "years" elsewhere
+    from judgeagent.grading.number_rules import stated_number
+
+    assert stated_number(_case("It lasted 2 terms, years ago.", "2 years")) is None
+    assert stated_number(_case("It lasted 2 years.", "2 years")).method == "exact"
+
+
+def test_each_scale_word_multiplies_by_its_own_power_of_ten():
+    # text.py `_SCALES` (each value + 1): "2 trillion" is 2 and 2e12, not 2000000000002
+    from judgeagent.grading.text import numbers
+
+    assert [numbers(f"2 {s}") for s in ("hundred", "thousand", "million", "billion", "trillion")] == [
+        {2.0, 2e2}, {2.0, 2e3}, {2.0, 2e6}, {2.0, 2e9}, {2.0, 2e12}]
