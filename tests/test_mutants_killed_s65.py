@@ -228,11 +228,11 @@ def test_a_bare_ordinal_names_a_century_from_the_first_to_the_twenty_first():
 
 
 def test_a_stated_number_needs_the_golds_unit_right_after_it():
-    # number_rules.py `_same_unit(" ".join(ref), ...)` (the gold's join emptied): "2 assists" is not "2 goals", even
-    # in a reply that says "goals" elsewhere (neither is a unit `not_comparable` knows)
+    # number_rules.py `_same_unit(" ".join(ref), ...)` (the gold's join emptied): "2 of his assists" is not "2 goals",
+    # even in a reply that says "goals" elsewhere (`not_comparable` reads no unit after "2 of")
     from judgeagent.grading.number_rules import stated_number
 
-    assert stated_number(_case("He made 2 assists, no goals.", "2 goals")) is None
+    assert stated_number(_case("He made 2 of his assists, goals aside.", "2 goals")) is None
     assert stated_number(_case("He scored 2 goals.", "2 goals")).method == "exact"
 
 
