@@ -242,3 +242,19 @@ def test_each_scale_word_multiplies_by_its_own_power_of_ten():
 
     assert [numbers(f"2 {s}") for s in ("hundred", "thousand", "million", "billion", "trillion")] == [
         {2.0, 2e2}, {2.0, 2e3}, {2.0, 2e6}, {2.0, 2e9}, {2.0, 2e12}]
+
+
+def test_a_commitment_hedged_with_another_letter_names_more_than_one_option():
+    # a defect found while killing choice.py's survivors: "The answer is A or B." was read as A alone (the hedge got
+    # the credit of the gold); a letter after "or", "and", "/" or "&" right after the committed one is named too
+    from judgeagent.grading.choice import check_options
+
+    options = {"A": "Paris", "B": "Rome", "C": "Oslo", "D": "Bern"}
+    for hedge in ("The answer is A or B.", "Answer: A/C", "Final answer: (A) or (C)", "The answer is A, or B.",
+                  "I choose A and D", "The answer is A and/or D"):
+        assert check_options(hedge, options, "A", "Paris").method == "several_options", hedge
+    # a connective followed by a word, an article or a pronoun leaves the commitment one letter
+    for one in ("The answer is A and a good one.", "The answer is A or I am wrong.", "Option A or so.",
+                "A or B could be right, but the answer is A.", "The answer is A. B or C were tempting."):
+        v = check_options(one, options, "A", "Paris")
+        assert (v.correct, v.method, v.extracted) == (True, "letter", "A"), one

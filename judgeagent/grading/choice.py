@@ -45,6 +45,7 @@ _TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
         re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*"),  # uppercase only: "(a)", "(i)" enumerate in prose
     ),
 )
+_ALTERNATIVE = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|/|&)\s*(?:option\s+|choice\s+)?" + _TOKEN, re.IGNORECASE)
 # a closing quote may come before the full stop ("'d'.", "**B**.")
 _BARE = re.compile(r"^[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[\*\"'`]*[.:]?[\s\*\"'`]*$")
 
@@ -98,6 +99,19 @@ def _tier_letters(text: str, patterns: tuple[re.Pattern[str], ...], weak: bool) 
             if _standalone(text, match.start(group), match.end(group)) and not (
                     weak and _negated(text, match.start(group), match.end())):
                 found.append(letter.upper())
+                found += _alternatives(text, match.end())
+    return found
+
+
+def _alternatives(text: str, end: int) -> list[str]:
+    """The letters a commitment is hedged with right after it: "The answer is A or B", "B/C", "A and D" (then the
+    reply names more than one option, where reading only its first letter gave the hedge the credit of A)."""
+    found = []
+    while match := _ALTERNATIVE.match(text, end):
+        if not _standalone(text, match.start(1), match.end(1)):
+            break
+        found.append(match.group(1).upper())
+        end = match.end()
     return found
 
 
