@@ -251,7 +251,7 @@ def test_a_commitment_hedged_with_another_letter_names_more_than_one_option():
 
     options = {"A": "Paris", "B": "Rome", "C": "Oslo", "D": "Bern"}
     for hedge in ("The answer is A or B.", "Answer: A/C", "Final answer: (A) or (C)", "The answer is A, or B.",
-                  "I choose A and D", "The answer is A and/or D"):
+                  "I choose A and D", "The answer is A and/or D", "The answer is A, or possibly C."):
         assert check_options(hedge, options, "A", "Paris").method == "several_options", hedge
     # a connective followed by a word, an article or a pronoun leaves the commitment one letter
     for one in ("The answer is A and a good one.", "The answer is A or I am wrong.", "Option A or so.",

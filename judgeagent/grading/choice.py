@@ -45,7 +45,8 @@ _TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
         re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*"),  # uppercase only: "(a)", "(i)" enumerate in prose
     ),
 )
-_ALTERNATIVE = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|/|&)\s*(?:option\s+|choice\s+)?" + _TOKEN, re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|/|&)\s*(?:(?:maybe|possibly|perhaps|probably)\s+)?"
+                          r"(?:option\s+|choice\s+)?" + _TOKEN, re.IGNORECASE)
 # a closing quote may come before the full stop ("'d'.", "**B**.")
 _BARE = re.compile(r"^[\s\*\"'`]*[\(\[]?\s*([A-Za-z])\s*[\)\]]?[\*\"'`]*[.:]?[\s\*\"'`]*$")
 
