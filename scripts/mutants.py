@@ -362,9 +362,9 @@ EQUIVALENT: dict[str, str] = {
        for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
     "judgeagent/metrics.py:56:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
                                               "p = 1.0 by the formula too",
-    "judgeagent/grading/choice.py:119:8:return:None": "`_standalone`'s `return False` as None: its one caller "
-                                                     "reads it as a truth value, and None is false too",
-    "judgeagent/grading/choice.py:126:8:return:None": "`_standalone`'s other `return False` as None: the same",
+    "judgeagent/grading/choice.py:134:8:return:None": "`_standalone`'s `return False` as None: its two callers "
+                                                     "read it as a truth value, and None is false too",
+    "judgeagent/grading/choice.py:141:8:return:None": "`_standalone`'s other `return False` as None: the same",
     "judgeagent/grading/answers.py:56:82:op:And->Or": "the options' texts as `others` with the gold option's own "
         "text kept when another letter repeats it: every rule that reads `others` skips a rival equal to a gold "
         "(`other in refs`, `o not in own`); checked with options A and B both 'Paris' and five free-text replies",
