@@ -406,7 +406,7 @@ EQUIVALENT: dict[str, str] = {
        "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
     "judgeagent/protocols/dynaeval/sandbox.py:450:61:const:str->empty": "`/libx32` left out of the sandbox's library "
         "folders: only x32 programs load from it, never the interpreter the sandbox runs (and this machine has none)",
-    "judgeagent/grading/choice.py:61:7:op:Or->And": "`not text and not text.strip()` for `or`: a reply of spaces "
+    "judgeagent/grading/choice.py:63:7:op:Or->And": "`not text and not text.strip()` for `or`: a reply of spaces "
         "alone goes on to the letter tiers and the option texts, which find nothing in it either: (None, '') both ways",
     "judgeagent/grading/numeric.py:162:83:const:str->empty": "an ordinal word (matched between word boundaries) "
         "removed with '' rather than ' ': its neighbours are non-word characters or the text's ends, and joining "
