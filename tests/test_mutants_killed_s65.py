@@ -258,3 +258,41 @@ def test_a_commitment_hedged_with_another_letter_names_more_than_one_option():
                 "A or B could be right, but the answer is A.", "The answer is A. B or C were tempting."):
         v = check_options(one, options, "A", "Paris")
         assert (v.correct, v.method, v.extracted) == (True, "letter", "A"), one
+
+
+def test_an_option_text_inside_a_later_word_is_no_second_option():
+    # choice.py `f" {norm} " in rest` (its leading space emptied): "Jerome" does not name option B, "Rome"
+    from judgeagent.grading.choice import check_options
+
+    v = check_options("Paris near Jerome", {"A": "Paris", "B": "Rome", "C": "Oslo"}, "A", "Paris")
+    assert (v.correct, v.method, v.extracted) == (True, "option_text", "A")
+
+
+def test_a_several_answer_reply_with_no_letter_is_wrong():
+    # choice.py `check_several`'s no-letter verdict (False -> True)
+    from judgeagent.grading.choice import check_several
+
+    v = check_several("I do not know.", {"A": "Paris", "B": "Rome", "C": "Oslo"}, "AC")
+    assert (v.correct, v.method, v.reason) == (False, "no_letter", "no option letter found in the answer")
+
+
+def test_a_one_word_reply_that_is_the_gold_has_the_precision_of_one():
+    # equivalence.py `max(1, len(said))` (-> 2): the reply's share of words that are the gold's
+    from judgeagent.grading.equivalence import FEATURES, features
+
+    said = dict(zip(FEATURES, features("Which city is the capital of France?", ["Paris"], "Paris")))
+    assert said["reply_precision"] == 1.0 and said["gold_recall"] == 1.0
+
+
+def test_calibration_stops_at_the_first_error_or_false_positive_beyond_what_passing_allows():
+    # calibration.py `+ 1e-9` (-> + 1.000000001, twice): 90% of 10 pairs allows 1 error ((1 - 0.9) * 10 is
+    # 0.9999999999999998 in floats, the epsilon makes it 1), a 10% bound on 10 wrong answers 1 false positive
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.calibration import Pair, _cannot_pass
+
+    right, wrong = Pair("q", "g", "a", True, "restated"), Pair("q", "g", "b", False, "other_gold")
+    accept, reject = (True, False, ""), (False, False, "")
+    strict = CheckerConfig(min_judge_accuracy=0.9, max_judge_fpr=1.0)
+    assert [_cannot_pass([right] * 10, [reject] * n + [accept] * (10 - n), strict) for n in (1, 2)] == [False, True]
+    loose = CheckerConfig(min_judge_accuracy=0.5, max_judge_fpr=0.1)
+    assert [_cannot_pass([wrong] * 10, [accept] * n + [reject] * (10 - n), loose) for n in (1, 2)] == [False, True]
