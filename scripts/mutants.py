@@ -159,7 +159,7 @@ TARGETS: dict[str, list[str]] = {
         "the_exact_match_is_right_and_says_so", "a_refusal_is_right_only_where_the_gold_refuses_too",
         "token_f1_at_the_threshold_accepts_and_says_its_score_and_threshold",
         "a_negated_reply_is_not_accepted_by_token_f1", "a_gold_that_lists_things_needs_every_one_of_them")] + _RULE_TESTS,
-    "judgeagent/grading/mcq.py": [_S65, _S62 + "a_converted_items_record_cannot_be_changed_and_can_be_counted_in_a_set",
+    "judgeagent/grading/mcq.py": [_S65, "tests/test_mutants_killed_s65_graph.py", _S62 + "a_converted_items_record_cannot_be_changed_and_can_be_counted_in_a_set",
                                   _S62 + "a_builder_without_a_seed_draws_as_seed_zero"] + [
         _TEXT + name for name in (
         "check_options_names_what_is_wrong_word_for_word", "a_binary_gold_gets_its_opposite_cased_like_it",

@@ -297,3 +297,12 @@ def test_calibration_stops_at_the_first_error_or_false_positive_beyond_what_pass
     assert [_cannot_pass([right] * 10, [reject] * n + [accept] * (10 - n), strict) for n in (1, 2)] == [False, True]
     loose = CheckerConfig(min_judge_accuracy=0.5, max_judge_fpr=0.1)
     assert [_cannot_pass([wrong] * 10, [accept] * n + [reject] * (10 - n), loose) for n in (1, 2)] == [False, True]
+
+
+def test_a_learned_step_cannot_be_changed_once_read(tmp_path):
+    # equivalence.py `@dataclass(frozen=True)` on Equivalence (-> False): a run's step is the file it read
+    from judgeagent.grading.equivalence import read
+
+    step = read(_step(tmp_path))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.trained_on = "changed"  # type: ignore[misc]

@@ -1,0 +1,13 @@
+"""The test written against a seed-101 exploration survivor of grading/mcq.py that reads the HotpotQA-small graph:
+apart from tests/test_mutants_killed_s65.py, whose tests need no graph and run first for eight modules."""
+from __future__ import annotations
+
+
+def test_an_item_that_is_already_multiple_choice_is_kept_as_it_is(hotpot_graph):
+    # mcq.py `return Mcq(item, "choice")` (-> None): make-mcq passes a choice item through, options and all
+    from judgeagent.benchmarks.item import Item
+    from judgeagent.grading.mcq import DistractorBuilder, Mcq
+
+    item = Item("q1", "Which city is the capital of France?", "Paris", {"A": "Paris", "B": "Rome"}, "A")
+    assert DistractorBuilder(hotpot_graph, seed=0).convert([item]) == [Mcq(item, "choice")]
+
