@@ -253,6 +253,7 @@ TARGETS: dict[str, list[str]] = {
             "the_leakage_guard_redacts_and_counts_a_teacher_who_states_the_answer",
             "the_authors_can_tell_answer_setting_lets_the_answer_through_and_counts_it")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     "judgeagent/protocols/dynaeval/report.py": [
+        _S65,
         *(_B + name for name in (
             "the_dynaeval_report_of_an_asymmetric_run_word_for_word",
             "the_dynaeval_report_of_a_symmetric_run_word_for_word",
@@ -285,6 +286,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_protocols.py::test_roles_default_to_the_shared_flags_and_a_many_role_opens_each_model",
         "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call"],
     "judgeagent/view/inspect_log.py": [
+        _S65,
         *(_S63 + name for name in ("an_inspect_samples_clock_comes_from_its_timed_calls_only",
                                    "a_call_that_reports_no_output_tokens_counts_none")),
         _S62 + "an_inspect_model_event_keeps_each_generate_setting_of_the_call_and_no_other",

@@ -306,3 +306,27 @@ def test_a_learned_step_cannot_be_changed_once_read(tmp_path):
     step = read(_step(tmp_path))
     with pytest.raises(dataclasses.FrozenInstanceError):
         step.trained_on = "changed"  # type: ignore[misc]
+
+
+# --- protocols/dynaeval/report.py, view/inspect_log.py ----------------------------------------------------------
+
+def test_a_code_games_pass_rate_counts_the_runs_that_passed():
+    # dynaeval/report.py `value["status"] == "passed"` (-> `!=`): two passed runs of three are a rate of 2/3
+    from judgeagent.protocols.dynaeval.report import _measures
+
+    rows = [{"cast": {"1": "p1"}, "metrics": {"1": {"tests": {"status": s}, "coins": 3}}}
+            for s in ("passed", "passed", "failed")]
+    assert _measures(rows) == {"p1": {"coins": 3.0, "tests passed": pytest.approx(2 / 3)}}  # type: ignore[arg-type]
+
+
+def test_an_inspect_model_event_starts_when_its_call_was_sent_and_says_how_long_it_took():
+    # inspect_log.py `(call or {}).get("seconds")` ('seconds' emptied): the event's timestamp is the journal's
+    # `stored` less the call's seconds, and its working time those seconds
+    from judgeagent.protocols.episodes import Turn
+    from judgeagent.view.inspect_log import _event
+
+    call = {"messages": [{"role": "user", "content": "What is 2+2?"}], "text": "4", "stored": 1_000_000.0,
+            "seconds": 2.5, "usage": {"input_tokens": 7, "output_tokens": 1}}
+    event = _event(Turn("target", "answer", "What is 2+2?", "4"), call, "tgt", "2026-01-01T00:00:00+00:00")  # type: ignore[arg-type]
+    assert (event["timestamp"], event.get("working_time")) == ("1970-01-12T13:46:37.500000+00:00", 2.5)
+    assert event["output"]["usage"] == {"input_tokens": 7, "output_tokens": 1, "total_tokens": 8}
