@@ -326,7 +326,7 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/protocols/judgeagent/report/gaps.py": [
         "tests/test_specificity.py::test_demo_seeds_cloze_golds_and_gap_rows_are_specific", *_REPORT_RUNS,
         _S63 + "a_graph_written_before_specificity_was_stored_gives_the_report_the_same_names"],
-    "judgeagent/protocols/judgeagent/report/build.py": _REPORT_RUNS,
+    "judgeagent/protocols/judgeagent/report/build.py": [_S65, *_REPORT_RUNS],
     "judgeagent/protocols/judgeagent/report/checked.py": _REPORT_RUNS,
 }
 

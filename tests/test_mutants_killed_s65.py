@@ -330,3 +330,44 @@ def test_an_inspect_model_event_starts_when_its_call_was_sent_and_says_how_long_
     event = _event(Turn("target", "answer", "What is 2+2?", "4"), call, "tgt", "2026-01-01T00:00:00+00:00")  # type: ignore[arg-type]
     assert (event["timestamp"], event.get("working_time")) == ("1970-01-12T13:46:37.500000+00:00", 2.5)
     assert event["output"]["usage"] == {"input_tokens": 7, "output_tokens": 1, "total_tokens": 8}
+
+
+# --- protocols/judgeagent/report/build.py -----------------------------------------------------------------------
+
+def test_a_graph_path_with_no_seed_kind_is_counted_as_unknown(tmp_path):
+    # build.py `k or 'unknown'` ('unknown' emptied): a path written before seeds had kinds
+    from judgeagent.protocols.judgeagent.report.build import paths_markdown
+    from tests.test_mutants_killed_s60_report import _record, _run
+
+    records = [_record(0, 0, 1, {"relevance": 0.5, "seed_kind": "named"}), _record(0, 0, 2, {"relevance": 0.25})]
+    assert paths_markdown(_run(tmp_path, records))[-1] == "Graph paths by seed: named 1, unknown 1."
+
+
+def test_a_batch_without_feedback_shows_a_dash_for_each_part(tmp_path):
+    # build.py `fb.get(key, f.feedback_error or '-')` ('-' emptied)
+    from judgeagent.protocols.judgeagent.records import FeedbackEntry
+    from judgeagent.protocols.judgeagent.report.build import batch_markdown
+    from tests.test_mutants_killed_s60_report import _run
+
+    entry = FeedbackEntry(0, ["q1"], None, None, {}, 0.0, 0, ["easy"], [])  # type: ignore[arg-type]
+    assert batch_markdown(_run(tmp_path), entry)[2:6] == [
+        "- **flaws knowledge**: -", "- **flaws capability**: -", "- **comprehensive performance**: -",
+        "- **suggestions**: -"]
+
+
+def test_the_comparison_names_a_run_without_a_graph_random_chunks(tmp_path):
+    # build.py `'yes' if c['graph'] else 'random chunks'` ('random chunks' emptied): the paper's ablation row
+    import json
+
+    from judgeagent.protocols.judgeagent.report.build import compare_runs
+    from judgeagent.runs import RUN_FORMAT, RUN_FORMAT_VERSION
+
+    folder = tmp_path / "no-graph"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({
+        "format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, "kind": "run", "protocol": "judgeagent",
+        "models": {"target": {"name": "tgt"}}, "config": {"extension": True, "graph": None, "fixed_difficulty": None}}))
+    (folder / "validation.json").write_text(json.dumps({"overall": {"n": 4, "acc1": 0.5, "acc2": 0.75, "cr": 0.5,
+                                                                    "cte": 0.0, "delta": 0.5}}))
+    assert compare_runs([folder]).splitlines()[-1] == \
+        "| no-graph | tgt | yes | random chunks | adaptive | 4 | 50.0% | 75.0% | 50.0% | 0.0% | 50.0% |"
