@@ -276,7 +276,8 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed.py",
         "tests/test_learned_run.py::test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers",  # a registry of the config's
-        "tests/test_learned_run.py::test_a_run_begun_without_the_step_resumes_and_grades_without_it"],
+        "tests/test_learned_run.py::test_a_run_begun_without_the_step_resumes_and_grades_without_it",
+        "tests/test_recipes.py::test_a_reproduce_run_records_its_kind_and_evaluate_resume_refuses_it_by_name"],
     "judgeagent/protocols/base.py": [
         *(_W3 + name for name in (
             "a_progress_event_is_frozen_and_counts_nothing_unless_told", "the_learned_step_an_episode_reads_is_the_requests",

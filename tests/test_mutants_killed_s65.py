@@ -172,8 +172,8 @@ def test_a_converted_item_keeps_its_supporting_documents_in_the_benchmark_file(t
     path = tmp_path / "mcq.jsonl"
     path.write_text(json.dumps(to_record(item)) + "\n")
     back = load_benchmark(path).items[0]
-    assert (back.supporting_doc_ids, back.aliases, back.options, back.gold_letter) == (
-        ("doc-3", "doc-7"), ("Lutece",), {"A": "Paris", "B": "Rome"}, "A")
+    assert (back.supporting_doc_ids, back.aliases, back.options, back.gold_letter, back.meta) == (
+        ("doc-3", "doc-7"), ("Lutece",), {"A": "Paris", "B": "Rome"}, "A", {"source": "test"})
 
 
 # --- the exploration of seed 101 (never scored): judge.py and name_rules.py -------------------------------------
@@ -371,3 +371,23 @@ def test_the_comparison_names_a_run_without_a_graph_random_chunks(tmp_path):
                                                                     "cte": 0.0, "delta": 0.5}}))
     assert compare_runs([folder]).splitlines()[-1] == \
         "| no-graph | tgt | yes | random chunks | adaptive | 4 | 50.0% | 75.0% | 50.0% | 0.0% | 50.0% |"
+
+
+# --- grading/mcq.py (the exploration of seed 101) ---------------------------------------------------------------
+
+def test_ordinal_suffixes_of_a_moved_ordinal():
+    # mcq.py `_ordinal` ("19th" -> "22nd", not "22th"): the teens and 111-113 take "th"
+    from judgeagent.grading.mcq import _ordinal
+
+    assert [_ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112)] == [
+        "st", "nd", "rd", "th", "th", "th", "th", "st", "nd", "rd", "st", "th", "th"]
+
+
+def test_a_whole_number_moves_by_a_few_up_to_a_hundred_and_by_a_factor_above():
+    # mcq.py `value <= 100` (-> 101): 100's distractors are 100 +- 1-5, 101's are 101 times 0.5-3
+    import random
+
+    from judgeagent.grading.mcq import _numeric_distractors
+
+    assert sorted(_numeric_distractors("100", 5, random.Random(0)), key=int) == ["97", "101", "102", "104", "105"]
+    assert sorted(_numeric_distractors("101", 5, random.Random(0)), key=int) == ["50", "76", "126", "152", "303"]

@@ -11,3 +11,14 @@ def test_an_item_that_is_already_multiple_choice_is_kept_as_it_is(hotpot_graph):
     item = Item("q1", "Which city is the capital of France?", "Paris", {"A": "Paris", "B": "Rome"}, "A")
     assert DistractorBuilder(hotpot_graph, seed=0).convert([item]) == [Mcq(item, "choice")]
 
+
+
+def test_a_distractor_sharing_half_its_words_with_one_chosen_is_too_like_it(hotpot_graph):
+    # mcq.py `token_f1(...) < 0.5` (-> `<=`): "Red River" beside a chosen "Red Sea" (F1 0.5) is no new option
+    from judgeagent.benchmarks.item import Item
+    from judgeagent.grading.mcq import DistractorBuilder
+
+    builder = DistractorBuilder(hotpot_graph, seed=0)
+    item = Item("q1", "Which body of water borders Egypt to the east?", "Gulf of Suez")
+    assert not builder._acceptable("Red River", item, ["Red Sea"])
+    assert builder._acceptable("Nile", item, ["Red Sea"])
