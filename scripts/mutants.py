@@ -273,7 +273,7 @@ TARGETS: dict[str, list[str]] = {
                              "a_work_folder_that_cannot_be_made_names_itself_and_synthesizes_flag")),
                            "tests/test_mutants_killed.py", "tests/test_runs.py"],
     "judgeagent/protocols/runner.py": [
-        "tests/test_mutants_killed.py",
+        _S65, "tests/test_mutants_killed.py",
         "tests/test_learned_run.py::test_weights_whose_calibration_failed_leave_the_step_off_and_say_so_once", "tests/test_protocols.py::test_resume_after_a_kill_mid_dialogue_repeats_no_call",
         "tests/test_protocols.py::test_interviewer_through_the_cli_on_loopback_servers",  # a registry of the config's
         "tests/test_learned_run.py::test_a_run_begun_without_the_step_resumes_and_grades_without_it",

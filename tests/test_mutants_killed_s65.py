@@ -391,3 +391,25 @@ def test_a_whole_number_moves_by_a_few_up_to_a_hundred_and_by_a_factor_above():
 
     assert sorted(_numeric_distractors("100", 5, random.Random(0)), key=int) == ["97", "101", "102", "104", "105"]
     assert sorted(_numeric_distractors("101", 5, random.Random(0)), key=int) == ["50", "76", "126", "152", "303"]
+
+
+# --- protocols/runner.py (the exploration of seed 101) ----------------------------------------------------------
+
+def test_a_runs_manifest_names_its_graph_by_path_and_id(tmp_path):
+    # runner.py `"graph_id": request.graph.manifest.get("graph_id")` ('graph_id' emptied, twice): which graph a run
+    # read is in its manifest, not only in its identity's hash
+    import json
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from judgeagent.benchmark import Benchmark, Item
+    from judgeagent.models.testing import FunctionModel
+    from judgeagent.protocols import run_protocol
+    from tests.test_mutants_killed import _Counted
+
+    graph = SimpleNamespace(path=tmp_path / "graph", manifest={"graph_id": "g-1234"})
+    items = [Item(q, f"What is {q}?", q.upper()) for q in ("a", "b")]
+    run_protocol(_Counted(), Benchmark(Path("counted.jsonl"), items), graph, run_dir=tmp_path / "run", cache=False,
+                 models={"target": FunctionModel(lambda messages: "said", "scripted")})
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["graph"] == {"path": str(tmp_path / "graph"), "graph_id": "g-1234"}
