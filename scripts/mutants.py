@@ -119,6 +119,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed_sandbox.py", "tests/test_mutants_killed_s63.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
         "tests/test_sandbox.py::test_code_cannot_fake_a_pass", "tests/test_sandbox.py::test_an_endless_loop_is_stopped",
         "tests/test_sandbox.py::test_unbounded_memory_is_stopped", "tests/test_sandbox.py::test_the_network_is_refused",
+        "tests/test_sandbox.py::test_a_cancelled_run_stops_at_once",
         "tests/test_sandbox.py::test_writes_outside_its_folder_and_new_processes_are_refused",
         "tests/test_sandbox.py::test_a_bare_except_cannot_swallow_the_refusal",
         "tests/test_sandbox.py::test_correct_code_that_prints_reads_stdin_or_imports_passes",
