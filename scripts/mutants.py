@@ -266,7 +266,7 @@ TARGETS: dict[str, list[str]] = {
             "translation_paper_scoring_rates_each_role_and_gives_bleu_beside_chrf",
             "mbpp_code_game_as_in_the_paper_referee_scores_and_pass_at_1_per_round")), "tests/test_report_reference.py::test_a_scripted_run_reads_as_the_reference", "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote"],
     # the fast tests first: with -x a mutant they kill never reaches the slow ones, which only survivors run
-    "judgeagent/runs.py": ["tests/test_mutants_killed_s59.py", _S61, *(_S63 + name for name in (
+    "judgeagent/runs.py": [_S65, "tests/test_mutants_killed_s59.py", _S61, *(_S63 + name for name in (
         "a_reproduce_runs_summary_is_written_again_by_its_own_command",
         "a_synthesis_folder_that_is_a_file_names_synthesizes_own_flag",
         "a_resume_with_other_learned_step_weights_names_both", "a_run_named_by_its_protocol_takes_its_article")),
@@ -322,6 +322,7 @@ TARGETS: dict[str, list[str]] = {
     # JudgeAgent's report package (#47: never run before stop 60): the report's parts by hand first, then the runs whose
     # report.md and report.html are read (on the slice graph: set JUDGEAGENT_TEST_GRAPH_CACHE so it is built once)
     "judgeagent/protocols/judgeagent/report/judging.py": [
+        _S65,
         _S64 + "the_share_of_verdicts_that_rest_on_a_shaky_decision_is_a_percentage",
         "tests/test_hard_bound_report.py", "tests/test_mutants_killed_s60_report.py", "tests/test_learned_run.py::test_the_report_shows_the_learned_row_and_the_weights",
         "tests/test_judging_e2e.py::test_the_demo_run_rests_only_on_a_calibrated_judge", *_REPORT_RUNS],
@@ -420,6 +421,12 @@ EQUIVALENT: dict[str, str] = {
         "read it as a truth value only",
     "judgeagent/grading/text.py:76:7:op:Or->And": "`token_f1` returning early only when both are empty: with one "
         "empty, no token is common and the next line returns 0.0, as `float(pred == ref)` did",
+    "judgeagent/protocols/interviewer/report.py:25:36:op:Or->And": "`adaptability` None when the first or (-> and) "
+        "the last score is None: both are None exactly when there are no rows (`n` 0), so `and` reads the same "
+        "(found after scoring seed 65)",
+    "judgeagent/protocols/judgeagent/report/build.py:64:34:const:1->2": "`k.split(\"/\", 1)` as `split(\"/\", 2)`: "
+        "the accuracy keys are `stage/difficulty`, one slash, so the second part is the same (found after scoring "
+        "seed 65)",
     "judgeagent/grading/text.py:98:75:const:True->False": "the number words' alternatives shortest first: each is "
         "closed by `\\b`, so a word that opens a longer one (\"seven\", \"seventeen\") fails there and the regex tries "
         "the next alternative; the same word matches in either order (found after scoring seed 64)",

@@ -413,3 +413,140 @@ def test_a_runs_manifest_names_its_graph_by_path_and_id(tmp_path):
                  models={"target": FunctionModel(lambda messages: "said", "scripted")})
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["graph"] == {"path": str(tmp_path / "graph"), "graph_id": "g-1234"}
+
+
+# --- after seed 65 was scored (bench/mutants.md, stop 62): its survivors ---------------------------------------
+
+def test_calibration_says_how_many_pairs_it_will_ask_before_it_asks(tmp_path):
+    # calibration.py `f"... {len(pairs)} pairs"` (' pairs' emptied): the progress line a user waits on
+    import asyncio
+
+    from judgeagent.benchmark import Item
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.calibration import pairs_from_items, vetted_checker
+    from judgeagent.models.testing import FunctionModel
+    from tests.test_learned_run import KEATS, THORNTON
+
+    items = [THORNTON, KEATS, Item("moon", "Who first walked on the Moon?", "Neil Armstrong")]
+    settings = CheckerConfig(judge_policy="calibrated")
+    heard: list[str] = []
+    yes = FunctionModel(lambda m: '{"reasoning": "It matches the reference.", "correct": true}', "yes")
+    asyncio.run(vetted_checker(settings, yes, items, on_stage=heard.append))
+    n = len(pairs_from_items(items, settings.calibration_pairs, 0, None, settings.hard_probes))
+    assert heard == [f"calibrating the judge on up to {n} pairs"]
+
+
+def test_a_judge_that_gives_no_decision_on_a_right_answer_counts_a_false_negative():
+    # calibration.py `not acc or failed` (-> `and`): a failed call on a pair to accept is a miss, whatever it said
+    from judgeagent.config import CheckerConfig
+    from judgeagent.grading.calibration import Pair, summarise
+
+    right, wrong = Pair("q", "g", "a", True, "restated"), Pair("q", "g", "b", False, "other_gold")
+    c = summarise([right, right, wrong, wrong], [(True, True, "no decision"), (True, False, ""), (False, False, ""),
+                                                 (False, False, "")], CheckerConfig())
+    assert (c.accuracy, c.fpr, c.fnr) == (0.75, 0.0, 0.5)
+
+
+def test_an_option_letter_opening_a_word_is_no_letter():
+    # choice.py `_standalone`'s first `return False` (-> True): "Bern" does not say B; its text says D
+    from judgeagent.grading.choice import check_options
+
+    v = check_options("The answer is Bern.", {"A": "Paris", "B": "Rome", "C": "Oslo", "D": "Bern"}, "D", "Bern")
+    assert (v.correct, v.method, v.extracted) == (True, "option_text", "D")
+
+
+def test_a_several_answer_reply_is_read_from_its_answer_line_not_its_last_line():
+    # choice.py `_ANSWER_LINE.findall(text or "")` (-> `text and ''`)
+    from judgeagent.grading.choice import extract_letters
+
+    assert extract_letters("Answer: A, C\nI am fairly sure.", {"A": "Paris", "B": "Rome", "C": "Oslo"}) == "AC"
+
+
+def test_a_span_of_years_from_the_year_1000_is_no_gold_range():
+    # numeric.py `1000 <= v <= 2100` (-> `1000 < v`): "1000-1005" is years, "999-1005" a range of numbers
+    from judgeagent.grading.numeric import gold_range
+
+    assert (gold_range("1000-1005"), gold_range("999-1005")) == (None, (999.0, 1005.0))
+
+
+def test_a_rough_number_exactly_five_percent_off_is_about_the_gold():
+    # numeric.py `abs(v - w) <= TOLERANCE * abs(w)` (-> `<`): 210 is within 5% of about 200, 211 is not
+    from judgeagent.grading.numeric import compare_numbers, values
+    from judgeagent.grading.text import numbers
+
+    said = compare_numbers("about 210", "about 200", numbers("about 210"), values("about 200") or set())
+    assert said is not None and said.correct and said.reason == "states about 210, within 5% of the gold's number"
+    assert compare_numbers("about 211", "about 200", numbers("about 211"), values("about 200") or set()) is None
+
+
+def test_a_runs_damaged_summary_is_named_with_the_parsers_words_in_brackets(tmp_path):
+    # runs.py `f"an unreadable summary.json ({...})"` (')' emptied)
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.runs import Run
+
+    (tmp_path / "summary.json").write_text("{")
+    with pytest.raises(JudgeAgentError, match=r"has an unreadable summary\.json \(Expecting property name enclosed "
+                                              r"in double quotes: line 1 column 2 \(char 1\)\); "):
+        Run(tmp_path, {"protocol": "kieval"}).summary()
+
+
+def test_four_changed_options_are_listed_whole_and_a_fifth_is_an_ellipsis():
+    # runs.py `len(changed) > 4` (-> `>=`)
+    from judgeagent.runs import _differences
+
+    four = _differences({"config": dict.fromkeys("abcd", 1)}, {"config": dict.fromkeys("abcd", 2)})
+    assert four == "options a: 1 there, 2 now; b: 1 there, 2 now; c: 1 there, 2 now; d: 1 there, 2 now"
+    five = _differences({"config": dict.fromkeys("abcde", 1)}, {"config": dict.fromkeys("abcde", 2)})
+    assert five == four + "; ..."
+
+
+def test_an_inspect_event_without_a_call_or_a_clock_starts_at_the_epoch_and_a_roleless_message_is_the_users():
+    # inspect_log.py: 'user' (a sent message's default role) and '1970-01-01T00:00:00+00:00' (no clock at all) emptied
+    from judgeagent.protocols.episodes import Turn
+    from judgeagent.view.inspect_log import _event
+
+    bare = _event(Turn("target", "answer", "What is 2+2?", "4"), None, "tgt", "")
+    assert bare["timestamp"] == "1970-01-01T00:00:00+00:00"
+    call = {"messages": [{"content": "What is 2+2?"}], "text": "4", "stored": 10.0}
+    sent = _event(Turn("target", "answer", "What is 2+2?", "4"), call, "tgt", "")  # type: ignore[arg-type]
+    assert sent["input"][0]["role"] == "user"
+
+
+def test_the_comparison_of_an_unvalidated_run_says_run_and_the_command(tmp_path):
+    # build.py `f"run {folder} has no validation"` ('run ' emptied)
+    import json
+
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.judgeagent.report.build import compare_runs
+    from judgeagent.runs import RUN_FORMAT, RUN_FORMAT_VERSION
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION,
+                                                        "kind": "run", "protocol": "judgeagent"}))
+    with pytest.raises(JudgeAgentError) as e:
+        compare_runs([tmp_path])
+    assert str(e.value) == f"run {tmp_path} has no validation: run judgeagent validate {tmp_path} first"
+
+
+def test_the_paths_table_reads_extension_rounds_only(tmp_path):
+    # build.py `r.stage == "extension" and r.path` (-> `or`): a base question's record with a path is no round
+    from judgeagent.protocols.judgeagent.records import JudgedAs, QuestionRecord
+    from judgeagent.protocols.judgeagent.report.build import paths_markdown
+    from tests.test_mutants_killed_s60_report import _record, _run
+
+    base = QuestionRecord("b0-q9", 0, "base", 0, None, "easy", "Question 9?", "gold", "answer", True,
+                          JudgedAs("exact"), 1.0, path={"relevance": 0.1, "seed_kind": "question"})
+    out = paths_markdown(_run(tmp_path, [base, _record(0, 0, 1, {"relevance": 0.5, "seed_kind": "named"})]))
+    assert out[-3:] == ["| graph | 1 | 0.50 | 0.50 | 0.50 |", "", "Graph paths by seed: named 1."]
+
+
+def test_a_spot_check_cell_keeps_two_hundred_characters():
+    # judging.py `md_cell(c, 200)` (-> 201)
+    from judgeagent.protocols.judgeagent.records import JudgedAs, QuestionRecord
+    from judgeagent.protocols.judgeagent.report.judging import Judging, judging_markdown
+
+    long = "x" * 300
+    record = QuestionRecord("b0-q0", 0, "base", 0, None, "easy", "Question?", "gold", long, True,
+                            JudgedAs("judge", "It matches."), 0.0)
+    row = judging_markdown(Judging({"judge": 1}, None, 0, 1, [record]))[-1]
+    cell = row.split(" | ")[2]
+    assert len(cell) <= 200 and cell.startswith("x" * 150)

@@ -22,3 +22,13 @@ def test_a_distractor_sharing_half_its_words_with_one_chosen_is_too_like_it(hotp
     item = Item("q1", "Which body of water borders Egypt to the east?", "Gulf of Suez")
     assert not builder._acceptable("Red River", item, ["Red Sea"])
     assert builder._acceptable("Nile", item, ["Red Sea"])
+
+
+def test_a_gold_that_says_the_information_is_missing_is_skipped_with_the_reason(hotpot_graph):
+    # mcq.py `Mcq(None, "skipped", ...)` ('skipped' emptied): the run's record says why the item has no options
+    from judgeagent.benchmarks.item import Item
+    from judgeagent.grading.mcq import DistractorBuilder, Mcq
+
+    item = Item("q2", "What did the report conclude?", "Insufficient information")
+    assert DistractorBuilder(hotpot_graph, seed=0).convert([item]) == [
+        Mcq(None, "skipped", "the gold says the information is missing: no options to build")]
