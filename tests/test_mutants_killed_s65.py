@@ -451,7 +451,8 @@ def test_an_option_letter_opening_a_word_is_no_letter():
     # choice.py `_standalone`'s first `return False` (-> True): "Bern" does not say B; its text says D
     from judgeagent.grading.choice import check_options
 
-    v = check_options("The answer is Bern.", {"A": "Paris", "B": "Rome", "C": "Oslo", "D": "Bern"}, "D", "Bern")
+    v = check_options("The answer is Bern, of course.", {"A": "Paris", "B": "Rome", "C": "Oslo", "D": "Bern"}, "D",
+                      "Bern")
     assert (v.correct, v.method, v.extracted) == (True, "option_text", "D")
 
 
