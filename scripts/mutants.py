@@ -119,7 +119,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed_sandbox.py", "tests/test_mutants_killed_s63.py", "tests/test_sandbox.py::test_canonical_solutions_pass_and_broken_ones_fail",
         "tests/test_sandbox.py::test_code_cannot_fake_a_pass", "tests/test_sandbox.py::test_an_endless_loop_is_stopped",
         "tests/test_sandbox.py::test_unbounded_memory_is_stopped", "tests/test_sandbox.py::test_the_network_is_refused",
-        "tests/test_sandbox.py::test_a_cancelled_run_stops_at_once",
+        "tests/test_sandbox.py::test_a_cancelled_run_stops_at_once", "tests/test_mutants_killed_s65_sandbox.py",
         "tests/test_sandbox.py::test_writes_outside_its_folder_and_new_processes_are_refused",
         "tests/test_sandbox.py::test_a_bare_except_cannot_swallow_the_refusal",
         "tests/test_sandbox.py::test_correct_code_that_prints_reads_stdin_or_imports_passes",
@@ -426,6 +426,9 @@ EQUIVALENT: dict[str, str] = {
         "(found after scoring seed 65)",
     "judgeagent/protocols/judgeagent/report/build.py:64:34:const:1->2": "`k.split(\"/\", 1)` as `split(\"/\", 2)`: "
         "the accuracy keys are `stage/difficulty`, one slash, so the second part is the same (found after scoring "
+        "seed 65)",
+    "judgeagent/protocols/dynaeval/sandbox.py:547:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
+        "reads no TMPDIR, and `--clearenv` then `--setenv TMPDIR` give the code inside its own (found after scoring "
         "seed 65)",
     "judgeagent/grading/text.py:98:75:const:True->False": "the number words' alternatives shortest first: each is "
         "closed by `\\b`, so a word that opens a longer one (\"seven\", \"seventeen\") fails there and the regex tries "
