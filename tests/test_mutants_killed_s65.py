@@ -551,3 +551,14 @@ def test_a_spot_check_cell_keeps_two_hundred_characters():
     row = judging_markdown(Judging({"judge": 1}, None, 0, 1, [record]))[-1]
     cell = row.split(" | ")[2]
     assert len(cell) <= 200 and cell.startswith("x" * 150)
+
+
+def test_dynaevals_scores_name_every_parser_that_read_the_moves():
+    # dynaeval/report.py `", ".join(... parsed_by ...)` (', ' emptied): the references' runs read every move by rule
+    from judgeagent.protocols.dynaeval.report import _scores
+
+    s = {"symmetric": True, "task": "public_goods", "unit": "coins", "repetitions": 1, "games": 1,
+         "ends": {"rounds played": 1}, "parsed_by": {"rule": 6, "model": 2}, "players": {}}
+    assert _scores(s).splitlines()[0] == (  # type: ignore[arg-type]
+        "Task `public_goods` (symmetric: every player the same role); score: coins per game. 1 repetitions, 1 games; "
+        "ends: rounds played 1; moves read by model 2, rule 6.")
