@@ -281,7 +281,7 @@ def test_a_one_word_reply_that_is_the_gold_has_the_precision_of_one():
     # equivalence.py `max(1, len(said))` (-> 2): the reply's share of words that are the gold's
     from judgeagent.grading.equivalence import FEATURES, features
 
-    said = dict(zip(FEATURES, features("Which city is the capital of France?", ["Paris"], "Paris")))
+    said = dict(zip(FEATURES, features("Which city is the capital of France?", ["Paris"], "Paris", cosine=False)))
     assert said["reply_precision"] == 1.0 and said["gold_recall"] == 1.0
 
 
