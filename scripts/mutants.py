@@ -49,7 +49,8 @@ _S62 = "tests/test_mutants_killed_s62.py::test_"
 _S63 = "tests/test_mutants_killed_s63.py::test_"
 _S64 = "tests/test_mutants_killed_s64.py::test_"
 _S65 = "tests/test_mutants_killed_s65.py"
-"""The tests written against the survivors of stop 61's seed-64 sample (a second or less: first in each list)."""
+"""The tests written at stop 62 against seed 64's, the seed-101 exploration's and seed 65's survivors (none needs a
+graph or the sandbox; seconds in all: first in each list)."""
 """The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
 file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"

@@ -1,5 +1,5 @@
-"""Tests written against the survivors of stop 61's seed-64 sample (bench/mutants.md), each named by the behaviour
-it pins; the mutant it kills is in the comment above it."""
+"""Tests written at stop 62 (bench/mutants.md): against seed 64's survivors, the seed-101 exploration's and seed 65's
+(after it was scored), each named by the behaviour it pins; the mutant it kills is in the comment above it."""
 from __future__ import annotations
 
 import dataclasses
