@@ -20,9 +20,11 @@ from ..features import FeatureStore
 from ..threads import one_thread
 from . import walk
 from .model import ContextGraph, LinkKind, name_keys
+from .reader import ReaderProcess
 from .terms import TermIndex, rare_terms
 
 SeedKind = Literal["named", "concept", "question"]
+ReaderMode = Literal["auto", "process", "thread"]
 _WORD = re.compile(r"[^\W_]+")
 
 SEED_POOL = 3
@@ -44,6 +46,10 @@ NAMED_SOURCE = 0.1
 supporting documents of a question about news articles (bench/frontier.py). Issue 29, with DOC_FLOOR: on
 MultiHop-RAG medium, whose questions name publishers, chunks from supporting documents 0.453 -> 0.503
 (0.05: 0.48) for 2.60 documents per path; HotpotQA's documents carry no such metadata."""
+READER_AFTER = 16
+"""In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: a run
+of many paths gets it, a few paths (a `sample-path`, a test) do not pay its start (spaCy and torch loading
+in another process, ~3 s of CPU)."""
 HOME_SEED = 10.0
 """And HOME_SEED times more for a mention that a document's title names (ContextGraph.home): the question
 names what that document is about (issue 29: on HotpotQA medium 70 of 76 such mentions named a supporting
@@ -124,8 +130,12 @@ class PathSampler:
     """Samples knowledge paths; holds the extractor and encoder so that repeated samples are cheap."""
 
     def __init__(self, graph: ContextGraph, extractor: EntityExtractor | None = None,
-                 encoder: Encoder | None = None, store: FeatureStore | None = None) -> None:
-        """`store`: the questions' vectors and mentions kept across runs (features.py); None computes them."""
+                 encoder: Encoder | None = None, store: FeatureStore | None = None, reader: ReaderMode = "auto") -> None:
+        """`store`: the questions' vectors and mentions kept across runs (features.py); None computes them.
+        `reader`: where a question is read (spaCy, then the encoder on its mentions without a node) beside the
+        sampling thread's encode: "process" in a child process started now (reader.py: a thread would share the
+        GIL with the encode), "thread" in this one, "auto" in this one until READER_AFTER questions, then in
+        the child. The same mentions and vectors wherever they are read."""
         if graph.n_entities == 0:
             raise JudgeAgentError("the graph has no entities: nothing to sample paths from")
         self.graph = graph
@@ -148,6 +158,10 @@ class PathSampler:
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
         self._bests: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._reader_mode = reader
+        self.reader: ReaderProcess | None = None
+        """The reader's child process, once started (`reader`)."""
+        self._read_here = 0
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
@@ -156,6 +170,8 @@ class PathSampler:
                 f"embedding model {self.encoder.name!r} gives {self.encoder.dim}-d vectors; "
                 f"the graph has {graph.entity_vectors.shape[1]}-d ones"
             )
+        if reader == "process":
+            self._start_reader()
 
     @cached_property
     def _walks_on(self) -> walk.WalkIndex:
@@ -355,8 +371,38 @@ class PathSampler:
         """The extractor's mentions of `texts`, from the store for the texts an earlier run extracted (in any list)."""
         texts = list(texts)
         if self.store is None:
-            return self.extractor.extract(texts)
-        return self.store.mentions(self._extractor_identity, texts, lambda missing: self.extractor.extract(missing))
+            return self._extract_now(texts)
+        return self.store.mentions(self._extractor_identity, texts, self._extract_now)
+
+    def _extract_now(self, texts: list[str]) -> list[list[Mention]]:
+        """The reader's process's mentions when it can answer now, else the extractor's here (the same ones)."""
+        reader = self._reader_now(len(texts))
+        found = reader.extract(texts) if reader is not None else None
+        return found if found is not None else self.extractor.extract(texts)
+
+    def _reader_now(self, texts: int = 0) -> ReaderProcess | None:
+        """The reader's process; in "auto" started once READER_AFTER questions were read here (`texts` more now)."""
+        if self.reader is None and self._reader_mode == "auto":
+            self._read_here += texts
+            if self._read_here >= READER_AFTER:
+                self._start_reader()
+        return self.reader
+
+    def _start_reader(self) -> None:
+        """Start the reader's process for what it can do as this process does: spaCy's extraction when the
+        extractor is exactly `SpacyExtractor`, the encoding when the encoder is a CPU transformer (its
+        fingerprint must match the child's). Neither: no process."""
+        with self._memory:
+            if self.reader is not None or self._reader_mode == "thread":
+                return
+            spacy = type(self.extractor) is SpacyExtractor
+            enc = self.encoder
+            encodes = not enc.static and getattr(enc.model, "device", None) is not None and enc.model.device.type == "cpu"
+            if not spacy and not encodes:
+                self._reader_mode = "thread"
+                return
+            self.reader = ReaderProcess(self.extractor.config if spacy else None,  # type: ignore[attr-defined]
+                                        enc.name if encodes else None, (lambda: enc.fingerprint) if encodes else None)
 
     @cached_property
     def _extractor_identity(self) -> dict[str, Any]:
@@ -469,7 +515,7 @@ class PathSampler:
         unknown = list(dict.fromkeys(unknown))
         if not unknown:
             return {}
-        _, found = self.graph.entity_index.search(self._fresh(unknown), candidates)
+        _, found = self.graph.entity_index.search(self._fresh(unknown, read=True), candidates)
         return {text: [e for e in f if e >= 0] for text, f in zip(unknown, found.tolist())}
 
     def _seeds(self, q: int, ranked: list[Mention], relevance: np.ndarray, near: dict[str, list[int]]) -> list[_Seed]:
@@ -621,11 +667,17 @@ class PathSampler:
         with self._threads.limit(limits=1):
             return self._fresh([text])[0]
 
-    def _fresh(self, texts: list[str]) -> np.ndarray:
-        """The encoder's vectors of exactly this list, from the store when an earlier run encoded it."""
+    def _fresh(self, texts: list[str], read: bool = False) -> np.ndarray:
+        """The encoder's vectors of exactly this list, from the store when an earlier run encoded it; `read`: a
+        question's mentions, encoded by the reader's process when it can answer now (the same bytes)."""
         if self.store is None:
-            return self.encoder.encode(texts)
-        return self.store.vectors(self._encoder_identity, texts, lambda: self.encoder.encode(texts))
+            return self._encode_now(texts, read)
+        return self.store.vectors(self._encoder_identity, texts, lambda: self._encode_now(texts, read))
+
+    def _encode_now(self, texts: list[str], read: bool) -> np.ndarray:
+        reader = self._reader_now() if read else None
+        vectors = reader.encode(texts) if reader is not None else None
+        return vectors if vectors is not None else self.encoder.encode(texts)
 
     # --- steps 2-3: the walk ---------------------------------------------------------------------------
     def _best_chunks(self, key: tuple[Any, ...], question: int, relevance: np.ndarray) -> Any:
