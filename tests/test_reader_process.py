@@ -31,7 +31,7 @@ def pair(hotpot_graph, extractor, encoder):
     there = PathSampler(hotpot_graph, extractor, encoder, reader="process")
     assert there.reader is not None and there.reader.wait(180), "the reader's process did not start"
     yield here, there
-    there.reader.close()
+    there.close()
 
 
 def test_the_reader_process_reads_the_same_paths(pair):
@@ -71,6 +71,7 @@ def test_a_child_with_other_weights_is_never_asked_for_vectors(encoder):
         assert reader.served == 0
     finally:
         reader.close()
+    assert reader._proc.poll() is not None  # closed: the child is gone, not left behind
 
 
 def test_auto_starts_the_reader_after_READER_AFTER_questions(hotpot_graph, extractor, encoder, monkeypatch):

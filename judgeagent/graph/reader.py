@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -85,17 +86,19 @@ class ReaderProcess:
         self._finalizer()
 
     def _start(self, setup: dict[str, Any], fingerprint: Callable[[], str] | None) -> None:
+        # Nothing here may raise: a thread's error prints a traceback (at exit, after Ctrl-C, the parent's
+        # encoder and the child's pipe may both be gone). Any failure leaves the reading to this process.
         with self._lock:
             try:
                 _send(self._proc, setup)
                 kind, info = _receive(self._proc, _TIMEOUT_S * 2)  # spaCy and torch load: seconds
-            except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
-                kind, info = "failed", None
-            if kind == "ready":
-                self._can_extract = info["extractor"]
-                self._can_encode = (info["fingerprint"] is not None and fingerprint is not None
-                                    and info["fingerprint"] == fingerprint())
-            else:
+                if kind == "ready":
+                    self._can_extract = info["extractor"]
+                    self._can_encode = (info["fingerprint"] is not None and fingerprint is not None
+                                        and info["fingerprint"] == fingerprint())
+            except Exception:  # noqa: BLE001
+                kind = "failed"
+            if kind != "ready":
                 self._fail()
         self._ready.set()
 
@@ -105,7 +108,7 @@ class ReaderProcess:
         try:
             _send(self._proc, (op, list(texts)))
             kind, result = _receive(self._proc, _TIMEOUT_S)
-        except (OSError, EOFError, TimeoutError, pickle.UnpicklingError):
+        except (OSError, EOFError, TimeoutError, ValueError, pickle.UnpicklingError):  # ValueError: a closed pipe
             self._fail()
             return None
         finally:
@@ -121,16 +124,15 @@ class ReaderProcess:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Close the child's input (it exits at end of input); kill one that does not go."""
+    """Close the child's input (it exits at end of input); kill one that does not go. Its output is left open:
+    another thread may be reading it, and reads the end of it now."""
     try:
         if proc.stdin is not None:
             proc.stdin.close()
         proc.wait(timeout=2)
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, ValueError, subprocess.TimeoutExpired):
         proc.kill()
         proc.wait()
-    if proc.stdout is not None:
-        proc.stdout.close()
 
 
 def _send(proc: subprocess.Popen[bytes], value: Any) -> None:
@@ -175,6 +177,7 @@ def _serve() -> None:
             return None
         return pickle.loads(stdin.read(_HEADER.unpack(header)[0]))
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole group: the parent decides
     setup = request()
     if setup is None:
         return

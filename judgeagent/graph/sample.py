@@ -173,6 +173,14 @@ class PathSampler:
         if reader == "process":
             self._start_reader()
 
+    def close(self) -> None:
+        """Stop the reader's process, if any; later questions are read in this process."""
+        with self._memory:
+            self._reader_mode = "thread"
+            reader, self.reader = self.reader, None
+        if reader is not None:
+            reader.close()
+
     @cached_property
     def _walks_on(self) -> walk.WalkIndex:
         return walk.WalkIndex(self.graph, self._generic)

@@ -87,6 +87,8 @@ class Context:
     def close(self) -> None:
         for pool in (self.reader, self.worker):
             pool.shutdown(wait=True, cancel_futures=True)
+        if self.sampler is not None:  # its reader's process (graph/reader.py)
+            self.sampler.close()
         if self.store is not None:
             self.store.close()
 
