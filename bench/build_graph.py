@@ -122,12 +122,14 @@ def _sample(sampler: Any, questions: list[str], how: str) -> None:
     sampler._pools.clear(), sampler._bests.clear(), sampler._batches.clear(), sampler._lists.clear()
     sampler._vectors.clear()
     times, cpu, early = [], [], 0
+    child = _child_cpu(sampler)
     for i, q in enumerate(questions):
         t, c = time.perf_counter(), time.process_time()
         path = sampler.sample(q, hops=3, seed=i)
         times.append(time.perf_counter() - t)
         cpu.append(time.process_time() - c)
         early += path.stopped_early
+    child = _child_cpu(sampler) - child
     warm = []  # a run samples each batch once per round: question entities and vectors are reused
     for i, q in enumerate(questions):
         t = time.perf_counter()
@@ -138,8 +140,24 @@ def _sample(sampler: Any, questions: list[str], how: str) -> None:
           f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f} ms, max {max(times) * 1000:.1f} ms "
           f"(target median < 40); CPU median {statistics.median(cpu) * 1000:.1f} ms (this process); "
           f"stopped early {early}")
+    if sampler.reader is not None:
+        print(f"  the reader's process: {child / len(questions) * 1000:.1f} ms of CPU per first path (mean; "
+              f"{sampler.reader.served} texts read or encoded there)")
     print(f"  path sampling again for the same questions, new seeds: median {statistics.median(warm) * 1000:.1f} ms "
           "(target < 10)")
+
+
+def _child_cpu(sampler: Any) -> float:
+    """The reader's process's CPU seconds so far (Linux /proc; 0 elsewhere or without one)."""
+    import os
+
+    if sampler.reader is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{sampler.reader.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _questions(path: Path, n: int) -> list[str]:

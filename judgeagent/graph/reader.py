@@ -65,6 +65,10 @@ class ReaderProcess:
                          daemon=True).start()
 
     @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
     def ready(self) -> bool:
         return self._ready.is_set() and not self._dead
 

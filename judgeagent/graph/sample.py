@@ -49,7 +49,7 @@ MultiHop-RAG medium, whose questions name publishers, chunks from supporting doc
 READER_AFTER = 16
 """In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: a run
 of many paths gets it, a few paths (a `sample-path`, a test) do not pay its start (spaCy and torch loading
-in another process, ~3 s of CPU)."""
+in another process: about 5 s and 670 MB with MiniLM and spaCy's small English pipeline, bench/README.md)."""
 HOME_SEED = 10.0
 """And HOME_SEED times more for a mention that a document's title names (ContextGraph.home): the question
 names what that document is about (issue 29: on HotpotQA medium 70 of 76 such mentions named a supporting

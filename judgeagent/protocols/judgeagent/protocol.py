@@ -203,7 +203,10 @@ def _sampler(graph: ContextGraph | None, config: EvalConfig, store: Any = None) 
     from ...graph.sample import PathSampler
 
     assert graph is not None
-    return PathSampler(graph, *_question_models_of(graph), store=store)
+    # The run's questions are read on a thread (issue 31's reader reads ahead of the sampler's thread), not in the
+    # sampler's child process (graph/reader.py): on 200 questions (bench/evaluate.py) the child's start, about
+    # 5 s of CPU on two cores, cost more wall than it saved (wall / ideal 3.83-4.44 with it, 3.37-3.82 without).
+    return PathSampler(graph, *_question_models_of(graph), store=store, reader="thread")
 
 
 def _sampler_needed(graph: ContextGraph | None, config: EvalConfig) -> bool:
