@@ -78,9 +78,10 @@ def test_auto_starts_the_reader_after_READER_AFTER_questions(hotpot_graph, extra
     started = []
     monkeypatch.setattr(sample_module, "ReaderProcess", lambda *a: started.append(a) or _NoReader())
     sampler = PathSampler(hotpot_graph, extractor, encoder)
-    _first_paths(sampler, QUESTIONS[:READER_AFTER - 1])
+    assert sampler._reader_now(READER_AFTER - 2) is None  # as if READER_AFTER - 2 questions were read here
+    _first_paths(sampler, QUESTIONS[:1])
     assert sampler.reader is None
-    _first_paths(sampler, QUESTIONS[READER_AFTER - 1:READER_AFTER])
+    _first_paths(sampler, QUESTIONS[1:2])
     assert isinstance(sampler.reader, _NoReader) and len(started) == 1
     entities, name, fingerprint = started[0]
     assert entities == extractor.config and name == encoder.name and fingerprint() == encoder.fingerprint

@@ -46,10 +46,12 @@ NAMED_SOURCE = 0.1
 supporting documents of a question about news articles (bench/frontier.py). Issue 29, with DOC_FLOOR: on
 MultiHop-RAG medium, whose questions name publishers, chunks from supporting documents 0.453 -> 0.503
 (0.05: 0.48) for 2.60 documents per path; HotpotQA's documents carry no such metadata."""
-READER_AFTER = 16
-"""In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: a run
-of many paths gets it, a few paths (a `sample-path`, a test) do not pay its start (spaCy and torch loading
-in another process: about 5 s and 670 MB with MiniLM and spaCy's small English pipeline, bench/README.md)."""
+READER_AFTER = 256
+"""In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: about
+when the questions read here have cost what the child's start costs (spaCy and torch loading in another process:
+about 5 s of CPU and 670 MB with MiniLM and spaCy's small English pipeline), so a job of any length pays at most
+about twice the better choice's time. Measured with a start at 16 (`bench/synthesize.py`, MultiHop-RAG medium):
+150 items 14.4 s against 13.7 s without the child, 450 items 39.0 s against 41.0 s (bench/README.md)."""
 HOME_SEED = 10.0
 """And HOME_SEED times more for a mention that a document's title names (ContextGraph.home): the question
 names what that document is about (issue 29: on HotpotQA medium 70 of 76 such mentions named a supporting
