@@ -74,6 +74,14 @@ def test_a_child_with_other_weights_is_never_asked_for_vectors(encoder):
     assert reader._proc.poll() is not None  # closed: the child is gone, not left behind
 
 
+def test_no_child_can_start_and_the_sampler_reads_here(hotpot_graph, extractor, encoder, monkeypatch, tmp_path):
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-python-here"))
+    sampler = PathSampler(hotpot_graph, extractor, encoder, reader="process")
+    assert sampler.reader is None
+    here = PathSampler(hotpot_graph, extractor, encoder, reader="thread")
+    assert _first_paths(sampler, QUESTIONS[18:20]) == _first_paths(here, QUESTIONS[18:20])
+
+
 def test_auto_starts_the_reader_after_READER_AFTER_questions(hotpot_graph, extractor, encoder, monkeypatch):
     started = []
     monkeypatch.setattr(sample_module, "ReaderProcess", lambda *a: started.append(a) or _NoReader())

@@ -411,8 +411,12 @@ class PathSampler:
             if not spacy and not encodes:
                 self._reader_mode = "thread"
                 return
-            self.reader = ReaderProcess(self.extractor.config if spacy else None,  # type: ignore[attr-defined]
-                                        enc.name if encodes else None, (lambda: enc.fingerprint) if encodes else None)
+            try:
+                self.reader = ReaderProcess(self.extractor.config if spacy else None,  # type: ignore[attr-defined]
+                                            enc.name if encodes else None,
+                                            (lambda: enc.fingerprint) if encodes else None)
+            except OSError:  # no process can be started here (no interpreter path, a process limit): read here
+                self._reader_mode = "thread"
 
     @cached_property
     def _extractor_identity(self) -> dict[str, Any]:
