@@ -140,26 +140,37 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _send(proc: subprocess.Popen[bytes], value: Any) -> None:
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     assert proc.stdin is not None
-    proc.stdin.write(_HEADER.pack(len(data)) + data)
-    proc.stdin.flush()
+    _write(proc.stdin, value)
 
 
 def _receive(proc: subprocess.Popen[bytes], timeout: float) -> Any:
     assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    if not select.select([fd], [], [], timeout)[0]:
+    if not select.select([proc.stdout.fileno()], [], [], timeout)[0]:
         raise TimeoutError
-    header = _read_exactly(proc.stdout, _HEADER.size)
-    return pickle.loads(_read_exactly(proc.stdout, _HEADER.unpack(header)[0]))
-
-
-def _read_exactly(stream: Any, n: int) -> bytes:
-    data = stream.read(n)
-    if data is None or len(data) < n:
+    found = _read(proc.stdout)
+    if found is None:
         raise EOFError
-    return bytes(data)
+    return found[0]
+
+
+def _write(stream: Any, value: Any) -> None:
+    """One frame: the pickle's length, then the pickle (both sides of the pipes)."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _read(stream: Any) -> tuple[Any] | None:
+    """One frame's value (in a 1-tuple: a value may be None), or None at the end of the stream."""
+    header = stream.read(_HEADER.size)
+    if not header or len(header) < _HEADER.size:
+        return None
+    size = _HEADER.unpack(header)[0]
+    data = stream.read(size)
+    if data is None or len(data) < size:
+        return None
+    return (pickle.loads(data),)
 
 
 # --- the child ---------------------------------------------------------------------------------------------
@@ -171,15 +182,11 @@ def _serve() -> None:
     os.dup2(2, 1)
 
     def reply(value: Any) -> None:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        stdout.write(_HEADER.pack(len(data)) + data)
-        stdout.flush()
+        _write(stdout, value)
 
     def request() -> Any:
-        header = stdin.read(_HEADER.size)
-        if len(header) < _HEADER.size:
-            return None
-        return pickle.loads(stdin.read(_HEADER.unpack(header)[0]))
+        found = _read(stdin)
+        return found[0] if found is not None else None
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole group: the parent decides
     setup = request()

@@ -407,7 +407,7 @@ class PathSampler:
                 return
             spacy = type(self.extractor) is SpacyExtractor
             enc = self.encoder
-            encodes = not enc.static and getattr(enc.model, "device", None) is not None and enc.model.device.type == "cpu"
+            encodes = not enc.static and enc.model.device.type == "cpu"  # a GPU's vectors are not the child's
             if not spacy and not encodes:
                 self._reader_mode = "thread"
                 return
