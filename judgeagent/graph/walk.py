@@ -27,7 +27,7 @@ to a document already on the walk (`SEEN_DOC`, 0.1), which spread every walk eve
 MultiHop-RAG medium that penalty held chunks from supporting documents at 0.46 for 2.81 documents per path
 (0 gave 0.50 for 2.38, under the floor); with the floor and no penalty the pool keeps a question's best
 walks that stay in one article and spreads the others (with NAMED_SOURCE: 0.503 for 2.60; 0.495 for 2.72
-with the penalty at 0.05)."""
+with the penalty at 0.05). The draw by score holds it too (`sample._draw_weights`)."""
 POOL_MARGIN = 1.0
 """A walk scoring more than this below the best of its pool is left out of it: on a small graph a seed has
 few good walks, and filling the pool to 25 with walks through unrelated articles added variety of the
