@@ -61,7 +61,9 @@ draw that the path's seed spreads (`_spread_point`), not uniformly: issue 48, ni
 a pool's weak walks as often as its best (chunks from supporting documents per hop 0.91 / 0.42 / 0.14 on HotpotQA
 medium, where the best next step reached a supporting document in 131 of 290 second hops that missed); a
 weighted draw with random points repeated walks (4.51 distinct paths in 5 seeds against 4.67), with spread
-points it repeats fewer than the uniform random draw did (4.93). 0.2 repeated more, 0.4 gained less."""
+points it repeats fewer than the uniform random draw did (4.87; bench/paths.py: chunks from supporting documents
+0.958 -> 1.007 of dense top-3 there, 0.916 -> 0.950 on MultiHop-RAG medium with MENTIONED_DOC and the document floor
+under the weights). 0.2 repeated more, 0.4 gained less."""
 READER_AFTER = 256
 """In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: about
 when the questions read here have cost what the child's start costs (spaCy and torch loading in another process:
@@ -283,9 +285,8 @@ class PathSampler:
                 reading.thread.join()
         start = self._seed(batch, rng, candidates, position)
         relevance = batch.similarity[start.question]
-        pool = _remember(self._pools, (key, start.question, start.entity, hops, kinds),
-                         lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
-        pool_key = (key, start.question, start.entity, hops, kinds)
+        pool_key = (key, start.question, int(start.entity), hops, kinds)
+        pool = _remember(self._pools, pool_key, lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
         total = _remember(self._draws, pool_key,
                           lambda: _draw_weights(pool, self._walks_on.chunk_doc, walk.DOC_FLOOR * hops))
         drawn = pool[_drawn_walk(total, seed, _pool_offset(pool_key))]
@@ -774,8 +775,8 @@ def _draw_weights(pool: list[walk.Walk], chunk_doc: np.ndarray, floor: float) ->
     that span more documents when the weighted draw would span fewer than `floor` (or than the uniform draw, if
     fewer) on average: DOC_FLOOR holds for the draw as `walk._spread` holds it for the pool. The tilt,
     exp(t * documents) with the least t that holds the floor, is the draw nearest the weighted one (in relative
-    entropy) that holds it. Issue 48, ninth pass: MultiHop-RAG medium without it 0.993 of dense top-3 at 2.497
-    documents per path, with it 0.965 at 2.547."""
+    entropy) that holds it. Issue 48, ninth pass (its harness, bench/README.md): MultiHop-RAG medium without it 0.993
+    of dense top-3 at 2.497 documents per path, with it 0.965 at 2.547."""
     scores = np.array([w.score for w in pool])
     weights = np.exp((scores - scores.max()) / DRAW_TEMPERATURE)
     docs = np.array([len(set(chunk_doc[list(w.chunks)].tolist())) for w in pool], dtype=np.float64)
