@@ -392,7 +392,8 @@ class PathSampler:
         else:
             entity = seeds[min(position, len(seeds) - 1)].entity
         _remember(self._pools, (key, q, entity, hops, kinds),
-                  lambda: self._pool(entity, toward, linked, hops, candidates, kinds, per_entity))
+                  lambda: self._pool(entity, toward, linked, hops, candidates, kinds, per_entity,
+                                     int(np.argmax(batch.similarity[q]))))
 
     @staticmethod
     def drawn(questions: int, seed: int) -> int:
@@ -727,7 +728,8 @@ class PathSampler:
         whose metadata it names (`NAMED_SOURCE`) and of those that hold its mentions (`MENTIONED_DOC`)."""
         q = start.question
         toward = self._toward(batch.similarity[q], batch.sourced[q], batch.linked[q])
-        return self._pool(start.entity, toward, batch.linked[q], hops, k, kinds, self._best_chunks(key, q, toward))
+        return self._pool(start.entity, toward, batch.linked[q], hops, k, kinds, self._best_chunks(key, q, toward),
+                          int(np.argmax(batch.similarity[q])))
 
     def _toward(self, similarity: np.ndarray, sourced: np.ndarray, linked: np.ndarray) -> np.ndarray:
         """What a question's walks head for: its chunk similarities, NAMED_SOURCE more in the documents `sourced`,
@@ -748,20 +750,23 @@ class PathSampler:
         return np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
 
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
-              kinds: tuple[LinkKind, ...], per_entity: tuple[np.ndarray, np.ndarray]) -> list[walk.Walk]:
+              kinds: tuple[LinkKind, ...], per_entity: tuple[np.ndarray, np.ndarray], nearest: int) -> list[walk.Walk]:
         """The walks a path is drawn from (walk.pool), from the entity's start chunk most similar to the
         question (`_starts`: in its home document where it has one; `per_entity`: every entity's best chunk,
         from `_best_chunks`). When that chunk is not the question's best chunk, the best chunk's entities are
         linked too: a bridge seed's walk can still reach what the question is most about. (Until issue 48 only
         for a start more than FIT_MARGIN below the best: a walk from a start within it could not reach the
         best chunk; linking always: HotpotQA medium chunks from support 0.484 -> 0.486, MultiHop-RAG medium
-        0.503 -> 0.501, paths touching 0.860 -> 0.864.)"""
+        0.503 -> 0.501, paths touching 0.860 -> 0.864.) The best chunk is the best by `relevance` (what the walks
+        head for) and `nearest`, the best by the question's own similarity: MENTIONED_DOC raises the seed's own
+        document, which would otherwise make a bridge seed's start "the best" and cut the walk off from the chunk
+        the question is most like (issue 48, ninth pass)."""
         own = self._starts(entity)
         start = walk.Walk((entity,), (int(own[_top(relevance[own], 1)[0]]),), 0.0)
-        best = int(np.argmax(relevance))
-        if start.chunks[0] != best:
-            m = self._chunk_entities
-            linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
+        m = self._chunk_entities
+        for best in dict.fromkeys((int(np.argmax(relevance)), nearest)):
+            if start.chunks[0] != best:
+                linked = np.union1d(linked, m.indices[m.indptr[best]:m.indptr[best + 1]])
         return walk.pool(walk.Steps(self._walks_on, relevance, linked, kinds, per_entity), start, hops, k)
 
 
