@@ -33,8 +33,8 @@ changes paths by design: 3 of 12 extension rows changed; verdicts, tier trajecto
 validation and its intervals are the same.
 Written a sixth time by issue 48's ninth pass (a pool's walk drawn by score at a point the seed spreads, and chunks
 of documents holding the question's mentions weighing more in the walk), which changes paths by design: the
-extension rows changed (12 of 12), 5 of 32 verdicts (extension ones only; base verdicts, validation and its
-intervals are the same), batch 3's tier trajectory (it stays medium) and the overall score (0.609 -> 0.75).
+extension rows changed (12 of 12), 4 of 32 verdicts (extension ones only; base verdicts, validation and its
+intervals are the same), batch 3's tier trajectory (it stays medium) and the overall score (0.609 -> 0.703).
 It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations
