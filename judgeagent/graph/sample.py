@@ -62,7 +62,7 @@ a pool's weak walks as often as its best (chunks from supporting documents per h
 medium, where the best next step reached a supporting document in 131 of 290 second hops that missed); a
 weighted draw with random points repeated walks (4.51 distinct paths in 5 seeds against 4.67), with spread
 points it repeats fewer than the uniform random draw did (4.87; bench/paths.py: chunks from supporting documents
-0.958 -> 1.007 of dense top-3 there, 0.916 -> 0.950 on MultiHop-RAG medium with MENTIONED_DOC and the document floor
+0.958 -> 1.007 of dense top-3 there, 0.916 -> 0.947 on MultiHop-RAG medium with MENTIONED_DOC and the document floor
 under the weights). 0.2 repeated more, 0.4 gained less."""
 READER_AFTER = 256
 """In `reader="auto"`, the reader's process starts once the sampler has read this many questions itself: about
