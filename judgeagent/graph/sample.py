@@ -178,8 +178,9 @@ class PathSampler:
         self.store = store
         self._pools: OrderedDict[tuple[Any, ...], list[walk.Walk]] = OrderedDict()
         self._bests: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self._draws: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
-        """Per pool (`_pools`' keys), the running total of its draw weights (`_draw_weights`)."""
+        self._draws: OrderedDict[tuple[Any, ...], tuple[np.ndarray, float]] = OrderedDict()
+        """Per pool (`_pools`' keys), the running total of its draw weights (`_draw_weights`) and its turn of the
+        spread points (`_pool_offset`)."""
         self._reader_mode = reader
         self.reader: ReaderProcess | None = None
         """The reader's child process, once started (`reader`)."""
@@ -287,9 +288,9 @@ class PathSampler:
         relevance = batch.similarity[start.question]
         pool_key = (key, start.question, int(start.entity), hops, kinds)
         pool = _remember(self._pools, pool_key, lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
-        total = _remember(self._draws, pool_key,
-                          lambda: _draw_weights(pool, self._walks_on.chunk_doc, walk.DOC_FLOOR * hops))
-        drawn = pool[_drawn_walk(total, seed, _pool_offset(pool_key))]
+        total, offset = _remember(self._draws, pool_key, lambda: (
+            _draw_weights(pool, self._walks_on.chunk_doc, walk.DOC_FLOOR * hops), _pool_offset(pool_key)))
+        drawn = pool[_drawn_walk(total, seed, offset)]
         path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
         g = self.graph
@@ -784,7 +785,7 @@ def _draw_weights(pool: list[walk.Walk], chunk_doc: np.ndarray, floor: float) ->
     of dense top-3 at 2.497 documents per path, with it 0.965 at 2.547."""
     scores = np.array([w.score for w in pool])
     weights = np.exp((scores - scores.max()) / DRAW_TEMPERATURE)
-    docs = np.array([len(set(chunk_doc[list(w.chunks)].tolist())) for w in pool], dtype=np.float64)
+    docs = np.array([walk.spanned(w, chunk_doc) for w in pool], dtype=np.float64)
     goal = min(floor, float(docs.mean()))
     if weights @ docs < goal * weights.sum() - 1e-9:
         low, high = 0.0, 50.0  # at 50 the walks spanning the most documents take all the weight

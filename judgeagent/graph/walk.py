@@ -299,12 +299,17 @@ def pool(steps: Steps, start: Walk, hops: int, k: int) -> list[Walk]:
     return walks
 
 
+def spanned(w: Walk, chunk_doc: np.ndarray) -> int:
+    """How many documents a walk's chunks are in (what DOC_FLOOR counts)."""
+    return len(set(chunk_doc[list(w.chunks)].tolist()))
+
+
 def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> list[Walk]:
     """The n best walks, with the worst of those that span the fewest documents swapped for the best left out
     that span more until they span `floor` documents on average (or no swap adds one). The walks left out
     are read only when a swap is needed: most pools span enough as they are."""
     def docs(w: Walk) -> int:
-        return len(set(chunk_doc[list(w.chunks)].tolist()))
+        return spanned(w, chunk_doc)
 
     kept = {i: docs(ranked[i]) for i in range(min(n, len(ranked)))}
     left = iter(range(len(kept), len(ranked)))
