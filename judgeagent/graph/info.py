@@ -40,6 +40,7 @@ def graph_info(graph: ContextGraph, top: int = 15) -> dict[str, Any]:
         "specificity": _specificity(graph, n_chunks, top),
         "home_documents": int((graph.home >= 0).sum()),
         "metadata_named_documents": len(set().union(*(rows.tolist() for rows in graph.named_in_meta.values()))),
+        "metadata_dated_documents": len(set().union(*(rows.tolist() for rows in graph.dated_in_meta.values()))),
         "suspicious_entities": suspicious_entities(graph.entity_names, n_chunks),
     }
 
@@ -126,6 +127,9 @@ def render_info(info: dict[str, Any]) -> str:
         lines.append(f"  metadata names: {info['metadata_named_documents']:,} of {c['documents']:,} documents have a "
                      "short metadata value that sets them apart, a publisher or an author (a question naming it walks "
                      "towards them)")
+    if info.get("metadata_dated_documents"):
+        lines.append(f"  metadata days: {info['metadata_dated_documents']:,} of {c['documents']:,} documents have a date in "
+                     "their metadata, a day of publication (a question naming the day walks towards them)")
     odd = info.get("suspicious_entities") or []
     if odd:
         lines.append(f"  suspicious entity names ({len(odd)} most common; markup or odd text in the corpus?):")

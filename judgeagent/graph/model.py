@@ -176,6 +176,22 @@ class ContextGraph:
                                 found.setdefault(key, set()).add(d)
         return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= len(documents)}
 
+    @cached_property
+    def dated_in_meta(self) -> dict[str, np.ndarray]:
+        """ISO day -> the rows of the documents whose metadata holds a date or timestamp of that day (a news
+        article's "published_at"; `dates.metadata_day`). As for `named_in_meta`, a day held by more than half the
+        documents is left out."""
+        from .dates import metadata_day
+
+        found: dict[str, set[int]] = {}
+        documents = self.tables["documents"].column("meta").to_pylist()
+        for d, meta in enumerate(documents):
+            values = json.loads(meta) if meta else {}
+            for value in values.values() if isinstance(values, dict) else ():
+                if (day := metadata_day(value)) is not None:
+                    found.setdefault(day, set()).add(d)
+        return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= len(documents)}
+
     @property
     def n_entities(self) -> int:
         return self.tables["entities"].num_rows

@@ -20,6 +20,7 @@ from ..errors import JudgeAgentError
 from ..features import FeatureStore
 from ..threads import one_thread
 from . import walk
+from .dates import days_named
 from .model import ContextGraph, LinkKind, name_keys
 from .reader import ReaderProcess
 from .terms import TermIndex, rare_terms
@@ -46,7 +47,12 @@ NAMED_SOURCE = 0.1
 (not for the similarities a path records): a signal beyond similarity, which alone cannot reach the
 supporting documents of a question about news articles (bench/frontier.py). Issue 29, with DOC_FLOOR: on
 MultiHop-RAG medium, whose questions name publishers, chunks from supporting documents 0.453 -> 0.503
-(0.05: 0.48) for 2.60 documents per path; HotpotQA's documents carry no such metadata."""
+(0.05: 0.48) for 2.60 documents per path; HotpotQA's documents carry no such metadata.
+Added again for a day the question names that the document's metadata holds ("the TechCrunch report published on
+October 31, 2023": `ContextGraph.dated_in_meta`, `dates.days_named`), so a document named by its publisher and its
+day weighs twice: issue 48, tenth pass (bench/README.md), MultiHop-RAG medium 0.947 -> 1.017 of dense top-3's
+chunks from supporting documents (one bonus shared by either: 0.958, the day's articles and the publisher's others
+weighing the same)."""
 MENTIONED_DOC = 0.05
 """Added to the similarity of a chunk for each of the question's mentions with a node (`_Batch.linked`, at most
 MENTIONED_CAP) whose entity its document holds, for the walks (not for the similarities a path records): a chunk
@@ -131,7 +137,8 @@ class _Batch:
     """Per question, the nodes of its specific mentions: linked to each other through the question (a
     comparison question names two things that no document may name together). Filled with `seeds`."""
     sourced: dict[int, np.ndarray] = field(default_factory=dict)
-    """Per question, the rows of the documents whose metadata its named mentions name (`NAMED_SOURCE`)."""
+    """Per question, the rows of the documents whose metadata its named mentions or the days it names name
+    (`NAMED_SOURCE`, `_sourced`)."""
 
 
 @dataclass
@@ -379,7 +386,7 @@ class PathSampler:
             return
         q = reading.question
         linked = self._linked(mentions)
-        toward = self._toward(batch.similarity[q], self._sourced(mentions), linked)
+        toward = self._toward(batch.similarity[q], self._sourced(batch.questions[q], mentions), linked)
         per_entity = self._best_chunks(key, q, toward)
         row = self.graph.entity_row
         named = [m for m in self._ranked(mentions) if m.name in row]
@@ -520,7 +527,7 @@ class PathSampler:
                 read = mentions, self._near(self._unknown(mentions), candidates)
             mentions, near = read
             batch.linked[q] = self._linked(mentions)
-            batch.sourced[q] = self._sourced(mentions)
+            batch.sourced[q] = self._sourced(question, mentions)
             batch.seeds[q] = (self._seeds(q, self._ranked(mentions), batch.similarity[q], near)
                               or self._term_seeds(q, question, batch.similarity[q]))
         return batch.seeds[q]
@@ -736,19 +743,23 @@ class PathSampler:
         """What a question's walks head for: its chunk similarities, NAMED_SOURCE more in the documents `sourced`,
         MENTIONED_DOC more per mention with a node (`linked`, at most MENTIONED_CAP) that a chunk's document holds."""
         chunk_doc = self._walks_on.chunk_doc
-        if len(sourced):
-            similarity = similarity + NAMED_SOURCE * np.isin(chunk_doc, sourced)
+        if len(sourced):  # a document named twice (its publisher and its day) counts twice
+            similarity = similarity + NAMED_SOURCE * np.bincount(sourced, minlength=len(self.graph.doc_ids))[chunk_doc]
         if len(linked) and MENTIONED_DOC:
             held = np.asarray((self.graph.entity_docs[linked] > 0).sum(axis=0)).ravel()  # mentions per document
             similarity = similarity + MENTIONED_DOC * np.minimum(held, MENTIONED_CAP)[chunk_doc]
         return similarity
 
-    def _sourced(self, mentions: list[Mention]) -> np.ndarray:
-        """The rows of the documents whose metadata a named mention names (a publisher, an author)."""
-        meta = self.graph.named_in_meta
-        rows = [meta[k] for m in mentions if m.label != CONCEPT
-                for k in {m.name, *name_keys(clean_name(m.surface).casefold())} if k in meta]
-        return np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
+    def _sourced(self, question: str, mentions: list[Mention]) -> np.ndarray:
+        """The rows of the documents whose metadata a named mention names (a publisher, an author), then those of
+        the documents whose metadata holds a day the question names (`dates.days_named`: "published on
+        September 28, 2023"): a document in both is listed twice."""
+        meta, dated = self.graph.named_in_meta, self.graph.dated_in_meta
+        named = [meta[k] for m in mentions if m.label != CONCEPT
+                 for k in {m.name, *name_keys(clean_name(m.surface).casefold())} if k in meta]
+        days = [dated[d] for d in days_named(question) if d in dated] if dated else []
+        return np.concatenate([np.unique(np.concatenate(rows)) for rows in (named, days) if rows] or
+                              [np.zeros(0, dtype=np.int64)])
 
     def _pool(self, entity: int, relevance: np.ndarray, linked: np.ndarray, hops: int, k: int,
               kinds: tuple[LinkKind, ...], per_entity: tuple[np.ndarray, np.ndarray], nearest: int) -> list[walk.Walk]:
