@@ -35,6 +35,9 @@ Written a sixth time by issue 48's ninth pass (a pool's walk drawn by score at a
 of documents holding the question's mentions weighing more in the walk), which changes paths by design: the
 extension rows changed (12 of 12), 4 of 32 verdicts (extension ones only; base verdicts, validation and its
 intervals are the same), batch 3's tier trajectory (it stays medium) and the overall score (0.609 -> 0.703).
+Written a seventh time by issue 48's tenth pass (chunks of the documents whose metadata holds a day the question
+names weigh NAMED_SOURCE more in the walk, `graph/dates.py`): 1 of 12 extension rows changed its path and question
+(round 12's); verdicts, tier trajectories, the overall score, validation and its intervals are the same.
 It holds no identity: the graph's id is part of it, and a rebuilt graph has a new one.
 """
 from __future__ import annotations
