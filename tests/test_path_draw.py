@@ -107,3 +107,23 @@ def test_drawn_paths_take_more_from_supporting_documents_than_their_pools_averag
             uniform.append(np.mean([share([g.chunk_ids[c] for c in w.chunks], support) for w in pool]))
     assert np.mean(drawn) >= np.mean(uniform) + 0.03
     assert np.mean(distinct) >= 3.5
+
+
+def test_the_odds_a_path_is_drawn_with_are_those_its_draws_follow(hotpot_graph, extractor, encoder):
+    """PathSampler.drawn_from: the walks a path is drawn from and their odds, summing to 1; over 2,000 seeds from
+    one seed candidate (its pool fixed) each walk is drawn as often as its odds say, and every path is one of them;
+    with the seed candidate drawn too, each seed's path is among the walks drawn_from gives for that seed."""
+    g = hotpot_graph
+    sampler = PathSampler(g, extractor, encoder, reader="thread")
+    questions = [json.loads(line)["question"] for line in (DATA / "hotpotqa" / "small.questions.jsonl").read_text().splitlines()]
+    question = max(questions[:10], key=lambda q: len(sampler.drawn_from(q, hops=3, seed=0, start=0)))  # small pools abound
+    odds = sampler.drawn_from(question, hops=3, seed=0, start=0)
+    assert abs(sum(p for _, p in odds) - 1) < 1e-12
+    assert len(odds) > 5 and max(p for _, p in odds) > 2 * min(p for _, p in odds)  # weighted, not uniform
+    counts = {tuple(chunks): 0 for chunks, _ in odds}
+    for seed in range(2000):
+        counts[tuple(sampler.sample(question, hops=3, seed=seed, start=0).chunk_ids)] += 1  # KeyError: not in the pool
+    assert sum(abs(counts[tuple(chunks)] / 2000 - p) for chunks, p in odds) / 2 < 0.02  # total variation distance
+    for seed in range(20):
+        path = sampler.sample(question, hops=3, seed=seed)
+        assert path.chunk_ids in [chunks for chunks, p in sampler.drawn_from(question, hops=3, seed=seed) if p > 0]

@@ -279,24 +279,25 @@ class PathSampler:
                          "probability": round(s.weight / total, 4)} for s in seeds])
         return out
 
+    def drawn_from(self, questions: str | Sequence[str], hops: int = 3, seed: int = 0, candidates: int = 5,
+                   kinds: tuple[LinkKind, ...] = ("chunk", "document"),
+                   start: int | None = None) -> list[tuple[list[str], float]]:
+        """The walks that `sample` with the same arguments draws its path from, as chunk ids, each with the
+        probability of the draw: the pool of the seed candidate `seed` draws, under its draw weights
+        (`_draw_weights`). A figure weighed by them is what a path is expected to give over the draw's points,
+        without their noise (bench/paths.py's "expected" ratio)."""
+        questions = check_questions(questions)
+        if hops < 1:
+            raise JudgeAgentError("sampling a path needs hops >= 1")
+        with self._threads.limit(limits=1):
+            _, _, pool, total, _ = self._pool_drawn(list(questions), hops, seed, candidates, kinds, start)
+        odds = np.diff(total, prepend=0.0) / total[-1]
+        return [([self.graph.chunk_ids[c] for c in w.chunks], float(p)) for w, p in zip(pool, odds)]
+
     def _sample(self, questions: list[str], hops: int, seed: int, candidates: int,
                 kinds: tuple[LinkKind, ...], position: int | None = None) -> KnowledgePath:
-        rng = np.random.default_rng(seed)
-        key = (*questions, candidates)
-        reading = self._read_beside(questions, seed, candidates)
-        try:
-            batch = self._batch_of(questions, candidates)
-            if reading is not None:
-                self._rank_beside(batch, key, reading, hops, candidates, kinds, seed, position)
-        finally:
-            if reading is not None and reading.thread is not None:
-                reading.thread.join()
-        start = self._seed(batch, rng, candidates, position)
+        batch, start, pool, total, offset = self._pool_drawn(questions, hops, seed, candidates, kinds, position)
         relevance = batch.similarity[start.question]
-        pool_key = (key, start.question, int(start.entity), hops, kinds)
-        pool = _remember(self._pools, pool_key, lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
-        total, offset = _remember(self._draws, pool_key, lambda: (
-            _draw_weights(pool, self._walks_on.chunk_doc, walk.DOC_FLOOR * hops), _pool_offset(pool_key)))
         drawn = pool[_drawn_walk(total, seed, offset)]
         path, chunks = list(drawn.entities), list(drawn.chunks)
         reason = None if len(path) == hops else f"no unvisited neighbour of {self.graph.entity_names[path[-1]]!r}"
@@ -309,6 +310,27 @@ class PathSampler:
             stopped_early=reason is not None, stop_reason=reason, seed_kind=start.kind,
             similarities=[round(float(relevance[c]), 4) for c in chunks],
         )
+
+    def _pool_drawn(self, questions: list[str], hops: int, seed: int, candidates: int, kinds: tuple[LinkKind, ...],
+                    position: int | None) -> tuple[_Batch, _Seed, list[walk.Walk], np.ndarray, float]:
+        """The batch, the seed candidate `seed` draws (or the one at `position`), its pool, and the pool's running
+        total of draw weights and turn (`_draw_weights`, `_pool_offset`): what a path at `seed` is drawn from."""
+        rng = np.random.default_rng(seed)
+        key = (*questions, candidates)
+        reading = self._read_beside(questions, seed, candidates)
+        try:
+            batch = self._batch_of(questions, candidates)
+            if reading is not None:
+                self._rank_beside(batch, key, reading, hops, candidates, kinds, seed, position)
+        finally:
+            if reading is not None and reading.thread is not None:
+                reading.thread.join()
+        start = self._seed(batch, rng, candidates, position)
+        pool_key = (key, start.question, int(start.entity), hops, kinds)
+        pool = _remember(self._pools, pool_key, lambda: self._pool_of(batch, key, start, hops, candidates, kinds))
+        total, offset = _remember(self._draws, pool_key, lambda: (
+            _draw_weights(pool, self._walks_on.chunk_doc, walk.DOC_FLOOR * hops), _pool_offset(pool_key)))
+        return batch, start, pool, total, offset
 
     # --- step 1: the seed ------------------------------------------------------------------------------
     def read_ahead(self, questions: Sequence[str], candidates: int = 5) -> None:
