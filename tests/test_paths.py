@@ -293,17 +293,19 @@ def test_a_question_naming_a_publisher_walks_to_its_articles(mhr_slice_graph, ex
         monkeypatch.setattr(sample, "NAMED_SOURCE", bonus)
         sampler = PathSampler(mhr_slice_graph, extractor, encoder)
         shares = []
-        for question, support in questions:
-            for seed in range(3):
-                docs = [doc_of[c] for c in dict.fromkeys(sampler.sample(question, hops=3, seed=seed).chunk_ids)]
+        for i, (question, support) in enumerate(questions):
+            for k in range(5):  # bench/paths.py's seed schedule
+                path = sampler.sample(question, hops=3, seed=k * 1_000_003 + i)
+                docs = [doc_of[c] for c in dict.fromkeys(path.chunk_ids)]
                 shares.append(sum(d in support for d in docs) / len(docs))
         path = sampler.sample(questions[0][0], hops=3, seed=0)
         vectors = mhr_slice_graph.chunk_vectors[[mhr_slice_graph.chunk_ids.index(c) for c in path.chunk_ids]]
         assert path.similarities == pytest.approx((vectors @ encoder.encode([path.question])[0]).tolist(), abs=1e-3)
         return float(np.mean(shares))
 
-    # Measured: 0.69 against 0.66 (5 seeds, bench/paths.py's schedule).
-    assert share(0.1) >= share(0.0) + 0.015
+    # Measured: 0.68 against 0.62 (issue 48, tenth pass, the bench's 5 scheduled seeds; until then seeds 0, 1, 2 and a
+    # margin of 0.015, which a draw a tenth uniform met by 0.0148 only).
+    assert share(0.1) >= share(0.0) + 0.03
 
 
 def test_a_pool_spans_documents():
