@@ -164,17 +164,14 @@ class ContextGraph:
         from ..entities import clean_name
 
         found: dict[str, set[int]] = {}
-        documents = self.tables["documents"].column("meta").to_pylist()
-        for d, meta in enumerate(documents):
-            values = json.loads(meta) if meta else {}
-            for value in values.values() if isinstance(values, dict) else ():
-                if isinstance(value, str) and 0 < len(value.split()) <= 6 and any(c.isalpha() for c in value):
-                    # Split before cleaning: cleaning joins "News - Health" into "news-health".
-                    for part in {value, *(value.split(q)[0] for q in (" | ", " - ", ": "))}:
-                        for key in name_keys(clean_name(part).casefold()):
-                            if key:
-                                found.setdefault(key, set()).add(d)
-        return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= len(documents)}
+        for d, value in self._meta_values():
+            if isinstance(value, str) and 0 < len(value.split()) <= 6 and any(c.isalpha() for c in value):
+                # Split before cleaning: cleaning joins "News - Health" into "news-health".
+                for part in {value, *(value.split(q)[0] for q in (" | ", " - ", ": "))}:
+                    for key in name_keys(clean_name(part).casefold()):
+                        if key:
+                            found.setdefault(key, set()).add(d)
+        return self._setting_apart(found)
 
     @cached_property
     def dated_in_meta(self) -> dict[str, np.ndarray]:
@@ -184,13 +181,22 @@ class ContextGraph:
         from .dates import metadata_day
 
         found: dict[str, set[int]] = {}
-        documents = self.tables["documents"].column("meta").to_pylist()
-        for d, meta in enumerate(documents):
+        for d, value in self._meta_values():
+            if (day := metadata_day(value)) is not None:
+                found.setdefault(day, set()).add(d)
+        return self._setting_apart(found)
+
+    def _meta_values(self) -> Iterator[tuple[int, Any]]:
+        """(document row, value) for each value of each document's metadata (a JSON object, or nothing)."""
+        for d, meta in enumerate(self.tables["documents"].column("meta").to_pylist()):
             values = json.loads(meta) if meta else {}
             for value in values.values() if isinstance(values, dict) else ():
-                if (day := metadata_day(value)) is not None:
-                    found.setdefault(day, set()).add(d)
-        return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= len(documents)}
+                yield d, value
+
+    def _setting_apart(self, found: dict[str, set[int]]) -> dict[str, np.ndarray]:
+        """`found`'s keys held by at most half the documents, each with its documents' rows in order."""
+        n = self.tables["documents"].num_rows
+        return {k: np.array(sorted(v), dtype=np.int64) for k, v in found.items() if 2 * len(v) <= n}
 
     @property
     def n_entities(self) -> int:
