@@ -42,13 +42,16 @@ def _published(graph) -> dict[int, str]:
 
 
 def test_a_documents_metadata_holds_the_day_it_was_published(mhr_slice_graph, hotpot_graph):
-    """ContextGraph.dated_in_meta on the MultiHop-RAG slice: each day maps to exactly the articles published that day."""
+    """ContextGraph.dated_in_meta on the MultiHop-RAG slice: each day maps to exactly the articles published that day;
+    the timestamps are days, not names (`named_in_meta` once held each article's "published_at" as a name)."""
     by_day: dict[str, set[int]] = {}
     for row, day in _published(mhr_slice_graph).items():
         by_day.setdefault(day, set()).add(row)
     dated = mhr_slice_graph.dated_in_meta
     assert {day: set(rows.tolist()) for day, rows in dated.items()} == by_day and len(by_day) > 10
     assert hotpot_graph.dated_in_meta == {}  # its metadata holds sentences, no dates
+    assert not any(metadata_day(name) for name in mhr_slice_graph.named_in_meta)  # a timestamp is not a name
+    assert "techcrunch" in mhr_slice_graph.named_in_meta
     info = graph_info(mhr_slice_graph)
     assert info["metadata_dated_documents"] == len(mhr_slice_graph.doc_ids) == 17
     assert "metadata days: 17 of 17 documents" in render_info(info)

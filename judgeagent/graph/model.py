@@ -160,12 +160,14 @@ class ContextGraph:
         case-folded and cleaned as mention names are, also their part before " | ", " - " or ": " ("Cnbc | World
         Business News Leader", "FOX News - Health", "Live Science: The Most Interesting Articles") and without a
         leading article. A name held by more than half the documents is left out: it sets none apart (the demo
-        corpus's "source": "written for the judgeagent demo")."""
+        corpus's "source": "written for the judgeagent demo"); so is a date or timestamp (`dated_in_meta`)."""
         from ..entities import clean_name
+        from .dates import metadata_day
 
         found: dict[str, set[int]] = {}
         for d, value in self._meta_values():
-            if isinstance(value, str) and 0 < len(value.split()) <= 6 and any(c.isalpha() for c in value):
+            if (isinstance(value, str) and 0 < len(value.split()) <= 6 and any(c.isalpha() for c in value)
+                    and metadata_day(value) is None):  # a timestamp ("...08:45:59.000000000Z") names no one
                 # Split before cleaning: cleaning joins "News - Health" into "news-health".
                 for part in {value, *(value.split(q)[0] for q in (" | ", " - ", ": "))}:
                     for key in name_keys(clean_name(part).casefold()):
