@@ -120,7 +120,7 @@ def _sample(sampler: Any, questions: list[str], how: str) -> None:
         print("the reader's process did not start: its figures are this process's")
     sampler.sample(questions[0], hops=3, seed=0)  # warm-up: first-call allocations
     sampler._pools.clear(), sampler._bests.clear(), sampler._batches.clear(), sampler._lists.clear()
-    sampler._vectors.clear()
+    sampler._vectors.clear(), sampler._draws.clear()
     times, cpu, early = [], [], 0
     child = _child_cpu(sampler)
     for i, q in enumerate(questions):

@@ -101,10 +101,10 @@ def test_drawn_paths_take_more_from_supporting_documents_than_their_pools_averag
         question, support = rec["question"], set(rec["supporting_doc_ids"])
         paths = [sampler.sample(question, hops=3, seed=k * STRIDE + i) for k in range(5)]
         distinct.append(len({tuple(p.chunk_ids) for p in paths}))
-        for p in paths:
-            pool = sampler._pools[((question, 5), 0, p.entity_ids[0], 3, ("chunk", "document"))]
+        for k, p in enumerate(paths):
+            pool = sampler.drawn_from(question, hops=3, seed=k * STRIDE + i)  # the walks p was drawn from
             drawn.append(share(p.chunk_ids, support))
-            uniform.append(np.mean([share([g.chunk_ids[c] for c in w.chunks], support) for w in pool]))
+            uniform.append(np.mean([share(chunks, support) for chunks, _ in pool]))
     assert np.mean(drawn) >= np.mean(uniform) + 0.03
     assert np.mean(distinct) >= 3.5
 

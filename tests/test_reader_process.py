@@ -18,8 +18,8 @@ def _first_paths(sampler: PathSampler, questions: list[str], seed: int = 0) -> l
     """Each question's first path, every cache emptied before it (as a run's new batch finds them)."""
     out = []
     for i, q in enumerate(questions):
-        for memory in (sampler._pools, sampler._bests, sampler._batches, sampler._lists, sampler._vectors,
-                       sampler._read):
+        for memory in (sampler._pools, sampler._draws, sampler._bests, sampler._batches, sampler._lists,
+                       sampler._vectors, sampler._read):
             memory.clear()
         out.append(sampler.sample(q, hops=3, seed=seed + i).to_dict())
     return out
