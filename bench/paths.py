@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/paths.py [--sets multihop_rag/small hotpotqa/small hotpotqa/medium]
         [--seeds 0 1 2 3 4] [--hops 3] [--json out.json] [--embedding-models all-MiniLM-L6-v2 static]
+        [--schedules 20]
 
 For every question of a split (a batch of one question, as the issue measured it) and every seed,
 three ways to pick the H chunks an extension round writes its questions from (seed k of question i is
@@ -23,6 +24,10 @@ the walks of each drawn path's pool by the draw's odds (`PathSampler.drawn_from`
 points, without their noise (about 0.02 of the ratio). On your own corpus and
 questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and both ratios with
 bootstrap intervals (judgeagent/graph/relevance.py, whose per-path measure this script uses).
+`--schedules J` also repeats the graph way over J schedules, seed k * 1_000_003 + i + j * 100_003 for j < J (j = 0 is
+the run above), and prints each figure's mean, its standard error over the schedules and the lowest: on a split of
+25 questions one schedule's distinct paths move by about 0.1 between schedules (HotpotQA small), as much as a change
+under test moves them.
 Graphs are built once under .cache/paths and reused, one per embedding model (`--embedding-models`:
 the graph's vectors, its question encoder and the dense baseline all use that model).
 """
@@ -50,6 +55,8 @@ CACHE = ROOT / ".cache" / "paths"
 """Where built graphs are kept (`--cache`): a graph whose build changed needs a folder of its own."""
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 SEED_STRIDE = 1_000_003  # judgeagent.graph.relevance.SEED_STRIDE: the same schedule as paths-check
+SCHEDULE_SHIFT = 100_003
+"""`--schedules`: schedule j adds j * SCHEDULE_SHIFT to every seed of schedule 0 (a prime, far from the stride)."""
 
 
 def set_folders(data: Path, cache: Path) -> None:
@@ -185,7 +192,8 @@ def positions(sampler: Any, question: str, support: set[str], seed: int, hops: i
     return [o["mention"] for o in options]
 
 
-def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = DEFAULT_MODEL) -> dict[str, Any]:
+def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = DEFAULT_MODEL,
+            schedules: int = 1) -> dict[str, Any]:
     graph = graph_for(dataset, split, model)
     questions = questions_for(dataset, split, graph)
     doc_of = dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))
@@ -211,9 +219,37 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
                     if mention in mentions:
                         tallies[name].drawn[mentions.index(mention)] = tallies[name].drawn.get(mentions.index(mention), 0) + 1
             tallies[name].distinct.append(len(seen))
-    return {"set": f"{dataset}/{split}", "model": model, "questions": len(questions), "documents": len(graph.doc_ids),
-            "chunks": len(graph.chunk_ids), "entities": graph.n_entities,
-            "ways": {name: t.figures() for name, t in tallies.items()}}
+    result = {"set": f"{dataset}/{split}", "model": model, "questions": len(questions), "documents": len(graph.doc_ids),
+              "chunks": len(graph.chunk_ids), "entities": graph.n_entities,
+              "ways": {name: t.figures() for name, t in tallies.items()}}
+    if schedules > 1:
+        result["schedules"] = over_schedules(picks["graph"], questions, doc_of, seeds, schedules)
+    return result
+
+
+def over_schedules(pick: Callable[[str, int], tuple[list[str], Any]], questions: list[tuple[str, set[str]]],
+                   doc_of: dict[str, str], seeds: list[int], schedules: int) -> dict[str, Any]:
+    """The graph way's distinct paths per question, documents per path and chunks from support, for each of
+    `schedules` schedules (`SCHEDULE_SHIFT`): each figure's mean, standard error over the schedules and lowest."""
+    from judgeagent.graph.relevance import path_hits
+
+    per: dict[str, list[float]] = {"distinct_paths": [], "docs_per_path": [], "chunk_share": []}
+    for j in range(schedules):
+        distinct, docs, share = [], [], []
+        for i, (question, support) in enumerate(questions):
+            seen = set()
+            for seed in seeds:
+                chunk_ids, _ = pick(question, seed * SEED_STRIDE + i + j * SCHEDULE_SHIFT)
+                seen.add(tuple(chunk_ids))
+                hits = path_hits([doc_of[c] for c in dict.fromkeys(chunk_ids)], support)
+                share.append(hits.chunk_share)
+                docs.append(hits.n_docs)
+            distinct.append(len(seen))
+        for name, values in zip(per, (distinct, docs, share)):
+            per[name].append(statistics.fmean(values))
+    return {"schedules": schedules, **{name: {"mean": statistics.fmean(v),
+                                              "se": statistics.stdev(v) / len(v) ** 0.5 if len(v) > 1 else 0.0,
+                                              "lowest": min(v)} for name, v in per.items()}}
 
 
 def render(result: dict[str, Any], seeds: int, hops: int) -> str:
@@ -235,6 +271,14 @@ def render(result: dict[str, Any], seeds: int, hops: int) -> str:
     lines.append(f"  graph: {g['docs_per_path']:.2f} documents per path (target >= 2.5), {g['distinct_paths']:.2f} "
                  f"distinct paths over {seeds} seeds, median {g['median_later_ms']:.1f} ms per later path "
                  f"(target < 10; dense {d['median_later_ms']:.1f})")
+    if "schedules" in result:
+        o = result["schedules"]
+        lines.append(f"  graph over {o['schedules']} schedules (seed k * {SEED_STRIDE:_} + i + j * {SCHEDULE_SHIFT:_}): "
+                     + ", ".join(f"{label} {o[key]['mean']:.3f} (se {o[key]['se']:.3f}, lowest {o[key]['lowest']:.3f})"
+                                 for label, key in (("distinct paths", "distinct_paths"),
+                                                    ("documents per path", "docs_per_path"),
+                                                    ("chunks from support", "chunk_share")))
+                     + f"; RATIO to dense {o['chunk_share']['mean'] / d['chunk_share']:.3f}")
     for kind, k in g["by_seed_kind"].items():
         lines.append(f"  graph paths seeded by {kind}: {k['paths']} paths, chunks from support "
                      f"{k['chunk_share']:.3f}, touching {k['touch_share']:.3f}")
@@ -249,6 +293,8 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["multihop_rag/small", "hotpotqa/small", "hotpotqa/medium"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--hops", type=int, default=3)
+    parser.add_argument("--schedules", type=int, default=1,
+                        help="also repeat the graph way over this many schedules of seeds: mean, standard error, lowest")
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
     parser.add_argument("--embedding-models", nargs="+", default=[DEFAULT_MODEL],
                         help="build each set's graph with each of these (a name, `static` or a folder)")
@@ -262,7 +308,7 @@ def main() -> None:
     for spec in args.sets:
         dataset, split = spec.split("/")
         for model in args.embedding_models:
-            results.append(measure(dataset, split, args.seeds, args.hops, model))
+            results.append(measure(dataset, split, args.seeds, args.hops, model, args.schedules))
             print(render(results[-1], len(args.seeds), args.hops), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -58,6 +58,35 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
             f"(95% interval {got['chunk_ratio']['low']:.3f}-{got['chunk_ratio']['high']:.3f})") in text
 
 
+def test_bench_paths_repeats_the_graph_way_over_schedules(demo_graph, questions, monkeypatch):
+    """`bench/paths.py --schedules J`: schedule 0 is the run's own seeds, the others shift every seed; each
+    figure's mean, standard error and lowest over the schedules."""
+    _, supported = questions
+    monkeypatch.setattr(bench, "graph_for", lambda *a: demo_graph)
+    monkeypatch.setattr(bench, "questions_for", lambda *a: supported)
+    result = bench.measure("demo", "demo", [0, 1], 3, schedules=3)
+    picks, _ = bench.ways(demo_graph, 3)
+    doc_of = dict(zip(demo_graph.chunk_ids, demo_graph.chunk_doc_ids))
+    each = [bench.over_schedules(lambda q, seed: picks["graph"](q, seed + j * bench.SCHEDULE_SHIFT), supported,
+                                 doc_of, [0, 1], 1) for j in range(3)]
+    assert [e[k]["mean"] for e in each[:1] for k in ("distinct_paths", "docs_per_path", "chunk_share")] == \
+        pytest.approx([result["ways"]["graph"][k] for k in ("distinct_paths", "docs_per_path", "chunk_share")])
+    import statistics
+
+    for key, figures in result["schedules"].items():
+        if key == "schedules":
+            assert figures == 3
+            continue
+        values = [e[key]["mean"] for e in each]
+        assert figures["mean"] == pytest.approx(statistics.fmean(values)), key
+        assert figures["se"] == pytest.approx(statistics.stdev(values) / 3 ** 0.5), key
+        assert figures["lowest"] == min(values), key
+    assert len({tuple(e["chunk_share"].values()) for e in each}) > 1  # the shifted seeds draw other paths
+    text = bench.render(result, 2, 3)
+    assert (f"graph over 3 schedules (seed k * 1_000_003 + i + j * 100_003): distinct paths "
+            f"{result['schedules']['distinct_paths']['mean']:.3f}") in text
+
+
 def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph, tmp_path, capsys):
     file = tmp_path / "q.jsonl"
     cases = [('{"question": "Which rocket?", "supporting_doc_ids": "demo-05"}\n',
