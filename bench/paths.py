@@ -224,7 +224,51 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
               "ways": {name: t.figures() for name, t in tallies.items()}}
     if schedules > 1:
         result["schedules"] = over_schedules(picks["graph"], questions, doc_of, seeds, schedules)
+    result["runs"] = [run_repeats(sampler, [q for q, _ in questions], hops, size, rounds)
+                      for size, rounds in ((None, None), (1, len(seeds)))]
     return result
+
+
+def run_repeats(sampler: Any, questions: list[str], hops: int, batch_size: int | None,
+                rounds: int | None) -> dict[str, Any]:
+    """How often a JudgeAgent run's rounds repeat a path an earlier round of their batch walked (`run_paths`): the
+    first path each round draws, and the path it keeps after evaluate's retries with other seeds."""
+    from judgeagent.protocols.judgeagent.config import EvalConfig
+
+    defaults = EvalConfig()
+    config = EvalConfig(batch_size=batch_size or defaults.batch_size, rounds=rounds or defaults.rounds)
+    first = kept = total = 0
+    for rounds_of_batch in run_paths(sampler, questions, hops, config):
+        used = set()
+        for first_path, kept_path in rounds_of_batch:
+            first += first_path in used
+            kept += kept_path in used
+            total += 1
+            used.add(kept_path)
+    return {"batch_size": config.batch_size, "rounds": config.rounds, "round_paths": total,
+            "first_repeats": first, "kept_repeats": kept}
+
+
+def run_paths(sampler: Any, questions: list[str], hops: int, config: Any) -> list[list[tuple[tuple[str, ...], ...]]]:
+    """Per batch of `config.batch_size` questions, per round: the chunk ids of the path the round draws first and
+    of the one it keeps, with the run's round seeds and retries (batch.py's `_path`: a path an earlier round of
+    the batch walked is drawn again with another seed, up to `_NEW_PATH_TRIES` draws)."""
+    from judgeagent.protocols.judgeagent.batch import _NEW_PATH_TRIES, _round_seed
+
+    batches = []
+    for b, at in enumerate(range(0, len(questions), config.batch_size)):
+        batch, used, rounds = questions[at:at + config.batch_size], set(), []
+        for r in range(1, config.rounds + 1):
+            seeds = (_round_seed(config, b, r, attempt) for attempt in range(_NEW_PATH_TRIES))
+            path = first = tuple(sampler.sample(batch, hops=hops, seed=next(seeds)).chunk_ids)
+            for seed in seeds:
+                if path not in used:
+                    break
+                path = tuple(sampler.sample(batch, hops=hops, seed=seed).chunk_ids)
+            rounds.append((first, path))
+            used.add(path)
+        batches.append(rounds)
+    return batches
 
 
 def over_schedules(pick: Callable[[str, int], tuple[list[str], Any]], questions: list[tuple[str, set[str]]],
@@ -271,6 +315,10 @@ def render(result: dict[str, Any], seeds: int, hops: int) -> str:
     lines.append(f"  graph: {g['docs_per_path']:.2f} documents per path (target >= 2.5), {g['distinct_paths']:.2f} "
                  f"distinct paths over {seeds} seeds, median {g['median_later_ms']:.1f} ms per later path "
                  f"(target < 10; dense {d['median_later_ms']:.1f})")
+    for run in result.get("runs", []):
+        lines.append(f"  graph in a run, batches of {run['batch_size']} and {run['rounds']} rounds: {run['first_repeats']} of "
+                     f"{run['round_paths']} rounds' first paths repeat an earlier round's of the batch, "
+                     f"{run['kept_repeats']} after evaluate's retries with other seeds")
     if "schedules" in result:
         o = result["schedules"]
         lines.append(f"  graph over {o['schedules']} schedules (seed k * {SEED_STRIDE:_} + i + j * {SCHEDULE_SHIFT:_}): "

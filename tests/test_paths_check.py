@@ -67,7 +67,7 @@ def test_bench_paths_repeats_the_graph_way_over_schedules(demo_graph, questions,
     result = bench.measure("demo", "demo", [0, 1], 3, schedules=3)
     picks, _ = bench.ways(demo_graph, 3)
     doc_of = dict(zip(demo_graph.chunk_ids, demo_graph.chunk_doc_ids))
-    each = [bench.over_schedules(lambda q, seed: picks["graph"](q, seed + j * bench.SCHEDULE_SHIFT), supported,
+    each = [bench.over_schedules(lambda q, seed, j=j: picks["graph"](q, seed + j * bench.SCHEDULE_SHIFT), supported,
                                  doc_of, [0, 1], 1) for j in range(3)]
     assert [e[k]["mean"] for e in each[:1] for k in ("distinct_paths", "docs_per_path", "chunk_share")] == \
         pytest.approx([result["ways"]["graph"][k] for k in ("distinct_paths", "docs_per_path", "chunk_share")])
@@ -158,3 +158,37 @@ def test_a_bench_script_without_the_data_says_so_in_one_line(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"error: {missing} not found: set JUDGEAGENT_DATA to the folder holding the shared datasets "
         "(multihop_rag/, hotpotqa/, ...; by default ../shared/data beside the checkout)"]
+
+
+def test_bench_paths_counts_the_repeated_paths_a_run_keeps(tmp_path, hotpot_graph):
+    """bench/paths.py's "graph in a run" line counts the paths a JudgeAgent run's rounds repeat after its retries:
+    the same count as a real run's records (one-question batches, 5 rounds, HotpotQA small, where a question's
+    pool can hold a single walk, so some rounds must repeat)."""
+    from judgeagent import EvalConfig
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.graph.sample import PathSampler
+    from judgeagent.protocols.judgeagent.evaluate import evaluate
+    from tests.conftest import DATA
+    from tests.scripted import Roles, Script
+
+    questions = load_benchmark(DATA / "hotpotqa" / "small.questions.jsonl", limit=6)
+    script = Script(target_right=True)
+    with Roles(script) as roles:
+        for item in questions.items:
+            script.golds[item.question] = item.gold
+        result = evaluate(questions, hotpot_graph, "tgt", interviewer="int", run_dir=tmp_path / "run", cache=False,
+                          config=EvalConfig(batch_size=1, rounds=5, questions_per_round=1),
+                          registry=roles.registry("tgt"))
+    rows = [json.loads(line) for line in (result.folder / "records.jsonl").read_text().splitlines()]
+    paths: dict[int, dict[int, tuple[str, ...]]] = {}
+    for r in rows:
+        if r["stage"] == "extension":
+            paths.setdefault(r["batch"], {})[r["round"]] = tuple(r["path"]["chunk_ids"])
+    assert [len(rounds) for rounds in paths.values()] == [5] * 6
+    sampler, texts = PathSampler(hotpot_graph), [i.question for i in questions.items]
+    walked = bench.run_paths(sampler, texts, 3, EvalConfig(batch_size=1, rounds=5))
+    assert [[k for _, k in rounds] for rounds in walked] == [[paths[b][r] for r in range(1, 6)] for b in range(6)]
+    kept = sum(5 - len(set(rounds.values())) for rounds in paths.values())
+    counted = bench.run_repeats(sampler, texts, 3, 1, 5)
+    assert (counted["round_paths"], counted["kept_repeats"]) == (30, kept)
+    assert counted["first_repeats"] > kept > 0  # the retries find new paths for some rounds, not for all
