@@ -2,21 +2,28 @@
 secret, touch the host, reach the network, spawn or signal processes, or exhaust a resource. Whatever it
 does, it must not pass, a canary folder outside must stay byte- and mtime-identical, a canary API key in
 the evaluator's environment must not show up in the result, the test's listeners and signal handler must
-hear nothing, and no process in a sandbox's pid namespace may outlive its run. Most attacks first disable the in-sandbox audit
+hear nothing, and no process in a sandbox's pid namespace may outlive its run. Each runs with judgeagent as root
+(as CI does) and as an unprivileged user (tests/test_sandbox_kernel.py's), whose own files the canary then is. Most attacks first disable the in-sandbox audit
 hook, so the OS walls, not the hook, are what is tested; a few run without isolation to show they bite."""
+import ctypes
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
+import tempfile
 import textwrap
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, run_tests
+from judgeagent.protocols.dynaeval import sandbox, walls
+from judgeagent.protocols.dynaeval.sandbox import SandboxLimits, SandboxResult, run_tests
 from tests.conftest import DATA, ROOT
+from tests.test_sandbox_kernel import as_user, host  # noqa: F401  (host: a fixture, for the user's half)
 
 PROBLEM = json.loads((DATA / "humaneval" / "problems.jsonl").read_text().splitlines()[0])  # has_close_elements
 SMALL = SandboxLimits(timeout_s=2, memory_mb=256, output_kb=256, processes=16)
@@ -156,15 +163,76 @@ def side_submission(body, env):
     return SUBMISSION.format(body=textwrap.indent(body.format(**env), "    "))
 
 
+@pytest.fixture(params=["root", "user"])
+def who(request):
+    """judgeagent as root (as CI runs it), and as an unprivileged user (as most users run it): the uid of that
+    user, created by tests/test_sandbox_kernel.py's `host` (which skips that half when the suite is not root)."""
+    return None if request.param == "root" else request.getfixturevalue("host")
+
+
+@dataclass
+class World:
+    """The host as an attacker would like it (`world`), and how a submission is run against it."""
+    env: dict
+    key: str
+    uid: int | None
+    """None: the evaluator is this process; else a child of it that became this uid."""
+    base: Path
+    """A folder the evaluator's uid owns (the canary's), where a test can make more victims."""
+    signals: list = field(default_factory=list)
+
+    def attack(self, code_for, limits=SMALL, **options):
+        """The sandbox's result for the submission `code_for(env)`, `env`'s "pid" being the evaluator's own."""
+        if self.uid is None:
+            return attack(code_for({**self.env, "pid": os.getpid()}), limits, **options)
+
+        # Unwalled, the user runs the interpreter itself: this suite's is under /root, so the user runs its mirror.
+        python = _mirrored_python() if options.get("isolation") == "none" else None
+
+        def work():  # as the user: its own pid is what the attacks aim at, its own handler what they must not reach
+            if python:
+                sandbox.interpreter = lambda: python
+            # A process that changed its uid is not dumpable (its /proc files stay root's); one a user starts is:
+            # so is this evaluator, or its /proc/PID/environ would be kept from the attacks by that, not the walls.
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+            heard = []
+            signal.signal(signal.SIGUSR1, lambda *_: heard.append(1))
+            result = attack(code_for({**self.env, "pid": os.getpid()}), limits, **options)
+            time.sleep(0.1)  # a signal in flight
+            return [result.status, result.detail, result.seconds, len(heard)]
+
+        status, detail, seconds, heard = as_user(self.uid, work)
+        self.signals.extend([1] * heard)
+        return SandboxResult(status, detail, seconds)
+
+
+PR_SET_DUMPABLE = 4  # linux/prctl.h
+
+
+def _mirrored_python() -> str:
+    """The interpreter as an unprivileged uid can run it: the sandbox's mirror of its prefix where that uid cannot
+    walk to it (walls.prefix_source; a user's own Python needs none)."""
+    python = sandbox.interpreter()
+    prefix = next(p for p in sandbox._prefixes() if python.startswith(p + "/"))
+    return str(Path(walls.prefix_source(prefix, python)) / Path(python).relative_to(prefix))
+
+
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    """The host as an attacker would like it: a canary folder, a key in the environment, listeners, a handler."""
+def world(who, tmp_path, monkeypatch):
+    """The host as an attacker would like it: a canary folder, a key in the environment, listeners, a handler. As
+    a user, the canary is that user's (under a folder it can reach): its permissions are no wall, so only the
+    sandbox's can keep it."""
     key = secrets.token_hex(8)  # the value the attacks look for is "sk-canary-<key>": the key alone is what must not leak
     monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-" + key)
-    canary = tmp_path / "canary"
+    base = tmp_path if who is None else Path(tempfile.mkdtemp(prefix="judgeagent-attack-"))
+    canary = base / "canary"
     (canary / "sub").mkdir(parents=True)
     for name in ("a.txt", "b.txt", "sub/c.txt"):
         (canary / name).write_text(f"canary-file-{name}-{key}")
+    if who is not None:
+        base.chmod(0o755)
+        for path in (base, *base.rglob("*")):
+            os.chown(path, who, who)
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
     udp.setblocking(False)
@@ -174,14 +242,15 @@ def world(tmp_path, monkeypatch):
     tcp.setblocking(False)
     signals = []
     old = signal.signal(signal.SIGUSR1, lambda *_: signals.append(1))
-    env = {"canary": canary, "file": canary / "a.txt", "pid": os.getpid(), "udp": udp.getsockname()[1],
-           "tcp": tcp.getsockname()[1], "project": ROOT}
+    env = {"canary": canary, "file": canary / "a.txt", "udp": udp.getsockname()[1], "tcp": tcp.getsockname()[1],
+           "project": ROOT}
     before = (snapshot(canary), set(sandbox_processes()))
-    yield env, key
+    world = World(env, key, who, base)
+    yield world
     time.sleep(0.1)  # a signal or datagram in flight
     try:
         assert snapshot(canary) == before[0], "the canary folder changed"
-        assert not signals, "the evaluator was signalled"
+        assert not signals and not world.signals, "the evaluator was signalled"
         with pytest.raises(BlockingIOError):
             udp.recv(100)
         with pytest.raises(BlockingIOError):
@@ -195,6 +264,8 @@ def world(tmp_path, monkeypatch):
         signal.signal(signal.SIGUSR1, old)
         udp.close()
         tcp.close()
+        if who is not None:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def snapshot(folder):
@@ -229,24 +300,21 @@ def assert_contained(result, key):
 
 @pytest.mark.parametrize("name", FORGERIES)
 def test_a_forged_pass_fails(world, name):
-    _, key = world
-    result = attack(FORGERIES[name])
-    assert_contained(result, key)
+    result = world.attack(lambda env: FORGERIES[name])
+    assert_contained(result, world.key)
 
 
 @pytest.mark.parametrize("name", SIDE)
 def test_nothing_outside_is_read_or_changed(world, name):
-    env, key = world
-    result = attack(side_submission(SIDE[name], env))
-    assert_contained(result, key)
+    result = world.attack(lambda env: side_submission(SIDE[name], env))
+    assert_contained(result, world.key)
     assert result.status == "error" and result.detail.startswith("ValueError"), result
 
 
 @pytest.mark.parametrize("name", FLOODS)
 def test_floods_and_hangs_end_at_their_limits(world, name):
-    env, key = world
-    result = attack(side_submission(FLOODS[name], env))
-    assert_contained(result, key)
+    result = world.attack(lambda env: side_submission(FLOODS[name], env))
+    assert_contained(result, world.key)
     if "flood" in name:
         assert result.status == "error" and "output limit" in result.detail, result
     if name.startswith("hang"):
@@ -255,17 +323,20 @@ def test_floods_and_hangs_end_at_their_limits(world, name):
         assert result.seconds < 1.5, result
 
 
-def test_the_attacks_bite_without_isolation(world, tmp_path):
+def test_the_attacks_bite_without_isolation(world):
     """The suite can fail: without the walls the same submissions (the audit hook disabled as above) read the
-    evaluator's environment and files and write outside their folder."""
-    env, _ = world
-    leaked = attack(side_submission(SIDE["parent /proc environ"], env), isolation="none")
-    read = attack(side_submission(SIDE["canary file read"], env), isolation="none")
+    evaluator's environment and files and write outside their folder, as root and as the user (whose canary's
+    permissions let them: the walls are what the other tests see holding)."""
+    leaked = world.attack(lambda env: side_submission(SIDE["parent /proc environ"], env), isolation="none")
+    read = world.attack(lambda env: side_submission(SIDE["canary file read"], env), isolation="none")
     assert HOST_ENV in leaked.detail and "canary-file" in read.detail
-    victim = tmp_path / "victim"
+    victim = world.base / "victim"
     victim.mkdir()
     (victim / "a.txt").write_text("keep")
-    target = {**env, "canary": victim, "file": victim / "a.txt"}
-    attack(side_submission(SIDE["file overwritten"], target), isolation="none")
-    attack(side_submission(SIDE["create through dir_fd"], target), isolation="none")
+    if world.uid is not None:
+        for path in (victim, victim / "a.txt"):
+            os.chown(path, world.uid, world.uid)
+    target = {"canary": victim, "file": victim / "a.txt"}
+    world.attack(lambda env: side_submission(SIDE["file overwritten"], {**env, **target}), isolation="none")
+    world.attack(lambda env: side_submission(SIDE["create through dir_fd"], {**env, **target}), isolation="none")
     assert (victim / "a.txt").read_text() == "owned" and (victim / "new.txt").exists()
