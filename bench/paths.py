@@ -24,6 +24,9 @@ the walks of each drawn path's pool by the draw's odds (`PathSampler.drawn_from`
 points, without their noise (about 0.02 of the ratio). On your own corpus and
 questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and both ratios with
 bootstrap intervals (judgeagent/graph/relevance.py, whose per-path measure this script uses).
+The "graph in a run" lines count the rounds of a JudgeAgent run whose path repeats an earlier round's of its batch,
+with the run's own round seeds, before and after evaluate's retries (`run_paths`): with the run's defaults, and with
+one-question batches of as many rounds as seeds.
 `--schedules J` also repeats the graph way over J schedules, seed k * 1_000_003 + i + j * 100_003 for j < J (j = 0 is
 the run above), and prints each figure's mean, its standard error over the schedules and the lowest: on a split of
 25 questions one schedule's distinct paths move by about 0.1 between schedules (HotpotQA small), as much as a change
@@ -224,8 +227,10 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
               "ways": {name: t.figures() for name, t in tallies.items()}}
     if schedules > 1:
         result["schedules"] = over_schedules(picks["graph"], questions, doc_of, seeds, schedules)
+    from judgeagent.limits import MAX_ROUNDS
+
     result["runs"] = [run_repeats(sampler, [q for q, _ in questions], hops, size, rounds)
-                      for size, rounds in ((None, None), (1, len(seeds)))]
+                      for size, rounds in ((None, None), (1, min(len(seeds), MAX_ROUNDS)))]
     return result
 
 
