@@ -2,9 +2,10 @@
 secret, touch the host, reach the network, spawn or signal processes, or exhaust a resource. Whatever it
 does, it must not pass, a canary folder outside must stay byte- and mtime-identical, a canary API key in
 the evaluator's environment must not show up in the result, the test's listeners and signal handler must
-hear nothing, and no process in a sandbox's pid namespace may outlive its run. Each runs with judgeagent as root
-(as CI does) and as an unprivileged user (tests/test_sandbox_kernel.py's), whose own files the canary then is. Most attacks first disable the in-sandbox audit
-hook, so the OS walls, not the hook, are what is tested; a few run without isolation to show they bite."""
+hear nothing, and no process in a sandbox's pid namespace may outlive its run. Each attack runs with judgeagent
+as root (as CI does) and as an unprivileged user (tests/test_sandbox_kernel.py's), who then owns the canary.
+Most attacks first disable the in-sandbox audit hook, so the OS walls, not the hook, are what is tested; a few
+run without isolation to show they bite."""
 import ctypes
 import json
 import os
