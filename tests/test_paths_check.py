@@ -2,6 +2,7 @@
 corpus and questions, with bootstrap intervals."""
 import importlib.util
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -71,8 +72,6 @@ def test_bench_paths_repeats_the_graph_way_over_schedules(demo_graph, questions,
                                  doc_of, [0, 1], 1) for j in range(3)]
     assert [e[k]["mean"] for e in each[:1] for k in ("distinct_paths", "docs_per_path", "chunk_share")] == \
         pytest.approx([result["ways"]["graph"][k] for k in ("distinct_paths", "docs_per_path", "chunk_share")])
-    import statistics
-
     for key, figures in result["schedules"].items():
         if key == "schedules":
             assert figures == 3
