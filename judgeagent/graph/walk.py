@@ -308,10 +308,7 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
     """The n best walks, with the worst of those that span the fewest documents swapped for the best left out
     that span more until they span `floor` documents on average (or no swap adds one). The walks left out
     are read only when a swap is needed: most pools span enough as they are."""
-    def docs(w: Walk) -> int:
-        return spanned(w, chunk_doc)
-
-    kept = {i: docs(ranked[i]) for i in range(min(n, len(ranked)))}
+    kept = {i: spanned(ranked[i], chunk_doc) for i in range(min(n, len(ranked)))}
     left = iter(range(len(kept), len(ranked)))
     waiting: list[tuple[int, int]] = []  # (walk, documents) of the walks left out read so far, in rank order
     while floor and sum(kept.values()) < floor * len(kept):
@@ -321,7 +318,7 @@ def _spread(ranked: list[Walk], n: int, chunk_doc: np.ndarray, floor: float) -> 
             j = next(left, None)
             if j is None:
                 return [ranked[i] for i in sorted(kept)]
-            waiting.append((j, docs(ranked[j])))
+            waiting.append((j, spanned(ranked[j], chunk_doc)))
             better = j if waiting[-1][1] > fewest else None
         del kept[max(i for i, d in kept.items() if d == fewest)]
         kept[better] = next(d for j, d in waiting if j == better)
