@@ -21,7 +21,9 @@ by the kind of the seed mention, and per candidate position: each question's pat
 its seed candidates in turn (`sample(start=...)`, first seed), with the share of draws that picked it.
 The RATIO lines are the issue's targets, graph over dense top-3 measured in this run. The "expected" RATIO line weighs
 the walks of each drawn path's pool by the draw's odds (`PathSampler.drawn_from`): the chunk share over the draw's
-points, without their noise (about 0.02 of the ratio). On your own corpus and
+points, without their noise (about 0.02 of the ratio). The "at the graph's spread" RATIO line sets each graph path
+beside dense's top chunks over as many documents (`relevance.at_spread`): a path keeps 2.5 documents where dense top-3
+need not, and on questions with one supporting document that alone caps its share. On your own corpus and
 questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and both ratios with
 bootstrap intervals (judgeagent/graph/relevance.py, whose per-path measure this script uses).
 The "graph in a run" lines count the rounds of a JudgeAgent run whose path repeats an earlier round's of its batch,
@@ -202,6 +204,7 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
     doc_of = dict(zip(graph.chunk_ids, graph.tables["chunks"].column("doc_id").to_pylist()))
     tallies = {name: Tally(seeds=len(seeds)) for name in ("graph", "random", "dense")}
     picks, sampler = ways(graph, hops)
+    graph_paths: dict[int, list[list[str]]] = {}
     for name, pick in picks.items():
         pick(questions[0][0], 0)  # warm-up: models loaded, BLAS and FAISS paths touched
         for i, (question, support) in enumerate(questions):
@@ -215,6 +218,7 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
                 tallies[name].add([doc_of[c] for c in dict.fromkeys(chunk_ids)], support, ms, cpu_ms, n == 0, kind)
                 seen.add(tuple(chunk_ids))
                 if name == "graph":
+                    graph_paths.setdefault(i, []).append(chunk_ids)
                     tallies[name].expected_share.append(expected_share(sampler, question, support, scheduled, hops,
                                                                        doc_of))
                     if n == 0:  # after the first path: the question's entities and vectors are remembered
@@ -225,6 +229,7 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
     result = {"set": f"{dataset}/{split}", "model": model, "questions": len(questions), "documents": len(graph.doc_ids),
               "chunks": len(graph.chunk_ids), "entities": graph.n_entities,
               "ways": {name: t.figures() for name, t in tallies.items()}}
+    result["spread"] = spread_figures(graph, sampler, questions, graph_paths, doc_of)
     if schedules > 1:
         result["schedules"] = over_schedules(picks["graph"], questions, doc_of, seeds, schedules)
     from judgeagent.limits import MAX_ROUNDS
@@ -232,6 +237,22 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
     result["runs"] = [run_repeats(sampler, [q for q, _ in questions], hops, size, rounds)
                       for size, rounds in ((None, None), (1, min(len(seeds), MAX_ROUNDS)))]
     return result
+
+
+def spread_figures(graph: Any, sampler: Any, questions: list[tuple[str, set[str]]], graph_paths: dict[int, list[list[str]]],
+              doc_of: dict[str, str]) -> dict[str, Any]:
+    """The graph paths' chunk share beside dense's at each path's spread (`relevance.spread_hits`: dense's top
+    chunks over as many documents as the path), over the paths dense can match."""
+    from judgeagent.graph.relevance import spread_hits
+    from judgeagent.graph.sample import PathSampler
+
+    dense = PathSampler(graph, sampler.extractor, sampler.encoder)
+    matched = [m for i, (question, support) in enumerate(questions)
+               for m in spread_hits(dense, question, support, graph_paths[i], doc_of)]
+    return {"paths": len(matched), "unmatched": sum(map(len, graph_paths.values())) - len(matched),
+            "graph_chunk_share": statistics.fmean(g.chunk_share for g, _, _ in matched) if matched else None,
+            "chunk_share": statistics.fmean(d.chunk_share for _, d, _ in matched) if matched else None,
+            "docs_per_path": statistics.fmean(d.n_docs for _, d, _ in matched) if matched else None}
 
 
 def run_repeats(sampler: Any, questions: list[str], hops: int, batch_size: int | None,
@@ -320,6 +341,12 @@ def render(result: dict[str, Any], seeds: int, hops: int) -> str:
     lines.append(f"  graph: {g['docs_per_path']:.2f} documents per path (target >= 2.5), {g['distinct_paths']:.2f} "
                  f"distinct paths over {seeds} seeds, median {g['median_later_ms']:.1f} ms per later path "
                  f"(target < 10; dense {d['median_later_ms']:.1f})")
+    spread = result.get("spread")
+    if spread and spread["paths"]:
+        lines.append(f"  RATIO graph / dense at the graph's spread (dense's top chunks over as many documents as each "
+                     f"path), chunks from supporting documents: {spread['graph_chunk_share'] / spread['chunk_share']:.3f} "
+                     f"({spread['graph_chunk_share']:.3f} / {spread['chunk_share']:.3f} over {spread['paths']} paths, "
+                     f"{spread['docs_per_path']:.2f} documents; {spread['unmatched']} unmatched)")
     for run in result.get("runs", []):
         lines.append(f"  graph in a run, batches of {run['batch_size']} and {run['rounds']} rounds: {run['first_repeats']} of "
                      f"{run['round_paths']} rounds' first paths repeat an earlier round's of the batch, "

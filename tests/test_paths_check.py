@@ -33,7 +33,8 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
     # The same questions through bench/paths.py's own loop (its graph and question readers pointed at ours).
     monkeypatch.setattr(bench, "graph_for", lambda *a: demo_graph)
     monkeypatch.setattr(bench, "questions_for", lambda *a: supported)
-    want = bench.measure("demo", "demo", [0, 1], 3)["ways"]
+    measured = bench.measure("demo", "demo", [0, 1], 3)
+    want = measured["ways"]
     assert (got["questions"], got["skipped"], got["seeds"], got["hops"]) == (6, 1, 2, 3)
     # Dense top-3 by hand: the share of its chunks from support, and whether one is, per question and seed.
     from judgeagent.graph.sample import PathSampler
@@ -52,11 +53,62 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
         assert got[ratio]["value"] == pytest.approx(value)
         assert got[ratio]["low"] <= value <= got[ratio]["high"]
     assert got["chunk_ratio"]["low"] < got["chunk_ratio"]["high"]  # the demo's shares vary by question
+    # Dense at the graph's spread: every demo path matched, over as many documents; the bench's line the same.
+    spread = measured["spread"]
+    assert (got["unmatched"], spread["unmatched"], spread["paths"]) == (0, 0, 12)
+    assert got["spread"]["docs_per_path"] == pytest.approx(got["graph"]["docs_per_path"]) == spread["docs_per_path"]
+    assert got["spread"]["chunk_share"] == pytest.approx(spread["chunk_share"])
+    assert got["spread_ratio"]["value"] == pytest.approx(got["graph"]["chunk_share"] / spread["chunk_share"])
+    assert got["spread"]["chunk_share"] != got["dense"]["chunk_share"]  # the demo's paths spread wider than top-3
     assert main(["paths-check", str(demo_graph.path), str(file), "--seeds", "2"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("6 questions (1 left out: none of their supporting documents is in the graph), 2 seeds")
     assert (f"RATIO graph / dense top-3, chunks from supporting documents: {got['chunk_ratio']['value']:.3f} "
             f"(95% interval {got['chunk_ratio']['low']:.3f}-{got['chunk_ratio']['high']:.3f})") in text
+    assert (f"RATIO graph / dense at the graph's spread, chunks from supporting documents: "
+            f"{got['spread_ratio']['value']:.3f} (95% interval") in text
+    assert "at the graph's spread (dense's top chunks over as many documents as each path)" in bench.render(
+        measured, 2, 3)
+
+
+def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_graph):
+    """HotpotQA small (two supporting paragraphs per question), where dense at the graph's spread and the graph's
+    own paths take different shares: the spread way by hand, path by path."""
+    from judgeagent.graph.relevance import check_paths, dense_at_spread, read_supported_questions
+    from judgeagent.graph.sample import PathSampler
+    from tests.conftest import DATA
+
+    found, _ = read_supported_questions(DATA / "hotpotqa" / "small.questions.jsonl", hotpot_graph)
+    got = check_paths(hotpot_graph, found, seeds=2, resamples=200)
+    walks, dense = PathSampler(hotpot_graph), PathSampler(hotpot_graph)
+    doc_of = dict(zip(hotpot_graph.chunk_ids, hotpot_graph.chunk_doc_ids))
+    graph, spread = [], []
+    for i, (q, support) in enumerate(found):
+        ranked = dense.dense([q], 50, 0)
+        for k in range(2):
+            path = list(dict.fromkeys(walks.sample([q], 3, seed=k * 1_000_003 + i).chunk_ids))
+            by_hand = dense_at_spread(ranked, doc_of, len(path), len({doc_of[c] for c in path}))
+            assert by_hand is not None
+            graph.append(sum(doc_of[c] in support for c in path) / len(path))
+            spread.append(sum(doc_of[c] in support for c in by_hand) / len(by_hand))
+    assert got.unmatched == 0
+    assert got.spread.chunk_share == pytest.approx(sum(spread) / 50)
+    assert got.spread_ratio.value == pytest.approx(sum(graph) / sum(spread))
+    assert got.spread.chunk_share != got.graph.chunk_share != got.dense.chunk_share  # three different measures
+
+
+def test_dense_at_spread_takes_the_ranking_s_first_chunks_over_as_many_documents():
+    from judgeagent.graph.relevance import dense_at_spread
+
+    ranked = ["a1", "a2", "b1", "a3", "c1", "b2"]
+    doc_of = {c: c[0] for c in ranked}
+    assert dense_at_spread(ranked, doc_of, 3, 2) == ["a1", "a2", "b1"]
+    assert dense_at_spread(ranked, doc_of, 3, 3) == ["a1", "b1", "c1"]
+    assert dense_at_spread(ranked, doc_of, 3, 1) == ["a1", "a2", "a3"]
+    assert dense_at_spread(ranked, doc_of, 2, 2) == ["a1", "b1"]
+    assert dense_at_spread(ranked, doc_of, 4, 3) == ["a1", "a2", "b1", "c1"]  # a3 would leave no slot for c
+    assert dense_at_spread(ranked, doc_of, 3, 4) is None  # three chunks cannot span four documents
+    assert dense_at_spread(["a1", "b1"], {"a1": "a", "b1": "b"}, 2, 1) is None  # the ranking has one chunk of a
 
 
 def test_bench_paths_repeats_the_graph_way_over_schedules(demo_graph, questions, monkeypatch):

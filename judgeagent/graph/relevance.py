@@ -2,7 +2,7 @@
 supporting documents are known: the measures of bench/paths.py, for any corpus and questions (#48)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,6 +15,8 @@ from .model import ContextGraph
 
 SEED_STRIDE = 1_000_003
 """Seed k of question i is k * SEED_STRIDE + i (bench/paths.py's schedule): one random stream per question."""
+SPREAD_DEPTH = 50
+"""How deep `at_spread` reads the dense ranking first (all of it where that is not enough)."""
 
 
 class SupportedQuestion(NamedTuple):
@@ -36,6 +38,54 @@ def path_hits(docs: Sequence[str], support: frozenset[str] | set[str]) -> PathHi
     """`docs`: the document of each distinct chunk of a path, in path order."""
     hits = [d in support for d in docs]
     return PathHits(sum(hits) / len(hits), any(hits), len(set(docs)))
+
+
+def dense_at_spread(ranked: Sequence[str], doc_of: Mapping[str, str], chunks: int, docs: int) -> list[str] | None:
+    """Dense at a path's spread: the first chunks of a dense ranking, in rank order, that make `chunks` chunks
+    over exactly `docs` documents (a chunk of a new document while fewer are taken; one of a taken document while
+    the slots left still hold the documents still needed). None where the ranking's order cannot."""
+    taken: list[str] = []
+    held: set[str] = set()
+    for chunk in ranked:
+        if len(taken) == chunks:
+            break
+        new = doc_of[chunk] not in held
+        if (len(held) < docs) if new else (chunks - len(taken) - 1 >= docs - len(held)):
+            taken.append(chunk)
+            held.add(doc_of[chunk])
+    return taken if len(taken) == chunks and len(held) == docs else None
+
+
+def at_spread(dense: Any, question: str, paths: Sequence[Sequence[str]],
+              doc_of: Mapping[str, str]) -> list[list[str] | None]:
+    """Per graph path of `question`, dense at its spread (`dense_at_spread`: as many distinct chunks over as many
+    documents), from `dense`'s ranking (a `PathSampler`). A graph path keeps walk.DOC_FLOOR documents where dense
+    top-k need not: on questions with one supporting document (PubMedQA) a path over 3 documents can take at most a
+    third of its chunks from it, whatever it picks. This asks whether the walk picks as well as the ranking does
+    at the same spread."""
+    n = len(dense.graph.chunk_ids)
+    ranked = dense.dense([question], min(SPREAD_DEPTH, n), 0)
+    out = []
+    for path in paths:
+        chunks = list(dict.fromkeys(path))
+        want = (len(chunks), len({doc_of[c] for c in chunks}))
+        found = dense_at_spread(ranked, doc_of, *want)
+        if found is None and len(ranked) < n:
+            ranked = dense.dense([question], n, 0)
+            found = dense_at_spread(ranked, doc_of, *want)
+        out.append(found)
+    return out
+
+
+def spread_hits(dense: Any, question: str, support: frozenset[str] | set[str], paths: Sequence[Sequence[str]],
+                doc_of: Mapping[str, str]) -> list[tuple[PathHits, PathHits, tuple[str, ...]]]:
+    """Per graph path that dense can match at its spread (`at_spread`): the graph path's hits, dense's there, and
+    dense's chunks."""
+    def hits(chunks: Sequence[str]) -> PathHits:
+        return path_hits([doc_of[c] for c in dict.fromkeys(chunks)], support)
+
+    return [(hits(g), hits(m), tuple(m)) for g, m in zip(paths, at_spread(dense, question, paths, doc_of))
+            if m is not None]
 
 
 def read_supported_questions(file: Path, graph: ContextGraph, question_field: str = "question",
@@ -94,6 +144,12 @@ class PathsCheck:
     touch_ratio: Ratio
     chunk_ratio: Ratio
     level: float
+    spread: WayFigures | None = None
+    """Dense at each graph path's spread (`at_spread`), over the paths it matched."""
+    spread_ratio: Ratio = Ratio(None, None, None)
+    """Graph over dense at its spread, chunks from supporting documents, over the same paths."""
+    unmatched: int = 0
+    """Graph paths whose spread the dense ranking could not give (left out of `spread` and `spread_ratio`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,19 +164,31 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
     sampler = sampler or PathSampler(graph)
     dense = PathSampler(graph, sampler.extractor, sampler.encoder)  # its own cache, as bench/paths.py
     doc_of = dict(zip(graph.chunk_ids, graph.chunk_doc_ids))
-    per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": []}
-    distinct: dict[str, list[int]] = {"graph": [], "dense": []}
+    per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": [], "spread": [], "graph at spread": []}
+    distinct: dict[str, list[int]] = {"graph": [], "dense": [], "spread": []}
     for i, (question, support) in enumerate(questions):
         scheduled = [k * SEED_STRIDE + i for k in range(seeds)]
-        for way, paths in (("graph", [sampler.sample([question], hops=hops, seed=s).chunk_ids for s in scheduled]),
-                           ("dense", [dense.dense([question], hops, s) for s in scheduled])):
+        graph_paths = [sampler.sample([question], hops=hops, seed=s).chunk_ids for s in scheduled]
+        for way, paths in (("graph", graph_paths), ("dense", [dense.dense([question], hops, s) for s in scheduled])):
             per_way[way].append([path_hits([doc_of[c] for c in dict.fromkeys(p)], support) for p in paths])
             distinct[way].append(len({tuple(p) for p in paths}))
-    figures = {way: _figures(rows, distinct[way]) for way, rows in per_way.items()}
+        matched = spread_hits(dense, question, support, graph_paths, doc_of)
+        if matched:
+            per_way["graph at spread"].append([g for g, _, _ in matched])
+            per_way["spread"].append([h for _, h, _ in matched])
+            distinct["spread"].append(len({m for _, _, m in matched}))
+    figures = {way: _figures(per_way[way], distinct[way]) for way in ("graph", "dense")}
     ratios = [_ratio([[getattr(h, field) for h in row] for row in per_way["graph"]],
                      [[getattr(h, field) for h in row] for row in per_way["dense"]], resamples, level)
               for field in ("touched", "chunk_share")]
-    return PathsCheck(len(questions), skipped, seeds, hops, figures["graph"], figures["dense"], *ratios, level)
+    spread = per_way["spread"]
+    return PathsCheck(
+        len(questions), skipped, seeds, hops, figures["graph"], figures["dense"], *ratios, level,
+        spread=_figures(spread, distinct["spread"]) if spread else None,
+        spread_ratio=_ratio([[h.chunk_share for h in row] for row in per_way["graph at spread"]],
+                            [[h.chunk_share for h in row] for row in spread], resamples, level)
+        if spread else Ratio(None, None, None),
+        unmatched=len(questions) * seeds - sum(map(len, spread)))
 
 
 def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
@@ -131,7 +199,7 @@ def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
 
 def _ratio(graph: list[list[float]], dense: list[list[float]], resamples: int, level: float) -> Ratio:
     """Mean over every path, graph over dense; a percentile interval over questions drawn with replacement."""
-    g, d = np.array(graph, dtype=float).mean(1), np.array(dense, dtype=float).mean(1)
+    g, d = (np.array([np.mean(row) for row in rows], dtype=float) for rows in (graph, dense))
     if d.mean() == 0:
         return Ratio(None, None, None)
     idx = np.random.default_rng(0).integers(0, len(g), size=(resamples, len(g)))
@@ -145,12 +213,16 @@ def render_check(result: PathsCheck) -> str:
     left = f" ({result.skipped} left out: none of their supporting documents is in the graph)" if result.skipped else ""
     lines = [f"{result.questions} questions{left}, {result.seeds} seeds, {result.hops} hops",
              f"  {'way':<6} {'chunks from support':>19} {'paths touching':>14} {'docs/path':>9} {'distinct/q':>10}"]
-    for way, f in (("graph", result.graph), ("dense", result.dense)):
-        lines.append(f"  {way:<6} {f.chunk_share:>19.3f} {f.touch_share:>14.3f} {f.docs_per_path:>9.2f} "
-                     f"{f.distinct_paths:>10.2f}")
-    for what, ratio in (("paths touching a supporting document", result.touch_ratio),
-                        ("chunks from supporting documents", result.chunk_ratio)):
-        value = ("n/a (dense top-k never reached one)" if ratio.value is None else
+    for way, f in (("graph", result.graph), ("dense", result.dense), ("spread", result.spread)):
+        if f is not None:
+            lines.append(f"  {way:<6} {f.chunk_share:>19.3f} {f.touch_share:>14.3f} {f.docs_per_path:>9.2f} "
+                         f"{f.distinct_paths:>10.2f}")
+    for what, ratio in (("top-%d, paths touching a supporting document" % result.hops, result.touch_ratio),
+                        ("top-%d, chunks from supporting documents" % result.hops, result.chunk_ratio),
+                        ("at the graph's spread, chunks from supporting documents", result.spread_ratio)):
+        value = ("n/a (dense never reached one)" if ratio.value is None else
                  f"{ratio.value:.3f} ({result.level:.0%} interval {ratio.low:.3f}-{ratio.high:.3f})")
-        lines.append(f"  RATIO graph / dense top-{result.hops}, {what}: {value}")
+        lines.append(f"  RATIO graph / dense {what}: {value}")
+    left = f", {result.unmatched} graph paths left out: the ranking could not match them" if result.unmatched else ""
+    lines.append(f"  (spread: dense's top chunks over as many documents as each graph path, in rank order{left})")
     return "\n".join(lines)
