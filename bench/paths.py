@@ -239,8 +239,8 @@ def measure(dataset: str, split: str, seeds: list[int], hops: int, model: str = 
     return result
 
 
-def spread_figures(graph: Any, sampler: Any, questions: list[tuple[str, set[str]]], graph_paths: dict[int, list[list[str]]],
-              doc_of: dict[str, str]) -> dict[str, Any]:
+def spread_figures(graph: Any, sampler: Any, questions: list[tuple[str, set[str]]],
+                   graph_paths: dict[int, list[list[str]]], doc_of: dict[str, str]) -> dict[str, Any]:
     """The graph paths' chunk share beside dense's at each path's spread (`relevance.spread_hits`: dense's top
     chunks over as many documents as the path), over the paths dense can match."""
     from judgeagent.graph.relevance import spread_hits

@@ -161,7 +161,8 @@ def paths_check_cmd(
                                            "questions for the 95% intervals.")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """How often the graph's paths reach a question's supporting documents, against dense top-k chunks."""
+    """How often the graph's paths reach a question's supporting documents, against dense top-k chunks and against
+    dense at each path's spread (its top chunks over as many documents)."""
     from ..graph.relevance import check_paths, read_supported_questions, render_check
     from ..graph.store import load_graph
 

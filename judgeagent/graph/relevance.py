@@ -217,8 +217,8 @@ def render_check(result: PathsCheck) -> str:
         if f is not None:
             lines.append(f"  {way:<6} {f.chunk_share:>19.3f} {f.touch_share:>14.3f} {f.docs_per_path:>9.2f} "
                          f"{f.distinct_paths:>10.2f}")
-    for what, ratio in (("top-%d, paths touching a supporting document" % result.hops, result.touch_ratio),
-                        ("top-%d, chunks from supporting documents" % result.hops, result.chunk_ratio),
+    for what, ratio in ((f"top-{result.hops}, paths touching a supporting document", result.touch_ratio),
+                        (f"top-{result.hops}, chunks from supporting documents", result.chunk_ratio),
                         ("at the graph's spread, chunks from supporting documents", result.spread_ratio)):
         value = ("n/a (dense never reached one)" if ratio.value is None else
                  f"{ratio.value:.3f} ({result.level:.0%} interval {ratio.low:.3f}-{ratio.high:.3f})")
