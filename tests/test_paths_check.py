@@ -60,8 +60,27 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
     assert got["spread"]["chunk_share"] == pytest.approx(spread["chunk_share"])
     assert got["spread_ratio"]["value"] == pytest.approx(got["graph"]["chunk_share"] / spread["chunk_share"])
     assert got["spread"]["chunk_share"] != got["dense"]["chunk_share"]  # the demo's paths spread wider than top-3
-    assert main(["paths-check", str(demo_graph.path), str(file), "--seeds", "2"]) == 0
+    # The questions furthest below dense, by hand: graph and dense shares per question, mean over the seeds.
+    walks, rows = PathSampler(demo_graph), []
+    for i, (q, support) in enumerate(supported):
+        paths = [walks.sample([q], 3, seed=k * 1_000_003 + i) for k in range(2)]
+        g = sum(sum(doc_of[c] in support for c in set(p.chunk_ids)) / len(set(p.chunk_ids)) for p in paths) / 2
+        d = sum(sum(h) / len(h) for h in hand[2 * i:2 * i + 2]) / 2
+        if g < d:
+            rows.append((g - d, i, q, g, d, [doc_of[c] for c in paths[0].chunk_ids], paths[0].seed))
+    rows.sort(key=lambda r: r[:2])
+    assert (len(rows), len(got["misses"])) == (6, 5)  # every demo question is below dense; five are listed
+    assert [(m["question"], m["graph_share"], m["dense_share"], m["path_docs"], m["seed"])
+            for m in got["misses"]] == [(q, pytest.approx(g), pytest.approx(d), docs, seed)
+                                        for _, _, q, g, d, docs, seed in rows[:5]]
+    assert all(m["support"] == sorted(supported[[q for q, _ in supported].index(m["question"])][1])
+               for m in got["misses"])
+    assert main(["paths-check", str(demo_graph.path), str(file), "--seeds", "2", "--misses", "1"]) == 0
     text = capsys.readouterr().out
+    first = got["misses"][0]
+    assert text.count("graph: from ") == 1
+    assert f" 1. graph {first['graph_share']:.3f}, dense {first['dense_share']:.3f}: {first['question']}\n" in text
+    assert f"; support {first['support'][0]}*" in text
     assert text.startswith("6 questions (1 left out: none of their supporting documents is in the graph), 2 seeds")
     assert (f"RATIO graph / dense top-3, chunks from supporting documents: {got['chunk_ratio']['value']:.3f} "
             f"(95% interval {got['chunk_ratio']['low']:.3f}-{got['chunk_ratio']['high']:.3f})") in text

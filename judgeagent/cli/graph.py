@@ -159,6 +159,8 @@ def paths_check_cmd(
     support_field: Annotated[str, typer.Option(help="The field listing its supporting doc_ids.")] = "supporting_doc_ids",
     resamples: Annotated[int, typer.Option(min=100, max=100_000, help="Bootstrap resamples of the "
                                            "questions for the 95% intervals.")] = 2000,
+    misses: Annotated[int, typer.Option(min=0, max=1000, help="List this many questions whose graph paths fall "
+                                        "furthest below dense, with their paths (0: none).")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """How often the graph's paths reach a question's supporting documents, against dense top-k chunks and against
@@ -168,7 +170,7 @@ def paths_check_cmd(
 
     loaded = load_graph(graph)
     found, skipped = read_supported_questions(questions, loaded, question_field, support_field)
-    result = check_paths(loaded, found, seeds=seeds, hops=hops, resamples=resamples, skipped=skipped)
+    result = check_paths(loaded, found, seeds=seeds, hops=hops, resamples=resamples, skipped=skipped, misses=misses)
     typer.echo(json.dumps(result.to_dict(), indent=2) if as_json else render_check(result))
 
 

@@ -3,7 +3,7 @@ supporting documents are known: the measures of bench/paths.py, for any corpus a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -134,6 +134,25 @@ class Ratio:
 
 
 @dataclass(frozen=True)
+class Miss:
+    """A question whose graph paths take fewer chunks from its supporting documents than dense top-k: what to read
+    to find why (the causes #48 lists were found by reading such paths)."""
+
+    question: str
+    support: list[str]
+    graph_share: float
+    """Its graph paths' chunk share, mean over the seeds."""
+    dense_share: float
+    seed: str
+    """The first seed's path: the mention it started from, its kind, its entities and its chunks' documents."""
+    seed_kind: str
+    entities: list[str]
+    path_docs: list[str]
+    dense_docs: list[str]
+    """Dense top-k's documents for the first seed, in rank order."""
+
+
+@dataclass(frozen=True)
 class PathsCheck:
     questions: int
     skipped: int
@@ -150,15 +169,19 @@ class PathsCheck:
     """Graph over dense at its spread, chunks from supporting documents, over the same paths."""
     unmatched: int = 0
     """Graph paths whose spread the dense ranking could not give (left out of `spread` and `spread_ratio`)."""
+    misses: list[Miss] = field(default_factory=list)
+    """The questions furthest below dense (chunks from support), the furthest first."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, seeds: int = 5, hops: int = 3,
-                resamples: int = 2000, level: float = 0.95, skipped: int = 0, sampler: Any = None) -> PathsCheck:
+                resamples: int = 2000, level: float = 0.95, skipped: int = 0, sampler: Any = None,
+                misses: int = 5) -> PathsCheck:
     """Each question's graph path and dense top-`hops` chunks for each scheduled seed (a batch of one question,
-    as bench/paths.py measures); the ratios' intervals resample questions, the same ones for both ways."""
+    as bench/paths.py measures); the ratios' intervals resample questions, the same ones for both ways. `misses`:
+    how many of the questions furthest below dense to list, with their first paths."""
     from .sample import PathSampler
 
     sampler = sampler or PathSampler(graph)
@@ -166,12 +189,20 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
     doc_of = dict(zip(graph.chunk_ids, graph.chunk_doc_ids))
     per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": [], "spread": [], "graph at spread": []}
     distinct: dict[str, list[int]] = {"graph": [], "dense": [], "spread": []}
+    below: list[Miss] = []
     for i, (question, support) in enumerate(questions):
         scheduled = [k * SEED_STRIDE + i for k in range(seeds)]
-        graph_paths = [sampler.sample([question], hops=hops, seed=s).chunk_ids for s in scheduled]
-        for way, paths in (("graph", graph_paths), ("dense", [dense.dense([question], hops, s) for s in scheduled])):
+        sampled = [sampler.sample([question], hops=hops, seed=s) for s in scheduled]
+        graph_paths = [p.chunk_ids for p in sampled]
+        dense_paths = [dense.dense([question], hops, s) for s in scheduled]
+        for way, paths in (("graph", graph_paths), ("dense", dense_paths)):
             per_way[way].append([path_hits([doc_of[c] for c in dict.fromkeys(p)], support) for p in paths])
             distinct[way].append(len({tuple(p) for p in paths}))
+        shares = [float(np.mean([h.chunk_share for h in per_way[way][-1]])) for way in ("graph", "dense")]
+        if shares[0] < shares[1]:
+            first = sampled[0]
+            below.append(Miss(question, sorted(support), *shares, first.seed, first.seed_kind, first.entities,
+                              [doc_of[c] for c in first.chunk_ids], [doc_of[c] for c in dense_paths[0]]))
         matched = spread_hits(dense, question, support, graph_paths, doc_of)
         if matched:
             per_way["graph at spread"].append([g for g, _, _ in matched])
@@ -188,7 +219,8 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
         spread_ratio=_ratio([[h.chunk_share for h in row] for row in per_way["graph at spread"]],
                             [[h.chunk_share for h in row] for row in spread], resamples, level)
         if spread else Ratio(None, None, None),
-        unmatched=len(questions) * seeds - sum(map(len, spread)))
+        unmatched=len(questions) * seeds - sum(map(len, spread)),
+        misses=sorted(below, key=lambda m: m.graph_share - m.dense_share)[:misses])  # stable: file order in ties
 
 
 def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
@@ -225,4 +257,16 @@ def render_check(result: PathsCheck) -> str:
         lines.append(f"  RATIO graph / dense {what}: {value}")
     left = f", {result.unmatched} graph paths left out: the ranking could not match them" if result.unmatched else ""
     lines.append(f"  (spread: dense's top chunks over as many documents as each graph path, in rank order{left})")
+    if result.misses:
+        lines.append(f"Furthest below dense top-{result.hops} (chunks from support, mean over the seeds; the first "
+                     "seed's paths, * a supporting document):")
+    for n, m in enumerate(result.misses, 1):
+        lines += [f"{n:>2}. graph {m.graph_share:.3f}, dense {m.dense_share:.3f}: {m.question}",
+                  f"    graph: from {m.seed!r} ({m.seed_kind}) through {' > '.join(m.entities)}; documents "
+                  f"{_starred(m.path_docs, m.support)}",
+                  f"    dense: documents {_starred(m.dense_docs, m.support)}; support {_starred(m.support, m.support)}"]
     return "\n".join(lines)
+
+
+def _starred(docs: list[str], support: list[str]) -> str:
+    return ", ".join(d + "*" * (d in support) for d in docs)
