@@ -69,6 +69,11 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
         if g < d:
             rows.append((g - d, i, q, g, d, [doc_of[c] for c in paths[0].chunk_ids], paths[0].seed))
     rows.sort(key=lambda r: r[:2])
+    hops = [[doc_of[c] in support for c in walks.sample([q], 3, seed=k * 1_000_003 + i).chunk_ids]
+            for i, (q, support) in enumerate(supported) for k in range(2)]
+    assert got["graph_by_hop"] == pytest.approx([sum(h[k] for h in hops) / 12 for k in range(3)])
+    assert got["dense_by_rank"] == pytest.approx([sum(h[k] for h in hand) / 12 for k in range(3)])
+    assert got["graph_by_hop"][0] > got["graph_by_hop"][2]  # the demo's paths leave the supporting article
     assert (len(rows), len(got["misses"])) == (6, 5)  # every demo question is below dense; five are listed
     assert [(m["question"], m["graph_share"], m["dense_share"], m["path_docs"], m["seed"])
             for m in got["misses"]] == [(q, pytest.approx(g), pytest.approx(d), docs, seed)
@@ -81,6 +86,8 @@ def test_paths_check_prints_bench_paths_figures_with_intervals(demo_graph, quest
     assert text.count("graph: from ") == 1
     assert f" 1. graph {first['graph_share']:.3f}, dense {first['dense_share']:.3f}: {first['question']}\n" in text
     assert f"; support {first['support'][0]}*" in text
+    assert (f"  by position, chunk from support: graph hop {got['graph_by_hop'][0]:.3f} / "
+            f"{got['graph_by_hop'][1]:.3f} / {got['graph_by_hop'][2]:.3f}; dense rank {got['dense_by_rank'][0]:.3f}") in text
     assert text.startswith("6 questions (1 left out: none of their supporting documents is in the graph), 2 seeds")
     assert (f"RATIO graph / dense top-3, chunks from supporting documents: {got['chunk_ratio']['value']:.3f} "
             f"(95% interval {got['chunk_ratio']['low']:.3f}-{got['chunk_ratio']['high']:.3f})") in text
@@ -101,11 +108,14 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
     got = check_paths(hotpot_graph, found, seeds=2, resamples=200)
     walks, dense = PathSampler(hotpot_graph), PathSampler(hotpot_graph)
     doc_of = dict(zip(hotpot_graph.chunk_ids, hotpot_graph.chunk_doc_ids))
-    graph, spread = [], []
+    graph, spread, hops, repeats = [], [], [], 0
     for i, (q, support) in enumerate(found):
         ranked = dense.dense([q], 50, 0)
         for k in range(2):
-            path = list(dict.fromkeys(walks.sample([q], 3, seed=k * 1_000_003 + i).chunk_ids))
+            walked = walks.sample([q], 3, seed=k * 1_000_003 + i).chunk_ids
+            hops.append([doc_of[c] in support for c in walked])
+            repeats += len(set(walked)) < len(walked)
+            path = list(dict.fromkeys(walked))
             by_hand = dense_at_spread(ranked, doc_of, len(path), len({doc_of[c] for c in path}))
             assert by_hand is not None
             graph.append(sum(doc_of[c] in support for c in path) / len(path))
@@ -114,6 +124,9 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
     assert got.spread.chunk_share == pytest.approx(sum(spread) / 50)
     assert got.spread_ratio.value == pytest.approx(sum(graph) / sum(spread))
     assert got.spread.chunk_share != got.graph.chunk_share != got.dense.chunk_share  # three different measures
+    # By hop: the chunk at each position, a repeated one too (a walk through an entity with no other chunk).
+    assert repeats > 0
+    assert got.graph_by_hop == pytest.approx([sum(h[k] for h in hops) / 50 for k in range(3)])
 
 
 def test_dense_at_spread_takes_the_ranking_s_first_chunks_over_as_many_documents():

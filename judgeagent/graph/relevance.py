@@ -171,6 +171,10 @@ class PathsCheck:
     """Graph paths whose spread the dense ranking could not give (left out of `spread` and `spread_ratio`)."""
     misses: list[Miss] = field(default_factory=list)
     """The questions furthest below dense (chunks from support), the furthest first."""
+    graph_by_hop: list[float] = field(default_factory=list)
+    """Per hop, the share of graph paths whose chunk there is from a supporting document."""
+    dense_by_rank: list[float] = field(default_factory=list)
+    """Per rank, the same for dense top-k: where along a path the graph gains or loses against the ranking."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -190,6 +194,7 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
     per_way: dict[str, list[list[PathHits]]] = {"graph": [], "dense": [], "spread": [], "graph at spread": []}
     distinct: dict[str, list[int]] = {"graph": [], "dense": [], "spread": []}
     below: list[Miss] = []
+    by_position: dict[str, list[list[bool]]] = {"graph": [], "dense": []}
     for i, (question, support) in enumerate(questions):
         scheduled = [k * SEED_STRIDE + i for k in range(seeds)]
         sampled = [sampler.sample([question], hops=hops, seed=s) for s in scheduled]
@@ -198,6 +203,7 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
         for way, paths in (("graph", graph_paths), ("dense", dense_paths)):
             per_way[way].append([path_hits([doc_of[c] for c in dict.fromkeys(p)], support) for p in paths])
             distinct[way].append(len({tuple(p) for p in paths}))
+            by_position[way] += [[doc_of[c] in support for c in p] for p in paths]
         shares = [float(np.mean([h.chunk_share for h in per_way[way][-1]])) for way in ("graph", "dense")]
         if shares[0] < shares[1]:
             first = sampled[0]
@@ -220,7 +226,14 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
                             [[h.chunk_share for h in row] for row in spread], resamples, level)
         if spread else Ratio(None, None, None),
         unmatched=len(questions) * seeds - sum(map(len, spread)),
-        misses=sorted(below, key=lambda m: m.graph_share - m.dense_share)[:misses])  # stable: file order in ties
+        misses=sorted(below, key=lambda m: m.graph_share - m.dense_share)[:misses],  # stable: file order in ties
+        graph_by_hop=_by_position(by_position["graph"], hops), dense_by_rank=_by_position(by_position["dense"], hops))
+
+
+def _by_position(paths: list[list[bool]], hops: int) -> list[float]:
+    """Per position, the share of the paths long enough to have one whose chunk there is supporting."""
+    return [float(np.mean([p[k] for p in paths if len(p) > k])) for k in range(hops)
+            if any(len(p) > k for p in paths)]
 
 
 def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
@@ -257,6 +270,8 @@ def render_check(result: PathsCheck) -> str:
         lines.append(f"  RATIO graph / dense {what}: {value}")
     left = f", {result.unmatched} graph paths left out: the ranking could not match them" if result.unmatched else ""
     lines.append(f"  (spread: dense's top chunks over as many documents as each graph path, in rank order{left})")
+    lines.append(f"  by position, chunk from support: graph hop {' / '.join(f'{v:.3f}' for v in result.graph_by_hop)}"
+                 f"; dense rank {' / '.join(f'{v:.3f}' for v in result.dense_by_rank)}")
     if result.misses:
         lines.append(f"Furthest below dense top-{result.hops} (chunks from support, mean over the seeds; the first "
                      "seed's paths, * a supporting document):")
