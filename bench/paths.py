@@ -24,8 +24,9 @@ the walks of each drawn path's pool by the draw's odds (`PathSampler.drawn_from`
 points, without their noise (about 0.02 of the ratio). The "at the graph's spread" RATIO line sets each graph path
 beside dense's top chunks over as many documents (`relevance.at_spread`): a path keeps 2.5 documents where dense top-3
 need not, and on questions with one supporting document that alone caps its share. On your own corpus and
-questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and both ratios with
-bootstrap intervals (judgeagent/graph/relevance.py, whose per-path measure this script uses).
+questions: `judgeagent paths-check GRAPH QUESTIONS` prints the graph and dense figures and the ratios with
+bootstrap intervals, by position, and the questions furthest below dense (judgeagent/graph/relevance.py, whose
+per-path measure this script uses).
 The "graph in a run" lines count the rounds of a JudgeAgent run whose path repeats an earlier round's of its batch,
 with the run's own round seeds, before and after evaluate's retries (`run_paths`): with the run's defaults, and with
 one-question batches of as many rounds as seeds.
