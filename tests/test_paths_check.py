@@ -105,12 +105,13 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
     from tests.conftest import DATA
 
     found, _ = read_supported_questions(DATA / "hotpotqa" / "small.questions.jsonl", hotpot_graph)
-    got = check_paths(hotpot_graph, found, seeds=2, resamples=200)
+    got = check_paths(hotpot_graph, found, seeds=2, resamples=200, misses=len(found))
     walks, dense = PathSampler(hotpot_graph), PathSampler(hotpot_graph)
     doc_of = dict(zip(hotpot_graph.chunk_ids, hotpot_graph.chunk_doc_ids))
-    graph, spread, hops, repeats = [], [], [], 0
+    graph, spread, hops, repeats, below, ties = [], [], [], 0, set(), 0
     for i, (q, support) in enumerate(found):
         ranked = dense.dense([q], 50, 0)
+        top = [sum(doc_of[c] in support for c in dense.dense([q], 3, k * 1_000_003 + i)) / 3 for k in range(2)]
         for k in range(2):
             walked = walks.sample([q], 3, seed=k * 1_000_003 + i).chunk_ids
             hops.append([doc_of[c] in support for c in walked])
@@ -120,6 +121,9 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
             assert by_hand is not None
             graph.append(sum(doc_of[c] in support for c in path) / len(path))
             spread.append(sum(doc_of[c] in support for c in by_hand) / len(by_hand))
+        mine = sum(graph[-2:]) / 2
+        below |= {q} if mine < sum(top) / 2 - 1e-12 else set()
+        ties += abs(mine - sum(top) / 2) < 1e-12
     assert got.unmatched == 0
     assert got.spread.chunk_share == pytest.approx(sum(spread) / 50)
     assert got.spread_ratio.value == pytest.approx(sum(graph) / sum(spread))
@@ -127,6 +131,10 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
     # By hop: the chunk at each position, a repeated one too (a walk through an entity with no other chunk).
     assert repeats > 0
     assert got.graph_by_hop == pytest.approx([sum(h[k] for h in hops) / 50 for k in range(3)])
+    # Misses: exactly the questions strictly below dense (some are level with it), the furthest first.
+    assert ties > 0 and {m.question for m in got.misses} == below
+    assert [m.graph_share - m.dense_share for m in got.misses] == sorted(m.graph_share - m.dense_share
+                                                                         for m in got.misses)
 
 
 def test_dense_at_spread_takes_the_ranking_s_first_chunks_over_as_many_documents():

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import JudgeAgentError
 from ..files import json_kind, json_records, jsonl_records, read_text
 from .model import ContextGraph
+from .sample import PathSampler
 
 SEED_STRIDE = 1_000_003
 """Seed k of question i is k * SEED_STRIDE + i (bench/paths.py's schedule): one random stream per question."""
@@ -56,10 +57,10 @@ def dense_at_spread(ranked: Sequence[str], doc_of: Mapping[str, str], chunks: in
     return taken if len(taken) == chunks and len(held) == docs else None
 
 
-def at_spread(dense: Any, question: str, paths: Sequence[Sequence[str]],
+def at_spread(dense: PathSampler, question: str, paths: Sequence[Sequence[str]],
               doc_of: Mapping[str, str]) -> list[list[str] | None]:
     """Per graph path of `question`, dense at its spread (`dense_at_spread`: as many distinct chunks over as many
-    documents), from `dense`'s ranking (a `PathSampler`). A graph path keeps walk.DOC_FLOOR documents where dense
+    documents), from `dense`'s ranking. A graph path keeps walk.DOC_FLOOR documents where dense
     top-k need not: on questions with one supporting document (PubMedQA) a path over 3 documents can take at most a
     third of its chunks from it, whatever it picks. This asks whether the walk picks as well as the ranking does
     at the same spread."""
@@ -77,7 +78,7 @@ def at_spread(dense: Any, question: str, paths: Sequence[Sequence[str]],
     return out
 
 
-def spread_hits(dense: Any, question: str, support: frozenset[str] | set[str], paths: Sequence[Sequence[str]],
+def spread_hits(dense: PathSampler, question: str, support: frozenset[str] | set[str], paths: Sequence[Sequence[str]],
                 doc_of: Mapping[str, str]) -> list[tuple[PathHits, PathHits, tuple[str, ...]]]:
     """Per graph path that dense can match at its spread (`at_spread`): the graph path's hits, dense's there, and
     dense's chunks."""
@@ -181,13 +182,11 @@ class PathsCheck:
 
 
 def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, seeds: int = 5, hops: int = 3,
-                resamples: int = 2000, level: float = 0.95, skipped: int = 0, sampler: Any = None,
+                resamples: int = 2000, level: float = 0.95, skipped: int = 0, sampler: PathSampler | None = None,
                 misses: int = 5) -> PathsCheck:
     """Each question's graph path and dense top-`hops` chunks for each scheduled seed (a batch of one question,
     as bench/paths.py measures); the ratios' intervals resample questions, the same ones for both ways. `misses`:
     how many of the questions furthest below dense to list, with their first paths."""
-    from .sample import PathSampler
-
     sampler = sampler or PathSampler(graph)
     dense = PathSampler(graph, sampler.extractor, sampler.encoder)  # its own cache, as bench/paths.py
     doc_of = dict(zip(graph.chunk_ids, graph.chunk_doc_ids))
