@@ -323,6 +323,15 @@ def over_schedules(pick: Callable[[str, int], tuple[list[str], Any]], questions:
                                               "lowest": min(v)} for name, v in per.items()}}
 
 
+def _over(a: float | None, b: float | None) -> str:
+    """a / b to 3 places; "n/a" where dense never reached support (b is 0) or the figure was not measured."""
+    return "n/a" if a is None or not b else f"{a / b:.3f}"
+
+
+def _ms(v: float | None) -> str:
+    return "n/a (one seed: no later path)" if v is None else f"{v:.1f} ms"
+
+
 def render(result: dict[str, Any], seeds: int, hops: int) -> str:
     lines = [(f"{result['set']} ({result['model']}): {result['questions']} questions x {seeds} seeds, {hops} hops; "
               f"{result['documents']} documents, {result['chunks']} chunks, {result['entities']} entities"),
@@ -333,19 +342,19 @@ def render(result: dict[str, Any], seeds: int, hops: int) -> str:
                      f"{f['distinct_paths']:>10.2f} {f['median_cold_ms']:>15.1f} {f['median_cold_cpu_ms']:>8.1f} "
                      f"{f['median_all_ms']:>6.1f}")
     g, d = result["ways"]["graph"], result["ways"]["dense"]
-    lines.append(f"  RATIO graph / dense, paths touching a supporting document: {g['touch_share'] / d['touch_share']:.3f}"
+    lines.append(f"  RATIO graph / dense, paths touching a supporting document: {_over(g['touch_share'], d['touch_share'])}"
                  " (target >= 1)")
-    lines.append(f"  RATIO graph / dense, chunks from supporting documents: {g['chunk_share'] / d['chunk_share']:.3f}"
+    lines.append(f"  RATIO graph / dense, chunks from supporting documents: {_over(g['chunk_share'], d['chunk_share'])}"
                  " (target >= 1.0, issue 48)")
     lines.append(f"  RATIO graph / dense, chunks from supporting documents expected over the draw's points: "
-                 f"{g['expected_chunk_share'] / d['chunk_share']:.3f} (the drawn paths' pools under their odds)")
+                 f"{_over(g['expected_chunk_share'], d['chunk_share'])} (the drawn paths' pools under their odds)")
     lines.append(f"  graph: {g['docs_per_path']:.2f} documents per path (target >= 2.5), {g['distinct_paths']:.2f} "
-                 f"distinct paths over {seeds} seeds, median {g['median_later_ms']:.1f} ms per later path "
-                 f"(target < 10; dense {d['median_later_ms']:.1f})")
+                 f"distinct paths over {seeds} seeds, median {_ms(g['median_later_ms'])} per later path "
+                 f"(target < 10 ms; dense {_ms(d['median_later_ms'])})")
     spread = result.get("spread")
     if spread and spread["paths"]:
         lines.append(f"  RATIO graph / dense at the graph's spread (dense's top chunks over as many documents as each "
-                     f"path), chunks from supporting documents: {spread['graph_chunk_share'] / spread['chunk_share']:.3f} "
+                     f"path), chunks from supporting documents: {_over(spread['graph_chunk_share'], spread['chunk_share'])} "
                      f"({spread['graph_chunk_share']:.3f} / {spread['chunk_share']:.3f} over {spread['paths']} paths, "
                      f"{spread['docs_per_path']:.2f} documents; {spread['unmatched']} unmatched)")
     for run in result.get("runs", []):
@@ -359,7 +368,7 @@ def render(result: dict[str, Any], seeds: int, hops: int) -> str:
                                  for label, key in (("distinct paths", "distinct_paths"),
                                                     ("documents per path", "docs_per_path"),
                                                     ("chunks from support", "chunk_share")))
-                     + f"; RATIO to dense {o['chunk_share']['mean'] / d['chunk_share']:.3f}")
+                     + f"; RATIO to dense {_over(o['chunk_share']['mean'], d['chunk_share'])}")
     for kind, k in g["by_seed_kind"].items():
         lines.append(f"  graph paths seeded by {kind}: {k['paths']} paths, chunks from support "
                      f"{k['chunk_share']:.3f}, touching {k['touch_share']:.3f}")

@@ -137,6 +137,62 @@ def test_paths_check_sets_each_graph_path_beside_dense_at_its_spread(hotpot_grap
                                                                          for m in got.misses)
 
 
+def test_paths_the_ranking_cannot_match_leave_the_spread_line_weighted_by_path(demo_graph, questions):
+    """Every second path is all four chunks of one demo article (the test's choice, on the real graph and ranking):
+    where the ranking's first article has three chunks it cannot match it. Those paths leave the spread way and its
+    ratio, counted, and a question keeping one path weighs one path, as in bench/paths.py."""
+    from dataclasses import replace
+
+    from judgeagent.graph.relevance import SEED_STRIDE, check_paths, dense_at_spread, render_check
+    from judgeagent.graph.sample import PathSampler
+
+    doc_of = dict(zip(demo_graph.chunk_ids, demo_graph.chunk_doc_ids))
+    whole = [c for c in demo_graph.chunk_ids if doc_of[c] == "demo-03"]
+    assert len(whole) == 4
+
+    class Forced(PathSampler):
+        def sample(self, questions, hops=3, seed=0, **kw):
+            path = super().sample(questions, hops, seed, **kw)
+            return replace(path, chunk_ids=whole) if seed >= SEED_STRIDE else path
+
+    _, supported = questions
+    found = [(q, frozenset(s)) for q, s in supported]
+    got = check_paths(demo_graph, found, seeds=2, hops=4, resamples=200, sampler=Forced(demo_graph))
+    walks, dense, graph, spread, left = PathSampler(demo_graph), PathSampler(demo_graph), [], [], 0
+    for i, (q, support) in enumerate(found):
+        ranked = dense.dense([q], len(doc_of), 0)
+        for path in (walks.sample([q], 4, seed=i).chunk_ids, whole):
+            path = list(dict.fromkeys(path))
+            match = dense_at_spread(ranked, doc_of, len(path), len({doc_of[c] for c in path}))
+            left += match is None
+            if match is not None:
+                graph.append(sum(doc_of[c] in support for c in path) / len(path))
+                spread.append(sum(doc_of[c] in support for c in match) / len(match))
+    assert 0 < left < len(found) and got.unmatched == left
+    assert got.spread.chunk_share == pytest.approx(sum(spread) / len(spread))
+    assert got.spread_ratio.value == pytest.approx(sum(graph) / sum(spread))
+    assert got.spread_ratio.value != pytest.approx(got.graph.chunk_share / got.spread.chunk_share)
+    assert f"{left} graph paths left out: the ranking could not match them" in render_check(got)
+
+
+def test_ratio_weighs_paths_and_resamples_whole_questions_the_same_for_both_ways():
+    from judgeagent.graph.relevance import Ratio, _ratio
+
+    # A question with one path weighs one path: (1 + 1 + 1 + 0) / 4 over 0.5.
+    assert _ratio([[1, 1, 1], [0]], [[.5, .5, .5], [.5]], 200, .95).value == pytest.approx(1.5)
+    # Questions are drawn, not paths: each question's paths average to dense's, so every draw gives 1.
+    assert _ratio([[0, 1], [1, 0], [0, 1]], [[.5, .5]] * 3, 200, .95) == Ratio(1.0, 1.0, 1.0)
+    # The same draw for both ways: graph twice dense on every question gives 2 on every draw.
+    assert _ratio([[.2, .2], [.6, .6], [1., 1.]], [[.1, .1], [.3, .3], [.5, .5]], 200, .95) == Ratio(2.0, 2.0, 2.0)
+    varied = [[1.0], [.2], [.6], [.9], [.1], [.5]], [[.5]] * 6
+    wide, narrow = _ratio(*varied, 2000, .95), _ratio(*varied, 2000, .5)
+    assert wide.low < narrow.low < narrow.high < wide.high
+    # Dense never reaching support gives no ratio; a draw where it does not (but the graph does) no upper bound.
+    assert _ratio([[1], [1]], [[0], [0]], 200, .95) == Ratio(None, None, None)
+    open_top = _ratio([[1], [1]], [[0], [1]], 200, .95)
+    assert (open_top.value, open_top.high) == (2.0, float("inf"))
+
+
 def test_dense_at_spread_takes_the_ranking_s_first_chunks_over_as_many_documents():
     from judgeagent.graph.relevance import dense_at_spread
 
@@ -178,6 +234,20 @@ def test_bench_paths_repeats_the_graph_way_over_schedules(demo_graph, questions,
             f"{result['schedules']['distinct_paths']['mean']:.3f}") in text
 
 
+def test_bench_paths_prints_one_seed_and_a_dense_that_never_reaches_support(demo_graph, questions, monkeypatch):
+    """With one seed every path is a cold one (no later-path time), and where dense takes no supporting chunk its
+    ratios have no value: the bench says so rather than failing on a division."""
+    _, supported = questions
+    monkeypatch.setattr(bench, "graph_for", lambda *a: demo_graph)
+    monkeypatch.setattr(bench, "questions_for", lambda *a: supported)
+    result = bench.measure("demo", "demo", [0], 3)
+    assert result["ways"]["graph"]["median_later_ms"] is None
+    assert "median n/a (one seed: no later path) per later path" in bench.render(result, 1, 3)
+    result["ways"]["dense"].update(chunk_share=0.0, touch_share=0.0)
+    text = bench.render(result, 1, 3)
+    assert "paths touching a supporting document: n/a" in text and "chunks from supporting documents: n/a" in text
+
+
 def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph, tmp_path, capsys):
     file = tmp_path / "q.jsonl"
     cases = [('{"question": "Which rocket?", "supporting_doc_ids": "demo-05"}\n',
@@ -186,7 +256,9 @@ def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph,
               f"{file}:2: field 'question' should be the question's text, got null"),
              ('{"question": "Which rocket?", "supporting_doc_ids": ["hotpot:Rocket"]}\n',
               (f"{file}: none of its 1 questions has a supporting document in the graph (the graph's doc_ids look "
-               "like 'demo-01'); give questions about its corpus"))]
+               "like 'demo-01'); give questions about its corpus")),
+             ("\n", f"{file}: holds no questions; give one record per question with 'question' and "
+                    "'supporting_doc_ids'")]
     for text, message in cases:
         file.write_text(text)
         assert main(["paths-check", str(demo_graph.path), str(file)]) == 1

@@ -44,7 +44,8 @@ def path_hits(docs: Sequence[str], support: frozenset[str] | set[str]) -> PathHi
 def dense_at_spread(ranked: Sequence[str], doc_of: Mapping[str, str], chunks: int, docs: int) -> list[str] | None:
     """Dense at a path's spread: the first chunks of a dense ranking, in rank order, that make `chunks` chunks
     over exactly `docs` documents (a chunk of a new document while fewer are taken; one of a taken document while
-    the slots left still hold the documents still needed). None where the ranking's order cannot."""
+    the slots left still hold the documents still needed), so the ranking's first `docs` documents. None where those
+    hold fewer than `chunks` of its chunks between them."""
     taken: list[str] = []
     held: set[str] = set()
     for chunk in ranked:
@@ -60,7 +61,7 @@ def dense_at_spread(ranked: Sequence[str], doc_of: Mapping[str, str], chunks: in
 def at_spread(dense: PathSampler, question: str, paths: Sequence[Sequence[str]],
               doc_of: Mapping[str, str]) -> list[list[str] | None]:
     """Per graph path of `question`, dense at its spread (`dense_at_spread`: as many distinct chunks over as many
-    documents), from `dense`'s ranking. A graph path keeps walk.DOC_FLOOR documents where dense
+    documents), from `dense`'s ranking. A graph path keeps walk.DOC_FLOOR documents per hop where dense
     top-k need not: on questions with one supporting document (PubMedQA) a path over 3 documents can take at most a
     third of its chunks from it, whatever it picks. This asks whether the walk picks as well as the ranking does
     at the same spread."""
@@ -110,6 +111,9 @@ def read_supported_questions(file: Path, graph: ContextGraph, question_field: st
             kept.append(SupportedQuestion(question, inside))
         else:
             skipped += 1
+    if not kept and not skipped:
+        raise JudgeAgentError(f"{file}: holds no questions; give one record per question with '{question_field}' "
+                              f"and '{support_field}'")
     if not kept:
         example = graph.doc_ids[0] if graph.doc_ids else "none"
         raise JudgeAgentError(f"{file}: none of its {skipped} questions has a supporting document in the graph "
@@ -131,6 +135,8 @@ class Ratio:
     value: float | None
     """Graph over dense; None where dense never reached a supporting document."""
     low: float | None
+    """The interval's ends; None where every resample's shares were 0, `high` inf where a resample's dense share was
+    0 and the graph's was not."""
     high: float | None
 
 
@@ -204,7 +210,7 @@ def check_paths(graph: ContextGraph, questions: Sequence[SupportedQuestion], *, 
             distinct[way].append(len({tuple(p) for p in paths}))
             by_position[way] += [[doc_of[c] in support for c in p] for p in paths]
         shares = [float(np.mean([h.chunk_share for h in per_way[way][-1]])) for way in ("graph", "dense")]
-        if shares[0] < shares[1]:
+        if shares[0] < shares[1] - 1e-9:  # a tie summed in another order is not a miss
             first = sampled[0]
             below.append(Miss(question, sorted(support), *shares, first.seed, first.seed_kind, first.entities,
                               [doc_of[c] for c in first.chunk_ids], [doc_of[c] for c in dense_paths[0]]))
@@ -242,15 +248,25 @@ def _figures(rows: list[list[PathHits]], distinct: list[int]) -> WayFigures:
 
 
 def _ratio(graph: list[list[float]], dense: list[list[float]], resamples: int, level: float) -> Ratio:
-    """Mean over every path, graph over dense; a percentile interval over questions drawn with replacement."""
-    g, d = (np.array([np.mean(row) for row in rows], dtype=float) for rows in (graph, dense))
-    if d.mean() == 0:
+    """Mean over every path, graph over dense (questions with fewer matched paths weigh less, as in bench/paths.py);
+    a percentile interval over questions drawn with replacement, the same draw for both ways. A draw where dense's
+    mean is 0 counts as an unbounded ratio, so the interval's top is not cut."""
+    (gs, gn), (ds, dn) = ((np.array([sum(row) for row in rows], dtype=float), np.array([len(row) for row in rows]))
+                          for rows in (graph, dense))
+    if not dn.sum() or ds.sum() == 0:
         return Ratio(None, None, None)
-    idx = np.random.default_rng(0).integers(0, len(g), size=(resamples, len(g)))
-    dm = d[idx].mean(1)
-    ratios = g[idx].mean(1)[dm > 0] / dm[dm > 0]
-    lo, hi = np.percentile(ratios, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return Ratio(float(g.mean() / d.mean()), float(lo), float(hi))
+    value = float((gs.sum() / gn.sum()) / (ds.sum() / dn.sum()))
+    idx = np.random.default_rng(0).integers(0, len(gs), size=(resamples, len(gs)))
+    gm, dm = gs[idx].sum(1) / gn[idx].sum(1), ds[idx].sum(1) / dn[idx].sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(dm > 0, gm / dm, np.where(gm > 0, np.inf, np.nan))
+    ratios = ratios[~np.isnan(ratios)]  # both 0: no ratio to speak of
+    if not len(ratios):
+        return Ratio(value, None, None)
+    # Linear interpolation toward an unbounded draw is undefined (inf - inf): then the nearest draw above.
+    method = "higher" if np.isinf(ratios).any() else "linear"
+    lo, hi = np.percentile(ratios, [(1 - level) / 2 * 100, (1 + level) / 2 * 100], method=method)
+    return Ratio(value, float(lo), float(hi))
 
 
 def render_check(result: PathsCheck) -> str:
@@ -261,12 +277,12 @@ def render_check(result: PathsCheck) -> str:
         if f is not None:
             lines.append(f"  {way:<6} {f.chunk_share:>19.3f} {f.touch_share:>14.3f} {f.docs_per_path:>9.2f} "
                          f"{f.distinct_paths:>10.2f}")
-    for what, ratio in ((f"top-{result.hops}, paths touching a supporting document", result.touch_ratio),
-                        (f"top-{result.hops}, chunks from supporting documents", result.chunk_ratio),
-                        ("at the graph's spread, chunks from supporting documents", result.spread_ratio)):
-        value = ("n/a (dense never reached one)" if ratio.value is None else
-                 f"{ratio.value:.3f} ({result.level:.0%} interval {ratio.low:.3f}-{ratio.high:.3f})")
-        lines.append(f"  RATIO graph / dense {what}: {value}")
+    never, unmatched = "dense never reached one", "the ranking could not match any graph path"
+    for what, ratio, none in ((f"top-{result.hops}, paths touching a supporting document", result.touch_ratio, never),
+                              (f"top-{result.hops}, chunks from supporting documents", result.chunk_ratio, never),
+                              ("at the graph's spread, chunks from supporting documents", result.spread_ratio,
+                               never if result.spread else unmatched)):
+        lines.append(f"  RATIO graph / dense {what}: {_ratio_text(ratio, result.level, none)}")
     left = f", {result.unmatched} graph paths left out: the ranking could not match them" if result.unmatched else ""
     lines.append(f"  (spread: dense's top chunks over as many documents as each graph path, in rank order{left})")
     lines.append(f"  by position, chunk from support: graph hop {' / '.join(f'{v:.3f}' for v in result.graph_by_hop)}"
@@ -280,6 +296,14 @@ def render_check(result: PathsCheck) -> str:
                   f"{_starred(m.path_docs, m.support)}",
                   f"    dense: documents {_starred(m.dense_docs, m.support)}; support {_starred(m.support, m.support)}"]
     return "\n".join(lines)
+
+
+def _ratio_text(ratio: Ratio, level: float, none: str) -> str:
+    if ratio.value is None:
+        return f"n/a ({none})"
+    if ratio.low is None:
+        return f"{ratio.value:.3f} (no interval: every resample's shares were 0)"
+    return f"{ratio.value:.3f} ({level:.0%} interval {ratio.low:.3f}-{ratio.high:.3f})"
 
 
 def _starred(docs: list[str], support: list[str]) -> str:
