@@ -98,6 +98,8 @@ def cannot_write(path: Path, error: OSError, then: str = "run the command again"
     reason = error.strerror or str(error)
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         fix = f"the disk is full: free some space there, then {then}"
+    elif error.errno == errno.EISDIR:
+        fix = f"{path} is a folder: give a file name"
     elif error.errno == errno.ENOTDIR or (path.parent.exists() and not path.parent.is_dir()):
         fix = f"part of {path.parent} is a file, not a folder: choose another place"
     elif not path.parent.exists():
@@ -123,6 +125,19 @@ def check_writable(path: Path) -> None:
         probe.unlink()
     except OSError:
         pass
+
+
+def check_replaceable(path: Path, ours: Callable[[Path], bool], what: str) -> None:
+    """Refuse to replace an existing file that is not this command's own earlier output (`ours` says whether it
+    is): an --out that names a user's file by mistake must not cost them the file."""
+    if path.is_dir():
+        raise JudgeAgentError(f"cannot write {path}: it is a folder; give a file name")
+    try:
+        mine = not path.exists() or ours(path)
+    except (OSError, ValueError):
+        mine = False
+    if not mine:
+        raise JudgeAgentError(f"{path} exists and is not {what}: choose another --out, or remove it first")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

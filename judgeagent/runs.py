@@ -236,6 +236,8 @@ class Run:
         self.folder = folder
         self.manifest = manifest
         self._writer = lock
+        if self.finished:
+            _check_complete(folder, manifest)
         mode = {"writer": lock is not None, "finished": self.finished}
         # Runs written twice over before runs had a lock hold each record twice: the first one counts.
         self.records = first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
@@ -320,6 +322,18 @@ class Run:
         write_json_atomic(self.folder / "manifest.json", self.manifest)
 
 
+def _check_complete(folder: Path, manifest: Manifest) -> None:
+    """A finished run holds its records (every episode calls a model) and, from format 2, its episodes: one that
+    lost either is refused, rather than read as a run with fewer transcripts (a report or an export of it would
+    say nothing of what is gone)."""
+    needed = ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2 else [])
+    missing = [name for name in needed if not (folder / name).is_file()]
+    if missing:
+        raise JudgeAgentError(f"run {folder} is incomplete: {' and '.join(missing)} "
+                              f"{'is' if len(missing) == 1 else 'are'} missing though it finished; restore "
+                              "the folder from a copy, or evaluate again into a new --run-dir")
+
+
 class RowLog:
     """One of a run's append-only JSON-lines logs beside its records, a row per key (episodes.jsonl by
     episode, JudgeAgent's feedback.jsonl by batch): the first row of a key counts, and a key is appended
@@ -393,14 +407,19 @@ def open_run(folder: Path, manifest: Manifest) -> Run:
         raise
 
 
-def _make_folder(folder: Path, option: str) -> None:
-    """`option`: the command's flag that names the folder (`--run-dir`; synthesize's `--out`)."""
+def check_run_folder(folder: Path, option: str = "--run-dir") -> None:
+    """Refuse, making nothing, a run folder that cannot be one: a file, or a folder of other files."""
     if folder.exists() and not folder.is_dir():
         raise JudgeAgentError(f"run folder {folder} is a file; choose another {option}")
     if folder.is_dir() and not (folder / "manifest.json").exists() and any(
             p.name != LOCK_FILE for p in folder.iterdir()):
         raise JudgeAgentError(f"{folder} is a folder with other files, not a judgeagent run; "
                               f"choose a new or empty {option}")
+
+
+def _make_folder(folder: Path, option: str) -> None:
+    """`option`: the command's flag that names the folder (`--run-dir`; synthesize's `--out`)."""
+    check_run_folder(folder, option)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:

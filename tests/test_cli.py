@@ -230,6 +230,9 @@ def test_sample_path_takes_a_file_of_questions_and_loads_models_once(built, caps
     (tmp_path / "empty.txt").write_text("\n")
     code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "empty.txt"], capsys)
     assert code == 1 and stderr.strip().startswith("error: --questions") and "one question a line" in stderr
+    (tmp_path / "latin1.txt").write_bytes("Qui a lancé Rosetta ?\n".encode("latin-1"))
+    code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "latin1.txt"], capsys)
+    assert code == 1 and stderr == f"error: {tmp_path / 'latin1.txt'}:1: not valid UTF-8 (byte 10)\n"
 
 
 def test_progress_lines_in_a_log_carry_the_elapsed_time_and_the_rate(capsys, monkeypatch):

@@ -79,6 +79,11 @@ def test_dry_run_calls_nothing_and_its_estimate_holds_the_calls_made(case, tmp_p
     (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "-o", "rounds=0"], "option rounds"),
     (["--protocol", "teach2eval", "--role", "teacher=local", "--benchmark", HOTPOT, "-o", "turn=2"],
      "protocol teach2eval has no option 'turn'"),
+    # What the run refuses before its first call, its dry run refused too (it printed an estimate, exit 0).
+    (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "--run-dir", HOTPOT],
+     f"run folder {HOTPOT} is a file; choose another --run-dir"),
+    (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "--equivalence-weights", "nowhere.json"],
+     "equivalence weights nowhere.json not found"),
 ])
 def test_a_dry_run_with_a_bad_option_fails_in_one_line(argv, message, capsys):
     assert main(["evaluate", *argv, "--dry-run"]) == 1

@@ -146,6 +146,18 @@ def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     with pytest.raises(JudgeAgentError, match="not a judgeagent graph"):
         save_graph(demo_graph, tmp_path / "other", overwrite=True)
     assert (tmp_path / "other" / "precious.txt").exists()
+    # A run folder holds a manifest.json too: its manifest is not a graph's, so it is kept (it used to be replaced).
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "kind": "run"}))
+    (run / "episodes.jsonl").write_text("{}\n")
+    with pytest.raises(JudgeAgentError, match="not a judgeagent graph"):
+        save_graph(demo_graph, run, overwrite=True)
+    assert sorted(p.name for p in run.iterdir()) == ["episodes.jsonl", "manifest.json"]
+    # What is left of a graph whose manifest was lost is one, as graph-info's advice (rebuild with --overwrite) says.
+    (out / "manifest.json").unlink()
+    save_graph(demo_graph, out, overwrite=True)
+    assert (out / "manifest.json").is_file()
     with open(out / "chunks.parquet", "r+b") as f:
         f.seek(100)
         f.write(b"\x00garbage")

@@ -405,6 +405,14 @@ def test_cache_command_lists_prunes_and_clears_by_model(tmp_path, capsys):
     assert sorted(ResponseCache(tmp_path).sources()) == ["gpt at http://x/v1"]
     assert main(["cache", "prune", "--cache-dir", str(tmp_path)]) == 1
     assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 0 and len(ResponseCache(tmp_path)) == 0
+    capsys.readouterr()
+    # A mistyped folder is said and not made; a file given as the folder is named as such.
+    typo = tmp_path / "typo"
+    assert main(["cache", "--cache-dir", str(typo)]) == 0 and not typo.exists()
+    assert capsys.readouterr().out == f"cache: {typo}\nempty (no cache there)\n"
+    (tmp_path / "afile").write_text("x")
+    assert main(["cache", "--cache-dir", str(tmp_path / "afile")]) == 1
+    assert capsys.readouterr().err.endswith(f"{tmp_path / 'afile'} is a file, not a folder; give a folder (--cache-dir)\n")
 
 
 def test_the_names_users_type_resolve_as_their_tools_do(monkeypatch):

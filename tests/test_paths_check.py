@@ -251,9 +251,17 @@ def test_bench_paths_prints_one_seed_and_a_dense_that_never_reaches_support(demo
 def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph, tmp_path, capsys):
     file = tmp_path / "q.jsonl"
     cases = [('{"question": "Which rocket?", "supporting_doc_ids": "demo-05"}\n',
-              f"{file}:1: field 'supporting_doc_ids' should be a list of document ids, got a string"),
+              f"{file}:1: field 'supporting_doc_ids' should be a list of document ids (strings), got a string"),
+             ('{"question": "Which rocket?", "supporting_doc_ids": [5]}\n',
+              f"{file}:1: field 'supporting_doc_ids' should be a list of document ids (strings), got a list holding "
+              "a number"),
              ('{"question": "Which rocket?", "supporting_doc_ids": ["demo-05"]}\n{"q": "x"}\n',
-              f"{file}:2: field 'question' should be the question's text, got null"),
+              f"{file}:2: no field 'question' (fields: 'q'); name yours with --question-field"),
+             ('{"question": "Which rocket?"}\n',
+              f"{file}:1: no field 'supporting_doc_ids' (fields: 'question'); name yours with --support-field"),
+             ('{"question": " ", "supporting_doc_ids": ["demo-05"]}\n',
+              f"{file}:1: field 'question' should be the question's text, got an empty string"),
+             ('["Which rocket?"]\n', f"{file}:1: a question should be a JSON object, got an array"),
              ('{"question": "Which rocket?", "supporting_doc_ids": ["hotpot:Rocket"]}\n',
               (f"{file}: none of its 1 questions has a supporting document in the graph (the graph's doc_ids look "
                "like 'demo-01'); give questions about its corpus")),
@@ -264,6 +272,11 @@ def test_paths_check_refuses_questions_it_cannot_measure_in_one_line(demo_graph,
         assert main(["paths-check", str(demo_graph.path), str(file)]) == 1
         out, err = capsys.readouterr()
         assert out == "" and err == f"error: {message}\n"
+    table = tmp_path / "q.csv"
+    table.write_text("question,supporting_doc_ids\n")
+    assert main(["paths-check", str(demo_graph.path), str(table)]) == 1
+    assert capsys.readouterr().err == (f"error: {table}: questions are read from a .jsonl or .json file; convert it "
+                                       "to JSON lines\n")
 
 
 def test_bench_finds_the_shared_data_as_the_tests_do(tmp_path):

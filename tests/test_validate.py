@@ -148,6 +148,7 @@ def test_bad_run_folders(tmp_path, capsys):
 
         (folder / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "format_version": 1,
                                                           "status": "finished"}))
+        (folder / "records.jsonl").write_text("")  # a finished run holds its records, none here
         compare_runs([folder])
 
 

@@ -362,6 +362,37 @@ def test_view_and_export_refuse_bad_input_in_one_line(runs, tmp_path, capsys):
         assert code == 1 and fragment in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_view_export_and_report_never_replace_what_is_not_theirs_nor_read_a_run_short(runs, tmp_path, capsys):
+    """--out naming a user's file, a report over a damaged episode, a finished run that lost its records: each one
+    line and exit 1, with every file as it was (they were overwritten, half-written, or read as a shorter run)."""
+    import shutil
+
+    mine = tmp_path / "notes.txt"
+    mine.write_text("keep me")
+    (tmp_path / "folder").mkdir()
+    for argv, fragment in ((["view", runs["kieval"], "--out", mine], "is not a judgeagent viewer page"),
+                           (["export", runs["kieval"], "--out", mine], "is not an Inspect log judgeagent wrote"),
+                           (["view", runs["kieval"], "--out", tmp_path / "folder"], "it is a folder")):
+        code = main([str(a) for a in argv])
+        err = capsys.readouterr().err
+        assert code == 1 and fragment in err and len(err.strip().splitlines()) == 1, err
+    assert mine.read_text() == "keep me"
+    for command in ("view", "export"):  # their own earlier output they replace
+        out = tmp_path / f"again.{command}"
+        assert cli([command, runs["kieval"], "--out", out], capsys) == cli([command, runs["kieval"], "--out", out], capsys)
+    damaged = shutil.copytree(runs["kieval"], tmp_path / "damaged")
+    text = (damaged / "episodes.jsonl").read_text()
+    (damaged / "episodes.jsonl").write_text("{oops " + text)
+    before = {p.name: p.read_bytes() for p in damaged.iterdir()}
+    assert main(["report", str(damaged)]) == 1 and "episodes.jsonl:1: damaged line" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in damaged.iterdir()} == before
+    short = shutil.copytree(runs["kieval"], tmp_path / "short")
+    (short / "records.jsonl").unlink()
+    for command in ("view", "export", "report"):
+        assert main([command, str(short)]) == 1
+        assert f"run {short} is incomplete: records.jsonl is missing though it finished" in capsys.readouterr().err
+
+
 def _serve_inspect_view(log_dir):
     """Inspect's own viewer (`inspect view`, the CLI a user runs) on a free loopback port; its URL once it answers."""
     import socket

@@ -97,7 +97,7 @@ def to_item(record: Any, source: str, fields: ItemFields = ItemFields(), default
     answer = answers[0] if answers else ""
     if not answer and not letter:
         raise JudgeAgentError(f"{source}: item {qid!r} has no gold answer "
-                              f"(neither {fields.answer!r} nor {fields.answer_letter!r})")
+                              f"(neither {fields.answer!r} nor {fields.answer_letter!r}){_hint(record)}")
     if letter and any(x not in (options or {}) for x in (letter if len(letter) > 1 else [letter])):
         known = ", ".join(options or {}) or "none"
         raise JudgeAgentError(

@@ -35,13 +35,19 @@ def cache_cmd(
                                                       "$JUDGEAGENT_CACHE_DIR or ~/.cache/judgeagent).")] = None,
 ) -> None:
     """The shared response cache: list what it holds per model, clear it, or prune old answers."""
-    from ..models.cache import ResponseCache
+    from ..models.cache import ResponseCache, default_cache_dir
 
     if action not in ("list", "clear", "prune"):
         raise JudgeAgentError(f"cache {action!r}: the actions are list, clear and prune")
     if action == "prune" and older_than is None:
         raise JudgeAgentError("cache prune needs --older-than AGE (e.g. 30d); to remove everything: cache clear")
     age = parse_age(older_than) if older_than is not None else None
+    folder = cache_dir or default_cache_dir()
+    if not folder.exists():  # a listing or a removal makes nothing: a mistyped --cache-dir is said, not created
+        if model is not None:
+            raise JudgeAgentError(f"the cache holds no answers of {model!r}: there is no cache at {folder}")
+        typer.echo(f"cache: {folder}\nempty (no cache there{': nothing removed' if action != 'list' else ''})")
+        return
     store = ResponseCache(cache_dir)
     try:
         sources = store.sources()

@@ -230,7 +230,14 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
         typer.echo(render_plan(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"],
                                registry=registry),
                    err=not args["dry_run"])
-    if args["dry_run"]:
+    if args["dry_run"]:  # what the run would refuse before its first call, a dry run refuses too
+        from ..grading.equivalence import for_run
+        from ..runs import check_run_folder
+
+        if args["run_dir"]:
+            check_run_folder(Path(args["run_dir"]))
+        if args.get("equivalence_weights"):
+            for_run(args["equivalence_weights"])
         return
     clock = time.perf_counter()
     with progress_for(protocol.name, args["quiet"], config, benchmark) as progress:

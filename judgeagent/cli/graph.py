@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import JudgeAgentError
+from ..files import read_text
 from ..limits import MAX_CHUNK_WORDS, MAX_HOPS
 from .app import app
 from .fields import ConfigOption, first_error, parse_fields
@@ -138,10 +139,9 @@ def _read_questions(path: Path) -> list[str]:
         from ..benchmark import load_benchmark
 
         return [item.question for item in load_benchmark(path).items]
-    try:
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-    except OSError as e:
-        raise JudgeAgentError(f"cannot read --questions {path}: {e.strerror or e}") from None
+    if path.is_dir():
+        raise JudgeAgentError(f"--questions {path} is a folder: give a text file, one question a line")
+    lines = [line.strip() for line in read_text(path).splitlines()]  # one line for unreadable or non-UTF-8 files
     found = [line for line in lines if line]
     if not found:
         raise JudgeAgentError(f"--questions {path} has no questions: write one question a line")

@@ -47,23 +47,27 @@ def validate_cmd(
 def report_cmd(run: Annotated[Path, typer.Argument(help="A finished run folder (of any protocol).")]) -> None:
     """Write report.md, a self-contained report.html and the transcript viewer, viewer.html (JudgeAgent runs: also
     the trainer export)."""
+    from ..files import write_text_atomic
     from ..protocols import protocol_of_run
     from ..protocols.judgeagent.export import export_weaknesses, graph_chunk_texts
     from ..protocols.judgeagent.report import build_report
     from ..protocols.judgeagent.validate import open_finished
     from ..protocols.reports import write_reports
-    from ..view.page import write_viewer
+    from ..view.page import render_viewer
 
     protocol = protocol_of_run(run)
+    viewer, page = render_viewer([(protocol, run)], reported=True)  # every episode read before any write
     if protocol.name != "judgeagent":  # re-rendered from summary.json with the protocol's sections
         md, html = write_reports(protocol, run)
-        typer.echo(f"report: {html}\nmarkdown: {md}\nviewer: {write_viewer([(protocol, run)])}")
+        write_text_atomic(viewer, page)
+        typer.echo(f"report: {html}\nmarkdown: {md}\nviewer: {viewer}")
         return
     md, html = build_report(run)
     finished = open_finished(run)
     parquet, jsonl, n = export_weaknesses(finished, graph_chunk_texts(finished))
+    write_text_atomic(viewer, page)
     typer.echo(f"report: {html}\nmarkdown: {md}\nweaknesses ({n} failed questions): {parquet}, {jsonl}\n"
-               f"viewer: {write_viewer([(protocol, run)])}")
+               f"viewer: {viewer}")
 
 
 @app.command("rescore")

@@ -94,18 +94,27 @@ def read_supported_questions(file: Path, graph: ContextGraph, question_field: st
                              support_field: str = "supporting_doc_ids") -> tuple[list[SupportedQuestion], int]:
     """The questions of a JSON Lines or JSON file with their supporting documents in the graph, and how many
     were left out because none of theirs is in it."""
+    if file.suffix.lower() not in (".jsonl", ".json"):
+        raise JudgeAgentError(f"{file}: questions are read from a .jsonl or .json file; convert it to JSON lines")
     text = read_text(file)
     records = json_records(file, text) if file.suffix.lower() == ".json" else jsonl_records(file, text)
     graph_docs, kept, skipped = set(graph.doc_ids), [], 0
     for record, where in records:
-        question = record.get(question_field) if isinstance(record, dict) else None
-        support = record.get(support_field) if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            raise JudgeAgentError(f"{where}: a question should be a JSON object, got {json_kind(record)}")
+        for name, option in ((question_field, "--question-field"), (support_field, "--support-field")):
+            if name not in record:
+                raise JudgeAgentError(f"{where}: no field '{name}' (fields: {', '.join(map(repr, record)) or 'none'});"
+                                      f" name yours with {option}")
+        question, support = record[question_field], record[support_field]
         if not isinstance(question, str) or not question.strip():
-            raise JudgeAgentError(f"{where}: field '{question_field}' should be the question's text, got "
-                                  f"{json_kind(question)}")
+            got = "an empty string" if isinstance(question, str) else json_kind(question)
+            raise JudgeAgentError(f"{where}: field '{question_field}' should be the question's text, got {got}")
         if not isinstance(support, list) or not all(isinstance(d, str) for d in support):
-            raise JudgeAgentError(f"{where}: field '{support_field}' should be a list of document ids, got "
-                                  f"{json_kind(support)}")
+            got = json_kind(support) if not isinstance(support, list) else "a list holding " + json_kind(
+                next(d for d in support if not isinstance(d, str)))
+            raise JudgeAgentError(f"{where}: field '{support_field}' should be a list of document ids (strings), "
+                                  f"got {got}")
         inside = frozenset(support) & graph_docs
         if inside:
             kept.append(SupportedQuestion(question, inside))

@@ -42,8 +42,20 @@ def check_writable(out: Path, overwrite: bool) -> None:
         return
     if not overwrite:
         raise JudgeAgentError(f"output folder {out} already exists (use --overwrite to replace it)")
-    if not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file()):
-        raise JudgeAgentError(f"refusing to overwrite {out}: it is not a judgeagent graph")
+    if not out.is_dir() or not _replaceable(out):
+        raise JudgeAgentError(f"refusing to overwrite {out}: it is not a judgeagent graph; choose another --out")
+
+
+def _replaceable(out: Path) -> bool:
+    """An empty folder, a graph (its manifest names the graph format), or what is left of one (only a graph's
+    own files, its manifest lost or damaged): not a run folder or a dataset that happens to hold a manifest.json."""
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        return isinstance(manifest, dict) and manifest.get("format") == FORMAT
+    except (OSError, ValueError):  # none, or damaged: judged by the files beside it
+        pass
+    own = {MANIFEST, *VECTORS.values(), *INDEXES.values(), *(f"{name}.parquet" for name in TABLES)}
+    return all(entry.is_file() and entry.name in own for entry in out.iterdir())
 
 
 def _check_parent(out: Path) -> None:
@@ -290,7 +302,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise JudgeAgentError(f"{file}: unreadable manifest ({e})") from None
+        raise JudgeAgentError(f"{file}: unreadable manifest ({e}); {FIX}") from None
     version = manifest.get("format_version") if isinstance(manifest, dict) else None
     check_format(manifest, folder, FORMAT, version if version in READABLE_VERSIONS else FORMAT_VERSION, "graph",
                  f": {FIX}")

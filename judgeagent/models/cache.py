@@ -76,6 +76,9 @@ class ResponseCache:
             yield
         except (sqlite3.Error, OSError) as e:
             reason = str(e) if isinstance(e, sqlite3.Error) else (e.strerror or str(e))
+            if self.folder.exists() and not self.folder.is_dir():
+                raise JudgeAgentError(f"cannot use the {self.path.stem.rstrip('s')} store {self.path}: {self.folder} "
+                                      "is a file, not a folder; give a folder (--cache-dir)") from None
             if "full" in reason or getattr(e, "errno", None) == errno.ENOSPC or _nearly_full(self.folder):
                 fix = ("the disk is full: free some space there, then run the same command again (a run resumes "
                        "where it stopped)")

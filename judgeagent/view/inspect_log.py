@@ -8,12 +8,13 @@ reads the log back with inspect_ai's own reader and lists it with Inspect's own 
 shows). Named as Inspect names its logs (`log_name`), since `inspect view` lists no other JSON log."""
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..files import write_json_atomic
+from ..files import check_replaceable, write_json_atomic
 from ..models.cache import JournalCall, journal_calls
 from ..protocols.episodes import EpisodeView, Turn
 from ..protocols.record import call_id
@@ -114,10 +115,16 @@ def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None =
     run, summary = finished_run(protocol, folder)
     if out is None or out.is_dir():
         out = (out or run.folder) / log_name(protocol, run.manifest)
+    check_replaceable(out, _an_export, "an Inspect log judgeagent wrote")
     episodes = protocol.view_episodes(load_run(run.folder))
     write_json_atomic(out, inspect_log(protocol, run.folder, run.manifest, summary, episodes,
                                        journal_calls(run.folder)))
     return out, len(episodes)
+
+
+def _an_export(file: Path) -> bool:
+    log = json.loads(file.read_text(encoding="utf-8"))
+    return isinstance(log, dict) and str((log.get("eval") or {}).get("task", "")).startswith("judgeagent/")
 
 
 def inspect_log(protocol: Protocol, folder: Path, manifest: Manifest, summary: dict[str, Any],

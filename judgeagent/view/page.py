@@ -11,7 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..files import write_text_atomic
+from ..files import check_replaceable, write_text_atomic
 from ..runs import Run, load_run
 
 if TYPE_CHECKING:
@@ -27,13 +27,15 @@ class ViewedRun:
 
     run: Run
     protocol: Protocol
+    reported: bool = False
+    """Link the run's report.html even before it exists (`judgeagent report` writes it after reading the run)."""
 
     def data(self, page_dir: Path) -> dict[str, Any]:
         report = self.run.folder / "report.html"
         return {
             "name": self.run.folder.name, "protocol": self.protocol.name, "title": self.protocol.title,
             "manifest": self.run.manifest,
-            "report": os.path.relpath(report, page_dir) if report.exists() else None,
+            "report": os.path.relpath(report, page_dir) if self.reported or report.exists() else None,
             "episodes": [e.to_dict() for e in self.protocol.view_episodes(self.run)],
         }
 
@@ -45,11 +47,25 @@ def default_out(folders: list[Path]) -> Path:
 
 def write_viewer(runs: list[tuple[Protocol, str | Path]], out: Path | None = None) -> Path:
     """Write the viewer for one run or two (the second compared with the first); its path."""
+    out, page = render_viewer(runs, out)
+    write_text_atomic(out, page)
+    return out
+
+
+def render_viewer(runs: list[tuple[Protocol, str | Path]], out: Path | None = None,
+                  reported: bool = False) -> tuple[Path, str]:
+    """The viewer's path and page, written by no one yet: `judgeagent report` reads every record through it
+    before it writes any file, so a damaged run leaves its old reports as they were."""
     folders = [Path(f) for _, f in runs]
     out = out or default_out(folders)
-    viewed = [ViewedRun(load_run(f), p) for p, f in runs]
-    write_text_atomic(out, viewer_html(viewed, out.parent))
-    return out
+    check_replaceable(out, _a_viewer, "a judgeagent viewer page")
+    viewed = [ViewedRun(load_run(f), p, reported) for p, f in runs]
+    return out, viewer_html(viewed, out.parent)
+
+
+def _a_viewer(file: Path) -> bool:
+    with file.open("rb") as f:
+        return b"<title>judgeagent view:" in f.read(4096)
 
 
 def viewer_html(runs: list[ViewedRun], page_dir: Path) -> str:
