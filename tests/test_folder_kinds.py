@@ -11,6 +11,7 @@ from judgeagent import load_graph
 from judgeagent.cli.main import main
 from judgeagent.files import folder_kind
 from judgeagent.runs import load_run, open_run
+from tests.conftest import DEMO
 
 
 def _error(args, capsys):
@@ -53,6 +54,10 @@ def test_a_synthesized_dataset_given_as_a_run_is_named(tmp_path, capsys):
         assert "is a synthesized dataset (synthesize wrote it; evaluate reads its items.jsonl with --benchmark), " \
                "not a run" in _error(command, capsys)
     assert "is the work folder of a synthesis" in _error(["report", out / ".synthesis"], capsys)
+    assert "is a synthesized dataset (synthesize wrote it" in _error(["graph-info", out], capsys)
+    assert "is a synthesized dataset" in _error(["build-graph", DEMO / "docs.jsonl", "--out", out, "--overwrite"],
+                                                capsys)
+    assert (out / "items.jsonl").is_file()
 
 
 def test_folders_from_before_the_kind_was_recorded_still_open_and_are_known(run, demo_graph, tmp_path):

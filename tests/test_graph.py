@@ -151,8 +151,10 @@ def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     run.mkdir()
     (run / "manifest.json").write_text(json.dumps({"format": "judgeagent.run", "kind": "run"}))
     (run / "episodes.jsonl").write_text("{}\n")
-    with pytest.raises(JudgeAgentError, match="not a judgeagent graph"):
+    with pytest.raises(JudgeAgentError, match=r"is a run \(evaluate wrote it.*, not a graph; it is kept"):
         save_graph(demo_graph, run, overwrite=True)
+    with pytest.raises(JudgeAgentError, match="is a run"):  # said before --overwrite is offered: it would not help
+        save_graph(demo_graph, run)
     assert sorted(p.name for p in run.iterdir()) == ["episodes.jsonl", "manifest.json"]
     # What is left of a graph whose manifest was lost is one, as graph-info's advice (rebuild with --overwrite) says.
     (out / "manifest.json").unlink()

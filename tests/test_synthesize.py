@@ -192,6 +192,7 @@ def test_from_run_aims_at_the_failed_documents_and_repeats_no_asked_question(tmp
 
 @pytest.mark.parametrize("args, message", [
     (["--difficulty", "easy,tricky"], "--difficulty 'tricky' is not a difficulty"),
+    (["--difficulty", ""], "--difficulty '' is not a difficulty; give easy, medium and/or hard"),
     (["--difficulty", "easy,medium"], "give --interviewer MODEL"),
     (["--difficulty", "easy,easy"], "difficulty listed twice"),
     (["--from-run", "nowhere", "--difficulty", "easy"], "run not found: nowhere"),

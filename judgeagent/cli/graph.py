@@ -191,9 +191,9 @@ def make_mcq_cmd(
     from ..grading.mcq import DistractorBuilder, to_record
     from ..graph.store import load_graph
 
+    check_writable(out)  # before the distractors' work, not after it; a folder is said first: --overwrite won't do
     if out.exists() and not overwrite:
         raise JudgeAgentError(f"{out} already exists: choose another --out or pass --overwrite")
-    check_writable(out)  # before the distractors' work, not after it
     items = load_benchmark(benchmark, parse_fields(field, ItemFields)).items
     results = DistractorBuilder(load_graph(graph), seed=seed).convert(items)
     made = [r.item for r in results if r.item is not None]

@@ -42,9 +42,9 @@ def synthesize_cmd(
 
     tiers = tuple(t.strip() for t in difficulty.split(",") if t.strip())
     wrong = [t for t in tiers if t not in ("easy", "medium", "hard")]
-    if wrong:
-        raise JudgeAgentError(f"--difficulty {wrong[0]!r} is not a difficulty; give easy, medium and/or hard, "
-                              "comma-separated")
+    if wrong or not tiers:
+        raise JudgeAgentError(f"--difficulty {wrong[0] if wrong else difficulty!r} is not a difficulty; give easy, "
+                              "medium and/or hard, comma-separated")
     try:
         settings = SynthesisConfig(n=n, difficulties=tiers, hops=hops, seed=seed,  # type: ignore[arg-type]
                                    self_check=not no_self_check, max_slots_per_item=max_slots_per_item)

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
-from ..files import cannot_write, check_format
+from ..files import cannot_write, check_format, wrong_kind
 from .check import FIX, check_files, check_manifest, check_shapes, check_table, damaged, file_record
 from .model import TABLES, ContextGraph
 
@@ -40,10 +40,12 @@ def check_writable(out: Path, overwrite: bool) -> None:
     _check_parent(out)
     if not out.exists():
         return
+    if not out.is_dir():
+        raise JudgeAgentError(f"output {out} is a file, not a folder; choose another --out")
+    if not _replaceable(out):  # said first: --overwrite would not help
+        raise wrong_kind(out, "graph", fix="; it is kept: choose another --out")
     if not overwrite:
         raise JudgeAgentError(f"output folder {out} already exists (use --overwrite to replace it)")
-    if not out.is_dir() or not _replaceable(out):
-        raise JudgeAgentError(f"refusing to overwrite {out}: it is not a judgeagent graph; choose another --out")
 
 
 def _replaceable(out: Path) -> bool:
@@ -298,7 +300,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise JudgeAgentError(f"graph not found: {folder}")
     file = folder / MANIFEST
     if not file.is_file():
-        raise JudgeAgentError(f"{folder} is not a judgeagent graph (no {MANIFEST})")
+        raise wrong_kind(folder, "graph", fix=f" (no {MANIFEST})")
     try:
         manifest = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
