@@ -330,8 +330,9 @@ def _check_complete(folder: Path, manifest: Manifest) -> None:
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
         raise JudgeAgentError(f"run {folder} is incomplete: {' and '.join(missing)} "
-                              f"{'is' if len(missing) == 1 else 'are'} missing though it finished; restore "
-                              "the folder from a copy, or evaluate again into a new --run-dir")
+                              f"{'is' if len(missing) == 1 else 'are'} missing though it finished; restore the "
+                              "folder from a copy, or set \"status\": \"running\" in its manifest.json and "
+                              f"{finish_hint(folder, manifest)} (its journal makes them again, no model called)")
 
 
 class RowLog:

@@ -428,3 +428,24 @@ def test_inside_a_running_loop_the_sync_call_refuses_and_the_async_one_runs(tmp_
     result, ticks = asyncio.run(main())
     plain = run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "plain", cache=False)
     assert result.summary["kieval"] == plain.summary["kieval"] and ticks > 3
+
+
+def test_a_finished_run_that_lost_its_records_is_refused_and_made_again_from_its_journal(tmp_path):
+    """What the refusal advises works: with `"status": "running"`, a resume makes records.jsonl and episodes.jsonl
+    again from the run's journal, every call answered there (no model called), the same rows as before."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.runs import load_run
+
+    folder = run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "run", cache=False).folder
+    rows = {name: sorted((folder / name).read_text().splitlines()) for name in ("records.jsonl", "episodes.jsonl")}
+    for name in rows:
+        (folder / name).unlink()
+    with pytest.raises(JudgeAgentError, match="records.jsonl and episodes.jsonl are missing though it finished; .*"
+                                              "evaluate --resume"):
+        load_run(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    again = models()
+    run_protocol("kieval", bench(), models=again, config=OPTS, run_dir=folder, cache=False)
+    assert sum(len(m.calls) for m in again.values()) == 0
+    assert {name: sorted((folder / name).read_text().splitlines()) for name in rows} == rows

@@ -17,7 +17,8 @@ def view_cmd(
     run2: Annotated[Optional[Path], typer.Argument(help="A second run to compare with (a second target, an "
                                                         "ablation): the same items side by side.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="The HTML file to write (default: viewer.html in RUN, or "
-                                                     "viewer-vs-RUN2.html with two runs).")] = None,
+                                                     "viewer-vs-RUN2.html with two runs); an existing file only "
+                                                     "if it is a viewer page.")] = None,
     open_it: Annotated[bool, typer.Option("--open", help="Open it in the web browser.")] = False,
 ) -> None:
     """Write a self-contained HTML viewer of every episode: filters, search, each transcript, the manifest."""
@@ -39,7 +40,8 @@ def export_cmd(
     format: Annotated[str, typer.Option("--format", help="inspect: an Inspect AI eval log (one sample per "
                                         "episode), for `inspect view`.")] = "inspect",
     out: Annotated[Optional[Path], typer.Option(help="The file to write, or a folder to write it into under "
-                                                "Inspect's log name (default: the run's folder).")] = None,
+                                                "Inspect's log name (default: the run's folder); an existing file "
+                                                "only if it is an Inspect log judgeagent wrote.")] = None,
 ) -> None:
     """Write the run in another tool's format (JudgeAgent's trainer export is `judgeagent report`'s)."""
     from ..errors import JudgeAgentError
