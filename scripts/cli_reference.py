@@ -78,7 +78,7 @@ def render(doc: str) -> str:
     doc = BLOCK.sub(replace, doc)
     for name, command in cmds.items():  # commands the doc does not mention yet
         if name not in seen:
-            summary = (command.help or "").strip().splitlines()[0] if command.help else ""
+            summary = " ".join((command.help or "").strip().split("\n\n")[0].split())  # its first paragraph, whole
             doc = doc.rstrip("\n") + (f"\n\n## {name}\n{summary}\n\n<!-- options: {name} -->\n{table(command)}\n"
                                       "<!-- /options -->\n")
     return doc if doc.endswith("\n") else doc + "\n"

@@ -71,6 +71,10 @@ def test_a_converted_item_round_trips_as_a_benchmark_file(hotpot_graph, tmp_path
     loaded = load_benchmark(path).items
     made = [r.item for r in results if r.item]
     assert [(i.qid, i.options, i.gold_letter) for i in loaded] == [(i.qid, i.options, i.gold_letter) for i in made]
+    # What a run reads beside the question comes through too (HotpotQA's labels: JudgeAgent's tiers weigh by them).
+    assert [(i.difficulty, i.question_type, i.passage) for i in loaded] == [
+        (i.difficulty, i.question_type, i.passage) for i in made]
+    assert {i.difficulty for i in loaded} >= {"hard"} and all(i.question_type for i in loaded)
 
 
 def test_check_options_catches_duplicates_and_a_missing_gold():

@@ -236,6 +236,9 @@ def test_protocols_lists_each_protocols_inputs_in_one_phrase(capsys):
     assert "options: evaluate's flags set them too (--batch-size is batch_size," in flat and "    holdout=0.0" in out
     assert "needs: no benchmark: the task reads its own items" in flat
     assert "needs: a benchmark; --graph optional" in flat
+    # An option's help is its first paragraph whole, not its first line (it stopped at "the paper's score
+    # thresholds on the").
+    assert "`tiers` (the paper's score thresholds on the batch's running score) or `irt`" in flat
 
 
 # --- what cannot be written, or read, is one line --------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..limits import MAX_BATCH_SIZE, MAX_HOPS, MAX_QUESTIONS_PER_ROUND, MAX_ROUN
 from .app import app
 from .bars import progress_for
 from .fields import ConfigOption, parse_fields, parse_roles
-from .plan import render_plan
+from .plan import plan_head, render_plan
 
 if TYPE_CHECKING:
     from ..models.base import ModelSettings
@@ -223,6 +223,8 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
                                if k in RUN_KEYS and k in given})
     request["protocol"] = protocol.name
     warn = _echo_err
+    if protocol.name == "judgeagent" and args["dry_run"]:
+        typer.echo(plan_head(protocol, config, benchmark, resolved, role_given))
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(_estimate(config, benchmark, registry, resolved, graph),
                    err=not args["dry_run"])

@@ -11,7 +11,7 @@ import typer
 from ..errors import JudgeAgentError
 
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Model registry file (default: "
-                          "./judgeagent.toml, then ~/.config/judgeagent/judgeagent.toml).")]
+                          "$JUDGEAGENT_CONFIG, then ./judgeagent.toml, then ~/.config/judgeagent/judgeagent.toml).")]
 
 
 def parse_fields(pairs: list[str], model: Any) -> Any:

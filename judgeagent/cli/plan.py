@@ -17,18 +17,26 @@ def render_plan(protocol: Any, config: Any, benchmark: Any, seats: Seats,
     items, the model of each role (with the settings given to it alone), the options given, and the calls it
     would make (the protocol's own count, low-high); tokens and cost where a recipe of the protocol has the
     paper's average call (KIEval's), priced as `reproduce --dry-run` prices them."""
-    fields = protocol.Config.model_fields
-    given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
     estimate = protocol.estimate_calls(config, list(benchmark.items), seats)
     calls = (f"calls: {estimate.low}-{estimate.high}" + (f" ({estimate.note})" if estimate.note else "")
              if estimate else "calls: no estimate for this setting")
+    return "\n".join([plan_head(protocol, config, benchmark, seats, own, dry), f"  {calls}",
+                      *_tokens(protocol.name, estimate, seats, registry)])
+
+
+def plan_head(protocol: Any, config: Any, benchmark: Any, seats: Seats,
+              own: dict[str, ModelSettings] | None = None, dry: bool = True) -> str:
+    """The plan's first lines, every protocol's (JudgeAgent's estimate table follows them): the items, each role's
+    model and the options given."""
+    fields = protocol.Config.model_fields
+    given = ", ".join(f"{k}={getattr(config, k)}" for k in fields if k in config.model_fields_set) or "(defaults)"
     head = f"dry run of protocol {protocol.name}: no model is called" if dry else f"protocol {protocol.name}:"
     return "\n".join([head,
                       f"  items: {len(benchmark.items)} of {benchmark.path}" if benchmark.items else
                       "  items: none from a benchmark (the protocol's options name its inputs)",
                       "  roles: " + ", ".join(f"{k}={_label(v).removesuffix('@' + k)}" + _settings((own or {}).get(k))
                                               for k, v in seats.items()),
-                      f"  options: {given}", f"  {calls}", *_tokens(protocol.name, estimate, seats, registry)])
+                      f"  options: {given}"])
 
 
 def _tokens(protocol: str, estimate: Any, seats: Seats, registry: Registry | None) -> list[str]:

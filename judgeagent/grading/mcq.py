@@ -226,6 +226,9 @@ class McqRecord(TypedDict):
     answer_letter: str | None
     aliases: NotRequired[list[str]]
     supporting_doc_ids: NotRequired[list[str]]
+    difficulty: NotRequired[str]
+    question_type: NotRequired[str]
+    passage: NotRequired[str]
     meta: NotRequired[dict[str, object]]
 
 
@@ -237,6 +240,13 @@ def to_record(item: Item) -> McqRecord:
         record["aliases"] = list(item.aliases)
     if item.supporting_doc_ids:
         record["supporting_doc_ids"] = list(item.supporting_doc_ids)
+    # What a run reads beside the question (JudgeAgent's tiers weigh by difficulty): kept, not left behind.
+    if item.difficulty:
+        record["difficulty"] = item.difficulty
+    if item.question_type:
+        record["question_type"] = item.question_type
+    if item.passage:
+        record["passage"] = item.passage
     if item.meta:
         record["meta"] = item.meta
     return record

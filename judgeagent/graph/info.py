@@ -125,8 +125,8 @@ def render_info(info: dict[str, Any]) -> str:
                      "first, and they start in its home document)")
     if "metadata_named_documents" in info:
         lines.append(f"  metadata names: {info['metadata_named_documents']:,} of {c['documents']:,} documents have a "
-                     "short metadata value that sets them apart, a publisher or an author (a question naming it walks "
-                     "towards them)")
+                     "short metadata value that sets them apart, a publisher, an author, a topic (a question naming "
+                     "it walks towards them)")
     if info.get("metadata_dated_documents"):
         lines.append(f"  metadata days: {info['metadata_dated_documents']:,} of {c['documents']:,} documents have a date in "
                      "their metadata, a day of publication (a question naming the day walks towards them)")

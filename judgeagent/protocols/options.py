@@ -88,5 +88,5 @@ def describe_options(protocol: Protocol) -> list[tuple[str, str, str]]:
         if _settable(f.annotation):
             default = f.default
             shown = ",".join(map(str, default)) if isinstance(default, tuple) else str(default)
-            rows.append((key, shown, (f.description or "").split("\n")[0]))
+            rows.append((key, shown, " ".join((f.description or "").split("\n\n")[0].split())))  # first paragraph
     return rows
