@@ -50,6 +50,11 @@ def test_dry_run_prints_the_estimate_and_touches_nothing(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "estimate for 10 items" in out and "target" in out and "interviewer" in out
     assert calls == 0 and not (tmp_path / "run").exists()
+    # The lines every protocol's dry run opens with: the items, each role's model, the options given.
+    assert out.splitlines()[:4] == [
+        "dry run of protocol judgeagent: no model is called",
+        f"  items: 10 of {DATA / 'multihop_rag' / 'small.questions.jsonl'}",
+        "  roles: target=tgt, interviewer=int, judge=int", "  options: extension=False"]
 
 
 def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, mhr_graph, capsys):
