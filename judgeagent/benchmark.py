@@ -133,6 +133,22 @@ def _check_count(name: str, value: int | None) -> None:
         raise JudgeAgentError(f"{name} must be at least 1, got {value}")
 
 
+def read_questions(path: str | Path) -> list[str]:
+    """The question of each record of a benchmark file, no gold needed (what `sample-path --questions` asks paths
+    for): its `question` field, or Inspect's `input` where a record has none."""
+    file, found = _checked_file(Path(path)), []
+    for record, source in _records(file):
+        value = (record.get("question", record.get("input")) if isinstance(record, dict) else None)
+        if not isinstance(value, str) or not value.strip():
+            columns = ", ".join(map(str, record)) if isinstance(record, dict) else "none: not an object"
+            raise JudgeAgentError(f"{source}: no question text (a 'question' or 'input' field); its columns: "
+                                  f"{columns or 'none'}")
+        found.append(value.strip())
+    if not found:
+        raise JudgeAgentError(f"{file} holds no questions")
+    return found
+
+
 def _checked_file(file: Path) -> Path:
     if not file.exists():
         raise JudgeAgentError(f"benchmark not found: {file}")

@@ -230,6 +230,14 @@ def test_sample_path_takes_a_file_of_questions_and_loads_models_once(built, caps
     (tmp_path / "empty.txt").write_text("\n")
     code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "empty.txt"], capsys)
     assert code == 1 and stderr.strip().startswith("error: --questions") and "one question a line" in stderr
+    # A benchmark file needs no golds here (it was refused: "has no gold answer"), and says what a record lacks.
+    (tmp_path / "asked.jsonl").write_text("".join(json.dumps({"question": q}) + "\n" for q in questions))
+    code, stdout, _ = run(["sample-path", built, "--questions", tmp_path / "asked.jsonl", "--json"], capsys)
+    assert code == 0 and [json.loads(line)["questions"] for line in stdout.splitlines()] == [[q] for q in questions]
+    (tmp_path / "asked.jsonl").write_text('{"query": "Which rocket?"}\n')
+    code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "asked.jsonl"], capsys)
+    assert code == 1 and stderr == (f"error: {tmp_path / 'asked.jsonl'}:1: no question text (a 'question' or 'input' "
+                                    "field); its columns: query\n")
     (tmp_path / "latin1.txt").write_bytes("Qui a lancé Rosetta ?\n".encode("latin-1"))
     code, _, stderr = run(["sample-path", built, "--questions", tmp_path / "latin1.txt"], capsys)
     assert code == 1 and stderr == f"error: {tmp_path / 'latin1.txt'}:1: not valid UTF-8 (byte 10)\n"

@@ -136,9 +136,9 @@ def sample_path_cmd(
 def _read_questions(path: Path) -> list[str]:
     """Questions from a text file (one a line) or from a benchmark file (its `question` column)."""
     if path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet"):
-        from ..benchmark import load_benchmark
+        from ..benchmark import read_questions
 
-        return [item.question for item in load_benchmark(path).items]
+        return read_questions(path)  # golds are not needed for a path
     if path.is_dir():
         raise JudgeAgentError(f"--questions {path} is a folder: give a text file, one question a line")
     lines = [line.strip() for line in read_text(path).splitlines()]  # one line for unreadable or non-UTF-8 files
