@@ -1,6 +1,7 @@
 """What `evaluate --dry-run` prints for the protocols other than JudgeAgent (and, on stderr, every run of them
 as it starts): the items, each role's model, the options given, the protocol's call count and, where a recipe
-gives the paper's average call, tokens and cost."""
+gives the paper's average call, tokens and cost. JudgeAgent's dry run opens with the same first lines
+(`plan_head`), then its own estimate table."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
