@@ -134,8 +134,9 @@ def check_replaceable(path: Path, ours: Callable[[Path], bool], what: str) -> No
         raise JudgeAgentError(f"cannot write {path}: it is a folder; give a file name")
     try:
         mine = not path.exists() or ours(path)
-    except (OSError, ValueError):
-        mine = False
+    except OSError as e:
+        raise JudgeAgentError(f"cannot read {path} to tell whether it is {what}: {e.strerror or e}; choose another "
+                              "--out") from None
     if not mine:
         raise JudgeAgentError(f"{path} exists and is not {what}: choose another --out, or remove it first")
 

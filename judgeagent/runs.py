@@ -236,7 +236,8 @@ class Run:
         self.folder = folder
         self.manifest = manifest
         self._writer = lock
-        if self.finished and manifest.get("kind") != "synthesis":  # easy items call no model: no records
+        synthesis = manifest.get("kind") == "synthesis" or folder.name == ".synthesis"  # (before kinds were kept)
+        if self.finished and not synthesis:  # a synthesis of easy items calls no model: no records
             _check_complete(folder, manifest)
         mode = {"writer": lock is not None, "finished": self.finished}
         # Runs written twice over before runs had a lock hold each record twice: the first one counts.
@@ -325,14 +326,16 @@ class Run:
 def _check_complete(folder: Path, manifest: Manifest) -> None:
     """A finished run holds its records (every episode calls a model) and, from format 2, its episodes: one that
     lost either is refused, rather than read as a run with fewer transcripts (a report or an export of it would
-    say nothing of what is gone)."""
+    say nothing of what is gone). The recovery moves every log aside: a resume skips the episodes episodes.jsonl
+    lists, so with it kept no record is made again. Files present but cut short are not caught here."""
     needed = ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2 else [])
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
         raise JudgeAgentError(f"run {folder} is incomplete: {' and '.join(missing)} "
                               f"{'is' if len(missing) == 1 else 'are'} missing though it finished; restore the "
-                              "folder from a copy, or set \"status\": \"running\" in its manifest.json and "
-                              f"{finish_hint(folder, manifest)} (its journal makes them again, no model called)")
+                              "folder from a copy, or move its .jsonl files aside, set \"status\": \"running\" in "
+                              f"its manifest.json and {finish_hint(folder, manifest)} (its journal makes them "
+                              "again, no model called)")
 
 
 class RowLog:

@@ -79,8 +79,6 @@ def test_dry_run_calls_nothing_and_its_estimate_holds_the_calls_made(case, tmp_p
     (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "-o", "rounds=0"], "option rounds"),
     (["--protocol", "teach2eval", "--role", "teacher=local", "--benchmark", HOTPOT, "-o", "turn=2"],
      "protocol teach2eval has no option 'turn'"),
-    (["--protocol", "dynaeval", "--role", "players=local,local", "-o", "epsilon=0.5"],
-     "epsilon applies to repeat=converge: add -o repeat=converge, or leave it out"),
     # What the run refuses before its first call, its dry run refused too (it printed an estimate, exit 0).
     (["--protocol", "kieval", "--target", "local", "--benchmark", HOTPOT, "--run-dir", HOTPOT],
      f"run folder {HOTPOT} is a file; choose another --run-dir"),

@@ -156,10 +156,19 @@ def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     with pytest.raises(JudgeAgentError, match="is a run"):  # said before --overwrite is offered: it would not help
         save_graph(demo_graph, run)
     assert sorted(p.name for p in run.iterdir()) == ["episodes.jsonl", "manifest.json"]
-    # What is left of a graph whose manifest was lost is one, as graph-info's advice (rebuild with --overwrite) says.
-    (out / "manifest.json").unlink()
-    save_graph(demo_graph, out, overwrite=True)
-    assert (out / "manifest.json").is_file()
+    # What is left of a graph whose manifest was lost or damaged is one, as graph-info's advice says ("rebuild it
+    # with build-graph --overwrite"): a manifest that is not an object, none, one nested past any parser's depth.
+    for damage in ("[]", None, "[" * 100_000):
+        (out / "manifest.json").unlink()
+        if damage is not None:
+            (out / "manifest.json").write_text(damage)
+        with pytest.raises(JudgeAgentError, match="rebuild it with build-graph --overwrite"):
+            load_graph(out)
+        save_graph(demo_graph, out, overwrite=True)
+        assert load_graph(out).manifest["graph_id"] == demo_graph.manifest["graph_id"]
+    (tmp_path / "afile").write_text("keep me")
+    with pytest.raises(JudgeAgentError, match="is a file, not a folder; choose another --out"):
+        save_graph(demo_graph, tmp_path / "afile", overwrite=True)
     with open(out / "chunks.parquet", "r+b") as f:
         f.seek(100)
         f.write(b"\x00garbage")

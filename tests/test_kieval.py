@@ -431,21 +431,32 @@ def test_inside_a_running_loop_the_sync_call_refuses_and_the_async_one_runs(tmp_
 
 
 def test_a_finished_run_that_lost_its_records_is_refused_and_made_again_from_its_journal(tmp_path):
-    """What the refusal advises works: with `"status": "running"`, a resume makes records.jsonl and episodes.jsonl
-    again from the run's journal, every call answered there (no model called), the same rows as before."""
+    """What the refusal advises works, for a run that lost its records and one that lost both logs: with its .jsonl
+    files moved aside and `"status": "running"`, a resume makes records.jsonl and episodes.jsonl again from the
+    run's journal, no model called, the same rows and summary (its usage then counts journal hits)."""
+    import shutil
+
     from judgeagent.errors import JudgeAgentError
     from judgeagent.runs import load_run
 
-    folder = run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "run", cache=False).folder
-    rows = {name: sorted((folder / name).read_text().splitlines()) for name in ("records.jsonl", "episodes.jsonl")}
-    for name in rows:
-        (folder / name).unlink()
-    with pytest.raises(JudgeAgentError, match="records.jsonl and episodes.jsonl are missing though it finished; .*"
-                                              "evaluate --resume"):
-        load_run(folder)
-    manifest = json.loads((folder / "manifest.json").read_text())
-    (folder / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
-    again = models()
-    run_protocol("kieval", bench(), models=again, config=OPTS, run_dir=folder, cache=False)
-    assert sum(len(m.calls) for m in again.values()) == 0
-    assert {name: sorted((folder / name).read_text().splitlines()) for name in rows} == rows
+    for lost in (["records.jsonl"], ["records.jsonl", "episodes.jsonl"]):
+        folder = run_protocol("kieval", bench(), models=models(), config=OPTS, run_dir=tmp_path / "-".join(lost),
+                              cache=False).folder
+        rows = {name: sorted((folder / name).read_text().splitlines()) for name in ("records.jsonl", "episodes.jsonl")}
+        summary = json.loads((folder / "summary.json").read_text())
+        for name in lost:
+            (folder / name).unlink()
+        with pytest.raises(JudgeAgentError, match=f"{' and '.join(lost)} (is|are) missing though it finished; .*move "
+                                                  "its .jsonl files aside.*evaluate --resume"):
+            load_run(folder)
+        (tmp_path / "aside").mkdir(exist_ok=True)
+        for log in folder.glob("*.jsonl"):
+            shutil.move(log, tmp_path / "aside" / f"{folder.name}-{log.name}")
+        manifest = json.loads((folder / "manifest.json").read_text())
+        (folder / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+        again = models()
+        run_protocol("kieval", bench(), models=again, config=OPTS, run_dir=folder, cache=False)
+        assert sum(len(m.calls) for m in again.values()) == 0
+        assert {name: sorted((folder / name).read_text().splitlines()) for name in rows} == rows
+        remade = json.loads((folder / "summary.json").read_text())
+        assert {k: v for k, v in remade.items() if k != "usage"} == {k: v for k, v in summary.items() if k != "usage"}

@@ -75,6 +75,10 @@ def test_a_converted_item_round_trips_as_a_benchmark_file(hotpot_graph, tmp_path
     assert [(i.difficulty, i.question_type, i.passage) for i in loaded] == [
         (i.difficulty, i.question_type, i.passage) for i in made]
     assert {i.difficulty for i in loaded} >= {"hard"} and all(i.question_type for i in loaded)
+    from dataclasses import replace
+
+    (tmp_path / "one.jsonl").write_text(json.dumps(to_record(replace(made[0], passage="The passage it reads."))) + "\n")
+    assert load_benchmark(tmp_path / "one.jsonl").items[0].passage == "The passage it reads."
 
 
 def test_check_options_catches_duplicates_and_a_missing_gold():

@@ -223,8 +223,9 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
                                if k in RUN_KEYS and k in given})
     request["protocol"] = protocol.name
     warn = _echo_err
-    if protocol.name == "judgeagent" and args["dry_run"]:
-        typer.echo(plan_head(protocol, config, benchmark, resolved, role_given))
+    if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
+        typer.echo(plan_head(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"]),
+                   err=not args["dry_run"])
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(_estimate(config, benchmark, registry, resolved, graph),
                    err=not args["dry_run"])
@@ -238,7 +239,7 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
 
         if args["run_dir"]:
             check_run_folder(Path(args["run_dir"]))
-        if args.get("equivalence_weights"):
+        if args.get("equivalence_weights") and protocol.grades_free_text:  # the others' runs turn the step off
             for_run(args["equivalence_weights"])
         return
     clock = time.perf_counter()

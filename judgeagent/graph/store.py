@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
-from ..files import cannot_write, check_format, wrong_kind
+from ..files import cannot_write, check_format, folder_kind, wrong_kind
 from .check import FIX, check_files, check_manifest, check_shapes, check_table, damaged, file_record
 from .model import TABLES, ContextGraph
 
@@ -53,11 +53,20 @@ def _replaceable(out: Path) -> bool:
     own files, its manifest lost or damaged): not a run folder or a dataset that happens to hold a manifest.json."""
     try:
         manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        return isinstance(manifest, dict) and manifest.get("format") == FORMAT
-    except (OSError, ValueError):  # none, or damaged: judged by the files beside it
-        pass
+    except (OSError, ValueError, RecursionError):  # none, or damaged: judged by the files beside it
+        manifest = None
+    if isinstance(manifest, dict) and manifest.get("format") == FORMAT:
+        return True
+    if folder_kind(out, manifest if isinstance(manifest, dict) else None) is not None:
+        return False  # a run, a dataset: another kind of judgeagent folder
+    return only_graph_files(out)
+
+
+def only_graph_files(folder: Path) -> bool:
+    """Whether a folder holds nothing but files a graph is made of (what is left of a graph whose manifest was lost
+    or damaged: build-graph --overwrite may replace it)."""
     own = {MANIFEST, *VECTORS.values(), *INDEXES.values(), *(f"{name}.parquet" for name in TABLES)}
-    return all(entry.is_file() and entry.name in own for entry in out.iterdir())
+    return all(entry.is_file() and entry.name in own for entry in folder.iterdir())
 
 
 def _check_parent(out: Path) -> None:
@@ -300,10 +309,11 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise JudgeAgentError(f"graph not found: {folder}")
     file = folder / MANIFEST
     if not file.is_file():
-        raise wrong_kind(folder, "graph", fix=f" (no {MANIFEST})")
+        rebuild = f"; {FIX}" if folder.is_dir() and any(folder.iterdir()) and only_graph_files(folder) else ""
+        raise wrong_kind(folder, "graph", fix=f" (no {MANIFEST}){rebuild}")
     try:
         manifest = json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise JudgeAgentError(f"{file}: unreadable manifest ({e}); {FIX}") from None
     version = manifest.get("format_version") if isinstance(manifest, dict) else None
     check_format(manifest, folder, FORMAT, version if version in READABLE_VERSIONS else FORMAT_VERSION, "graph",

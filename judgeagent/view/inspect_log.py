@@ -8,7 +8,6 @@ reads the log back with inspect_ai's own reader and lists it with Inspect's own 
 shows). Named as Inspect names its logs (`log_name`), since `inspect view` lists no other JSON log."""
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -123,8 +122,9 @@ def write_inspect_log(protocol: Protocol, folder: str | Path, out: Path | None =
 
 
 def _an_export(file: Path) -> bool:
-    log = json.loads(file.read_text(encoding="utf-8"))
-    return isinstance(log, dict) and str((log.get("eval") or {}).get("task", "")).startswith("judgeagent/")
+    """Our log names its task `judgeagent/PROTOCOL` in its first lines (`inspect_log`'s key order, indented)."""
+    with file.open("rb") as f:
+        return b'"task": "judgeagent/' in f.read(4096)
 
 
 def inspect_log(protocol: Protocol, folder: Path, manifest: Manifest, summary: dict[str, Any],

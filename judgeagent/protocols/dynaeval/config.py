@@ -94,10 +94,6 @@ class DynaEvalConfig(BaseModel):
                 and self.min_runs > self.max_runs):
             raise ValueError(f"min_runs ({self.min_runs}) is more than max_runs ({self.max_runs}): "
                              "raise max_runs or lower min_runs")
-        # With a fixed count an epsilon would change nothing, silently (min_runs is given with max_runs under fixed
-        # too, by recipes and older commands: the check above orders them).
-        if self.repeat == "fixed" and self.epsilon is not None:
-            raise ValueError("epsilon applies to repeat=converge: add -o repeat=converge, or leave it out")
         return self
 
 
