@@ -380,12 +380,14 @@ def test_view_export_and_report_never_replace_what_is_not_theirs_nor_read_a_run_
     for command in ("view", "export"):  # their own earlier output they replace
         out = tmp_path / f"again.{command}"
         assert cli([command, runs["kieval"], "--out", out], capsys) == cli([command, runs["kieval"], "--out", out], capsys)
-    damaged = shutil.copytree(runs["kieval"], tmp_path / "damaged")
-    text = (damaged / "episodes.jsonl").read_text()
-    (damaged / "episodes.jsonl").write_text("{oops " + text)
-    before = {p.name: p.read_bytes() for p in damaged.iterdir()}
-    assert main(["report", str(damaged)]) == 1 and "episodes.jsonl:1: damaged line" in capsys.readouterr().err
-    assert {p.name: p.read_bytes() for p in damaged.iterdir()} == before
+    # Each branch of `report` (the protocols' reports; JudgeAgent's own, whose viewer reads the validation rows).
+    for protocol, log in (("kieval", "episodes.jsonl"), ("judgeagent", "validation.jsonl")):
+        damaged = shutil.copytree(runs[protocol], tmp_path / f"damaged-{protocol}")
+        text = (damaged / log).read_text()
+        (damaged / log).write_text("{oops " + text)
+        before = {p.name: p.read_bytes() for p in damaged.iterdir() if p.is_file()}
+        assert main(["report", str(damaged)]) == 1 and f"{log}:1: damaged line" in capsys.readouterr().err
+        assert {p.name: p.read_bytes() for p in damaged.iterdir() if p.is_file()} == before
     short = shutil.copytree(runs["kieval"], tmp_path / "short")
     (short / "records.jsonl").unlink()
     for command in ("view", "export", "report"):
