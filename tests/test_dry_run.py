@@ -91,6 +91,14 @@ def test_a_dry_run_with_a_bad_option_fails_in_one_line(argv, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
+def test_a_dry_run_checks_the_weights_only_where_the_run_reads_them(capsys):
+    """Teach2Eval grades no free text: its run turns the learned step off whatever --equivalence-weights names, so
+    its dry run does not refuse a missing file (KIEval's does, above)."""
+    argv = ["evaluate", "--protocol", "teach2eval", "--role", "teacher=local", "--role", "students=local",
+            "--benchmark", ARC, "--limit", "2", "--equivalence-weights", "nowhere.json", "--dry-run"]
+    assert main(argv) == 0 and "dry run of protocol teach2eval" in capsys.readouterr().out
+
+
 def test_kieval_dry_run_prices_the_papers_average_call_and_the_others_say_they_do_not(tmp_path, capsys):
     config = tmp_path / "j.toml"
     config.write_text('[models.a]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "a"\nprices = {input = 2.5, output = 10}\n')

@@ -98,3 +98,7 @@ def test_make_mcq_writes_a_benchmark_and_never_overwrites_by_accident(hotpot_gra
     assert f"wrote {len(items)} of 25 items" in said and all(i.options and i.gold_letter for i in items)
     before = out.read_text()
     assert main(args) == 1 and "already exists" in capsys.readouterr().err and out.read_text() == before
+    # A folder as --out is said at once, with or without --overwrite (it offered --overwrite, which then refused).
+    for extra in ([], ["--overwrite"]):
+        assert main([*args[:-1], str(tmp_path), *extra]) == 1
+        assert f"cannot write {tmp_path}: it is a folder; give a file name" in capsys.readouterr().err

@@ -410,6 +410,8 @@ def test_cache_command_lists_prunes_and_clears_by_model(tmp_path, capsys):
     typo = tmp_path / "typo"
     assert main(["cache", "--cache-dir", str(typo)]) == 0 and not typo.exists()
     assert capsys.readouterr().out == f"cache: {typo}\nempty (no cache there)\n"
+    assert main(["cache", "clear", "--model", "m", "--cache-dir", str(typo)]) == 1 and not typo.exists()
+    assert f"holds no answers of 'm': there is no cache at {typo}" in capsys.readouterr().err
     (tmp_path / "afile").write_text("x")
     assert main(["cache", "--cache-dir", str(tmp_path / "afile")]) == 1
     assert capsys.readouterr().err.endswith(f"{tmp_path / 'afile'} is a file, not a folder; give a folder (--cache-dir)\n")
