@@ -250,10 +250,12 @@ def spread_figures(graph: Any, sampler: Any, questions: list[tuple[str, set[str]
     dense = PathSampler(graph, sampler.extractor, sampler.encoder)
     matched = [m for i, (question, support) in enumerate(questions)
                for m in spread_hits(dense, question, support, graph_paths[i], doc_of)]
-    return {"paths": len(matched), "unmatched": sum(map(len, graph_paths.values())) - len(matched),
-            "graph_chunk_share": statistics.fmean(g.chunk_share for g, _, _ in matched) if matched else None,
-            "chunk_share": statistics.fmean(d.chunk_share for _, d, _ in matched) if matched else None,
-            "docs_per_path": statistics.fmean(d.n_docs for _, d, _ in matched) if matched else None}
+    counts = {"paths": len(matched), "unmatched": sum(map(len, graph_paths.values())) - len(matched)}
+    if not matched:
+        return {**counts, "graph_chunk_share": None, "chunk_share": None, "docs_per_path": None}
+    return {**counts, "graph_chunk_share": statistics.fmean(g.chunk_share for g, _, _ in matched),
+            "chunk_share": statistics.fmean(d.chunk_share for _, d, _ in matched),
+            "docs_per_path": statistics.fmean(d.n_docs for _, d, _ in matched)}
 
 
 def run_repeats(sampler: Any, questions: list[str], hops: int, batch_size: int | None,

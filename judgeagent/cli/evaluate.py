@@ -226,9 +226,7 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(plan_head(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"]),
                    err=not args["dry_run"])
-    if protocol.name == "judgeagent" and (args["dry_run"] or not args["quiet"]):
-        typer.echo(_estimate(config, benchmark, registry, resolved, graph),
-                   err=not args["dry_run"])
+        typer.echo(_estimate(config, benchmark, registry, resolved, graph), err=not args["dry_run"])
     if protocol.name != "judgeagent" and (args["dry_run"] or not args["quiet"]):
         typer.echo(render_plan(protocol, config, benchmark, resolved, role_given, dry=args["dry_run"],
                                registry=registry),
