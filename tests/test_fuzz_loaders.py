@@ -225,6 +225,8 @@ def test_a_damaged_run_manifest_or_summary_is_reported_or_one_line(run_folder, n
     ("manifest.json", lambda m: m["models"].pop("interviewer"), "manifest.json: field 'models.interviewer' is missing"),
     ("manifest.json", lambda m: m["config"].update(seed=[1]), "manifest.json: field 'config.seed'"),
     ("manifest.json", lambda m: m["judge_calibration"].pop("policy"), "field 'judge_calibration.policy' is missing"),
+    ("manifest.json", lambda m: m["judge_calibration"].update(by_kind=json.dumps(m["judge_calibration"]["by_kind"])),
+     "field 'judge_calibration.by_kind'"),
 ])
 def test_report_names_a_damaged_field_found_by_the_fuzzer(run_folder, name, edit, says, capsys):
     """Found by the run fuzzer above: each was a KeyError or TypeError in the middle of report."""

@@ -31,6 +31,11 @@ class _Calibration(_Strict):
     note: str
 
 
+class _ProbeCount(_Strict):
+    n: int
+    right: int
+
+
 class _CalibrationRun(_Calibration):
     accuracy: float | None
     fpr: float | None
@@ -38,6 +43,8 @@ class _CalibrationRun(_Calibration):
     intervals: dict[str, list[float] | None]
     policy: str
     failures: int
+    by_kind: dict[str, _ProbeCount] | None = None
+    """The probes by kind, whose hard ones bound the judge's false-positive rate (absent in older runs)."""
 
 
 class _Config(_Strict):
