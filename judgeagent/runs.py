@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Self, TypedDict
+from typing import IO, TYPE_CHECKING, Any, NoReturn, Self, TypedDict
 
 from .errors import JudgeAgentError
 from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wrong_kind
@@ -128,6 +128,10 @@ class Manifest(TypedDict, total=False):
     equivalence: WeightsRecord
     """The learned answer-equivalence step's weights file and its sha256, when one was given or ships (absent:
     none, the step off); a resume with other weights is another configuration, refused."""
+    logs: dict[str, int]
+    """How many lines each append-only log held when the run finished (absent in runs finished before it was
+    kept): a reader refuses a finished run whose log has fewer, rather than read a copy cut short as a shorter
+    run. Lines, not bytes: a line damaged in place is reported as such, by FILE:LINE."""
 
 
 @dataclass
@@ -236,13 +240,15 @@ class Run:
         self.folder = folder
         self.manifest = manifest
         self._writer = lock
-        synthesis = manifest.get("kind") == "synthesis" or folder.name == ".synthesis"  # (before kinds were kept)
-        if self.finished and not synthesis:  # a synthesis of easy items calls no model: no records
-            _check_complete(folder, manifest)
+        if self.finished:
+            synthesis = manifest.get("kind") == "synthesis" or folder.name == ".synthesis"  # (before kinds were kept)
+            _check_complete(folder, manifest, synthesis=synthesis)
         mode = {"writer": lock is not None, "finished": self.finished}
         # Runs written twice over before runs had a lock hold each record twice: the first one counts.
         self.records = first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
         self._by_id = {r["record_id"]: r for r in self.records}
+        self._logs = {"records.jsonl"}
+        """The append-only logs: records and each `RowLog`'s file, their sizes kept when the run finishes."""
         self._lock = threading.Lock()
 
     def __enter__(self) -> Self:
@@ -310,32 +316,52 @@ class Run:
         raise JudgeAgentError(f"run {self.folder} has {problem}; {rewrite_hint(self.folder, self.manifest)}")
 
     def finish(self, summary: dict[str, Any]) -> None:
+        logs = {}
         try:
             for path in sorted(self.folder.glob("*.jsonl")):  # records and every protocol's own log
                 name = path.name
                 with open(path, "rb+") as f:
                     os.fsync(f.fileno())
+                if name in self._logs:  # not validate's rows, which it writes anew, maybe fewer
+                    logs[name] = _lines(path)
         except OSError as e:
             raise JudgeAgentError(cannot_write(self.folder / name, e, self.resume_hint())) from None
         write_json_atomic(self.folder / "summary.json", summary)
+        self.manifest["logs"] = logs
         self.manifest["status"] = "finished"
         self.manifest["finished_at"] = _now()
         write_json_atomic(self.folder / "manifest.json", self.manifest)
 
 
-def _check_complete(folder: Path, manifest: Manifest) -> None:
+def _check_complete(folder: Path, manifest: Manifest, *, synthesis: bool) -> None:
     """A finished run holds its records (every episode calls a model) and, from format 2, its episodes: one that
     lost either is refused, rather than read as a run with fewer transcripts (a report or an export of it would
-    say nothing of what is gone). The recovery moves every log aside: a resume skips the episodes episodes.jsonl
-    lists, so with it kept no record is made again. Files present but cut short are not caught here."""
-    needed = ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2 else [])
+    say nothing of what is gone); so is one whose log is shorter than when the run finished (a copy cut short).
+    The recovery moves every log aside: a resume skips the episodes episodes.jsonl lists, so with it kept no
+    record is made again. A synthesis of easy items calls no model: it holds no records."""
+    logs = manifest.get("logs")
+    sizes = logs if isinstance(logs, dict) else {}  # runs finished before sizes were kept: presence only
+    needed = [] if synthesis else ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2
+                                                       else [])
+    needed += [name for name in sizes if name not in needed]
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
-        raise JudgeAgentError(f"run {folder} is incomplete: {' and '.join(missing)} "
-                              f"{'is' if len(missing) == 1 else 'are'} missing though it finished; restore the "
-                              "folder from a copy, or move its .jsonl files aside, set \"status\": \"running\" in "
-                              f"its manifest.json and {finish_hint(folder, manifest)} (its journal makes them "
-                              "again, no model called)")
+        _incomplete(folder, manifest, f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
+    for name, held in sizes.items():
+        if isinstance(held, int) and (now := _lines(folder / name)) < held:
+            _incomplete(folder, manifest, f"{name} is cut short ({now:,} of the {held:,} lines it held)")
+
+
+def _lines(path: Path) -> int:
+    """The complete lines of a log (a torn last one is not counted), read in blocks: records can be large."""
+    with open(path, "rb") as f:
+        return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
+
+
+def _incomplete(folder: Path, manifest: Manifest, problem: str) -> NoReturn:
+    raise JudgeAgentError(f"run {folder} is incomplete: {problem} though it finished; restore the folder from a "
+                          "copy, or move its .jsonl files aside, set \"status\": \"running\" in its manifest.json "
+                          f"and {finish_hint(folder, manifest)} (its journal makes them again, no model called)")
 
 
 class RowLog:
@@ -345,6 +371,7 @@ class RowLog:
 
     def __init__(self, run: Run, name: str, key: str) -> None:
         self.run, self.name, self.key = run, name, key
+        run._logs.add(name)
         rows = read_rows(run.folder / name, key, writer=run.writable, finished=run.finished)
         self.rows = {r[key]: r for r in first_per_key(rows, key)}
         self._lock = threading.Lock()

@@ -177,6 +177,7 @@ def as_format_1(run):
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["format_version"] = 1
     del manifest["protocol"]
+    del manifest["logs"]  # counted only by later versions of format 2
     (run / "manifest.json").write_text(json.dumps(manifest))
     (run / "episodes.jsonl").unlink(missing_ok=True)
 

@@ -393,6 +393,16 @@ def test_view_export_and_report_never_replace_what_is_not_theirs_nor_read_a_run_
     for command in ("view", "export", "report"):
         assert main([command, str(short)]) == 1
         assert f"run {short} is incomplete: records.jsonl is missing though it finished" in capsys.readouterr().err
+    # A copy cut short (here to nothing, and to its first row) is as incomplete as a lost file.
+    for keep in (0, 1):
+        cut = shutil.copytree(runs["kieval"], tmp_path / f"cut-{keep}")
+        rows = (cut / "episodes.jsonl").read_bytes().splitlines(keepends=True)
+        (cut / "episodes.jsonl").write_bytes(b"".join(rows[:keep]))
+        for command in ("view", "export", "report"):
+            assert main([command, str(cut)]) == 1
+            err = capsys.readouterr().err
+            assert f"run {cut} is incomplete: episodes.jsonl is cut short ({keep} of the " in err, err
+            assert "move its .jsonl" in err
 
 
 def _serve_inspect_view(log_dir):

@@ -152,7 +152,7 @@ function showManifest() {
     pane.append(el("table", {cls: "models"}, el("thead", {}, el("tr", {}, el("th", {text: "role"}), el("th", {text: "model"}), el("th", {text: "served as"}))), el("tbody", {}, ...rows)));
     const isolation = Object.values(m).map((v) => v && v.isolation).find((v) => v);
     if (isolation) pane.append(el("p", {cls: "isolation", text: `model-written code ran under: ${typeof isolation === "string" ? isolation : JSON.stringify(isolation)}`}));
-    const plain = new Set(["format", "format_version", "status", "created_at", "finished_at", "protocol", "config_id", "models", "request"]);
+    const plain = new Set(["format", "format_version", "status", "created_at", "finished_at", "logs", "protocol", "config_id", "models", "request"]);
     for (const [key, value] of Object.entries(m))  // config, checker, judge_calibration, graph, the protocol's own
       if (!plain.has(key) && value != null) pane.append(el("h3", {text: key}), el("pre", {text: JSON.stringify(value, null, 1)}));
     pane.append(el("details", {}, el("summary", {text: "whole manifest"}), el("pre", {text: JSON.stringify(m, null, 1)})));
