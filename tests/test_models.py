@@ -313,6 +313,52 @@ def test_ping_an_unregistered_name_at_a_base_url(tmp_path, monkeypatch, capsys):
         assert [b["model"] for b in server.bodies] == ["my-model"]
 
 
+CREDENTIALED = ["http://user:{secret}@{host}/v1", "http://{secret}@{host}/v1", "http://{host}/v1?api-key={secret}",
+                "http://{host}/v1?api-version=2024-02-01&access_token={secret}"]
+
+
+def _files_holding(folder, secret):
+    return [f for f in folder.rglob("*") if f.is_file() and secret.encode() in f.read_bytes()]
+
+
+@pytest.mark.parametrize("shape", CREDENTIALED)
+@pytest.mark.parametrize("given", ["--base-url", "judgeagent.toml", "OPENAI_BASE_URL"])
+def test_a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message(shape, given, tmp_path, monkeypatch,
+                                                                               capsys):
+    """A base_url is recorded (manifests, the cache's model names, `cache list`) and shown (errors, ping, validate's
+    model changes): one carrying a password, a token as user name or a key in its query is refused, unechoed, before
+    any request; its key belongs in the environment (api_key_env). Seen failing: the secret in responses.sqlite and
+    on stdout (`model x (x at http://user:...@...)`)."""
+    from judgeagent.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JUDGEAGENT_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-key-is-fine")
+    secret = "CANARY0123456789"
+    with FakeServer() as server:
+        url = shape.format(secret=secret, host=server.base_url.split("/")[2])
+        args = ["ping", "openai:fake", "--cache-dir", str(tmp_path / "cache")]
+        if given == "--base-url":
+            args += ["--base-url", url]
+        elif given == "OPENAI_BASE_URL":
+            monkeypatch.setenv("OPENAI_BASE_URL", url)
+        else:
+            (tmp_path / "judgeagent.toml").write_text(f'[models.fake]\nbase_url = "{url}"\nmodel = "fake"\n')
+            args[1] = "fake"
+        code = main(args)
+        out, err = capsys.readouterr()
+        sent = server.counts["requests"]
+    assert secret not in out + err and not _files_holding(tmp_path / "cache", secret), (out, err)
+    assert code == 1 and sent == 0 and "carries credentials" in err, err
+
+
+def test_a_base_url_query_without_credentials_is_kept(monkeypatch):
+    """Not every query is a key: Azure-style `?api-version=` stays part of the endpoint."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy:1/v1?api-version=2024-02-01")
+    assert Registry({}).resolve("openai:gpt-4o").base_url == "http://proxy:1/v1?api-version=2024-02-01"
+
+
 def test_roles_that_default_to_the_target_use_its_base_url():
     from judgeagent.models import open_models
 

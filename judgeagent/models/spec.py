@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import tomllib
+import urllib.parse
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from ..errors import JudgeAgentError
 from .base import ModelSettings
@@ -85,6 +87,22 @@ class ModelSpec(Frozen):
     gguf: str | None = None
     """For the embedded model only: the GGUF file to serve."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials(cls, url: str, info: ValidationInfo) -> str:
+        """A base_url is recorded (run manifests, the cache's model names) and shown (errors, `cache list`), so a
+        key in it would land there: refused, never echoed, whichever way it came (--base-url, judgeagent.toml,
+        `<PROVIDER>_BASE_URL`). Raised as our own error, which pydantic passes on unwrapped (its own would quote
+        the value)."""
+        found = url_credentials(url)
+        if found:
+            raise JudgeAgentError(
+                f"the base_url of model {info.data.get('name')!r} carries credentials ({found}); judgeagent records "
+                "endpoints in run manifests and caches, so keys never go in a URL: put the key in an environment "
+                "variable (api_key_env in judgeagent.toml, <PROVIDER>_API_KEY for provider:model), sent as the "
+                "Authorization header")
+        return url
+
     def api_key(self) -> str:
         """The key from the environment, read when a client is made and never stored."""
         if not self.api_key_env:
@@ -98,6 +116,21 @@ class ModelSpec(Frozen):
 
     def endpoint(self) -> str:
         return f"{self.model} at {self.base_url}"
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|sig|auth|cred", re.IGNORECASE)
+
+
+def url_credentials(url: str) -> str:
+    """What in `url` is a credential, named without its value ("" if nothing): a user name or password (a token
+    is often given as the user name), or a query parameter named like a key (`api-key`, `access_token`, `sig`).
+    Other parameters (`api-version`) are part of the endpoint."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" in parts.netloc:
+        return "a user name or password before its host"
+    names = [name for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+             if _SECRET_PARAM.search(name)]
+    return f"the query parameter {names[0]!r}" if names else ""
 
 
 class Registry:
@@ -140,7 +173,8 @@ class Registry:
     def resolve(self, name: str, base_url: str | None = None) -> ModelSpec:
         if name in self.models:
             spec = self.models[name]
-            return spec.model_copy(update={"base_url": base_url}) if base_url else spec
+            # validated, not copied: --base-url is checked for credentials as a toml's base_url is
+            return ModelSpec.model_validate({**spec.model_dump(), "base_url": base_url}) if base_url else spec
         if name == LOCAL or name.startswith(f"{LOCAL}:"):
             return local_spec(name.partition(":")[2] or None)
         split = split_provider(name)
