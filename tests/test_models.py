@@ -359,6 +359,22 @@ def test_a_base_url_query_without_credentials_is_kept(monkeypatch):
     assert Registry({}).resolve("openai:gpt-4o").base_url == "http://proxy:1/v1?api-version=2024-02-01"
 
 
+@pytest.mark.parametrize("command", [["models"], ["ping", "mine"]])
+def test_a_key_pasted_as_the_variable_name_is_refused_unechoed(command, tmp_path, monkeypatch, capsys):
+    """`api_key_env` holds a variable's name; a key put there by mistake was printed by `models` (`sk-... (NOT SET)`)
+    and by every run's "needs an API key in the environment variable sk-..." error. Seen failing on the code before."""
+    from judgeagent.cli import main
+
+    (tmp_path / "judgeagent.toml").write_text(f'[models.mine]\nbase_url = "http://127.0.0.1:1/v1"\nmodel = "m"\n'
+                                              f'api_key_env = "{SECRET}"\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JUDGEAGENT_CONFIG", raising=False)
+    code = main([*command, "--config", str(tmp_path / "judgeagent.toml")])
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err, (out, err)
+    assert code == 1 and "[models.mine] api_key_env:" in err and "environment variable" in err, err
+
+
 def test_roles_that_default_to_the_target_use_its_base_url():
     from judgeagent.models import open_models
 

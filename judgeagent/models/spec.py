@@ -87,6 +87,16 @@ class ModelSpec(Frozen):
     gguf: str | None = None
     """For the embedded model only: the GGUF file to serve."""
 
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_variable_name(cls, name: str | None) -> str | None:
+        """The variable's name, never the key: a key pasted here was shown by `judgeagent models` and in the
+        "not set" error. Names as the providers' are (POSIX's portable ones); the value is never echoed."""
+        if name is not None and not _VARIABLE.fullmatch(name):
+            raise ValueError("must name an environment variable (upper-case letters, digits and _, e.g. "
+                             "OPENAI_API_KEY) that holds the key; keys never go in files")
+        return name
+
     @field_validator("base_url")
     @classmethod
     def _no_credentials(cls, url: str, info: ValidationInfo) -> str:
@@ -118,6 +128,7 @@ class ModelSpec(Frozen):
         return f"{self.model} at {self.base_url}"
 
 
+_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
 _SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|sig|auth|cred", re.IGNORECASE)
 
 
