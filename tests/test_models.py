@@ -353,10 +353,20 @@ def test_a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message(s
     assert code == 1 and sent == 0 and "carries credentials" in err, err
 
 
-def test_a_base_url_query_without_credentials_is_kept(monkeypatch):
-    """Not every query is a key: Azure-style `?api-version=` stays part of the endpoint."""
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy:1/v1?api-version=2024-02-01")
-    assert Registry({}).resolve("openai:gpt-4o").base_url == "http://proxy:1/v1?api-version=2024-02-01"
+@pytest.mark.parametrize("query", ["api-version=2024-02-01", "deployment=design&keyword=monkey", "signal=on"])
+def test_a_base_url_query_without_credentials_is_kept(query, monkeypatch):
+    """Not every query is a key: Azure-style `?api-version=` stays part of the endpoint, and a parameter is a key
+    by its whole words (`design` and `signal` hold `sig`, `keyword` holds `key`: none is one)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://proxy:1/v1?{query}")
+    assert Registry({}).resolve("openai:gpt-4o").base_url == f"http://proxy:1/v1?{query}"
+
+
+@pytest.mark.parametrize("param", ["apiKey", "X-Api-Key", "subscription-key", "sig", "accessToken", "password"])
+def test_each_way_of_naming_a_key_in_a_query_is_refused(param, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://proxy:1/v1?{param}=CANARY0123456789")
+    with pytest.raises(JudgeAgentError, match=f"carries credentials \\(the query parameter '{param}'\\)") as e:
+        Registry({}).resolve("openai:gpt-4o")
+    assert "CANARY" not in str(e.value)
 
 
 @pytest.mark.parametrize("command", [["models"], ["ping", "mine"]])

@@ -129,7 +129,16 @@ class ModelSpec(Frozen):
 
 
 _VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
-_SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|sig|auth|cred", re.IGNORECASE)
+_SECRET_WORD = re.compile(r"(api|access|auth|subscription|session)?(key|token|secret|password|passwd|pwd|sig|"
+                          r"signature|auth|authorization|credentials?)s?")
+"""A query parameter's word that names a credential: whole words of its name (`api-key`, `access_token`, `apiKey`,
+`sig`), so that `design` or `signal` are not taken for one."""
+
+
+def _names_a_secret(param: str) -> bool:
+    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", param).lower())
+    joined = param.lower().replace("-", "").replace("_", "")  # apikey, accesstoken
+    return any(_SECRET_WORD.fullmatch(w) for w in [*words, joined] if w)
 
 
 def url_credentials(url: str) -> str:
@@ -140,7 +149,7 @@ def url_credentials(url: str) -> str:
     if "@" in parts.netloc:
         return "a user name or password before its host"
     names = [name for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-             if _SECRET_PARAM.search(name)]
+             if _names_a_secret(name)]
     return f"the query parameter {names[0]!r}" if names else ""
 
 
