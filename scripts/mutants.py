@@ -53,6 +53,9 @@ _S65 = "tests/test_mutants_killed_s65.py"
 graph or the sandbox; seconds in all: first in each list)."""
 """The tests written against the survivors of stop 60's seed-62 sample, named one by one in each module's list (the
 file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
+_S69 = "tests/test_mutants_killed_s69.py::test_"
+"""The tests written at stop 69 against the first samples of graph/relevance.py, models/usage.py and models/cache.py
+(seed 1), named one by one in each module's list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -332,6 +335,38 @@ TARGETS: dict[str, list[str]] = {
         _S63 + "a_graph_written_before_specificity_was_stored_gives_the_report_the_same_names"],
     "judgeagent/protocols/judgeagent/report/build.py": [_S65, *_REPORT_RUNS],
     "judgeagent/protocols/judgeagent/report/checked.py": _REPORT_RUNS,
+    # `judgeagent paths-check`'s numbers (stop 69): the tests written against its survivors (the printed figures
+    # word for word, the ratio's and misses' edges), the ratio and spread helpers by hand, the refusals, then the
+    # demo-graph runs (set JUDGEAGENT_TEST_GRAPH_CACHE: relevance.py is outside the graph build's imports, so a
+    # mutant loads the cached graph); the HotpotQA spread test and the bench-only tests left out for time
+    "judgeagent/graph/relevance.py": [_S69 + name for name in (
+        "paths_checks_printed_figures_word_for_word", "a_ratio_without_resamples_has_a_value_and_no_interval",
+        "by_position_reads_only_the_paths_long_enough", "a_checks_figures_cannot_be_changed_once_made",
+        "a_question_file_names_every_field_it_has_and_reads_json_too",
+        "one_seeds_misses_show_the_dense_ranking_of_that_seed")] + [f"tests/test_paths_check.py::test_{name}" for name in (
+        "ratio_weighs_paths_and_resamples_whole_questions_the_same_for_both_ways",
+        "dense_at_spread_takes_the_ranking_s_first_chunks_over_as_many_documents",
+        "paths_check_refuses_questions_it_cannot_measure_in_one_line",
+        "paths_the_ranking_cannot_match_leave_the_spread_line_weighted_by_path",
+        "paths_check_prints_bench_paths_figures_with_intervals")],
+    # usage and the response cache (stop 69): the tests written against their survivors, the budget's journal
+    # replay, then the model tests on the loopback server (11 s quiet)
+    "judgeagent/models/usage.py": [*(_S69 + name for name in (
+        "the_usage_table_word_for_word", "the_budget_stops_a_call_once_spending_reaches_it_and_says_so_word_for_word",
+        "a_roles_seconds_are_the_wall_time_inside_its_calls_added_up",
+        "a_role_whose_model_names_no_served_model_has_no_served_field_and_a_raised_call_is_a_failure",
+        "a_roles_line_counts_paid_calls_hits_failures_tokens_dollars_and_the_served_name_once")),
+        "tests/test_budget.py::test_a_budget_stops_calls_and_a_journal_replays_for_free", "tests/test_models.py"],
+    "judgeagent/models/cache.py": [*(_S69 + name for name in (
+        "the_default_cache_folder_is_the_variable_then_xdg_then_home",
+        "switching_to_wal_waits_out_a_lock_for_thirty_seconds_with_doubling_sleeps",
+        "each_kind_of_model_identity_has_its_one_line_source",
+        "a_cache_key_does_not_depend_on_the_order_of_an_identitys_or_settings_keys",
+        "a_folder_that_is_not_there_is_not_nearly_full",
+        "a_cache_that_cannot_be_used_says_why_and_what_to_do_word_for_word",
+        "a_cache_used_from_another_thread_is_closed_from_this_one",
+        "a_caches_sources_count_answers_and_bytes_and_removal_by_source_or_age",
+        "a_journaled_calls_time_is_its_own_in_seconds")), "tests/test_function_model.py", "tests/test_models.py"],
 }
 
 EQUIVALENT: dict[str, str] = {
