@@ -38,8 +38,9 @@ def test_a_mutant_that_times_out_runs_again_longer_before_it_counts():
 
 
 def test_every_equivalent_key_names_a_mutation_point_of_its_module():
-    """An EQUIVALENT key is `module:line:col:what`: when code above it moves, the key names nothing and its
-    equivalent mutant counts as a survivor again (stop 60 found six such keys)."""
+    """An EQUIVALENT key is `module:line:col:what` (or with its `#n`, for one piece of an f-string): when code above
+    it moves, the key names nothing and its equivalent mutant counts as a survivor again (stop 60 found six such
+    keys)."""
     import ast
 
     points: dict[str, set[str]] = {}
@@ -47,6 +48,7 @@ def test_every_equivalent_key_names_a_mutation_point_of_its_module():
         module = key.split(":")[0]
         if module not in points:
             tree = ast.parse((mutants.ROOT / module).read_text())
-            points[module] = {f"{module}:{node.lineno}:{node.col_offset}:{what}" for node, what in mutants._points(tree)}
+            points[module] = {f"{module}:{node.lineno}:{node.col_offset}:{what}{n}"
+                              for index, (node, what) in enumerate(mutants._points(tree)) for n in ("", f"#{index}")}
     stale = sorted(key for key in mutants.EQUIVALENT if key not in points[key.split(":")[0]])
     assert stale == []
