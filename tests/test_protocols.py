@@ -435,6 +435,45 @@ def test_interviewer_through_the_cli_on_loopback_servers(tmp_path, capsys):
     assert usage["target"]["served"] == ["t"] and usage["interviewer"]["served"] == ["i"]  # as the servers said
 
 
+def test_a_run_killed_between_its_summary_and_its_report_gets_the_report_on_resume(tmp_path, capsys, monkeypatch):
+    """A kill after `Run.finish` (manifest finished, summary written) but before report.md: `--resume` writes the
+    report from the summary, calling no model, rather than returning a finished run that never gets one."""
+    from judgeagent.models.testserver import FakeServer
+    from judgeagent.protocols import runner
+
+    script = Script()
+    bench = tmp_path / "b.jsonl"
+    bench.write_text("".join(json.dumps({"qid": i.qid, "question": i.question, "answer": i.gold}) + "\n"
+                             for i in items().items[:2]))
+
+    def interviewer(request):
+        messages = request["messages"]
+        return script.judge(messages) if "grade an interviewee" in messages[0]["content"] else \
+            script.interviewer(messages)
+
+    def killed(*args):
+        raise KeyboardInterrupt  # the process dies here: what is on disk is what `finish` wrote
+
+    with FakeServer(reply=lambda r: script.target(r["messages"])) as tgt, FakeServer(reply=interviewer) as itv:
+        toml = tmp_path / "judgeagent.toml"
+        toml.write_text(f'[models.tgt]\nbase_url = "{tgt.base_url}"\nmodel = "t"\n'
+                        f'[models.int]\nbase_url = "{itv.base_url}"\nmodel = "i"\n')
+        run = tmp_path / "run"
+        argv = ["evaluate", "--protocol", "interviewer", "--target", "tgt", "--interviewer", "int", "--benchmark",
+                str(bench), "--config", str(toml), "--no-cache", "-q", "-o", "judge_policy=off", "--equivalence-weights",
+                "none", "--run-dir", str(run)]
+        with monkeypatch.context() as patched:
+            patched.setattr(runner, "write_report", killed)
+            assert _cli(argv, capsys)[0] == 130
+        assert json.loads((run / "manifest.json").read_text())["status"] == "finished"
+        assert not (run / "report.md").exists()
+        calls = tgt.counts["requests"] + itv.counts["requests"]
+        code, _, err = _cli(["evaluate", "--resume", str(run), "--config", str(toml), "--no-cache", "-q"], capsys)
+        assert code == 0, err
+        assert tgt.counts["requests"] + itv.counts["requests"] == calls
+    assert (run / "report.md").read_text().startswith("# LLM-as-an-Interviewer run")
+
+
 def test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback(tmp_path):
     """An interviewer that says back the schema's description of `suggestions` gave no advice: the batch's
     feedback is recorded as failed, and validation measures nothing with it."""

@@ -107,9 +107,13 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
     with open_run(Path(folder), manifest) as run:
         if run.finished:
             try:
-                return RunResult(run.folder, run.summary(), {}, True)
+                done = run.summary()
             except JudgeAgentError:  # summary.json lost or damaged: replayed below, from the records (every
                 pass  # episode is there, so nothing is asked again), and finishing writes it (and the report) anew
+            else:
+                if protocol.writes_report and not (run.folder / "report.md").is_file():
+                    write_report(protocol, run, done)  # killed between `finish` and the report: from the summary
+                return RunResult(run.folder, done, {}, True)
         resumed = len(run.records) > 0
         log = RowLog(run, EPISODES_FILE, "episode")
         # Slow loads begin now, on their own threads, while the models' servers start: none then stalls the loop.
