@@ -211,6 +211,40 @@ def test_rescore_through_the_cli_with_a_registry_model_and_the_report_shows_the_
     assert md.index("## Evaluator agreement") < md.index("## Usage")
 
 
+def test_a_second_rescore_of_a_run_at_once_is_refused_and_repeats_no_call(tmp_path):
+    """rescore writes the run's folder (its journal under rescore/, its file): a second one started while the first
+    is asking is refused by the run's writer lock, as a second validate is, rather than asking every question again."""
+    import threading
+
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.models import ModelSpec
+    from judgeagent.models.spec import Registry
+    from judgeagent.models.testserver import FakeServer
+    from judgeagent.protocols.kieval.rescore import rescore
+
+    run = kieval_run(tmp_path)
+    second = test_kieval.evaluator({"Strong": 3})
+    outcomes = []
+
+    def one(registry):
+        try:
+            outcomes.append(rescore(run, "other", registry=registry, cache=False)["file"])
+        except JudgeAgentError as e:
+            outcomes.append(str(e))
+
+    with FakeServer(reply=lambda request: second(request["messages"]), latency=0.3) as server:
+        registry = Registry({"other": ModelSpec(name="other", base_url=server.base_url, model="o")})
+        first = threading.Thread(target=one, args=(registry,))
+        first.start()
+        while server.counts["requests"] == 0 and first.is_alive():  # the first is asking: its calls are in flight
+            pass
+        one(registry)
+        first.join()
+        assert server.counts["requests"] == 3 + 3 + 2  # each stored candidate turn scored once
+    assert outcomes[0].startswith(f"run {run} is being written by another judgeagent process"), outcomes
+    assert outcomes[1] == str(run / "rescore-other.json")
+
+
 def test_a_kieval_report_without_rescores_has_no_agreement_section(tmp_path, capsys):
     run = kieval_run(tmp_path)
     assert cli(["report", run], capsys)[0] == 0
@@ -280,7 +314,8 @@ def test_commands_on_a_finished_run_in_a_read_only_folder_are_one_line(tmp_path,
         (tmp_path / "other.toml").write_text(f'[models.other]\nbase_url = "{server.base_url}"\nmodel = "o"\n')
         code, _, err = cli(["rescore", kv, "--evaluator", "other", "--config", tmp_path / "other.toml", "--no-cache",
                             "-q"], capsys)
-        one_line_error(code, err, f"cannot use the response store {kv / 'rescore' / 'other' / 'responses.sqlite'}: ")
+        one_line_error(code, err, f"run {kv} cannot be written (")  # its writer lock, as validate's
+        assert "make the folder writable, or copy it somewhere writable and give that folder" in err
         assert server.counts["requests"] == 0
     assert roles.calls() == calls  # refused before asking anything
     assert {folder: sorted(p.name for p in folder.iterdir()) for folder in (run, kv)} == before

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from ...errors import JudgeAgentError
 from ...files import write_json_atomic
-from ...runs import Manifest, a_run_of, finish_hint, load_manifest, load_run, read_rows
+from ...runs import Manifest, a_run_of, finish_hint, load_manifest, load_run, lock_run, read_rows
 from ..base import Section
 from .agreement import Agreement, agreement
 from .evaluator import evaluate_turn
@@ -43,33 +43,36 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
     registry = registry or load_registry()
     described = describe_roles({"evaluator": evaluator}, registry)["evaluator"]  # a missing key fails here
     label = re.sub(r"[^A-Za-z0-9._-]+", "-", described["name"]).strip("-") or "evaluator"
-    began = folder / "rescore" / label / "model.json"  # the evaluator this rescore began with
-    changes: list[str] = []
-    if began.is_file():
-        first = json.loads(began.read_text(encoding="utf-8"))
-        changes = hold_to_run({"evaluator": first["evaluator"]}, registry, command="rescore", folder=folder,
-                              allow_change=allow_model_change)
-    with open_roles({"evaluator": evaluator}, registry=registry, cache_dir=cache_dir, cache=cache,
-                    journal=folder / "rescore" / label) as roles:
-        if not began.is_file():  # the journal's folder is there now (or its one-line error was raised)
-            write_json_atomic(began, {"evaluator": described})
-        rescored = asyncio.run(_all(roles, rows, progress))
-        usage = roles.ledger.totals()
-    # Scored as the first evaluator's summary was: the run's own scoring options (runs begun before they existed
-    # were scored `linear`), so that the two evaluators' numbers stand side by side.
-    config = manifest["config"]
-    summary = numbers(rescored, rounds, config.get("scoring", "linear"), config.get("decay", True),
-                      config.get("early_stop", True))
-    second = cast(SecondEvaluator, {"evaluator": described["name"], "model": described, **summary})
-    result: RescoreResult = {
-        "run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
-                                      "kieval": _first_summary(folder)["kieval"]},
-        "second": second, "agreement": turn_agreement(rows, rescored), "usage": usage,
-        **({"model_changes": changes} if changes else {}),
-        "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
-                          for r in rescored if r["verified"]]}
-    result["file"] = str(folder / f"rescore-{label}.json")
-    write_json_atomic(Path(result["file"]), result)
+    # It writes the run's folder (its journal, its file): it takes the run's writer lock, as validate does, so that
+    # a second rescore at once is refused instead of asking the evaluator every question again.
+    with lock_run(folder):
+        began = folder / "rescore" / label / "model.json"  # the evaluator this rescore began with
+        changes: list[str] = []
+        if began.is_file():
+            first = json.loads(began.read_text(encoding="utf-8"))
+            changes = hold_to_run({"evaluator": first["evaluator"]}, registry, command="rescore", folder=folder,
+                                  allow_change=allow_model_change)
+        with open_roles({"evaluator": evaluator}, registry=registry, cache_dir=cache_dir, cache=cache,
+                        journal=folder / "rescore" / label) as roles:
+            if not began.is_file():  # the journal's folder is there now (or its one-line error was raised)
+                write_json_atomic(began, {"evaluator": described})
+            rescored = asyncio.run(_all(roles, rows, progress))
+            usage = roles.ledger.totals()
+        # Scored as the first evaluator's summary was: the run's own scoring options (runs begun before they existed
+        # were scored `linear`), so that the two evaluators' numbers stand side by side.
+        config = manifest["config"]
+        summary = numbers(rescored, rounds, config.get("scoring", "linear"), config.get("decay", True),
+                          config.get("early_stop", True))
+        second = cast(SecondEvaluator, {"evaluator": described["name"], "model": described, **summary})
+        result: RescoreResult = {
+            "run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
+                                          "kieval": _first_summary(folder)["kieval"]},
+            "second": second, "agreement": turn_agreement(rows, rescored), "usage": usage,
+            **({"model_changes": changes} if changes else {}),
+            "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
+                              for r in rescored if r["verified"]]}
+        result["file"] = str(folder / f"rescore-{label}.json")
+        write_json_atomic(Path(result["file"]), result)
     return result
 
 
