@@ -132,6 +132,29 @@ def test_a_loaded_graph_saved_elsewhere_is_the_same_bytes_and_id(demo_graph, tmp
         assert sums == {demo_graph.manifest["files"][name]["sha256"]}, name
 
 
+def test_a_build_removes_the_staging_folder_a_killed_build_left(demo_graph, tmp_path):
+    """SIGKILL mid-write leaves `.NAME.tmp-<pid>` behind (no cleanup runs): the next build of NAME removes it, as
+    docs/graph-format.md says, and leaves alone the staging folder of a build whose process is still running."""
+    import signal
+    import subprocess
+
+    from judgeagent import save_graph
+
+    killed, running = (subprocess.Popen(["sleep", "60"]) for _ in range(2))
+    try:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()  # reaped: its pid names no process now
+        for process in (killed, running):
+            staged = tmp_path / f".g.tmp-{process.pid}"
+            staged.mkdir()
+            (staged / "chunks.parquet").write_bytes(b"half")
+        save_graph(demo_graph, tmp_path / "g")
+        assert sorted(p.name for p in tmp_path.iterdir()) == [f".g.tmp-{running.pid}", "g"]
+    finally:
+        running.kill()
+        running.wait()
+
+
 def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     from judgeagent import save_graph
 
