@@ -443,9 +443,15 @@ def check_run_folder(folder: Path, option: str = "--run-dir") -> None:
     if folder.exists() and not folder.is_dir():
         raise JudgeAgentError(f"run folder {folder} is a file; choose another {option}")
     if folder.is_dir() and not (folder / "manifest.json").exists() and any(
-            p.name != LOCK_FILE for p in folder.iterdir()):
+            p.name != LOCK_FILE and not _manifest_begun(p) for p in folder.iterdir()):
         raise JudgeAgentError(f"{folder} is a folder with other files, not a judgeagent run; "
                               f"choose a new or empty {option}")
+
+
+def _manifest_begun(path: Path) -> bool:
+    """`.manifest.json.tmp-<pid>`: the first manifest of a run killed while writing it (`write_atomic`'s temporary
+    file, never renamed into place): the folder is still that run's, begun, and the same command starts it."""
+    return path.name.startswith(".manifest.json.tmp-")
 
 
 def _make_folder(folder: Path, option: str) -> None:

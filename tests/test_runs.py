@@ -123,6 +123,20 @@ def test_a_lock_file_left_by_a_dead_process_is_no_obstacle(roles, tmp_path, caps
     assert len(record_ids(run)) == 25
 
 
+def test_a_run_killed_while_writing_its_first_manifest_starts_with_the_same_command(roles, tmp_path, capsys):
+    """SIGKILL between writing the manifest's temporary file and renaming it leaves the lock and that file (no cleanup
+    runs): the folder is that run's, begun, not "a folder with other files" that the same command must refuse."""
+    config, run = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "run"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    run.mkdir()
+    (run / "writer.lock").write_text(f"{dead.pid}\n")
+    (run / f".manifest.json.tmp-{dead.pid}").write_text('{"format": "judgeagent.run", "format_')
+    code, _, err = cli(evaluate_args(config, run, limit=5), capsys)
+    assert code == 0, err
+    assert len(record_ids(run)) == 5
+
+
 def test_a_run_dir_that_is_a_file_is_refused(roles, tmp_path, capsys):
     config, file = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "notes.txt"
     file.write_text("mine\n")
