@@ -74,13 +74,15 @@ def json_records(file: Path, text: str) -> Iterator[tuple[Any, str]]:
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """`write(tmp)` into a hidden sibling, then rename over `path`: readers see old or new, never half.
+    """`write(tmp)` into a hidden sibling, synced, then rename over `path`: readers see old or new, never half,
+    and after a power cut the file is the old or the new one.
 
     A file that cannot be written (a read-only or missing folder, a full disk) is a one-line error naming
     it, with nothing left behind: the old file, if any, is as it was."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         write(tmp)
+        _sync(tmp)
         os.replace(tmp, path)
     except OSError as e:
         raise JudgeAgentError(cannot_write(path, e)) from None
@@ -89,6 +91,16 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
             tmp.unlink(missing_ok=True)
         except OSError:  # a folder we may not write to holds no temporary file of ours either
             pass
+
+
+def _sync(file: Path) -> None:
+    """The file's bytes on disk before a rename makes them the file: without it a power cut can leave the new name
+    on an empty file (the rename is journaled before the data is written), a run's manifest.json among them."""
+    fd = os.open(file, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def cannot_write(path: Path, error: OSError, then: str = "run the command again") -> str:

@@ -137,6 +137,22 @@ def test_a_run_killed_while_writing_its_first_manifest_starts_with_the_same_comm
     assert len(record_ids(run)) == 5
 
 
+def test_atomic_writes_sync_the_file_before_renaming_it(tmp_path, monkeypatch):
+    """A run's manifest and summary reach the disk before their names do: after a power cut the file is the old or
+    the new one, never an empty file under the new name (ext4 and XFS journal the rename before delayed data)."""
+    from judgeagent.files import write_json_atomic
+
+    events = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}"))),
+                                                 fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", str(a))), replace(a, b)))
+    write_json_atomic(tmp_path / "manifest.json", {"status": "running"})
+    tmp = str(tmp_path / f".manifest.json.tmp-{os.getpid()}")
+    assert events == [("fsync", tmp), ("replace", tmp)]
+    assert json.loads((tmp_path / "manifest.json").read_text()) == {"status": "running"}
+
+
 def test_a_run_dir_that_is_a_file_is_refused(roles, tmp_path, capsys):
     config, file = roles.write_config(tmp_path / "judgeagent.toml"), tmp_path / "notes.txt"
     file.write_text("mine\n")
