@@ -103,6 +103,32 @@ def _sync(file: Path) -> None:
         os.close(fd)
 
 
+def remove_stale(folder: Path, pattern: str) -> None:
+    """Remove the temporaries in `folder` matching `pattern` (`write_atomic`'s `.NAME.tmp-<pid>` files, a graph's
+    staging folders) whose process is gone: one killed with SIGKILL runs no cleanup, and nothing else will. Those of
+    a process still running are its own, left to it."""
+    import shutil
+
+    for path in folder.glob(pattern):
+        pid = path.name.rpartition("-")[2]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def cannot_write(path: Path, error: OSError, then: str = "run the command again") -> str:
     """`cannot write PATH: REASON; FIX` for an OSError met while writing `path`."""
     import errno

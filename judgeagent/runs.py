@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, Self, TypedDict
 
 from .errors import JudgeAgentError
-from .files import cannot_write, folder_kind, json_kind, write_json_atomic, wrong_kind
+from .files import cannot_write, folder_kind, json_kind, remove_stale, write_json_atomic, wrong_kind
 
 if TYPE_CHECKING:
     from .grading.calibration import CalibrationRecord
@@ -465,6 +465,8 @@ def _make_folder(folder: Path, option: str) -> None:
 
 
 def _open_locked(folder: Path, manifest: Manifest, lock: IO[str]) -> Run:
+    # What a writer killed mid-`write_atomic` left; a live process's (`report` writing beside a run) stays its own.
+    remove_stale(folder, ".*.tmp-*")
     existing = folder / "manifest.json"
     if existing.exists():
         old = load_manifest(folder)

@@ -135,6 +135,7 @@ def test_a_run_killed_while_writing_its_first_manifest_starts_with_the_same_comm
     code, _, err = cli(evaluate_args(config, run, limit=5), capsys)
     assert code == 0, err
     assert len(record_ids(run)) == 5
+    assert not list(run.glob(".*.tmp-*"))  # the dead writer's half file went when the run was opened
 
 
 def test_atomic_writes_sync_the_file_before_renaming_it(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
-from ..files import cannot_write, check_format, folder_kind, wrong_kind
+from ..files import cannot_write, check_format, folder_kind, remove_stale, wrong_kind
 from .check import FIX, check_files, check_manifest, check_shapes, check_table, damaged, file_record
 from .model import TABLES, ContextGraph
 
@@ -121,7 +121,9 @@ def staging(out: Path | None) -> Iterator[Path]:
             yield Path(tmp)
         return
     out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_staging(out)
+    # Earlier builds of `out` killed mid-write (SIGKILL runs no cleanup) left their staging folders: a large
+    # graph's half would stay on disk for good. A build still running keeps its own.
+    remove_stale(out.parent, f".{glob.escape(out.name)}.tmp-*")
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
@@ -136,26 +138,6 @@ def staging(out: Path | None) -> Iterator[Path]:
                               .replace(str(tmp), str(out))) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _remove_stale_staging(out: Path) -> None:
-    """The staging folders of earlier builds of `out` that were killed mid-write (SIGKILL runs no cleanup): their
-    process is gone, so nothing will finish or remove them, and a large graph's half would stay on disk. A folder of
-    a build still running (another process writing the same graph) is left to it."""
-    for path in out.parent.glob(f".{glob.escape(out.name)}.tmp-*"):
-        pid = path.name.rpartition("-")[2]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
