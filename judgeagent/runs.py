@@ -278,6 +278,12 @@ class Run:
             self.records.append(record)
             self._by_id[record["record_id"]] = record
 
+    def read_log(self, name: str, key: str) -> list[dict[str, Any]]:
+        """The rows of one of the run's append-only logs beside its records (each with `key`), read as its writer
+        or a reader would; its line count is kept when the run finishes."""
+        self._logs.add(name)
+        return read_rows(self.folder / name, key, writer=self.writable, finished=self.finished)
+
     @property
     def writable(self) -> bool:
         """Opened by `open_run`, holding the writer lock (a protocol's own logs read their rows in this mode)."""
@@ -371,8 +377,7 @@ class RowLog:
 
     def __init__(self, run: Run, name: str, key: str) -> None:
         self.run, self.name, self.key = run, name, key
-        run._logs.add(name)
-        rows = read_rows(run.folder / name, key, writer=run.writable, finished=run.finished)
+        rows = run.read_log(name, key)
         self.rows = {r[key]: r for r in first_per_key(rows, key)}
         self._lock = threading.Lock()
 

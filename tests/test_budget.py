@@ -74,14 +74,27 @@ def test_a_run_over_budget_stops_and_resumes_without_repeating_calls(tmp_path, m
         assert main(args + ["--max-cost", "3"]) == 1
         assert "higher --max-cost" in capsys.readouterr().err
         assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "running"
+        first = roles.target.counts["requests"]
+        # The budget is the run's: the same command again spends nothing more, as its message says
+        assert main(args + ["--max-cost", "3"]) == 1 and roles.target.counts["requests"] == first
+        assert "higher --max-cost" in capsys.readouterr().err
         assert main(args + ["--max-cost", "1000"]) == 0
         both = roles.target.counts["requests"]
     with Roles(script) as fresh:
         config = fresh.write_config(tmp_path / "k.toml")
+        with config.open("a") as f:
+            f.write("\n[models.tgt.prices]\ninput = 20000.0\noutput = 20000.0\n")
         args[args.index("--config") + 1] = str(config)
         args[args.index("--run-dir") + 1] = str(tmp_path / "whole")
         assert main(args) == 0
         assert fresh.target.counts["requests"] == both  # stopped and resumed = one whole run
+    # The resumed run's usage is the whole run's: every call the endpoint answered, over both invocations, and
+    # what they cost, as the run made in one go says (the first invocation's calls were not asked again).
+    usage = {name: json.loads((tmp_path / name / "summary.json").read_text())["usage"] for name in ("run", "whole")}
+    assert usage["run"]["target"]["calls"] == both == usage["whole"]["target"]["calls"]
+    assert usage["run"]["target"]["cost"] == pytest.approx(usage["whole"]["target"]["cost"])
+    assert usage["run"]["target"]["cost"] > 3
+    assert usage["run"]["interviewer"]["calls"] == usage["whole"]["interviewer"]["calls"]
 
 
 def test_every_stage_reports_progress_on_a_non_terminal(tmp_path, mhr_slice_graph, capsys):

@@ -162,7 +162,8 @@ def evaluate_cmd(
                                           "would take (JudgeAgent's also tokens and cost, from the configured "
                                           "prices), call no model, and exit.")] = False,
     max_cost: Annotated[Optional[float], typer.Option(min=0, help="Stop (resumably) once this many dollars are "
-                                                      "spent, by the configured prices.")] = None,
+                                                      "spent by the run, over every invocation, by the configured "
+                                                      "prices.")] = None,
 ) -> None:
     """Interview a target model on a benchmark: grading, graph-driven extension, feedback (Algorithm 1)."""
     # Compared by name: typer may carry its own copy of click, whose ParameterSource is another enum.

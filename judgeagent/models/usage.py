@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
@@ -22,6 +23,20 @@ class UsageLine(TypedDict, total=False):
     output_tokens: int
     cost: float
     served: list[str]
+
+
+class UsageRow(TypedDict, total=False):
+    """One call's accounting as a run's usage.jsonl keeps it: its role and what it adds to the role's line (the
+    fields it does not add are left out; `served` only where the role had not yet answered with that model)."""
+
+    role: str
+    calls: int
+    cache_hits: int
+    failures: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    served: str
 
 
 @dataclass
@@ -53,6 +68,15 @@ class UsageLedger:
         self.max_cost = max_cost
         """US dollars this job may spend (None: no limit). Checked before each call, so calls already
         in flight may overshoot it by at most their own cost."""
+        self.sink: Callable[[UsageRow], None] | None = None
+        """Where each call's accounting also goes as it happens (a run's usage.jsonl: `keep`)."""
+
+    def keep(self, earlier: Iterable[Mapping[str, Any]], sink: Callable[[UsageRow], None]) -> None:
+        """Go on from the calls of a job's earlier invocations (their rows, in order) and send each new call's row
+        to `sink`: a resumed run's usage and budget are then the whole run's, not only this invocation's."""
+        for row in earlier:
+            self._add(row)  # type: ignore[arg-type]
+        self.sink = sink
 
     def spent(self) -> float:
         return sum(line.cost for line in self.roles.values())
@@ -62,19 +86,34 @@ class UsageLedger:
             raise BudgetExceeded(f"spent ${self.spent():.4f} of --max-cost ${self.max_cost:g}: the run stopped "
                                  "here; resume it with the same command and a higher --max-cost")
 
-    def record(self, role: str, result: Completion | None, prices: Prices) -> None:
-        line = self.roles.setdefault(role, RoleUsage())
+    def record(self, role: str, result: Completion | None, prices: Prices, served: str = "") -> None:
+        """Account one call of `role` (None: it raised) and the model its endpoint answered with."""
+        row: UsageRow = {"role": role}
         if result is None or not result.ok:
-            line.failures += 1
-        if result is None:
-            return
-        if result.cached:
-            line.cache_hits += 1
-            return
-        line.calls += 1
-        line.input_tokens += result.usage.input_tokens
-        line.output_tokens += result.usage.output_tokens
-        line.cost += (result.usage.input_tokens * prices.input + result.usage.output_tokens * prices.output) / 1e6
+            row["failures"] = 1
+        if result is not None and result.cached:
+            row["cache_hits"] = 1
+        elif result is not None:
+            row.update(calls=1, input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens,
+                       cost=(result.usage.input_tokens * prices.input
+                             + result.usage.output_tokens * prices.output) / 1e6)
+        if served and served not in self.roles.get(role, RoleUsage()).served:
+            row["served"] = served
+        self._add(row)
+        if self.sink is not None:
+            self.sink(row)
+
+    def _add(self, row: UsageRow) -> None:
+        line = self.roles.setdefault(row["role"], RoleUsage())
+        line.calls += row.get("calls", 0)
+        line.cache_hits += row.get("cache_hits", 0)
+        line.failures += row.get("failures", 0)
+        line.input_tokens += row.get("input_tokens", 0)
+        line.output_tokens += row.get("output_tokens", 0)
+        if "cost" in row:  # added only where a call was paid: the sum is the one the calls made, to the last bit
+            line.cost += row["cost"]
+        if row.get("served") and row["served"] not in line.served:
+            line.served.append(row["served"])
 
     def totals(self) -> dict[str, UsageLine]:
         return {role: line.to_dict() for role, line in sorted(self.roles.items())}
@@ -108,11 +147,7 @@ class RoleModel:
             raise
         finally:
             self.ledger.seconds[self.role] = self.ledger.seconds.get(self.role, 0.0) + time.perf_counter() - start
-        self.ledger.record(self.role, result, self.prices)
-        served = _served(self.model)
-        line = self.ledger.roles[self.role]
-        if served and served not in line.served:
-            line.served.append(served)
+        self.ledger.record(self.role, result, self.prices, _served(self.model))
         return result
 
 

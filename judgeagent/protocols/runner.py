@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 EPISODES_FILE = "episodes.jsonl"
 """One row per finished episode, appended as it finishes: a listed episode is done."""
+USAGE_FILE = "usage.jsonl"
+"""Each model call's accounting (`usage.UsageRow`), appended as it happens, over every invocation of the run."""
 
 
 async def gather_all(*aws: Any) -> list[Any]:
@@ -123,6 +125,9 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
         protocol.preload(request)
         with open_roles(models, registry=registry, cache_dir=request.cache_dir, cache=request.cache,
                         journal=run.folder, max_cost=request.max_cost) as roles:
+            # Every call's accounting is appended as it happens: a resumed run's usage (and its --max-cost) is the
+            # whole run's, calls of an invocation that was killed included.
+            roles.ledger.keep(run.read_log(USAGE_FILE, "role"), lambda row: run.append(USAGE_FILE, dict(row)))
             ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,
                                  request=request)
             timings: dict[str, float] = {}
