@@ -304,10 +304,13 @@ def test_resume_refuses_a_run_flag_given_with_another_value(roles, tmp_path, cap
     for flags, needle in ((["--limit", "3"], "started with --limit 2 and this command gives 3"),
                           (["--target", "int"], "started with --target tgt and this command gives int"),
                           (["--seed", "4"], "started with --seed 0 and this command gives 4"),
-                          (["--judge", "int"], "started with --judge unset and this command gives int")):
+                          (["--judge", "int"], "started with --judge unset and this command gives int"),
+                          # another protocol's name: its options were read as that protocol's ("has no option")
+                          (["--protocol", "kieval"], "is a judgeagent run and this command gives --protocol kieval")):
         code, _, err = cli(resume + flags, capsys)
         assert_one_line_error(code, err, needle)
         assert (run / "records.jsonl").read_bytes() == records
     # the same values again, or a default given explicitly, continue the run
-    assert cli(resume + ["--limit", "2", "--target", "tgt", "--seed", "0", "--no-extension"], capsys)[0] == 0
+    assert cli(resume + ["--limit", "2", "--target", "tgt", "--seed", "0", "--no-extension", "--protocol",
+                         "judgeagent"], capsys)[0] == 0
     assert (run / "records.jsonl").read_bytes() == records

@@ -337,11 +337,15 @@ def protocol_config(protocol: Any, args: EvaluateArgs, given: set[str]) -> Any:
 def _protocol_name(args: EvaluateArgs, given: set[str]) -> str:
     """The protocol named, or the one of the run `--resume` continues (JudgeAgent by default)."""
     resume = args["resume"]
-    if resume and ("protocol" not in given or args["protocol"] == "judgeagent"):
-        from ..runs import load_manifest, run_protocol_name
+    if not resume:
+        return str(args["protocol"])
+    from ..runs import load_manifest, run_protocol_name
 
-        return run_protocol_name(load_manifest(Path(resume)), Path(resume))
-    return str(args["protocol"])
+    ran = run_protocol_name(load_manifest(Path(resume)), Path(resume))
+    if "protocol" in given and args["protocol"] != ran:  # else its options would be read as the wrong protocol's
+        raise JudgeAgentError(f"run {resume} is a {ran} run and this command gives --protocol {args['protocol']}: "
+                              "resume without --protocol, or start a new run (--run-dir) for the other protocol")
+    return ran
 
 
 def _check_required(protocol: Any, args: EvaluateArgs) -> None:
