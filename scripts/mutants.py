@@ -351,7 +351,9 @@ TARGETS: dict[str, list[str]] = {
         "paths_check_prints_bench_paths_figures_with_intervals")],
     # usage and the response cache (stop 69): the tests written against their survivors, the budget's journal
     # replay, then the model tests on the loopback server (11 s quiet)
-    "judgeagent/models/usage.py": [*(_S69 + name for name in (
+    "judgeagent/models/usage.py": [
+        "tests/test_budget.py::test_a_ledger_goes_on_from_an_earlier_invocations_rows_and_its_budget_is_the_whole_jobs",
+        *(_S69 + name for name in (
         "the_usage_table_word_for_word", "the_budget_stops_a_call_once_spending_reaches_it_and_says_so_word_for_word",
         "a_roles_seconds_are_the_wall_time_inside_its_calls_added_up",
         "a_role_whose_model_names_no_served_model_has_no_served_field_and_a_raised_call_is_a_failure",

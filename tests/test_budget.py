@@ -125,3 +125,51 @@ def _knows_federal():
     for item in load_benchmark(bench).items:
         script.golds[item.question] = item.gold
     return bench, script
+
+
+def test_a_ledger_goes_on_from_an_earlier_invocations_rows_and_its_budget_is_the_whole_jobs(tmp_path):
+    """What a resumed run does with its usage.jsonl: the rows a first invocation sent out (a paid call, a failure, a
+    journal hit) make a second invocation's ledger start where the first one stopped, served name and float cost
+    to the bit, and a budget the first invocation spent stops the second before any request."""
+    from judgeagent.models import ModelError, UsageLedger
+
+    with FakeServer(reply=lambda request: "one two three", first=[None, "500"]) as server:
+        spec = ModelSpec(name="paid", base_url=server.base_url, model="m", max_retries=0,
+                         prices=Prices(input=100_000.0, output=300_000.0))
+        registry = Registry({"paid": spec})
+        rows = []
+
+        def ask(texts, max_cost=None):
+            with open_models("paid", registry=registry, cache=False, journal=tmp_path / "journal",
+                             max_cost=max_cost) as models:
+                models.ledger.keep(list(rows), rows.append)
+
+                async def go():
+                    try:
+                        for text in texts:
+                            try:
+                                await models.target.complete([{"role": "user", "content": text}])
+                            except ModelError:
+                                pass
+                    finally:
+                        await models.aclose()
+                asyncio.run(go())
+                return models.ledger
+
+        first = ask(["a b", "c d e", "a b"])  # paid, failed (HTTP 500), answered by the journal
+        assert first.totals()["target"] == {"calls": 1, "cache_hits": 1, "failures": 1, "input_tokens": 2,
+                                            "output_tokens": 3, "cost": 1.1, "served": ["m"]}
+        assert rows == [{"role": "target", "calls": 1, "input_tokens": 2, "output_tokens": 3, "cost": 1.1, "served": "m"},
+                        {"role": "target", "failures": 1}, {"role": "target", "cache_hits": 1}]  # served: said once
+        second = ask(["f g h", "c d e"])  # two paid calls
+        line = second.totals()["target"]
+        assert (line["calls"], line["cache_hits"], line["failures"], line["served"]) == (3, 1, 1, ["m"])
+        assert (line["input_tokens"], line["output_tokens"]) == (2 + 3 + 3, 9)
+        assert second.spent() == 0.2 + 0.9 + 0.3 + 0.9 + 0.3 + 0.9  # each call's cost, added in the order made
+        again = UsageLedger()
+        again.keep(rows, lambda row: None)
+        assert again.totals() == second.totals() and len(rows) == 5
+        made = server.counts["requests"]
+        with pytest.raises(BudgetExceeded, match=r"^spent \$3\.5000 of --max-cost \$3: "):
+            ask(["i j"], max_cost=3.0)
+        assert server.counts["requests"] == made
