@@ -56,6 +56,9 @@ file's mcq test reads the HotpotQA-small graph: only mcq.py's list runs it)."""
 _S69 = "tests/test_mutants_killed_s69.py::test_"
 """The tests written at stop 69 against the first samples of graph/relevance.py, models/usage.py and models/cache.py
 (seed 1), named one by one in each module's list."""
+_S69B = "tests/test_mutants_killed_s69b.py::test_"
+"""The tests written at stop 69's second part against the first samples of models/retry.py, graph/specificity.py and
+graph/walk.py (seed 1), named one by one in each module's list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -369,6 +372,38 @@ TARGETS: dict[str, list[str]] = {
         "a_cache_used_from_another_thread_is_closed_from_this_one",
         "a_caches_sources_count_answers_and_bytes_and_removal_by_source_or_age",
         "a_journaled_calls_time_is_its_own_in_seconds")), "tests/test_function_model.py", "tests/test_models.py"],
+    # retries of model calls (stop 69, second part): the model tests on the loopback server (13 s quiet): the
+    # retried faults, Retry-After, the fatal statuses, the scrubbed key
+    "judgeagent/models/retry.py": [*(_S69B + name for name in (
+        "a_transient_status_is_retried_until_the_endpoint_answers",
+        "a_status_that_cannot_succeed_is_asked_once_and_a_fatal_one_names_no_attempts",
+        "a_reply_without_choices_says_so_word_for_word", "a_connection_refused_is_retried_as_many_times_as_allowed",
+        "a_reply_the_client_cannot_read_is_not_retried",
+        "the_wait_is_the_servers_retry_after_in_seconds_milliseconds_or_a_date_capped_at_twice_the_cap",
+        "without_retry_after_the_wait_doubles_from_half_a_second_up_to_the_cap_with_jitter",
+        "a_key_that_says_no_key_is_needed_is_not_hidden_in_a_message",
+        "a_retry_after_that_is_neither_seconds_nor_a_date_is_a_wait_of_our_own")), "tests/test_models.py"],
+    # entity specificity (stop 69, second part): word rarity, the demo graph's stored values and what they keep out
+    # of seeds, cloze golds and gap rows, the section labels (11-16 s: specificity.py is among the graph build's
+    # imports, so each mutant builds the demo graph again)
+    "judgeagent/graph/specificity.py": [*(_S69B + name for name in (
+        "generic_is_below_one_half", "a_share_of_capitalised_mentions_counts_each_entitys_rows",
+        "a_names_rarity_is_that_of_its_rarest_word_on_the_zipf_scale_from_three_to_six",
+        "specificity_of_hand_built_tables", "without_wordfreq_specificity_says_what_to_install")),
+        "tests/test_specificity.py"],
+    # the walks (stop 69, second part): the tests written against its survivors (on the demo graph), the hand-built
+    # pools and steps, then those on the HotpotQA-small graph (walk.py is among the graph build's imports: each
+    # mutant builds the graphs again, 5-10 s each)
+    "judgeagent/graph/walk.py": [*(_S69B + name for name in (
+        "a_pool_spans_five_sixths_of_a_document_a_hop", "a_walks_next_steps_by_hand_with_the_constants_written_out")),
+        *(f"tests/test_paths.py::test_{name}" for name in (
+        "the_best_distinct_steps_are_those_of_a_full_sort", "a_pool_spans_documents")),
+        *(f"tests/test_path_draw.py::test_{name}" for name in (
+            "a_questions_seeds_take_different_walks_of_a_pool", "the_draw_favours_a_pools_best_walks",
+            "the_weighted_draw_still_spans_the_documents_the_floor_asks")),
+        *(f"tests/test_paths.py::test_{name}" for name in (
+            "each_entitys_best_chunk_is_that_of_its_definition", "a_pools_next_steps_are_those_of_their_definition[hotpotqa-hotpot_graph]",
+            "a_pool_leaves_out_walks_far_below_its_best", "hops_follow_links_and_explanation_matches_the_path"))],
 }
 
 EQUIVALENT: dict[str, str] = {
