@@ -536,6 +536,20 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/graph/relevance.py:271:26:compare0:Gt->GtE": "`_ratio` dividing where dense's mean is 0 too "
         "(`dm >= 0`): under `errstate(divide='ignore', invalid='ignore')` a graph mean over 0 gives inf and 0 / 0 "
         "gives nan, what the other branch gives (a mean is never negative) (stop 69)",
+    "judgeagent/graph/specificity.py:100:19:const:1->2": "`_frequencies`' lru_cache of 2, not 1: it takes no "
+        "argument, so it holds one word list either way (stop 69, second part)",
+    "judgeagent/graph/walk.py:357:11:op:FloorDiv->Mult": "`_cut`'s sampling step `n * (4 * m)` for `n // (4 * m)`: "
+        "the sample is then the first score alone and the cut that score; `_best_distinct` keeps every score at least "
+        "the cut (a prefix of the full order, ties included) and widens while it holds fewer than k chunks, so it "
+        "returns the same positions; only the work differs (stop 69, second part)",
+    "judgeagent/graph/walk.py:189:11:const:str->empty": "`_candidates`' `\"document\" in kinds` as `\"\" in kinds` "
+        "(never true): every walk takes the other branch, `graph.neighbours(current, kinds)`, which tests the same "
+        "`\"document\" in kinds` itself and marks the entities of the current entity's documents but itself, which "
+        "the walk's own entities are taken out of anyway: the same candidates, by another mask (stop 69, second "
+        "part; run by the `--only` prefix 189:11, not drawn in the sample)",
+    "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
+        "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
+        "(stop 69, second part)",
 }
 
 
