@@ -176,10 +176,9 @@ def test_a_key_that_says_no_key_is_needed_is_not_hidden_in_a_message(monkeypatch
     assert str(info.value).endswith(": HTTP 401: Error code: 401 - bad key [redacted]")
 
 
-@pytest.mark.xfail(strict=True, reason="a bug found at stop 69 (second part), left unfixed: retry.py's `_retry_after` "
-                   "lets `email.utils.parsedate_to_datetime` raise ValueError on a Retry-After that is neither a "
-                   "number nor a date, and the call ends with that ValueError instead of a retry")
 def test_a_retry_after_that_is_neither_seconds_nor_a_date_is_a_wait_of_our_own():
+    # a bug found at stop 69 (second part): `email.utils.parsedate_to_datetime` raised ValueError on "soon", and the
+    # call ended with that bare ValueError (one request, no retry) instead of waiting its own backoff
     with Statuses([(429, {"Retry-After": "soon"}, "slow down")]) as server:
         answered = _ask(_model(server, max_retries=2))
         assert server.counts["requests"] == 2

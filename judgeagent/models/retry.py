@@ -65,8 +65,12 @@ def _retry_after(error: BaseException | None) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):  # neither seconds nor a date ("soon"): our own backoff, not a crash
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def scrub(text: str, secret: str | None = None) -> str:
