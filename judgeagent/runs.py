@@ -248,7 +248,8 @@ class Run:
         self.records = first_per_key(read_rows(folder / "records.jsonl", "record_id", **mode), "record_id")
         self._by_id = {r["record_id"]: r for r in self.records}
         self._logs = {"records.jsonl"}
-        """The append-only logs: records and each `RowLog`'s file, their sizes kept when the run finishes."""
+        """The append-only logs read through `read_log` (records, episodes, a protocol's own, usage): their line
+        counts are kept when the run finishes."""
         self._lock = threading.Lock()
 
     def __enter__(self) -> Self:
@@ -346,14 +347,14 @@ def _check_complete(folder: Path, manifest: Manifest, *, synthesis: bool) -> Non
     The recovery moves every log aside: a resume skips the episodes episodes.jsonl lists, so with it kept no
     record is made again. A synthesis of easy items calls no model: it holds no records."""
     logs = manifest.get("logs")
-    sizes = logs if isinstance(logs, dict) else {}  # runs finished before sizes were kept: presence only
+    counts = logs if isinstance(logs, dict) else {}  # runs finished before counts were kept: presence only
     needed = [] if synthesis else ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2
                                                        else [])
-    needed += [name for name in sizes if name not in needed]
+    needed += [name for name in counts if name not in needed]
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
         _incomplete(folder, manifest, f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
-    for name, held in sizes.items():
+    for name, held in counts.items():
         if isinstance(held, int) and (now := _lines(folder / name)) < held:
             _incomplete(folder, manifest, f"{name} is cut short ({now:,} of the {held:,} lines it held)")
 
