@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -96,9 +97,14 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
 def _sync(file: Path) -> None:
     """The file's bytes on disk before a rename makes them the file: without it a power cut can leave the new name
     on an empty file (the rename is journaled before the data is written), a run's manifest.json among them."""
+    import errno
+
     fd = os.open(file, os.O_RDONLY)
     try:
         os.fsync(fd)
+    except OSError as e:  # a filesystem that cannot sync (some FUSE and network ones) writes as it did before
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EROFS):
+            raise
     finally:
         os.close(fd)
 
@@ -111,18 +117,20 @@ def remove_stale(folder: Path, pattern: str) -> None:
 
     for path in folder.glob(pattern):
         pid = path.name.rpartition("-")[2]
-        if not pid.isdigit() or _alive(int(pid)):
+        if not (pid.isascii() and pid.isdigit()) or _alive(int(pid)):
             continue
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
         else:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # best effort: another user's file in a shared folder stays
+                path.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` may be a live process here (a pid no process can have, `-99999999999`'s, is none: gone)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:  # another user's process
         return True

@@ -183,6 +183,10 @@ def _tail(path: Path, number: int, tail: bytes, key: str, *, writer: bool,
     return [row]
 
 
+USAGE_FILE = "usage.jsonl"
+"""Each model call's accounting (`usage.UsageRow`), appended as it happens, over every invocation of the run (the
+runner's); a finished run's summary holds its sum, so a run without the file is still whole."""
+
 LINE_FIX = "; the file was left as it is: repair or delete that line (docs/evaluate.md, When things go wrong)"
 """How every refusal of one line of a run's JSONL files ends (here and in protocols/rows.py)."""
 
@@ -350,12 +354,12 @@ def _check_complete(folder: Path, manifest: Manifest, *, synthesis: bool) -> Non
     counts = logs if isinstance(logs, dict) else {}  # runs finished before counts were kept: presence only
     needed = [] if synthesis else ["records.jsonl"] + (["episodes.jsonl"] if manifest.get("format_version", 1) >= 2
                                                        else [])
-    needed += [name for name in counts if name not in needed]
+    needed += [name for name in counts if name not in needed and name != USAGE_FILE]
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
         _incomplete(folder, manifest, f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
     for name, held in counts.items():
-        if isinstance(held, int) and (now := _lines(folder / name)) < held:
+        if isinstance(held, int) and (folder / name).is_file() and (now := _lines(folder / name)) < held:
             _incomplete(folder, manifest, f"{name} is cut short ({now:,} of the {held:,} lines it held)")
 
 

@@ -353,10 +353,11 @@ def test_a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message(s
     assert code == 1 and sent == 0 and "carries credentials" in err, err
 
 
-@pytest.mark.parametrize("query", ["api-version=2024-02-01", "deployment=design&keyword=monkey", "signal=on"])
+@pytest.mark.parametrize("query", ["api-version=2024-02-01", "deployment=design&keyword=monkey", "signal=on",
+                                   "max_tokens=9&cache_key=a&auth_type=none&publicKey=p"])
 def test_a_base_url_query_without_credentials_is_kept(query, monkeypatch):
     """Not every query is a key: Azure-style `?api-version=` stays part of the endpoint, and a parameter is a key
-    by its whole words (`design` and `signal` hold `sig`, `keyword` holds `key`: none is one)."""
+    by its whole name (`design` and `signal` hold `sig`, `keyword` and `cache_key` hold `key`: none is one)."""
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://proxy:1/v1?{query}")
     assert Registry({}).resolve("openai:gpt-4o").base_url == f"http://proxy:1/v1?{query}"
 
@@ -382,7 +383,20 @@ def test_a_key_pasted_as_the_variable_name_is_refused_unechoed(command, tmp_path
     code = main([*command, "--config", str(tmp_path / "judgeagent.toml")])
     out, err = capsys.readouterr()
     assert SECRET not in out + err, (out, err)
-    assert code == 1 and "[models.mine] api_key_env:" in err and "environment variable" in err, err
+    assert code == 1 and "the api_key_env of model 'mine' must name an environment variable" in err, err
+
+
+@pytest.mark.parametrize("name", ["my_key", "AZURE_OPENAI_API_KEY_EASTUS2", "openai_api_key", "Key2"])
+def test_a_variable_name_in_either_case_is_kept(name):
+    """A shell variable's name in lower case is one (refused at first, stop 69); only what reads as a token is not."""
+    assert ModelSpec(name="m", base_url="http://h:1/v1", model="m", api_key_env=name).api_key_env == name
+
+
+@pytest.mark.parametrize("key", ["gsk_8fA2kQ9xLm3Zt7Rw1Yp", "3f9a0c1b7d2e4f6a8b9c0d1e2f3a4b5c", "sk-proj-abc123"])
+def test_a_key_in_any_shape_is_refused_as_a_variable_name(key):
+    with pytest.raises(JudgeAgentError, match="the api_key_env of model 'm' must name an environment variable") as e:
+        ModelSpec(name="m", base_url="http://h:1/v1", model="m", api_key_env=key)
+    assert key not in str(e.value)
 
 
 def test_roles_that_default_to_the_target_use_its_base_url():

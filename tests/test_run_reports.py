@@ -245,6 +245,47 @@ def test_a_second_rescore_of_a_run_at_once_is_refused_and_repeats_no_call(tmp_pa
     assert outcomes[1] == str(run / "rescore-other.json")
 
 
+def test_rescore_refuses_a_run_cut_short_before_asking_anything(tmp_path):
+    """rescore read episodes.jsonl itself and opened the run only at the end: on a copy cut short it paid for every
+    evaluator call, then refused (found in review, stop 69)."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.protocols.kieval.rescore import rescore
+
+    run = kieval_run(tmp_path)
+    rows = (run / "episodes.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "episodes.jsonl").write_bytes(rows[0])
+    calls = []
+
+    def second(messages):
+        calls.append(messages)
+        return test_kieval.evaluator({"Strong": 3})(messages)
+
+    with pytest.raises(JudgeAgentError, match="episodes.jsonl is cut short"):
+        rescore(run, FunctionModel(second, "other"), cache=False)
+    assert calls == [] and not (run / "rescore").exists()
+
+
+def test_a_runs_usage_log_damaged_or_lost(tmp_path, capsys):
+    """usage.jsonl (each call's accounting, stop 69): a finished run without it is still whole (its summary holds the
+    sum); a damaged row is named by file and row when a resume reads it, not a TypeError mid-resume."""
+    import json
+
+    from judgeagent.errors import JudgeAgentError
+
+    run = kieval_run(tmp_path)
+    rows = (run / "usage.jsonl").read_text().splitlines()
+    assert len(rows) == sum(u["calls"] + u["cache_hits"] + u["failures"]
+                            for u in json.loads((run / "summary.json").read_text())["usage"].values())
+    (run / "usage.jsonl").unlink()
+    assert cli(["report", run], capsys)[0] == 0
+    first = json.loads(rows[0])
+    (run / "usage.jsonl").write_text("\n".join([json.dumps({**first, "calls": "1"}), *rows[1:]]) + "\n")
+    (run / "summary.json").unlink()  # replayed from the records on resume: the usage rows are read
+    with pytest.raises(JudgeAgentError, match=r"usage.jsonl: row 1: field 'calls' should be a whole number; the file "
+                                              "was left as it is"):
+        kieval_run(tmp_path)
+
+
 def test_a_kieval_report_without_rescores_has_no_agreement_section(tmp_path, capsys):
     run = kieval_run(tmp_path)
     assert cli(["report", run], capsys)[0] == 0

@@ -251,7 +251,7 @@ def run_evaluate(args: EvaluateArgs, given: set[str]) -> None:
     timings["run"] = time.perf_counter() - clock
     if result.resumed and not result.usage:
         typer.echo("this run had finished: nothing to do")
-    typer.echo(protocol.render_summary({**result.summary, "usage": result.usage}, str(result.folder)))
+    typer.echo(protocol.render_summary(result.summary, str(result.folder)))  # its usage: the whole run's
     if args["validate"]:
         from ..protocols.judgeagent.validate import render_validation, validate
         from .results import validation_progress

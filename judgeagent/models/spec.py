@@ -89,12 +89,15 @@ class ModelSpec(Frozen):
 
     @field_validator("api_key_env")
     @classmethod
-    def _a_variable_name(cls, name: str | None) -> str | None:
+    def _a_variable_name(cls, name: str | None, info: ValidationInfo) -> str | None:
         """The variable's name, never the key: a key pasted here was shown by `judgeagent models` and in the
-        "not set" error. Names as the providers' are (POSIX's portable ones); the value is never echoed."""
-        if name is not None and not _VARIABLE.fullmatch(name):
-            raise ValueError("must name an environment variable (upper-case letters, digits and _, e.g. "
-                             "OPENAI_API_KEY) that holds the key; keys never go in files")
+        "not set" error. A shell variable's name (lower case too), unless it reads as a token: long, with digits,
+        and either both cases or no `_` (`gsk_8fA...`, a hex key). Raised as our own error, as `_no_credentials`
+        is: pydantic's would quote the value."""
+        if name is not None and (not _VARIABLE.fullmatch(name) or _looks_like_a_key(name)):
+            raise JudgeAgentError(f"the api_key_env of model {info.data.get('name')!r} must name an environment "
+                                  "variable (letters, digits and _, e.g. OPENAI_API_KEY) that holds the key, not the "
+                                  "key: keys never go in files")
         return name
 
     @field_validator("base_url")
@@ -128,17 +131,24 @@ class ModelSpec(Frozen):
         return f"{self.model} at {self.base_url}"
 
 
-_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
-_SECRET_WORD = re.compile(r"(api|access|auth|subscription|session)?(key|token|secret|password|passwd|pwd|sig|"
-                          r"signature|auth|authorization|credentials?)s?")
-"""A query parameter's word that names a credential: whole words of its name (`api-key`, `access_token`, `apiKey`,
-`sig`), so that `design` or `signal` are not taken for one."""
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _looks_like_a_key(name: str) -> bool:
+    """Names are words (`AZURE_OPENAI_API_KEY_EASTUS2`, `my_key`); keys are random: long, with digits, in both cases
+    or without a `_` between words."""
+    mixed = name != name.upper() and name != name.lower()
+    return len(name) >= 20 and any(c.isdigit() for c in name) and (mixed or "_" not in name)
+_SECRET_PARAMS = frozenset({
+    "key", "apikey", "xapikey", "subscriptionkey", "ocpapimsubscriptionkey", "token", "accesstoken", "authtoken",
+    "apitoken", "bearer", "sessiontoken", "secret", "clientsecret", "password", "passwd", "pwd", "pass", "sig",
+    "signature", "auth", "authorization", "credential", "credentials"})
+"""Query parameters that carry a credential, by their whole name without case or separators (`api-key`, `apiKey`,
+`X-Api-Key`, `access_token`, Azure's `sig`): `max_tokens`, `cache_key` or `auth_type` are an endpoint's own."""
 
 
 def _names_a_secret(param: str) -> bool:
-    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", param).lower())
-    joined = param.lower().replace("-", "").replace("_", "")  # apikey, accesstoken
-    return any(_SECRET_WORD.fullmatch(w) for w in [*words, joined] if w)
+    return "".join(c for c in param.lower() if c.isalnum()) in _SECRET_PARAMS
 
 
 def url_credentials(url: str) -> str:

@@ -39,6 +39,26 @@ class UsageRow(TypedDict, total=False):
     served: str
 
 
+_COUNTS = ("calls", "cache_hits", "failures", "input_tokens", "output_tokens")
+
+
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What makes a usage.jsonl row unusable (None: nothing): a hand-edited or damaged line is named, not a
+    traceback mid-resume."""
+    if not isinstance(row.get("role"), str):
+        return "field 'role' should be text"
+    for name in _COUNTS:
+        value = row.get(name, 0)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"field {name!r} should be a whole number"
+    cost = row.get("cost", 0.0)
+    if not isinstance(cost, (int, float)) or isinstance(cost, bool):
+        return "field 'cost' should be a number"
+    if not isinstance(row.get("served", ""), str):
+        return "field 'served' should be text"
+    return None
+
+
 @dataclass
 class RoleUsage:
     calls: int = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JudgeAgentError
-from ..runs import RowLog, RunResult, open_run
+from ..runs import LINE_FIX, USAGE_FILE, RowLog, Run, RunResult, open_run
 from ..version import versions
 from .base import Episode, EpisodeContext, ProgressEvent, Protocol, RunRequest
 from .reports import write_report
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
 EPISODES_FILE = "episodes.jsonl"
 """One row per finished episode, appended as it finishes: a listed episode is done."""
-USAGE_FILE = "usage.jsonl"
-"""Each model call's accounting (`usage.UsageRow`), appended as it happens, over every invocation of the run."""
 
 
 async def gather_all(*aws: Any) -> list[Any]:
@@ -127,7 +125,7 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
                         journal=run.folder, max_cost=request.max_cost) as roles:
             # Every call's accounting is appended as it happens: a resumed run's usage (and its --max-cost) is the
             # whole run's, calls of an invocation that was killed included.
-            roles.ledger.keep(run.read_log(USAGE_FILE, "role"), lambda row: run.append(USAGE_FILE, dict(row)))
+            roles.ledger.keep(_usage_rows(run), lambda row: run.append(USAGE_FILE, dict(row)))
             ctx = EpisodeContext(protocol, request.config, roles, run, request.benchmark, request.graph,
                                  request=request)
             timings: dict[str, float] = {}
@@ -139,6 +137,18 @@ def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, s
         if protocol.writes_report:
             write_report(protocol, run, summary)
     return RunResult(run.folder, summary, usage, resumed, timings)
+
+
+def _usage_rows(run: Run) -> list[dict[str, Any]]:
+    """The run's earlier invocations' calls (usage.jsonl), each row checked: a damaged one is named, file and row."""
+    from ..models.usage import row_problem
+
+    rows = run.read_log(USAGE_FILE, "role")
+    for number, row in enumerate(rows, start=1):
+        problem = row_problem(row)
+        if problem:
+            raise JudgeAgentError(f"{run.folder / USAGE_FILE}: row {number}: {problem}{LINE_FIX}")
+    return rows
 
 
 async def _all(ctx: EpisodeContext, log: RowLog, request: RunRequest, timings: dict[str, float]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
 
     folder = Path(folder)
     manifest = _kieval_manifest(folder)
+    first_kieval = _first_summary(folder)["kieval"]  # the run read whole (a log cut short refused) before any call
     rows = sorted(read_rows(folder / "episodes.jsonl", "episode", finished=True), key=lambda r: r["index"])
     rounds = int(manifest["config"]["rounds"])
     registry = registry or load_registry()
@@ -66,7 +67,7 @@ def rescore(folder: str | Path, evaluator: Any, *, registry: Any = None, cache_d
         second = cast(SecondEvaluator, {"evaluator": described["name"], "model": described, **summary})
         result: RescoreResult = {
             "run": str(folder), "first": {"evaluator": manifest["models"]["evaluator"]["name"],
-                                          "kieval": _first_summary(folder)["kieval"]},
+                                          "kieval": first_kieval},
             "second": second, "agreement": turn_agreement(rows, rescored), "usage": usage,
             **({"model_changes": changes} if changes else {}),
             "conversations": [{"episode": r["episode"], "qid": r["qid"], "rounds": r["rounds"]}
