@@ -516,7 +516,7 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/usage.py:16:33:const:False->True": "`UsageLine`'s `total=False` as True: a TypedDict's "
         "totality is read by type checkers only (its readers import it under TYPE_CHECKING; no code validates a "
         "usage line against it) (stop 69)",
-    "judgeagent/models/usage.py:161:4:return:None": "`_served`'s `return \"\"` as None: its one caller reads it as a "
+    "judgeagent/models/usage.py:181:4:return:None": "`_served`'s `return \"\"` as None: its one caller reads it as a "
         "truth value first (`if served and ...`), and None is false too (stop 69)",
     "judgeagent/models/cache.py:42:23:const:str->empty": "'PRAGMA busy_timeout=30000' emptied: "
         "`sqlite3.connect(..., timeout=30)` has already set the same 30,000 ms busy timeout on the connection "
