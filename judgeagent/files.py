@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -97,8 +98,6 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
 def _sync(file: Path) -> None:
     """The file's bytes on disk before a rename makes them the file: without it a power cut can leave the new name
     on an empty file (the rename is journaled before the data is written), a run's manifest.json among them."""
-    import errno
-
     fd = os.open(file, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -139,7 +138,6 @@ def _alive(pid: int) -> bool:
 
 def cannot_write(path: Path, error: OSError, then: str = "run the command again") -> str:
     """`cannot write PATH: REASON; FIX` for an OSError met while writing `path`."""
-    import errno
 
     reason = error.strerror or str(error)
     if error.errno in (errno.ENOSPC, errno.EDQUOT):

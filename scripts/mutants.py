@@ -513,10 +513,14 @@ EQUIVALENT: dict[str, str] = {
                                                       "only the shared flags: a role's defaults name earlier roles "
                                                       "(already in `chosen` by then) or shared flags, and an empty "
                                                       "flag is skipped by `chosen.get(d)` either way",
-    "judgeagent/models/usage.py:16:33:const:False->True": "`UsageLine`'s `total=False` as True: a TypedDict's "
+    "judgeagent/models/usage.py:25:31:const:False->True": "`UsageLine`'s `total=False` as True: a TypedDict's "
         "totality is read by type checkers only (its readers import it under TYPE_CHECKING; no code validates a "
         "usage line against it) (stop 69)",
-    "judgeagent/models/usage.py:181:4:return:None": "`_served`'s `return \"\"` as None: its one caller reads it as a "
+    "judgeagent/models/usage.py:16:31:const:False->True": "`_Counts`' `total=False` as True: as UsageLine's, read by "
+        "type checkers only (stop 69)",
+    "judgeagent/models/usage.py:31:30:const:False->True": "`UsageRow`'s `total=False` as True: as UsageLine's, read "
+        "by type checkers only; rows are checked by `row_problem` (stop 69)",
+    "judgeagent/models/usage.py:176:4:return:None": "`_served`'s `return \"\"` as None: its one caller reads it as a "
         "truth value first (`if served and ...`), and None is false too (stop 69)",
     "judgeagent/models/cache.py:42:23:const:str->empty": "'PRAGMA busy_timeout=30000' emptied: "
         "`sqlite3.connect(..., timeout=30)` has already set the same 30,000 ms busy timeout on the connection "

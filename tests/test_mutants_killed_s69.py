@@ -60,16 +60,18 @@ def test_a_roles_line_counts_paid_calls_hits_failures_tokens_dollars_and_the_ser
     assert ledger.spent() == line.cost
 
 
+def _fine_but_boom(messages):
+    """A Python model that answers "fine", and raises on "boom"."""
+    if messages[-1]["content"] == "boom":
+        raise RuntimeError("boom")
+    return "fine"
+
+
 def test_a_role_whose_model_names_no_served_model_has_no_served_field_and_a_raised_call_is_a_failure():
     # usage.py:41 (`not self.served` removed): a Python model names no served model, so its line has no `served`;
     # usage.py:69 (`result is None` turned): a call that raised is one failure, no call, no tokens
-    def reply(messages):
-        if messages[-1]["content"] == "boom":
-            raise RuntimeError("boom")
-        return "fine"
-
     ledger = UsageLedger()
-    model = RoleModel("judge", FunctionModel(reply), ledger)
+    model = RoleModel("judge", FunctionModel(_fine_but_boom), ledger)
     assert _ask(model, "a b").text == "fine"
     with pytest.raises(RuntimeError):
         _ask(model, "boom")
@@ -107,13 +109,8 @@ def test_a_roles_seconds_are_the_wall_time_inside_its_calls_added_up(monkeypatch
     ticks = iter([10.0, 10.25, 20.0, 20.5])
     monkeypatch.setattr(usage_module, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
 
-    def reply(messages):
-        if messages[-1]["content"] == "boom":
-            raise RuntimeError("boom")
-        return "ok"
-
     ledger = UsageLedger()
-    model = RoleModel("judge", FunctionModel(reply), ledger)
+    model = RoleModel("judge", FunctionModel(_fine_but_boom), ledger)
     _ask(model, "x")
     assert ledger.seconds == {"judge": 0.25}
     with pytest.raises(RuntimeError):

@@ -13,33 +13,31 @@ from .base import Completion, Message
 from .spec import Prices
 
 
-class UsageLine(TypedDict, total=False):
-    """A role's usage as summaries and reports show it (`RoleUsage.to_dict`; `served` only once known)."""
-
+class _Counts(TypedDict, total=False):
     calls: int
     cache_hits: int
     failures: int
     input_tokens: int
     output_tokens: int
     cost: float
+
+
+class UsageLine(_Counts, total=False):
+    """A role's usage as summaries and reports show it (`RoleUsage.to_dict`; `served` only once known)."""
+
     served: list[str]
 
 
-class UsageRow(TypedDict, total=False):
+class UsageRow(_Counts, total=False):
     """One call's accounting as a run's usage.jsonl keeps it: its role and what it adds to the role's line (the
     fields it does not add are left out; `served` only where the role had not yet answered with that model)."""
 
     role: str
-    calls: int
-    cache_hits: int
-    failures: int
-    input_tokens: int
-    output_tokens: int
-    cost: float
     served: str
 
 
-_COUNTS = ("calls", "cache_hits", "failures", "input_tokens", "output_tokens")
+_COUNTS = tuple(name for name in _Counts.__annotations__ if name != "cost")
+"""The whole numbers a row adds to its role's line."""
 
 
 def row_problem(row: Mapping[str, Any]) -> str | None:
@@ -125,11 +123,8 @@ class UsageLedger:
 
     def _add(self, row: UsageRow) -> None:
         line = self.roles.setdefault(row["role"], RoleUsage())
-        line.calls += row.get("calls", 0)
-        line.cache_hits += row.get("cache_hits", 0)
-        line.failures += row.get("failures", 0)
-        line.input_tokens += row.get("input_tokens", 0)
-        line.output_tokens += row.get("output_tokens", 0)
+        for name in _COUNTS:
+            setattr(line, name, getattr(line, name) + row.get(name, 0))
         if "cost" in row:  # added only where a call was paid: the sum is the one the calls made, to the last bit
             line.cost += row["cost"]
         if row.get("served") and row["served"] not in line.served:
