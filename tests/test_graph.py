@@ -155,6 +155,47 @@ def test_a_build_removes_the_staging_folder_a_killed_build_left(demo_graph, tmp_
         running.wait()
 
 
+def test_an_overwrite_swaps_the_graph_in_one_step_and_a_graph_left_aside_is_found(demo_graph, tmp_path):
+    """`--overwrite` swaps the new graph in with one atomic exchange (renameat2), so no instant finds the folder
+    missing and nothing is left beside it. Where two renames are needed (no exchange on that system), a kill
+    between them leaves the old graph as `.NAME.old-<pid>`: loading NAME then says where it is, and the next
+    build of NAME removes it."""
+    import shutil
+    import signal
+    import subprocess
+
+    from judgeagent import load_graph, save_graph
+    from judgeagent.graph import store
+
+    out = tmp_path / "g"
+    save_graph(demo_graph, out)
+    (out / "note.txt").write_text("the old graph's")  # an extra file tells the old graph from the new one
+    inode = out.stat().st_ino
+    save_graph(demo_graph, out, overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g"] and not (out / "note.txt").exists()
+    assert out.stat().st_ino != inode and load_graph(out).manifest["graph_id"] == demo_graph.manifest["graph_id"]
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "name").write_text(folder.name)
+    assert store._exchange(a, b)  # Linux, on the file systems tests run on
+    assert ((a / "name").read_text(), (b / "name").read_text()) == ("b", "a")
+    with pytest.raises(FileNotFoundError):
+        store._exchange(tmp_path / "missing", a)
+    shutil.rmtree(a), shutil.rmtree(b)
+
+    killed = subprocess.Popen(["sleep", "60"])
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    aside = tmp_path / f".g.old-{killed.pid}"
+    out.rename(aside)  # as a kill between the two renames leaves it
+    with pytest.raises(JudgeAgentError, match=f"graph not found: {out}; .* previous graph at {aside}: rename it"):
+        load_graph(out)
+    save_graph(demo_graph, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g"]
+
+
 def test_storage_refuses_overwrites_and_detects_damage(demo_graph, tmp_path):
     from judgeagent import save_graph
 
