@@ -215,6 +215,27 @@ def test_out_must_be_new_empty_or_the_same_synthesis(tmp_path, demo_graph):
     assert not (tmp_path / "set").exists()
 
 
+def test_a_synthesis_run_again_removes_what_a_killed_write_of_its_files_left(tmp_path, demo_graph):
+    """SIGKILL while `write_dataset` writes leaves `.items.jsonl.tmp-<pid>` in --out (no cleanup runs): a set
+    uploaded from there would carry it. The same command again removes it; a live writer's stays its own."""
+    import signal
+
+    out = tmp_path / "set"
+    synthesize(demo_graph, out, SynthesisConfig(n=3, difficulties=("easy",)))
+    killed, running = (subprocess.Popen(["sleep", "60"]) for _ in range(2))
+    try:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        for process in (killed, running):
+            (out / f".items.parquet.tmp-{process.pid}").write_bytes(b"half")
+        synthesize(demo_graph, out, SynthesisConfig(n=3, difficulties=("easy",)))
+        assert [p.name for p in out.iterdir() if ".tmp-" in p.name] == [f".items.parquet.tmp-{running.pid}"]
+        assert len(items(out)) == 3
+    finally:
+        running.kill()
+        running.wait()
+
+
 def test_a_synthesis_work_folder_is_refused_by_every_run_command(tmp_path, demo_graph, capsys):
     """Its manifest is a run's: report, validate, view, export and evaluate --resume name it for what it is."""
     from judgeagent.cli import main

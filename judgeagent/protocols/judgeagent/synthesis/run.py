@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ....errors import JudgeAgentError
+from ....files import remove_stale
 from ....grading.answers import AnswerChecker
 from ....graph.model import ContextGraph
 from ....graph.sample import PathSampler
@@ -70,6 +71,7 @@ def synthesize(graph: ContextGraph, out: str | Path, config: SynthesisConfig = S
                 "models": describe_roles(models, registry)}
     started = time.perf_counter()
     with open_run(out / STATE, manifest) as run:
+        remove_stale(out, ".*.tmp-*")  # the dataset files' temporaries of a write killed mid-way (write_atomic)
         with open_roles(models, registry=registry, cache_dir=cache_dir, cache=cache, journal=run.folder) as roles:
             sampler = PathSampler(graph)
             selector, rows, exhausted = asyncio.run(_slots(run, graph, sampler, config, weakness,
