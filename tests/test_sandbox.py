@@ -365,3 +365,33 @@ def test_collections_big_ints_and_expected_exceptions_cross_as_themselves():
             "    assert big == 7 ** 6000 and n == 3\n"
             "    try:\n        candidate(-1)\n    except ValueError:\n        pass\n    else:\n        assert False\n")
     assert run_tests(code, test, "f", FAST).passed
+
+
+def test_a_sandbox_that_cannot_join_its_cgroup_says_which_step_failed_and_leaves_nothing(monkeypatch, tmp_path):
+    """The first process joins the sandbox's cgroups, sets its limits and takes its uid before bwrap runs; when a
+    step fails, subprocess says only "Exception occurred in preexec_fn" (seen once in a test run beside another
+    evaluator's sandboxes, cause unknown). The error names the step and the system's reason, and no cgroup or
+    process is left. Here the sandbox's pids cgroup is removed before it starts (a planted folder where this
+    machine gives no cgroups)."""
+    from judgeagent import JudgeAgentError
+    from judgeagent.protocols.dynaeval import walls
+
+    sandbox.require_bubblewrap()  # probed (once a process) before the cgroups go
+    made: list[walls.Cgroups] = []
+    make = walls.make_cgroups
+
+    def removed(processes: int, memory_bytes: int) -> walls.Cgroups:
+        cgroups = make(processes, memory_bytes)
+        if cgroups.pids is None:
+            cgroups.pids = tmp_path / "removed"
+        else:
+            walls._drop(cgroups.pids)
+        made.append(cgroups)
+        return cgroups
+
+    monkeypatch.setattr(walls, "make_cgroups", removed)
+    p = PROBLEMS[0]
+    with pytest.raises(JudgeAgentError, match=r"^the sandbox could not start: joining its cgroup \S+/cgroup\.procs: "
+                                              r"No such file or directory$"):
+        run_tests(solve(p, p["canonical_solution"]), p["test"], p["entry_point"], FAST)
+    assert made and not any(folder.exists() for cgroups in made for folder in cgroups.folders)

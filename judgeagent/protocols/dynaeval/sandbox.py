@@ -33,6 +33,7 @@ be forged, but the code can read and write what the evaluator can).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import json
@@ -545,17 +546,26 @@ class _Run:
         # bwrap itself gets no more than the code: its init in the sandbox keeps the environment it was started
         # with, readable there at /proc/1/environ (the evaluator's API keys, were it inherited).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.cwd, "TMPDIR": self.cwd, "PYTHONHASHSEED": "0"}
+        # Where the limiter says what failed: subprocess reports only "Exception occurred in preexec_fn". Not
+        # inheritable, so bwrap's exec closes it: nothing of it reaches the sandbox.
+        why_r, why_w = os.pipe()
         try:
             process = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=stderr, pass_fds=(*fds, *walled_fds), start_new_session=True,
                                        # Safe with threads here: the function takes no lock and imports nothing.
-                                       preexec_fn=_limiter(limits, cgroups, walls.host_uid() if self.walled else None))  # noqa: PLW1509
+                                       preexec_fn=_limiter(limits, cgroups, walls.host_uid() if self.walled else None,
+                                                           why_w))  # noqa: PLW1509
         except (OSError, subprocess.SubprocessError) as e:
             cgroups.drop()
-            raise JudgeAgentError(f"the sandbox could not start: {e}") from None
+            os.close(why_w)
+            why = os.read(why_r, 1024).decode("utf-8", "replace")  # the child is gone: at most what it wrote
+            raise JudgeAgentError(f"the sandbox could not start: {why or e}") from None
         finally:
             if seccomp is not None:
                 os.close(seccomp)
+            with contextlib.suppress(OSError):
+                os.close(why_w)
+            os.close(why_r)
         side = _Side(process, cgroups)
         self.sides.append(side)
         return side
@@ -706,7 +716,9 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limiter(limits: SandboxLimits, cgroups: walls.Cgroups, uid: int | None):  # type: ignore[no-untyped-def]
+def _limiter(limits: SandboxLimits, cgroups: walls.Cgroups, uid: int | None, why: int):  # type: ignore[no-untyped-def]
+    """What the sandbox's first process does before bwrap runs; a step that fails writes what it was and the
+    system's reason to the descriptor `why` (`_start` reads it: the sandbox does not start)."""
     parent = os.getpid()
     cpu = int(limits.timeout_s) + 1
     # RLIMIT_NPROC counts the host uid's processes everywhere: a fresh uid has none, the evaluator's own has some.
@@ -714,20 +726,28 @@ def _limiter(limits: SandboxLimits, cgroups: walls.Cgroups, uid: int | None):  #
     procs = cgroups.procs()
 
     def apply() -> None:
-        for path in procs:  # as the evaluator, before the uid changes and before RLIMIT_NOFILE
-            fd = os.open(path, os.O_WRONLY)
-            os.write(fd, b"0")
-            os.close(fd)
-        for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
-                            (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
-                            (resource.RLIMIT_CORE, 0), (resource.RLIMIT_MSGQUEUE, 0)):
-            resource.setrlimit(kind, (value, value))
-        if nproc is not None and (uid is not None or os.geteuid() != 0):
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if uid is not None:  # a root evaluator: bwrap, and so the code, is an unprivileged host uid
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+        step = "joining its cgroup"
+        try:
+            for path in procs:  # as the evaluator, before the uid changes and before RLIMIT_NOFILE
+                step = f"joining its cgroup {os.fsdecode(path)}"
+                fd = os.open(path, os.O_WRONLY)
+                os.write(fd, b"0")
+                os.close(fd)
+            step = "setting its resource limits"
+            for kind, value in ((resource.RLIMIT_AS, limits.memory_mb * MB), (resource.RLIMIT_CPU, cpu),
+                                (resource.RLIMIT_FSIZE, limits.file_mb * MB), (resource.RLIMIT_NOFILE, 64),
+                                (resource.RLIMIT_CORE, 0), (resource.RLIMIT_MSGQUEUE, 0)):
+                resource.setrlimit(kind, (value, value))
+            if nproc is not None and (uid is not None or os.geteuid() != 0):
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            if uid is not None:  # a root evaluator: bwrap, and so the code, is an unprivileged host uid
+                step = f"taking the unprivileged uid {uid}"
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+        except OSError as e:
+            os.write(why, f"{step}: {e.strerror or e}".encode("utf-8", "replace"))
+            raise
         # Killed when this thread's process dies, so the evaluator's SIGKILL takes the sandbox along; set after the
         # uid change, which clears it.
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
