@@ -59,6 +59,9 @@ _S69 = "tests/test_mutants_killed_s69.py::test_"
 _S69B = "tests/test_mutants_killed_s69b.py::test_"
 """The tests written at stop 69's second part against the first samples of models/retry.py, graph/specificity.py and
 graph/walk.py (seed 1), named one by one in each module's list."""
+_S70 = "tests/test_mutants_killed_s70.py::test_"
+"""The tests written at stop 70 against the first samples of models/client.py and files.py (seed 1): `client_` and
+`files_` begin each module's."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -383,6 +386,44 @@ TARGETS: dict[str, list[str]] = {
         "without_retry_after_the_wait_doubles_from_half_a_second_up_to_the_cap_with_jitter",
         "a_key_that_says_no_key_is_needed_is_not_hidden_in_a_message",
         "a_retry_after_that_is_neither_seconds_nor_a_date_is_a_wait_of_our_own")), "tests/test_models.py"],
+    # the model client (stop 70): the retry tests and the model tests on the loopback server, the cache's concurrency
+    # tests left out (they exercise cache.py, 8 s); the embedded model's tests left out (minutes)
+    "judgeagent/models/client.py": [*(_S70 + "client_" + name for name in (
+        "auto_falls_back_to_json_object_once_and_says_so_word_for_word",
+        "a_refusal_that_does_not_name_the_response_format_is_no_fallback",
+        "a_plain_request_refused_naming_the_response_format_is_no_fallback",
+        "a_set_json_schema_dialect_is_never_switched", "the_repair_turn_shows_the_model_its_own_reply_as_the_assistants",
+        "counts_each_request_from_zero", "a_timeout_says_how_long_it_waited_word_for_word")), *(_S69B + name for name in (
+        "a_transient_status_is_retried_until_the_endpoint_answers",
+        "a_status_that_cannot_succeed_is_asked_once_and_a_fatal_one_names_no_attempts",
+        "a_reply_without_choices_says_so_word_for_word", "a_connection_refused_is_retried_as_many_times_as_allowed",
+        "a_reply_the_client_cannot_read_is_not_retried", "a_key_that_says_no_key_is_needed_is_not_hidden_in_a_message")),
+        *(f"tests/test_models.py::test_{name}" for name in (
+        "plain_and_structured_completions_count_usage", "json_object_dialect_for_llama_cpp",
+        "invalid_output_gets_one_repair_then_a_recorded_failure",
+        "faults_end_in_success_or_clean_failure_and_failures_are_not_cached",
+        "retry_after_is_honoured_and_retries_are_capped", "a_reply_without_choices_is_retried_and_never_cached",
+        "errors_that_cannot_succeed_fail_at_once_without_the_key", "cache_rerun_sends_nothing_and_keys_on_every_setting",
+        "concurrency_is_bounded_per_model", "unreachable_endpoint_is_a_clean_error",
+        "no_key_in_cache_files_logs_or_descriptions", "two_weights_files_are_two_cache_identities_and_the_port_is_none",
+        "cached_calls_behind_a_journal_are_counted_as_cached_and_cost_nothing"))],
+    # atomic writes, stale temporaries, the one-line read and write errors, folder kinds (stop 70): the tests written
+    # against its survivors, those of the files it reads and writes, then the folder kinds (a run and the demo graph)
+    "judgeagent/files.py": [*(_S70 + "files_" + name for name in (
+        "a_file_that_cannot_be_read_is_named_word_for_word",
+        "an_atomic_write_into_a_missing_folder_says_what_to_do_word_for_word",
+        "an_out_that_cannot_be_read_to_tell_whose_it_is_is_refused_word_for_word",
+        "a_manifest_of_another_format_version_is_one_line_word_for_word",
+        "a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_error")), *(f"tests/test_runs.py::test_{name}" for name in (
+        "stale_temporaries_go_without_a_traceback_whatever_their_names",
+        "an_atomic_write_where_the_filesystem_cannot_sync_still_writes",
+        "atomic_writes_sync_the_file_before_renaming_it",
+        "a_run_killed_while_writing_its_first_manifest_starts_with_the_same_command")),
+        "tests/test_malformed_fields.py", "tests/test_benchmark.py::test_bad_input_is_one_clear_line",
+        "tests/test_corpus.py::test_bad_input_names_the_problem",
+        *(f"tests/test_cli.py::test_{name}" for name in (
+        "unwritable_output_is_refused_before_any_work", "make_mcq_refuses_an_unwritable_out_before_any_work",
+        "a_manifest_that_is_no_json_object_is_one_line")), "tests/test_folder_kinds.py"],
     # entity specificity (stop 69, second part): word rarity, the demo graph's stored values and what they keep out
     # of seeds, cloze golds and gap rows, the section labels (11-16 s: specificity.py is among the graph build's
     # imports, so each mutant builds the demo graph again)
@@ -554,6 +595,13 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
+    "judgeagent/files.py:43:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
+        "bytes are the decoder's unfinished multi-byte character from the last chunk, bytes of 0x80 and above, never "
+        "a newline, so the count is 0 either way (20,000 random files of split and broken characters read in random "
+        "chunks: none held a newline; stop 70)",
+    "judgeagent/files.py:125:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
+        "inside `contextlib.suppress(OSError)`, and the FileNotFoundError of a temporary already gone is an OSError "
+        "(stop 70)",
 }
 
 

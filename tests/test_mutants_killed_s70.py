@@ -1,0 +1,203 @@
+"""Tests written at stop 70 against the survivors of the first mutation runs (seed 1) of models/client.py (the
+OpenAI-compatible client: its structured-output fallback, repair turn, timeout message and request count, on the
+loopback server) and files.py (atomic writes, stale temporaries, one-line read and write errors), each named by the
+behaviour it pins; the mutant it kills is in the comment above it."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import subprocess
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from judgeagent.errors import JudgeAgentError
+from judgeagent.models import ModelError, ModelSpec, OpenAIChatModel
+from judgeagent.models.testserver import FakeServer
+
+
+class Verdict(BaseModel):
+    answer: str
+
+
+class Refuses(FakeServer):
+    """The loopback server as llama.cpp's is: a `json_schema` response format gets `status` naming it (for a plain
+    request too, when `always`); anything else as FakeServer answers it."""
+
+    def __init__(self, status: int = 422, message: str = "response_format type json_schema is not supported",
+                 always: bool = False, **kw) -> None:
+        super().__init__(**kw)
+        self.status, self.message, self.always = status, message, always
+
+    async def _respond(self, method, path, raw):
+        body = json.loads(raw or b"{}")
+        if method == "POST" and (self.always or (body.get("response_format") or {}).get("type") == "json_schema"):
+            self.counts["requests"] += 1
+            self.bodies.append(body)
+            return self.status, {"Content-Type": "application/json"}, json.dumps(
+                {"error": {"message": self.message}}).encode()
+        return await super()._respond(method, path, raw)
+
+
+def _model(server, **kw):
+    return OpenAIChatModel(ModelSpec(name="fake", base_url=server.base_url, model="fake-model", **kw))
+
+
+def _ask(model, schema=None, text="rate it"):
+    async def once():
+        try:
+            return await model.complete([{"role": "user", "content": text}], schema=schema)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(once())
+
+
+# --- models/client.py -------------------------------------------------------------------------------------------
+
+def test_client_auto_falls_back_to_json_object_once_and_says_so_word_for_word(caplog):
+    # client.py:146 (`_mode == "auto"` -> `!=`), :153 (the fallback's `return True` -> False: the refusal raised),
+    # :150 (the note's tail emptied): an endpoint refusing json_schema is asked again in json_object at once, and
+    # every later call goes straight to json_object; the note is said once
+    with Refuses() as server:
+        model = _model(server, max_retries=0)
+        with caplog.at_level(logging.WARNING, logger="judgeagent"):
+            first, second = _ask(model, Verdict), _ask(model, Verdict)
+        kinds = [body["response_format"]["type"] for body in server.bodies]
+        where = server.base_url
+    assert first.parsed == Verdict(answer="x") and second.parsed == Verdict(answer="x")
+    assert kinds == ["json_schema", "json_object", "json_object"] and model.requests == 3
+    assert first.attempts == 2 and second.attempts == 1
+    notes = [r.getMessage() for r in caplog.records]
+    assert notes == [f"note: model 'fake' (fake-model at {where}) refused a json_schema response format (HTTP 422); "
+                     "asking it for json_object from now on (set structured_output = \"json_object\" for it in "
+                     "judgeagent.toml to skip the first try)"]
+
+
+@pytest.mark.parametrize("status", [400, 500])
+def test_client_a_refusal_that_does_not_name_the_response_format_is_no_fallback(status):
+    # client.py:146 (`and` -> `or`: any 400 or 500 a fallback), :147 (`word in` -> `not in`): an error about something
+    # else fails as it would without a schema, and json_schema is still asked for next time
+    with Refuses(status=status, message="bad temperature") as server:
+        model = _model(server, max_retries=0)
+        with pytest.raises(ModelError, match=f"HTTP {status}"):
+            _ask(model, Verdict)
+        assert server.counts["requests"] == 1 and model._effective_mode() == "json_schema"
+
+
+def test_client_a_plain_request_refused_naming_the_response_format_is_no_fallback():
+    # client.py:124 (`schema is not None and _fallback` -> `or`): a request without a schema never switches the
+    # endpoint's dialect, nor is it sent again
+    with Refuses(status=400, always=True) as server:
+        model = _model(server, max_retries=2)
+        with pytest.raises(ModelError, match="HTTP 400"):
+            _ask(model)
+        assert server.counts["requests"] == 1 and model._effective_mode() == "json_schema"
+
+
+def test_client_a_set_json_schema_dialect_is_never_switched():
+    # client.py:146 (`_mode == "auto"` -> `!=`: an endpoint set to json_schema would be switched): the user's setting
+    # stands, and the refusal is the error
+    with Refuses() as server:
+        model = _model(server, max_retries=0, structured_output="json_schema")
+        with pytest.raises(ModelError, match="HTTP 422: .*json_schema is not supported"):
+            _ask(model, Verdict)
+        assert server.counts["requests"] == 1
+
+
+def test_client_the_repair_turn_shows_the_model_its_own_reply_as_the_assistants():
+    # client.py:101 (the repair's "assistant" role emptied): the second request carries the invalid reply as the
+    # model's own turn, then the repair request; every request is counted
+    with FakeServer(first=["garbage"]) as server:
+        model = _model(server)
+        repaired = _ask(model, Verdict)
+        bodies = server.bodies
+        assert model.requests == server.counts["requests"] == 2
+    assert repaired.parsed == Verdict(answer="x") and repaired.extra["repaired"]
+    assert bodies[1]["messages"][1] == {"role": "assistant", "content": "this is { not json"}
+    assert bodies[1]["messages"][2]["role"] == "user" and bodies[1]["messages"][2]["content"].startswith(
+        "Your previous reply was not valid: not JSON")
+
+
+def test_client_counts_each_request_from_zero():
+    # client.py:33 (`requests = 0` -> 1): one call, one request
+    with FakeServer() as server:
+        model = _model(server)
+        _ask(model)
+        assert model.requests == server.counts["requests"] == 1
+
+
+def test_client_a_timeout_says_how_long_it_waited_word_for_word():
+    # client.py:164 ('no answer within ' emptied; the seconds' format `g` emptied: "1.0 s"): the endpoint that does
+    # not answer within the timeout is named so, the timeout as the user wrote it in judgeagent.toml
+    with FakeServer(first=["timeout"], hang=3.0) as server:
+        with pytest.raises(ModelError) as info:
+            _ask(_model(server, timeout=1.0, max_retries=0))
+        where = server.base_url
+    assert str(info.value) == f"model 'fake' (fake-model at {where}): no answer within 1 s after 1 attempt: " \
+                              "Request timed out."
+
+
+# --- files.py ---------------------------------------------------------------------------------------------------
+
+def test_files_a_file_that_cannot_be_read_is_named_word_for_word(tmp_path):
+    # files.py:20 ('cannot read ' emptied)
+    from judgeagent.files import read_text
+
+    with pytest.raises(JudgeAgentError) as info:
+        read_text(tmp_path / "gone.jsonl")
+    assert str(info.value) == f"cannot read {tmp_path / 'gone.jsonl'}: No such file or directory"
+
+
+def test_files_an_atomic_write_into_a_missing_folder_says_what_to_do_word_for_word(tmp_path):
+    # files.py:153 (cannot_write's '; ' before the fix emptied): one line, the reason then the fix; nothing written
+    from judgeagent.files import write_text_atomic
+
+    out = tmp_path / "missing" / "summary.json"
+    with pytest.raises(JudgeAgentError) as info:
+        write_text_atomic(out, "{}")
+    assert str(info.value) == (f"cannot write {out}: No such file or directory; its folder {out.parent} does not "
+                               "exist: create it or choose another place")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_files_an_out_that_cannot_be_read_to_tell_whose_it_is_is_refused_word_for_word():
+    # files.py:182 (check_replaceable's ': ' before the reason emptied): /proc/self/mem is a file whose first bytes
+    # no one can read (EIO), a real --out that `ours` cannot open and read
+    from judgeagent.files import check_replaceable
+    from judgeagent.view.page import _a_viewer
+
+    with pytest.raises(JudgeAgentError) as info:
+        check_replaceable(Path("/proc/self/mem"), _a_viewer, "a judgeagent viewer page")
+    assert str(info.value) == ("cannot read /proc/self/mem to tell whether it is a judgeagent viewer page: "
+                               "Input/output error; choose another --out")
+
+
+def test_files_a_manifest_of_another_format_version_is_one_line_word_for_word(tmp_path):
+    # files.py:247 (the ' ' between what and the folder emptied)
+    from judgeagent.files import check_format
+
+    with pytest.raises(JudgeAgentError) as info:
+        check_format({"format": "judgeagent.run", "format_version": 9}, tmp_path, "judgeagent.run", 2, "run",
+                     ": rerun it")
+    assert str(info.value) == f"run {tmp_path} has format version 9; this judgeagent reads version 2: rerun it"
+
+
+def test_files_a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_error(tmp_path, read_only):
+    # files.py:125 (rmtree's `ignore_errors=True` -> False): a killed build's staging folder holding a read-only part
+    # (a read-only mount, another user's files) goes as far as it can, the other stale temporaries too, and the
+    # command that tidies (a graph build, a run opened) goes on without a traceback
+    from judgeagent.files import remove_stale
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    staged, stale = tmp_path / f".g.tmp-{dead.pid}", tmp_path / f".h.tmp-{dead.pid}"
+    (staged / "part").mkdir(parents=True)
+    (staged / "part" / "vectors.npy").write_text("x")
+    (staged / "nodes.json").write_text("x")
+    stale.write_text("x")
+    read_only(staged / "part")
+    remove_stale(tmp_path, ".*.tmp-*")
+    assert not stale.exists() and not (staged / "nodes.json").exists() and (staged / "part" / "vectors.npy").exists()
