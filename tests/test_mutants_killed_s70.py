@@ -36,6 +36,7 @@ class Refuses(FakeServer):
         if method == "POST" and (self.always or (body.get("response_format") or {}).get("type") == "json_schema"):
             self.counts["requests"] += 1
             self.bodies.append(body)
+            await asyncio.sleep(self.latency)
             return self.status, {"Content-Type": "application/json"}, json.dumps(
                 {"error": {"message": self.message}}).encode()
         return await super()._respond(method, path, raw)
@@ -74,6 +75,29 @@ def test_client_auto_falls_back_to_json_object_once_and_says_so_word_for_word(ca
     assert notes == [f"note: model 'fake' (fake-model at {where}) refused a json_schema response format (HTTP 422); "
                      "asking it for json_object from now on (set structured_output = \"json_object\" for it in "
                      "judgeagent.toml to skip the first try)"]
+
+
+def test_client_every_request_refused_before_the_fallback_was_learned_falls_back_too(caplog):
+    # A real bug (stop 70), not a mutant: with several calls in flight (max_concurrency 4, the default) against an
+    # endpoint that refuses json_schema (llama.cpp's server, `auto`), the first refusal switched the endpoint to
+    # json_object and the others, refused for the json_schema they had been sent with, failed with HTTP 422: the
+    # mode was no longer `auto`, so they were no fallback. Each call refused for json_schema now asks again.
+    with Refuses(latency=0.05) as server:
+        model = _model(server, max_retries=0, max_concurrency=4)
+
+        async def together():
+            try:
+                return await asyncio.gather(*(model.complete([{"role": "user", "content": f"rate {i}"}], schema=Verdict)
+                                              for i in range(4)), return_exceptions=True)
+            finally:
+                await model.aclose()
+
+        with caplog.at_level(logging.WARNING, logger="judgeagent"):
+            answers = asyncio.run(together())
+        kinds = [body["response_format"]["type"] for body in server.bodies]
+    assert [getattr(a, "parsed", a) for a in answers] == [Verdict(answer="x")] * 4
+    assert kinds == ["json_schema"] * 4 + ["json_object"] * 4 and model.requests == 8  # all four were on their way
+    assert len([r for r in caplog.records if "refused a json_schema" in r.getMessage()]) == 1
 
 
 @pytest.mark.parametrize("status", [400, 500])

@@ -109,19 +109,19 @@ class OpenAIChatModel:
         attempt = 0
         while True:
             attempt += 1
+            request = self._request(messages, schema, settings)
             try:
                 self.requests += 1
                 # The SDK's documented route for raw bodies: `chat.completions.create` first walks the whole
                 # body (every message, the schema) against its typed parameters, about 2 ms of event-loop CPU
                 # per call, to send the same JSON; measured with bench/evaluate.py --protocol interviewer.
-                response = await self.client.post("/chat/completions", cast_to=_completion_type(),
-                                                  body=self._request(messages, schema, settings))
+                response = await self.client.post("/chat/completions", cast_to=_completion_type(), body=request)
                 self.served = str(getattr(response, "model", "") or "") or self.served
                 return _text(response), _usage(response), attempt
             except JudgeAgentError:
                 raise
             except Exception as error:  # the SDK's errors, classified below
-                if schema is not None and self._fallback(error):
+                if schema is not None and self._fallback(error, request["response_format"]["type"]):
                     continue
                 if not is_transient(error) or attempt > self.spec.max_retries:
                     raise ModelError(self._describe(error, attempt)) from None
@@ -138,20 +138,22 @@ class OpenAIChatModel:
     def _effective_mode(self) -> str:
         return "json_schema" if self._mode == "auto" else self._mode
 
-    def _fallback(self, error: BaseException) -> bool:
+    def _fallback(self, error: BaseException, sent: str) -> bool:
         """`auto`: an endpoint that refuses `json_schema` gets `json_object` from then on, said once. Servers refuse
         it in their own ways: llama.cpp's answers 422, llama-cpp-python's 500 (its request validation fails), others
-        400; each names the response format in the message."""
+        400; each names the response format in the message. `sent`: the format this request asked for; every call
+        already on its way with json_schema when the first refusal came is refused too, and asks again."""
         status = status_of(error)
-        if self._mode == "auto" and status in (400, 422, 500) and any(
-            word in str(error) for word in ("response_format", "json_schema")):
+        if not (self.spec.structured_output == "auto" and sent == "json_schema" and status in (400, 422, 500) and any(
+                word in str(error) for word in ("response_format", "json_schema"))):
+            return False
+        if self._mode == "auto":
             self._mode = "json_object"
             logging.getLogger("judgeagent").warning(
                 f"note: model {self.spec.name!r} ({self.spec.endpoint()}) refused a json_schema response format "
                 f"(HTTP {status}); asking it for json_object from now on (set structured_output = \"json_object\" "
                 "for it in judgeagent.toml to skip the first try)")
-            return True
-        return False
+        return True
 
     def _describe(self, error: BaseException, attempt: int) -> str:
         import openai
