@@ -16,6 +16,7 @@ import numpy as np
 
 from .config import DEFAULT_EMBEDDING_MODEL, IndexConfig
 from .errors import JudgeAgentError
+from .files import temporary
 from .threads import SMALL, sized
 
 _PACKAGED = {DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"}
@@ -74,7 +75,7 @@ def _load_static(name: str) -> Any:
         from model2vec.distill import distill
 
         # Token embeddings of MiniLM itself, PCA to 256 dims: works from the packaged folder, offline.
-        tmp = folder.with_name(f".{folder.name}.tmp-{os.getpid()}")
+        tmp = temporary(folder)
         distill(model_name=resolve_model(DEFAULT_EMBEDDING_MODEL), pca_dims=256).save_pretrained(str(tmp))
         folder.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, folder)

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import json
 import os
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
 
     A file that cannot be written (a read-only or missing folder, a full disk) is a one-line error naming
     it, with nothing left behind: the old file, if any, is as it was."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     try:
         write(tmp)
         _sync(tmp)
@@ -108,14 +109,30 @@ def _sync(file: Path) -> None:
         os.close(fd)
 
 
+def temporary(path: Path) -> Path:
+    """`.NAME.tmp-<pid>@<host>`, the hidden sibling `path` is written as before it is renamed into place. The host
+    because a folder shared over NFS is written from several: two writers of one pid on two hosts get two names, and
+    `remove_stale` judges a pid only on the host that gave it."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}@{_host()}")
+
+
+def _host() -> str:
+    # a name inside a file's name: no folder separator, and no @ (the last @ is where the host begins)
+    return socket.gethostname().replace("/", "_").replace("@", "_")
+
+
 def remove_stale(folder: Path, pattern: str) -> None:
-    """Remove the temporaries in `folder` matching `pattern` (`write_atomic`'s `.NAME.tmp-<pid>` files, a graph's
+    """Remove the temporaries in `folder` matching `pattern` (`temporary`'s names: `write_atomic`'s files, a graph's
     staging folders) whose process is gone: one killed with SIGKILL runs no cleanup, and nothing else will. Those of
-    a process still running are its own, left to it."""
+    a process still running are its own, left to it, as are another host's (its pid means nothing here). A name
+    without a host (`.NAME.tmp-<pid>`, written before the host was named) is judged by its pid here."""
     import shutil
 
     for path in folder.glob(pattern):
-        pid = path.name.rpartition("-")[2]
+        rest, at, host = path.name.rpartition("@")
+        if at and host != _host():
+            continue
+        pid = (rest if at else path.name).rpartition("-")[2]
         if not (pid.isascii() and pid.isdigit()) or _alive(int(pid)):
             continue
         if path.is_dir() and not path.is_symlink():

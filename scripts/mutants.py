@@ -414,7 +414,9 @@ TARGETS: dict[str, list[str]] = {
         "an_atomic_write_into_a_missing_folder_says_what_to_do_word_for_word",
         "an_out_that_cannot_be_read_to_tell_whose_it_is_is_refused_word_for_word",
         "a_manifest_of_another_format_version_is_one_line_word_for_word",
-        "a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_error")), *(f"tests/test_runs.py::test_{name}" for name in (
+        "a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_error",
+        "a_temporary_names_its_host_and_another_hosts_is_left_to_it",
+        "a_host_name_with_a_slash_or_an_at_still_names_its_temporaries")), *(f"tests/test_runs.py::test_{name}" for name in (
         "stale_temporaries_go_without_a_traceback_whatever_their_names",
         "an_atomic_write_where_the_filesystem_cannot_sync_still_writes",
         "atomic_writes_sync_the_file_before_renaming_it",
@@ -595,11 +597,11 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
-    "judgeagent/files.py:43:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
+    "judgeagent/files.py:44:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
         "bytes are the decoder's unfinished multi-byte character from the last chunk, bytes of 0x80 and above, never "
         "a newline, so the count is 0 either way (20,000 random files of split and broken characters read in random "
         "chunks: none held a newline; stop 70)",
-    "judgeagent/files.py:125:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
+    "judgeagent/files.py:142:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
         "inside `contextlib.suppress(OSError)`, and the FileNotFoundError of a temporary already gone is an OSError "
         "(stop 70)",
 }

@@ -7,7 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import shutil
+import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -225,3 +229,57 @@ def test_files_a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_er
     read_only(staged / "part")
     remove_stale(tmp_path, ".*.tmp-*")
     assert not stale.exists() and not (staged / "nodes.json").exists() and (staged / "part" / "vectors.npy").exists()
+
+
+def test_files_a_temporary_names_its_host_and_another_hosts_is_left_to_it(tmp_path):
+    # Not a mutant (stop 70): a run folder or graph shared over NFS is tidied by processes of several hosts, and a pid
+    # means something only on the host that gave it: another host's writer, alive, lost its temporary to a process
+    # here that found no such pid (its rename then failed), and two writers of one pid on two hosts wrote one file.
+    # A temporary now says its host; one of another host is left to it, one of ours or of no host (written before
+    # the host was named) goes when its pid is gone.
+    from judgeagent.files import remove_stale, write_atomic
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    host = socket.gethostname()
+    theirs, ours, unnamed = (tmp_path / f".report.md.tmp-{dead.pid}@other-host.example",
+                             tmp_path / f".summary.json.tmp-{dead.pid}@{host}", tmp_path / f".manifest.json.tmp-{dead.pid}")
+    live = tmp_path / f".a@b.json.tmp-{os.getpid()}@{host}"  # an @ in the file's own name
+    for path in (theirs, ours, unnamed, live):
+        path.write_text("x")
+    remove_stale(tmp_path, ".*.tmp-*")
+    assert theirs.exists() and live.exists() and not ours.exists() and not unnamed.exists()
+
+    names = []
+    write_atomic(tmp_path / "out.txt", lambda tmp: (names.append(tmp.name), tmp.write_text("done")))
+    assert names == [f".out.txt.tmp-{os.getpid()}@{host}"] and (tmp_path / "out.txt").read_text() == "done"
+
+
+_ODD_HOST = """
+import os, socket, subprocess, sys
+from pathlib import Path
+from judgeagent.files import remove_stale, write_atomic
+
+socket.sethostname("node/7@lab")
+folder, names = Path(sys.argv[1]), []
+write_atomic(folder / "out.txt", lambda tmp: (names.append(tmp.name), tmp.write_text("done")))
+dead = subprocess.Popen(["true"])
+dead.wait()
+stale = folder / f".half.json.tmp-{dead.pid}@node_7_lab"
+stale.write_text("x")
+remove_stale(folder, ".*.tmp-*")
+print(names[0] == f".out.txt.tmp-{os.getpid()}@node_7_lab", stale.exists())
+"""
+
+
+def test_files_a_host_name_with_a_slash_or_an_at_still_names_its_temporaries(tmp_path):
+    # files.py:121 (the `/` or `@` of the host left as it is: a temporary in a folder that is not there, or a host read
+    # as the part after its @): a host named so (Linux takes any bytes) in a UTS namespace of its own, as root
+    if shutil.which("unshare") is None:
+        pytest.skip("a host name of its own needs unshare (util-linux)")
+    done = subprocess.run(["unshare", "--uts", sys.executable, "-c", _ODD_HOST, str(tmp_path)], capture_output=True,
+                          text=True, check=False, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    if "Operation not permitted" in done.stderr:
+        pytest.skip(f"a host name of its own needs unshare --uts: {done.stderr.strip()}")
+    assert done.stdout == "True False\n", done.stderr
+    assert (tmp_path / "out.txt").read_text() == "done"

@@ -5,6 +5,7 @@ Runs go through the CLI against scripted loopback servers (tests/scripted.py), o
 import json
 import os
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -184,7 +185,7 @@ def test_atomic_writes_sync_the_file_before_renaming_it(tmp_path, monkeypatch):
                                                  fsync(fd)))
     monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", str(a))), replace(a, b)))
     write_json_atomic(tmp_path / "manifest.json", {"status": "running"})
-    tmp = str(tmp_path / f".manifest.json.tmp-{os.getpid()}")
+    tmp = str(tmp_path / f".manifest.json.tmp-{os.getpid()}@{socket.gethostname()}")
     assert events == [("fsync", tmp), ("replace", tmp)]
     assert json.loads((tmp_path / "manifest.json").read_text()) == {"status": "running"}
 

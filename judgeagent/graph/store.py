@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from ..embedding import read_index, write_index
 from ..errors import JudgeAgentError
-from ..files import cannot_write, check_format, folder_kind, remove_stale, wrong_kind
+from ..files import cannot_write, check_format, folder_kind, remove_stale, temporary, wrong_kind
 from .check import FIX, check_files, check_manifest, check_shapes, check_table, damaged, file_record
 from .model import TABLES, ContextGraph
 
@@ -124,7 +124,7 @@ def staging(out: Path | None) -> Iterator[Path]:
     # Earlier builds of `out` killed mid-write (SIGKILL runs no cleanup) left their staging folders: a large
     # graph's half would stay on disk for good. A build still running keeps its own.
     remove_stale(out.parent, f".{glob.escape(out.name)}.tmp-*")
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    tmp = temporary(out)
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()
