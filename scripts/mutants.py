@@ -390,6 +390,7 @@ TARGETS: dict[str, list[str]] = {
     # tests left out (they exercise cache.py, 8 s); the embedded model's tests left out (minutes)
     "judgeagent/models/client.py": [*(_S70 + "client_" + name for name in (
         "auto_falls_back_to_json_object_once_and_says_so_word_for_word",
+        "every_request_refused_before_the_fallback_was_learned_falls_back_too",
         "a_refusal_that_does_not_name_the_response_format_is_no_fallback",
         "a_plain_request_refused_naming_the_response_format_is_no_fallback",
         "a_set_json_schema_dialect_is_never_switched", "the_repair_turn_shows_the_model_its_own_reply_as_the_assistants",
