@@ -283,3 +283,38 @@ def test_files_a_host_name_with_a_slash_or_an_at_still_names_its_temporaries(tmp
         pytest.skip(f"a host name of its own needs unshare --uts: {done.stderr.strip()}")
     assert done.stdout == "True False\n", done.stderr
     assert (tmp_path / "out.txt").read_text() == "done"
+
+
+def test_files_a_json_line_holding_a_unicode_line_separator_is_one_record(tmp_path):
+    # A real bug (stop 70), not a mutant: JSON takes U+2028, U+2029 and U+0085 inside a string unescaped, and
+    # json.dumps(..., ensure_ascii=False) writes them so (make-mcq's and synthesize's items.jsonl, run records);
+    # `jsonl_records` split lines with str.splitlines, which breaks at them too: a good line was "malformed JSON" and
+    # the lines below it were numbered wrong. Only \n (and \r\n, \r) ends a JSON line.
+    from judgeagent.benchmark import load_benchmark
+
+    items = [{"qid": "a", "question": "Who wrote\u2028the book?", "answer": "Ann\u2029Lee"},
+             {"qid": "b", "question": "Next\x85line?", "answer": "Yes"}]
+    good = tmp_path / "items.jsonl"
+    good.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    loaded = load_benchmark(good)
+    assert [(i.question, i.gold) for i in loaded.items] == [("Who wrote\u2028the book?", "Ann\u2029Lee"),
+                                                              ("Next\x85line?", "Yes")]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(good.read_text(encoding="utf-8").replace("\n", "\r\n") + '{"qid": oops}\n', encoding="utf-8")
+    with pytest.raises(JudgeAgentError) as info:
+        load_benchmark(bad)
+    assert str(info.value).startswith(f"{bad}:3: malformed JSON")
+
+
+def test_gaps_a_record_whose_answer_holds_a_unicode_line_separator_is_read(tmp_path):
+    # The same bug in the knowledge-gap report's reader (validity/gaps.py): a run writes its records with
+    # ensure_ascii=False, and a model's answer with U+2028 in it was two torn lines, dropped without a word
+    from judgeagent.protocols.judgeagent.validity.gaps import read_records
+
+    rows = [{"record_id": f"r{i}", "batch": 0, "stage": "extension", "difficulty": "easy", "correct": False,
+             "question": "Q?", "answer": f"line one\u2028line two {i}", "path": {"chunk_ids": ["A#0"], "entities": []}}
+            for i in range(2)]
+    (tmp_path / "records.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                            encoding="utf-8")
+    assert [(r.record_id, r.answer) for r in read_records(tmp_path)] == [
+        ("r0", "line one\u2028line two 0"), ("r1", "line one\u2028line two 1")]

@@ -33,7 +33,8 @@ class Weak:
 def read_records(folder: str | Path) -> list[QuestionRecord]:
     """A run folder's records, typed, in the order they were written (a torn last line is skipped)."""
     rows = []
-    for line in (Path(folder) / "records.jsonl").read_text().splitlines():
+    # split at \n only: an answer may hold U+2028 unescaped (written with ensure_ascii=False), where splitlines breaks
+    for line in (Path(folder) / "records.jsonl").read_text(encoding="utf-8").split("\n"):
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
