@@ -290,9 +290,10 @@ def field_value(record: dict[str, Any], path: str) -> Any:
     value: Any = record
     for step in path.split("."):
         if isinstance(value, list):
-            value = value[int(step)] if step.isdigit() and int(step) < len(value) else (value[0] if value else None)
-            if step.isdigit():
+            if step.isascii() and step.isdigit():  # past the end is missing: never another element in its place
+                value = value[int(step)] if int(step) < len(value) else None
                 continue
+            value = value[0] if value else None
         if not isinstance(value, dict):
             return None
         value = value.get(step)

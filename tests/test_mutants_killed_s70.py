@@ -318,3 +318,21 @@ def test_gaps_a_record_whose_answer_holds_a_unicode_line_separator_is_read(tmp_p
                                             encoding="utf-8")
     assert [(r.record_id, r.answer) for r in read_records(tmp_path)] == [
         ("r0", "line one\u2028line two 0"), ("r1", "line one\u2028line two 1")]
+
+
+def test_files_a_numbered_step_past_the_end_of_a_list_is_missing_not_its_first_element(tmp_path):
+    # A real bug (stop 70), not a mutant: `--field answer=golds.1` on an item with one gold took golds[0] as
+    # its gold (graded against the wrong answer, without a word) where the docstring says a missing value is None:
+    # the item is now refused by its line; an item with a second answer still gives it
+    from judgeagent.benchmark import load_benchmark
+    from judgeagent.benchmarks.item import ItemFields
+
+    path = tmp_path / "two.jsonl"
+    rows = [{"id": "a", "q": "Q?", "golds": ["first", "second"]}, {"id": "b", "q": "Q?", "golds": ["only"]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fields = ItemFields(qid="id", question="q", answer="golds.1")
+    with pytest.raises(JudgeAgentError) as info:
+        load_benchmark(path, fields)
+    assert str(info.value).startswith(f"{path}:2: item 'b' has no gold answer")
+    path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
+    assert [i.gold for i in load_benchmark(path, fields).items] == ["second"]
