@@ -394,7 +394,9 @@ TARGETS: dict[str, list[str]] = {
         "a_refusal_that_does_not_name_the_response_format_is_no_fallback",
         "a_plain_request_refused_naming_the_response_format_is_no_fallback",
         "a_set_json_schema_dialect_is_never_switched", "the_repair_turn_shows_the_model_its_own_reply_as_the_assistants",
-        "counts_each_request_from_zero", "a_timeout_says_how_long_it_waited_word_for_word")), *(_S69B + name for name in (
+        "counts_each_request_from_zero", "a_timeout_says_how_long_it_waited_word_for_word",
+        "a_reply_in_a_json_code_fence_is_read_without_a_repair", "only_a_reply_that_opens_with_a_fence_is_read_as_one",
+        "the_served_model_is_the_endpoints_own_name_kept_through_a_reply_without_one")), *(_S69B + name for name in (
         "a_transient_status_is_retried_until_the_endpoint_answers",
         "a_status_that_cannot_succeed_is_asked_once_and_a_fatal_one_names_no_attempts",
         "a_reply_without_choices_says_so_word_for_word", "a_connection_refused_is_retried_as_many_times_as_allowed",
@@ -417,7 +419,12 @@ TARGETS: dict[str, list[str]] = {
         "a_manifest_of_another_format_version_is_one_line_word_for_word",
         "a_dead_writers_staging_folder_that_cannot_all_be_removed_is_no_error",
         "a_temporary_names_its_host_and_another_hosts_is_left_to_it",
-        "a_host_name_with_a_slash_or_an_at_still_names_its_temporaries")), *(f"tests/test_runs.py::test_{name}" for name in (
+        "a_host_name_with_a_slash_or_an_at_still_names_its_temporaries",
+        "a_json_line_holding_a_unicode_line_separator_is_one_record",
+        "a_numbered_step_past_the_end_of_a_list_is_missing_not_its_first_element",
+        "a_temporary_of_another_users_live_process_is_left_to_it", "only_this_commands_own_earlier_output_is_replaced",
+        "a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_word")),
+        "tests/test_benchmark.py::test_nested_fields_are_mapped_by_dotted_paths", *(f"tests/test_runs.py::test_{name}" for name in (
         "stale_temporaries_go_without_a_traceback_whatever_their_names",
         "an_atomic_write_where_the_filesystem_cannot_sync_still_writes",
         "atomic_writes_sync_the_file_before_renaming_it",
@@ -598,13 +605,19 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
-    "judgeagent/files.py:44:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
+    "judgeagent/files.py:45:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
         "bytes are the decoder's unfinished multi-byte character from the last chunk, bytes of 0x80 and above, never "
         "a newline, so the count is 0 either way (20,000 random files of split and broken characters read in random "
         "chunks: none held a newline; stop 70)",
-    "judgeagent/files.py:142:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
+    "judgeagent/files.py:148:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
         "inside `contextlib.suppress(OSError)`, and the FileNotFoundError of a temporary already gone is an OSError "
         "(stop 70)",
+    "judgeagent/files.py:100:34:const:True->False": "`write_atomic`'s `tmp.unlink(missing_ok=True)` as False: it "
+        "runs inside `except OSError: pass`, and the FileNotFoundError of a temporary already renamed is an OSError "
+        "(stop 70, seed 2)",
+    "judgeagent/files.py:30:40:const:1->2": "`check_utf8`'s chunk of `1 << 20` bytes as `2 << 20`: the size of each "
+        "read, not what is read; the verdict and the line and byte it names are the same for any chunk (its test "
+        "reads with chunks of 1, 2, 3 bytes and 1 MiB alike; stop 70, seed 2)",
 }
 
 

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,43 @@ def test_client_a_timeout_says_how_long_it_waited_word_for_word():
         where = server.base_url
     assert str(info.value) == f"model 'fake' (fake-model at {where}): no answer within 1 s after 1 attempt: " \
                               "Request timed out."
+
+
+def test_client_a_reply_in_a_json_code_fence_is_read_without_a_repair():
+    # client.py:203 (the fence's 'json' label emptied: `json` left before the object, not JSON): models that wrap
+    # their JSON in a fence anyway are read at the first answer, one request
+    with FakeServer(reply=lambda request: '```json\n{"answer": "fenced"}\n```') as server:
+        answered = _ask(_model(server), Verdict)
+        assert server.counts["requests"] == 1
+    assert answered.parsed == Verdict(answer="fenced") and not answered.extra["repaired"]
+
+
+def test_client_only_a_reply_that_opens_with_a_fence_is_read_as_one():
+    # client.py:202 (`startswith("```")` -> `startswith("")`: every reply stripped of backticks and a leading `json`):
+    # text around the JSON that is not a fence is not read past; the model is told the JSON error and asked again
+    from judgeagent.models.client import parse_structured
+
+    assert parse_structured('{"answer": "x"}```', Verdict) == (None, "not JSON (Extra data at character 15)")
+    assert parse_structured('json{"answer": "x"}', Verdict) == (None, "not JSON (Expecting value at character 0)")
+    assert parse_structured(' ```\n{"answer": "x"}```', Verdict) == (Verdict(answer="x"), "")
+
+
+def test_client_the_served_model_is_the_endpoints_own_name_kept_through_a_reply_without_one():
+    # client.py:119 (`or` -> `and`, twice: the served name never set): the name the endpoint answers with, kept
+    # when a later reply names none
+    class Unnamed(FakeServer):
+        async def _respond(self, method, path, raw):
+            status, headers, payload = await super()._respond(method, path, raw)
+            body = json.loads(payload)
+            body["model"] = "fake-model-2024-08-06" if self.counts["requests"] == 1 else ""
+            return status, headers, json.dumps(body).encode()
+
+    with Unnamed() as server:
+        model = _model(server)
+        _ask(model)
+        first = model.served
+        _ask(model)
+    assert first == model.served == "fake-model-2024-08-06"
 
 
 # --- files.py ---------------------------------------------------------------------------------------------------
@@ -336,3 +374,61 @@ def test_files_a_numbered_step_past_the_end_of_a_list_is_missing_not_its_first_e
     assert str(info.value).startswith(f"{path}:2: item 'b' has no gold answer")
     path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
     assert [i.gold for i in load_benchmark(path, fields).items] == ["second"]
+
+
+def test_files_a_temporary_of_another_users_live_process_is_left_to_it():
+    # files.py:152 (`_alive`'s `return True` on PermissionError -> None): in a folder shared between users, a process
+    # of ours may not signal another user's, which is alive all the same: its temporary stays. The other user's
+    # process is init (pid 1, root's); as root, the tidying runs in a child that has become nobody
+    from judgeagent.files import remove_stale
+
+    shared = Path(tempfile.mkdtemp(prefix="judgeagent-shared-"))
+    try:
+        shared.chmod(0o777)
+        named, unnamed = shared / f".report.md.tmp-1@{socket.gethostname()}", shared / ".summary.json.tmp-1"
+        for path in (named, unnamed):
+            path.write_text("x")
+        if os.geteuid() != 0:
+            remove_stale(shared, ".*.tmp-*")
+        elif (child := os.fork()) == 0:  # the child only tidies and leaves at once, whatever happens
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                remove_stale(shared, ".*.tmp-*")
+            finally:
+                os._exit(0)
+        else:
+            os.waitpid(child, 0)
+        assert named.exists() and unnamed.exists()
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_files_only_this_commands_own_earlier_output_is_replaced(tmp_path):
+    # files.py:201 (`not mine` -> `mine`: a user's file replaced, our own page refused)
+    from judgeagent.files import check_replaceable
+    from judgeagent.view.page import _a_viewer
+
+    ours, theirs = tmp_path / "view.html", tmp_path / "notes.html"
+    ours.write_text("<html><head><title>judgeagent view: run</title>")
+    theirs.write_text("<html><head><title>my notes</title>")
+    check_replaceable(ours, _a_viewer, "a judgeagent viewer page")
+    check_replaceable(tmp_path / "new.html", _a_viewer, "a judgeagent viewer page")
+    with pytest.raises(JudgeAgentError) as info:
+        check_replaceable(theirs, _a_viewer, "a judgeagent viewer page")
+    assert str(info.value) == f"{theirs} exists and is not a judgeagent viewer page: choose another --out, or remove " \
+                              "it first"
+
+
+def test_files_a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_word(tmp_path):
+    # files.py:217 (KINDS' synthesis text emptied), :271 (json_kind's "a boolean" -> None)
+    from judgeagent.files import check_format, wrong_kind
+
+    work = tmp_path / ".synthesis"
+    work.mkdir()
+    (work / "manifest.json").write_text('{"kind": "synthesis"}')
+    assert str(wrong_kind(work, "run")) == (f"{work} is the work folder of a synthesis (its dataset is items.jsonl in "
+                                            "the folder above), not a run")
+    with pytest.raises(JudgeAgentError) as info:
+        check_format(True, tmp_path, "judgeagent.run", 2, "run", "")
+    assert str(info.value) == f"{tmp_path} is not a judgeagent run: its manifest.json holds a boolean, not a JSON object"
