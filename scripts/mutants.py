@@ -423,7 +423,8 @@ TARGETS: dict[str, list[str]] = {
         "a_json_line_holding_a_unicode_line_separator_is_one_record",
         "a_numbered_step_past_the_end_of_a_list_is_missing_not_its_first_element",
         "a_temporary_of_another_users_live_process_is_left_to_it", "only_this_commands_own_earlier_output_is_replaced",
-        "a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_word")),
+        "a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_word",
+        "a_key_with_dots_of_its_own_wins_over_the_path_it_spells")),
         "tests/test_benchmark.py::test_nested_fields_are_mapped_by_dotted_paths", *(f"tests/test_runs.py::test_{name}" for name in (
         "stale_temporaries_go_without_a_traceback_whatever_their_names",
         "an_atomic_write_where_the_filesystem_cannot_sync_still_writes",
@@ -615,6 +616,9 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/files.py:100:34:const:True->False": "`write_atomic`'s `tmp.unlink(missing_ok=True)` as False: it "
         "runs inside `except OSError: pass`, and the FileNotFoundError of a temporary already renamed is an OSError "
         "(stop 70, seed 2)",
+    "judgeagent/files.py:288:25:const:str->empty": "`field_value`'s `\".\" not in path` as `\"\" not in path` "
+        "(never true): an undotted name not in the record goes on to the loop, whose one step is `record.get(name)`, "
+        "None as the shortcut's (stop 70)",
     "judgeagent/files.py:30:40:const:1->2": "`check_utf8`'s chunk of `1 << 20` bytes as `2 << 20`: the size of each "
         "read, not what is read; the verdict and the line and byte it names are the same for any chunk (its test "
         "reads with chunks of 1, 2, 3 bytes and 1 MiB alike; stop 70, seed 2)",

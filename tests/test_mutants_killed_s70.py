@@ -432,3 +432,13 @@ def test_files_a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_w
     with pytest.raises(JudgeAgentError) as info:
         check_format(True, tmp_path, "judgeagent.run", 2, "run", "")
     assert str(info.value) == f"{tmp_path} is not a judgeagent run: its manifest.json holds a boolean, not a JSON object"
+
+
+def test_files_a_key_with_dots_of_its_own_wins_over_the_path_it_spells():
+    # files.py:288 (`path in record or ...` -> `and`: a key with dots read as a path): a flattened export's
+    # `meta.answer` column is the value, not the nested object's `answer`
+    from judgeagent.files import field_value
+
+    record = {"meta.answer": "flat", "meta": {"answer": "nested", "list": [{"x": 1}, {"x": 2}]}}
+    assert [field_value(record, p) for p in ("meta.answer", "meta.list.x", "meta.list.1.x", "meta.none", "none")] \
+        == ["flat", 1, 2, None, None]
