@@ -390,15 +390,17 @@ def test_files_a_temporary_of_another_users_live_process_is_left_to_it():
             path.write_text("x")
         if os.geteuid() != 0:
             remove_stale(shared, ".*.tmp-*")
-        elif (child := os.fork()) == 0:  # the child only tidies and leaves at once, whatever happens
+        elif (child := os.fork()) == 0:  # the child only tidies and leaves at once, saying whether it could
+            code = 1
             try:
                 os.setgid(65534)
                 os.setuid(65534)
                 remove_stale(shared, ".*.tmp-*")
+                code = 0
             finally:
-                os._exit(0)
+                os._exit(code)
         else:
-            os.waitpid(child, 0)
+            assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
         assert named.exists() and unnamed.exists()
     finally:
         shutil.rmtree(shared)
