@@ -1,7 +1,8 @@
-"""Tests written at stop 70 against the survivors of the first mutation runs (seed 1) of models/client.py (the
-OpenAI-compatible client: its structured-output fallback, repair turn, timeout message and request count, on the
-loopback server) and files.py (atomic writes, stale temporaries, one-line read and write errors), each named by the
-behaviour it pins; the mutant it kills is in the comment above it."""
+"""Tests written at stop 70 against the survivors of the first mutation runs (seeds 1 and 2) of models/client.py (the
+OpenAI-compatible client: its structured-output fallback, repair turn, timeout message, request count and served
+name, on the loopback server) and files.py (atomic writes, stale temporaries, one-line read and write errors, field
+paths), each named by the behaviour it pins; the mutant it kills is in the comment above it. Those whose comment opens
+with "A real bug", "The same bug" or "Not a mutant" pin bugs found on the way, each seen failing before its fix."""
 from __future__ import annotations
 
 import asyncio
