@@ -396,7 +396,9 @@ TARGETS: dict[str, list[str]] = {
         "a_set_json_schema_dialect_is_never_switched", "the_repair_turn_shows_the_model_its_own_reply_as_the_assistants",
         "counts_each_request_from_zero", "a_timeout_says_how_long_it_waited_word_for_word",
         "a_reply_in_a_json_code_fence_is_read_without_a_repair", "only_a_reply_that_opens_with_a_fence_is_read_as_one",
-        "the_served_model_is_the_endpoints_own_name_kept_through_a_reply_without_one")), *(_S69B + name for name in (
+        "the_served_model_is_the_endpoints_own_name_kept_through_a_reply_without_one",
+        "asks_the_chat_completions_route_and_names_its_endpoint_in_the_cache",
+        "an_invalid_reply_names_the_field_or_the_whole_reply")), *(_S69B + name for name in (
         "a_transient_status_is_retried_until_the_endpoint_answers",
         "a_status_that_cannot_succeed_is_asked_once_and_a_fatal_one_names_no_attempts",
         "a_reply_without_choices_says_so_word_for_word", "a_connection_refused_is_retried_as_many_times_as_allowed",
@@ -424,7 +426,8 @@ TARGETS: dict[str, list[str]] = {
         "a_numbered_step_past_the_end_of_a_list_is_missing_not_its_first_element",
         "a_temporary_of_another_users_live_process_is_left_to_it", "only_this_commands_own_earlier_output_is_replaced",
         "a_synthesis_work_folder_or_a_boolean_manifest_is_named_word_for_word",
-        "a_key_with_dots_of_its_own_wins_over_the_path_it_spells")),
+        "a_key_with_dots_of_its_own_wins_over_the_path_it_spells",
+        "a_folder_named_as_the_file_to_write_and_a_json_files_text")),
         "tests/test_benchmark.py::test_nested_fields_are_mapped_by_dotted_paths", *(f"tests/test_runs.py::test_{name}" for name in (
         "stale_temporaries_go_without_a_traceback_whatever_their_names",
         "an_atomic_write_where_the_filesystem_cannot_sync_still_writes",
@@ -606,6 +609,9 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
+    "judgeagent/models/client.py:169:42:const:str->empty": "`_describe`'s `getattr(error, \"message\", \"\")` as "
+        "`getattr(error, \"\", \"\")`, always \"\": the openai SDK's errors hand their `message` to Exception, so "
+        "`str(error)` is the same text, and other errors have no `message` (stop 70, seed 3)",
     "judgeagent/files.py:45:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
         "bytes are the decoder's unfinished multi-byte character from the last chunk, bytes of 0x80 and above, never "
         "a newline, so the count is 0 either way (20,000 random files of split and broken characters read in random "

@@ -189,6 +189,19 @@ def test_client_only_a_reply_that_opens_with_a_fence_is_read_as_one():
     assert parse_structured(' ```\n{"answer": "x"}```', Verdict) == (Verdict(answer="x"), "")
 
 
+def test_client_an_invalid_reply_names_the_field_or_the_whole_reply():
+    # client.py:210 (`'.'.join(loc) or 'reply'` -> `and`; the '.' joining the path emptied): the repair request
+    # names what was wrong, where it was
+    from judgeagent.models.client import parse_structured
+
+    class Picks(BaseModel):
+        picks: list[Verdict]
+
+    assert parse_structured("{}", Verdict) == (None, "answer: Field required")
+    assert parse_structured('{"picks": [{}]}', Picks) == (None, "picks.0.answer: Field required")
+    assert parse_structured("[1]", Verdict) == (None, "reply: Input should be a valid dictionary or instance of Verdict")
+
+
 def test_client_the_served_model_is_the_endpoints_own_name_kept_through_a_reply_without_one():
     # client.py:119 (`or` -> `and`, twice: the served name never set): the name the endpoint answers with, kept
     # when a later reply names none
@@ -207,15 +220,33 @@ def test_client_the_served_model_is_the_endpoints_own_name_kept_through_a_reply_
     assert first == model.served == "fake-model-2024-08-06"
 
 
+def test_client_asks_the_chat_completions_route_and_names_its_endpoint_in_the_cache():
+    # client.py:118 (the route emptied: a POST to the base URL itself, which a real server answers 404), :47 (the
+    # identity's "base_url" key emptied: the cache's sources read as JSON, not `MODEL at URL`)
+    from judgeagent.models.cache import source_of
+
+    class Routes(FakeServer):
+        async def _respond(self, method, path, raw):
+            self.counts[f"{method} {path}"] += 1
+            return await super()._respond(method, path, raw)
+
+    with Routes() as server:
+        model = _model(server)
+        _ask(model)
+        assert server.counts["POST /v1/chat/completions"] == 1 and server.counts["requests"] == 1
+        assert source_of(model.identity()) == f"fake-model at {server.base_url}"
+
+
 # --- files.py ---------------------------------------------------------------------------------------------------
 
 def test_files_a_file_that_cannot_be_read_is_named_word_for_word(tmp_path):
-    # files.py:20 ('cannot read ' emptied)
-    from judgeagent.files import read_text
+    # files.py:20 ('cannot read ' emptied), :52 (check_utf8's, emptied): read whole or checked in chunks
+    from judgeagent.files import check_utf8, read_text
 
-    with pytest.raises(JudgeAgentError) as info:
-        read_text(tmp_path / "gone.jsonl")
-    assert str(info.value) == f"cannot read {tmp_path / 'gone.jsonl'}: No such file or directory"
+    for read in (read_text, check_utf8):
+        with pytest.raises(JudgeAgentError) as info:
+            read(tmp_path / "gone.jsonl")
+        assert str(info.value) == f"cannot read {tmp_path / 'gone.jsonl'}: No such file or directory"
 
 
 def test_files_an_atomic_write_into_a_missing_folder_says_what_to_do_word_for_word(tmp_path):
@@ -445,3 +476,15 @@ def test_files_a_key_with_dots_of_its_own_wins_over_the_path_it_spells():
     record = {"meta.answer": "flat", "meta": {"answer": "nested", "list": [{"x": 1}, {"x": 2}]}}
     assert [field_value(record, p) for p in ("meta.answer", "meta.list.x", "meta.list.1.x", "meta.none", "none")] \
         == ["flat", 1, 2, None, None]
+
+
+def test_files_a_folder_named_as_the_file_to_write_and_a_json_files_text(tmp_path):
+    # files.py:185 (check_writable's message emptied), :216 (write_json_atomic's `ensure_ascii=False` -> True: a
+    # manifest's names as \u escapes, not the text a person reads)
+    from judgeagent.files import check_writable, write_json_atomic
+
+    with pytest.raises(JudgeAgentError) as info:
+        check_writable(tmp_path)
+    assert str(info.value) == f"cannot write {tmp_path}: it is a folder; give a file name"
+    write_json_atomic(tmp_path / "manifest.json", {"name": "café 北京"})
+    assert (tmp_path / "manifest.json").read_text(encoding="utf-8") == '{\n  "name": "café 北京"\n}\n'
