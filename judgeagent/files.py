@@ -6,7 +6,6 @@ import contextlib
 import errno
 import json
 import os
-import re
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,14 +51,18 @@ def check_utf8(file: Path, chunk: int = 1 << 20) -> None:
         raise JudgeAgentError(f"cannot read {file}: {e.strerror or e}") from None
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+def _json_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text: \n, \r\n or \r ends one, not whatever str.splitlines breaks at: JSON takes
+    U+2028, U+2029 and U+0085 inside a string unescaped, and json.dumps(..., ensure_ascii=False) writes them so
+    (make-mcq's and synthesize's items). Plain replaces and a split: a regular expression took 5 times as long."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
 
 
 def jsonl_records(file: Path, text: str, first_line: int = 1) -> Iterator[tuple[Any, str]]:
     """Records of JSON lines with their `file:line`; `first_line` numbers a slice of a larger file."""
-    # \n, \r\n or \r ends a line, not whatever str.splitlines breaks at: JSON takes U+2028, U+2029 and U+0085 inside
-    # a string unescaped, and json.dumps(..., ensure_ascii=False) writes them so (make-mcq's and synthesize's items)
-    for number, line in enumerate(_LINE_END.split(text), start=first_line):
+    for number, line in enumerate(_json_lines(text), start=first_line):
         if not line.strip():
             continue
         try:

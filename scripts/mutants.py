@@ -612,20 +612,22 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/models/client.py:169:42:const:str->empty": "`_describe`'s `getattr(error, \"message\", \"\")` as "
         "`getattr(error, \"\", \"\")`, always \"\": the openai SDK's errors hand their `message` to Exception, so "
         "`str(error)` is the same text, and other errors have no `message` (stop 70, seed 3)",
-    "judgeagent/files.py:45:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
+    "judgeagent/files.py:44:27:op:Sub->Add": "`check_utf8`'s `- e.object[:held].count(b\"\\n\")` as `+`: the held "
         "bytes are the decoder's unfinished multi-byte character from the last chunk, bytes of 0x80 and above, never "
         "a newline, so the count is 0 either way (20,000 random files of split and broken characters read in random "
         "chunks: none held a newline; stop 70)",
-    "judgeagent/files.py:148:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
+    "judgeagent/files.py:151:39:const:True->False": "`remove_stale`'s `unlink(missing_ok=True)` as False: it runs "
         "inside `contextlib.suppress(OSError)`, and the FileNotFoundError of a temporary already gone is an OSError "
         "(stop 70)",
-    "judgeagent/files.py:100:34:const:True->False": "`write_atomic`'s `tmp.unlink(missing_ok=True)` as False: it "
+    "judgeagent/files.py:103:34:const:True->False": "`write_atomic`'s `tmp.unlink(missing_ok=True)` as False: it "
         "runs inside `except OSError: pass`, and the FileNotFoundError of a temporary already renamed is an OSError "
         "(stop 70, seed 2)",
-    "judgeagent/files.py:288:25:const:str->empty": "`field_value`'s `\".\" not in path` as `\"\" not in path` "
+    "judgeagent/files.py:291:25:const:str->empty": "`field_value`'s `\".\" not in path` as `\"\" not in path` "
         "(never true): an undotted name not in the record goes on to the loop, whose one step is `record.get(name)`, "
         "None as the shortcut's (stop 70)",
-    "judgeagent/files.py:30:40:const:1->2": "`check_utf8`'s chunk of `1 << 20` bytes as `2 << 20`: the size of each "
+    "judgeagent/files.py:58:7:const:str->empty": "`_json_lines`' `\"\\r\" in text` as `\"\" in text` (always): the "
+        "replaces run on every text, and change nothing where there is no \\r (stop 70)",
+    "judgeagent/files.py:29:40:const:1->2": "`check_utf8`'s chunk of `1 << 20` bytes as `2 << 20`: the size of each "
         "read, not what is read; the verdict and the line and byte it names are the same for any chunk (its test "
         "reads with chunks of 1, 2, 3 bytes and 1 MiB alike; stop 70, seed 2)",
 }

@@ -369,6 +369,9 @@ def test_files_a_json_line_holding_a_unicode_line_separator_is_one_record(tmp_pa
     loaded = load_benchmark(good)
     assert [(i.question, i.gold) for i in loaded.items] == [("Who wrote\u2028the book?", "Ann\u2029Lee"),
                                                               ("Next\x85line?", "Yes")]
+    old_mac = tmp_path / "cr.jsonl"  # lines ended by \r alone (files.py:59, its replacement emptied: one line)
+    old_mac.write_bytes(good.read_bytes().replace(b"\n", b"\r"))
+    assert [i.qid for i in load_benchmark(old_mac).items] == ["a", "b"]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(good.read_text(encoding="utf-8").replace("\n", "\r\n") + '{"qid": oops}\n', encoding="utf-8")
     with pytest.raises(JudgeAgentError) as info:
