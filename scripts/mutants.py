@@ -490,9 +490,9 @@ EQUIVALENT: dict[str, str] = {
         "whitespace token holds no letter or digit, so the `isalnum` check drops it either way",
     **{f"judgeagent/protocols/judgeagent/scoring.py:7:{col}:const:str->empty": "a name in `Tier`'s Literal[...], "
        "a type annotation only: nothing reads it at run time" for col in (15, 23, 33)},
-    "judgeagent/protocols/dynaeval/sandbox.py:630:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "
+    "judgeagent/protocols/dynaeval/sandbox.py:640:54:const:2->3": "`_why_ended` waiting 3 s, not 2, for a candidate "
         "that has ended by then (its request pipe closed with the harness): only a hang would show the difference",
-    **{f"judgeagent/protocols/dynaeval/sandbox.py:641:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
+    **{f"judgeagent/protocols/dynaeval/sandbox.py:651:{at}": "`code > 0` as `>= 0` or `> 1` in the signal message: "
        "the branch runs only for a code of _CPU_KILLED (-24, -9, 137, 152), never 0 or 1"
        for at in ("80:compare0:Gt->GtE", "87:const:0->1")},
     "judgeagent/metrics.py:56:12:const:0->1": "McNemar's early return for n == 0 moved to n == 1: both n give "
@@ -539,7 +539,7 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/protocols/base.py:{at}:const:str->empty": "a type's name emptied: the value of a `TypeAlias` "
        "string, a `TypeVar`'s name or `cast`'s type string, which only type checkers read (no code calls "
        "`get_type_hints` on them)" for at in ("30:23", "32:24", "35:19", "37:18", "39:15", "41:19", "104:17", "264:58", "272:38", "301:49")},
-    "judgeagent/protocols/dynaeval/sandbox.py:450:61:const:str->empty": "`/libx32` left out of the sandbox's library "
+    "judgeagent/protocols/dynaeval/sandbox.py:451:61:const:str->empty": "`/libx32` left out of the sandbox's library "
         "folders: only x32 programs load from it, never the interpreter the sandbox runs (and this machine has none)",
     "judgeagent/grading/choice.py:63:7:op:Or->And": "`not text and not text.strip()` for `or`: a reply of spaces "
         "alone goes on to the letter tiers and the option texts, which find nothing in it either: (None, '') both ways",
@@ -556,7 +556,7 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/protocols/judgeagent/report/build.py:64:34:const:1->2": "`k.split(\"/\", 1)` as `split(\"/\", 2)`: "
         "the accuracy keys are `stage/difficulty`, one slash, so the second part is the same (found after scoring "
         "seed 65)",
-    "judgeagent/protocols/dynaeval/sandbox.py:547:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
+    "judgeagent/protocols/dynaeval/sandbox.py:548:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
         "reads no TMPDIR, and `--clearenv` then `--setenv TMPDIR` give the code inside its own (found after scoring "
         "seed 65)",
     "judgeagent/grading/text.py:98:75:const:True->False": "the number words' alternatives shortest first: each is "
