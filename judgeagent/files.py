@@ -118,11 +118,11 @@ def _sync(file: Path) -> None:
         os.close(fd)
 
 
-def temporary(path: Path) -> Path:
+def temporary(path: Path, kind: str = "tmp") -> Path:
     """`.NAME.tmp-<pid>@<host>`, the hidden sibling `path` is written as before it is renamed into place. The host
     because a folder shared over NFS is written from several: two writers of one pid on two hosts get two names, and
     `remove_stale` judges a pid only on the host that gave it."""
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}@{_host()}")
+    return path.with_name(f".{path.name}.{kind}-{os.getpid()}@{_host()}")
 
 
 def _host() -> str:

@@ -158,13 +158,13 @@ def test_a_build_removes_the_staging_folder_a_killed_build_left(demo_graph, tmp_
 def test_an_overwrite_swaps_the_graph_in_one_step_and_a_graph_left_aside_is_found(demo_graph, tmp_path):
     """`--overwrite` swaps the new graph in with one atomic exchange (renameat2), so no instant finds the folder
     missing and nothing is left beside it. Where two renames are needed (no exchange on that system), a kill
-    between them leaves the old graph as `.NAME.old-<pid>`: loading NAME then says where it is, and the next
+    between them leaves the old graph as `.NAME.old-<pid>@<host>`: loading NAME then says where it is, and the next
     build of NAME removes it."""
     import shutil
     import signal
     import subprocess
 
-    from judgeagent import load_graph, save_graph
+    from judgeagent import files, load_graph, save_graph
     from judgeagent.graph import store
 
     out = tmp_path / "g"
@@ -188,7 +188,7 @@ def test_an_overwrite_swaps_the_graph_in_one_step_and_a_graph_left_aside_is_foun
     killed = subprocess.Popen(["sleep", "60"])
     killed.send_signal(signal.SIGKILL)
     killed.wait()
-    aside = tmp_path / f".g.old-{killed.pid}"
+    aside = tmp_path / f".g.old-{killed.pid}@{files._host()}"  # what `temporary(out, "old")` names in that process
     out.rename(aside)  # as a kill between the two renames leaves it
     with pytest.raises(JudgeAgentError, match=f"graph not found: {out}; .* previous graph at {aside}: rename it"):
         load_graph(out)

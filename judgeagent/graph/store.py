@@ -244,8 +244,8 @@ def _publish(tmp: Path, out: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)  # the old graph now; a kill here leaves a stale staging folder
         return
     # Two renames where the system cannot swap: killed between them, `out` is missing and the old graph is
-    # `.NAME.old-<pid>` (the next build of `out` removes it; `read_manifest` says where it is meanwhile).
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    # `.NAME.old-<pid>@<host>` (the next build of `out` removes it; `read_manifest` says where it is meanwhile).
+    old = temporary(out, "old")
     os.rename(out, old)
     try:
         os.rename(tmp, out)
