@@ -136,6 +136,11 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_sandbox_kernel.py::test_a_wrong_answer_cannot_name_its_own_failure",
         "tests/test_sandbox_kernel.py::test_a_real_memory_hog_keeps_its_label_where_a_cgroup_counts_it",
         "tests/test_sandbox_kernel.py::test_a_foreign_abi_kills_the_code", "tests/test_sandbox_attacks.py"],
+    # the walls (seccomp filter, host uid, cgroups, the interpreter's mirror): the cgroup counters read by hand, the
+    # kernel-state attacks and caps (as root and as a user), and the floods that meet the limits
+    "judgeagent/protocols/dynaeval/walls.py": [
+        "tests/test_mutants_killed_sandbox.py", "tests/test_sandbox_kernel.py",
+        "tests/test_sandbox_attacks.py::test_floods_and_hangs_end_at_their_limits"],
     "judgeagent/protocols/judgeagent/scoring.py": [
         "tests/test_mutants_killed_grading.py::test_the_score_of_no_questions_is_zero",
         "tests/test_evaluate.py::test_points_and_tiers",
@@ -556,6 +561,13 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/protocols/judgeagent/report/build.py:64:34:const:1->2": "`k.split(\"/\", 1)` as `split(\"/\", 2)`: "
         "the accuracy keys are `stage/difficulty`, one slash, so the second part is the same (found after scoring "
         "seed 65)",
+    "judgeagent/protocols/dynaeval/walls.py:83:15:compare0:Lt->LtE": "a refused syscall's number `<= 0` taken for "
+        "one this architecture lacks: none is number 0 (read on x86_64, io_setup on arm64, restart_syscall on i386), "
+        "and libseccomp numbers a syscall it cannot resolve below 0",
+    "judgeagent/protocols/dynaeval/walls.py:256:43:const:str->empty": "`pids.max` emptied: the write then goes to "
+        "the cgroup's folder and fails, so no pids cgroup is made and `_limiter` caps the fresh host uid with "
+        "RLIMIT_NPROC instead, the same number of the same processes (only the sandbox runs as that uid; the caps "
+        "test of tests/test_sandbox_kernel.py sees it hold); the memory and cpuacct cgroups still list them for `_drop`",
     "judgeagent/protocols/dynaeval/sandbox.py:548:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
         "reads no TMPDIR, and `--clearenv` then `--setenv TMPDIR` give the code inside its own (found after scoring "
         "seed 65)",

@@ -6,10 +6,14 @@ unprivileged user the test creates. Every attack first switches off the candidat
 walls are what is tested."""
 import ast
 import ctypes
+import errno
 import json
 import os
 import pwd
+import shutil
 import subprocess
+import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -105,11 +109,14 @@ def listed(result) -> list:  # type: ignore[type-arg]
 
 
 class Watch:
-    """Samples the host while an attack runs: Shmem, and the host uid of every process in another pid namespace."""
+    """Samples the host while an attack runs: Shmem, and the host uids, gids and supplementary groups of every
+    process in another pid namespace under this one (its sandboxes', not those of other tests running alongside)."""
 
     def __init__(self) -> None:
         self.shmem_kb: list[int] = []
         self.uids: set[int] = set()
+        self.gids: set[int] = set()
+        self.groups: set[int] = set()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -124,10 +131,11 @@ class Watch:
     def _loop(self) -> None:
         while not self.stop.is_set():
             self.shmem_kb.append(shmem_kb())
-            for pid in foreign_pids():
+            for pid in foreign_pids() & descendants(os.getpid()):
                 try:
                     status = Path(f"/proc/{pid}/status").read_text()
-                    self.uids.update(int(x) for x in status.split("\nUid:")[1].split("\n")[0].split())
+                    for found, field in ((self.uids, "Uid"), (self.gids, "Gid"), (self.groups, "Groups")):
+                        found.update(int(x) for x in status.split(f"\n{field}:")[1].split("\n")[0].split())
                 except (OSError, IndexError):
                     pass
             time.sleep(0.02)
@@ -157,6 +165,28 @@ def foreign_pids() -> set[int]:
     return found
 
 
+def descendants(root: int) -> set[int]:
+    """The processes under `root` (its children, theirs, ...): while a run lasts, each of its sandboxed processes
+    is, under bwrap; another test's or evaluator's sandboxes on the machine (pytest -n, another checkout) are not."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int(next(x for x in (entry / "status").read_text().splitlines() if x.startswith("PPid:")).split()[1])
+        except (OSError, ValueError, StopIteration):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 @pytest.fixture
 def nothing_left():
     before = foreign_pids()
@@ -177,17 +207,25 @@ def report(result) -> str:
 
 def test_the_code_runs_as_an_unprivileged_host_uid(who, host, nothing_left):
     """Seen from the host (/proc/PID/status of every process in the sandbox's pid namespace): an unprivileged
-    uid, the user's own when judgeagent runs as that user. (The code's own uid_map is relative to the nested
-    namespace bwrap makes for --disable-userns, so the host view is the one that counts.)"""
+    uid and gid, the user's own when judgeagent runs as that user, and no supplementary group (root's would let
+    the code write what group root may). (The code's own uid_map is relative to the nested namespace bwrap makes
+    for --disable-userns, so the host view is the one that counts.)"""
     code = submission("""
         time.sleep(0.5)
         return open('/proc/self/uid_map').read().split()[:1] + [os.getuid()]""")
-    with Watch() as watch:
-        inside = listed(run_as(who, host, code))
+    groups = os.getgroups()
+    os.setgroups([0, 4])  # root's supplementary groups in many images (root, adm): none may reach the code
+    try:
+        with Watch() as watch:
+            inside = listed(run_as(who, host, code))
+    finally:
+        os.setgroups(groups)
     assert inside == ["65534", 65534]
     assert watch.uids, "no sandboxed process was seen"
     assert 0 not in watch.uids
     assert watch.uids == {host} if who == "user" else watch.uids <= set(walls.HOST_UIDS), watch.uids
+    assert watch.gids == {host} if who == "user" else watch.gids <= set(walls.HOST_UIDS), watch.gids  # as_user's gid
+    assert not watch.groups, watch.groups
 
 
 SYSCTL = Path("/proc/sys/vm/vfs_cache_pressure")
@@ -312,6 +350,110 @@ def test_shared_memory_anonymous_files_and_tmpfs_stay_bounded(who, host, nothing
     assert not {"memfd", "shm"} & set(got), got
 
 
+def test_memory_process_descriptor_and_file_size_caps_hold(who, host, nothing_left):
+    """A gigabyte in 10 MB blocks, forty children, two hundred descriptors, a 14 MB file, a core dump, each tried
+    to the end: RLIMIT_AS, the pids cgroup (as root) or RLIMIT_NPROC (as a user), RLIMIT_NOFILE and RLIMIT_FSIZE
+    stop each below its cap (the tmpfs, 16 MB, is not yet full when the file is stopped at 10 MB), and RLIMIT_CORE
+    (hard 0) leaves no core file where core_pattern names one (a relative path: the crashing process's folder)."""
+    code = submission("""
+        blocks, kids, fds, written = [], [], [], 0
+        try:
+            while len(blocks) < 100:
+                blocks.append(bytearray(10 ** 7))
+        except MemoryError:
+            pass
+        held = len(blocks)
+        del blocks[:]
+        for _ in range(40):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(5)
+                os._exit(0)
+            kids.append(pid)
+        for pid in kids:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        try:
+            while len(fds) < 200:
+                fds.append(os.open('/dev/null', os.O_RDONLY))
+        except OSError:
+            pass
+        for fd in fds:
+            os.close(fd)
+        with open('/tmp/work/big', 'wb', buffering=0) as f:
+            try:
+                while written < 14:
+                    f.write(b'x' * (1 << 20))
+                    written += 1
+            except OSError:
+                pass
+        os.remove('/tmp/work/big')
+        pid = os.fork()
+        if pid == 0:  # a crash with the core limit as high as it may go
+            import resource
+            resource.setrlimit(resource.RLIMIT_CORE, (resource.getrlimit(resource.RLIMIT_CORE)[1],) * 2)
+            os.kill(os.getpid(), 11)
+        os.waitpid(pid, 0)
+        cores = [name for name in os.listdir('/tmp/work') if name.startswith('core')]
+        return [held, len(kids), len(fds), written, cores]""")
+    blocks, children, descriptors, megabytes, cores = got = listed(run_as(who, host, code))
+    assert 0 < blocks * 10 < LIMITS.memory_mb and 0 < children < LIMITS.processes and 0 < descriptors < 64, got
+    assert megabytes == LIMITS.file_mb and cores == [], got
+
+
+def test_a_killed_evaluators_cgroups_go_and_a_live_ones_stay(host):
+    """A cgroup named for an evaluator whose pid is gone (pid_max is never a pid) is removed at the next start;
+    one named for a live evaluator (this one) stays. The name is written out here, not read from walls.PREFIX."""
+    pid_max = Path("/proc/sys/kernel/pid_max").read_text().strip()
+    made = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in {"pids", "memory", "cpuacct"} & set(controllers.split(",")):
+            own = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
+            made[own / f"judgeagent-sandbox-{pid_max}-0"] = False
+            made[own / f"judgeagent-sandbox-{os.getpid()}-0"] = True
+    if not made:
+        pytest.skip("no cgroup v1 hierarchy of pids, memory or cpuacct here")
+    try:
+        for folder in made:
+            folder.mkdir()
+        walls.remove_stale_cgroups()
+        assert {folder: folder.is_dir() for folder in made} == made
+    finally:
+        for folder in made:
+            if folder.is_dir():
+                folder.rmdir()
+
+
+def test_a_root_evaluator_mirrors_a_private_python_without_its_packages_or_tests(host, monkeypatch):
+    """A Python only root can walk to (pyenv's, under /root) runs in the sandbox from a mirror, made with the
+    folders above it where they are missing, and made again in the folder that is left when the mirror is gone
+    (as a second Python's first run finds it): the interpreter and its standard library, not site-packages (the
+    evaluator's packages) nor the test suite."""
+    prefix = os.path.realpath(sys.base_prefix)
+    if all(os.stat(folder).st_mode & 0o005 == 0o005 for folder in (prefix, *Path(prefix).parents)):
+        pytest.skip("every user can read this Python: there is no mirror to make")
+    cache = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    cache.chmod(0o755)
+    mirrors = cache / "var" / "judgeagent"
+    monkeypatch.setattr(walls, "MIRRORS", mirrors)
+    try:
+        for _ in range(2):
+            walls._mirror.cache_clear()
+            assert run_tests("def f():\n    return 1\n", "def check(f):\n    assert f() == 1\n", "f", LIMITS).passed
+            mirror = next(mirrors.iterdir())
+            library = mirror / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+            assert (library / "json" / "__init__.py").is_file()
+            assert not (library / "site-packages").exists() and not (library / "test").exists()
+            shutil.rmtree(mirror)
+    finally:
+        walls._mirror.cache_clear()
+        shutil.rmtree(cache)
+
+
 def inotify_works() -> bool:
     fd = LIBC.inotify_init1(0)
     if fd >= 0:
@@ -337,6 +479,30 @@ def test_the_evaluators_inotify_quota_is_untouched(who, host, nothing_left):
     thread.join()
     assert works
     assert listed(outcome["result"])[0] == 0
+
+
+# Each syscall the filter refuses, with arguments that give anything but EPERM without it (success, EFAULT, EBADF,
+# ENOENT, or ENOSYS where the kernel lacks it): x86_64's numbers, written out here rather than read from DENIED.
+REFUSED = {
+    "keyctl": "250, 0, ctypes.c_int(-3), 0", "add_key": "248, b'user', b'judgeagent', b'x', 1, ctypes.c_int(-3)",
+    "request_key": "249, b'user', b'judgeagent-none', None, 0", "memfd_create": "319, b'x', 0",
+    "memfd_secret": "447, 0", "shmget": "29, 0, 4096, 0o1600", "msgget": "68, 0, 0o1600", "semget": "64, 0, 1, 0o1600",
+    "mq_open": "240, b'judgeagent-none', 0, 0, None", "inotify_init": "253", "inotify_init1": "294, 0",
+    "fanotify_init": "300, 0x200, 0", "perf_event_open": "298, None, 0, -1, -1, 0", "bpf": "321, 0xffff, None, 0",
+    "userfaultfd": "323, 1", "io_uring_setup": "425, 1, None", "io_uring_enter": "426, -1, 0, 0, 0, None, 0",
+    "io_uring_register": "427, -1, 0, None, 0", "kexec_load": "246, 0, 0, None, 0xdead0000",
+    "kexec_file_load": "320, -1, -1, 0, None, 0xdead0000", "init_module": "175, None, 0, None",
+    "finit_module": "313, -1, b'', 0xdead", "delete_module": "176, b'judgeagent-none', 0o4000",
+    "open_by_handle_at": "304, -1, None, 0", "name_to_handle_at": "303, -100, b'/', None, None, 0",
+}
+
+
+def test_every_refused_syscall_fails_with_eperm(who, host, nothing_left):
+    """Each syscall of the filter's list, tried from the sandbox: every one EPERM (without the filter, the same
+    calls make keys, IPC objects, anonymous files, inotify and userfaultfd descriptors, or fail otherwise)."""
+    calls = "".join(f"out.append(libc.syscall({args}) >= 0 or ctypes.get_errno())\n" for args in REFUSED.values())
+    got = dict(zip(REFUSED, listed(run_as(who, host, submission("out = []\n" + calls + "return out")))))
+    assert got == dict.fromkeys(REFUSED, errno.EPERM), {k: v for k, v in got.items() if v != errno.EPERM}
 
 
 def test_a_foreign_abi_kills_the_code(who, host, nothing_left):
