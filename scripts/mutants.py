@@ -135,7 +135,8 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_sandbox.py::test_correct_code_that_prints_reads_stdin_or_imports_passes",
         "tests/test_sandbox_kernel.py::test_a_wrong_answer_cannot_name_its_own_failure",
         "tests/test_sandbox_kernel.py::test_a_real_memory_hog_keeps_its_label_where_a_cgroup_counts_it",
-        "tests/test_sandbox_kernel.py::test_a_foreign_abi_kills_the_code", "tests/test_sandbox_attacks.py"],
+        "tests/test_sandbox_kernel.py::test_a_foreign_abi_kills_the_code", "tests/test_sandbox_attacks.py",
+        "tests/test_mutants_killed_sandbox_walls.py"],
     # the walls (seccomp filter, host uid, cgroups, the interpreter's mirror): the cgroup counters read by hand, the
     # kernel-state attacks and caps (as root and as a user), and the floods that meet the limits
     "judgeagent/protocols/dynaeval/walls.py": [
@@ -568,6 +569,18 @@ EQUIVALENT: dict[str, str] = {
         "the cgroup's folder and fails, so no pids cgroup is made and `_limiter` caps the fresh host uid with "
         "RLIMIT_NPROC instead, the same number of the same processes (only the sandbox runs as that uid; the caps "
         "test of tests/test_sandbox_kernel.py sees it hold); the memory and cpuacct cgroups still list them for `_drop`",
+    "judgeagent/protocols/dynaeval/sandbox.py:451:24:const:str->empty": "`/sbin` left out of the sandbox's top "
+        "folders: the interpreter loads nothing from it, and test code runs no system programs (as `/libx32`)",
+    "judgeagent/protocols/dynaeval/sandbox.py:461:68:const:str->empty": "`--remount-ro ''` for `--remount-ro /`: bwrap "
+        "resolves its mount paths under the new root with the leading slashes stripped, so '' is the root; the "
+        "kernel tests' writes to / still find it read-only",
+    "judgeagent/protocols/dynaeval/sandbox.py:482:56:const:20->21": "the probe waiting 21 s, not 20, for its "
+        "sandboxed `print('ok')`: only a probe that hangs shows the difference, one second later",
+    "judgeagent/protocols/dynaeval/sandbox.py:548:48:const:str->empty": "bwrap's own `LANG` emptied: bwrap has no "
+        "translations (its words are the same in every locale), and `--clearenv` then `--setenv LANG` give the code "
+        "inside its own",
+    "judgeagent/protocols/dynaeval/sandbox.py:753:55:const:0->1": "`prctl(PR_SET_PDEATHSIG, SIGKILL, 1, 0, 0)`: the "
+        "kernel reads only the signal for PR_SET_PDEATHSIG and ignores the other arguments",
     "judgeagent/protocols/dynaeval/sandbox.py:548:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
         "reads no TMPDIR, and `--clearenv` then `--setenv TMPDIR` give the code inside its own (found after scoring "
         "seed 65)",
