@@ -119,7 +119,7 @@ def _sync(file: Path) -> None:
 
 
 def temporary(path: Path, kind: str = "tmp") -> Path:
-    """`.NAME.tmp-<pid>@<host>`, the hidden sibling `path` is written as before it is renamed into place. The host
+    """`.NAME.tmp-<pid>@<host>` (`kind` tmp), the hidden sibling `path` is written as before it is renamed in. The host
     because a folder shared over NFS is written from several: two writers of one pid on two hosts get two names, and
     `remove_stale` judges a pid only on the host that gave it."""
     return path.with_name(f".{path.name}.{kind}-{os.getpid()}@{_host()}")
