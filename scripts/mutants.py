@@ -62,6 +62,8 @@ graph/walk.py (seed 1), named one by one in each module's list."""
 _S70 = "tests/test_mutants_killed_s70.py::test_"
 """The tests written at stop 70 against the first samples of models/client.py and files.py (seed 1): `client_` and
 `files_` begin each module's."""
+_S70_SAMPLE = "tests/test_mutants_killed_s70_sample.py::test_"
+"""The tests written at stop 70 against the first sample of graph/sample.py (seed 1), named one by one in its list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -465,6 +467,35 @@ TARGETS: dict[str, list[str]] = {
         *(f"tests/test_paths.py::test_{name}" for name in (
             "each_entitys_best_chunk_is_that_of_its_definition", "a_pools_next_steps_are_those_of_their_definition[hotpotqa-hotpot_graph]",
             "a_pool_leaves_out_walks_far_below_its_best", "hops_follow_links_and_explanation_matches_the_path"))],
+    # the path sampler (stop 70): the hand-built pools' draws, the two- and three-document graphs' seeds, links and
+    # stand-ins, the demo graph's term seeds, seed specificity and dense rankings, then the HotpotQA-small graph's
+    # homes, hops and draws; no MultiHop-RAG graph (sample.py is among the graph build's imports: each mutant builds
+    # the graphs again, 45 s in all)
+    "judgeagent/graph/sample.py": [
+        _S70_SAMPLE + "a_seed_draw_by_hand_and_at_the_top_of_the_unit_interval",
+        *(f"tests/test_path_draw.py::test_{name}" for name in (
+            "a_questions_seeds_take_different_walks_of_a_pool", "the_draw_favours_a_pools_best_walks",
+            "the_weighted_draw_still_spans_the_documents_the_floor_asks")),
+        *(f"tests/test_sample.py::test_{name}" for name in (
+            "stops_early_when_no_neighbour_is_left", "a_question_links_the_things_it_names",
+            "a_far_seed_can_reach_the_questions_best_chunk", "a_near_seed_can_reach_the_questions_best_chunk_too",
+            "a_stand_in_is_chosen_by_its_name_before_its_fit")),
+        "tests/test_paths.py::test_only_an_unambiguous_name_has_a_home", "tests/test_terms.py",
+        _S70_SAMPLE + "drawn_from_lists_the_walks_sample_takes_with_its_defaults",
+        *(_S69B + name for name in (
+            "a_pool_spans_five_sixths_of_a_document_a_hop", "a_walks_next_steps_by_hand_with_the_constants_written_out")),
+        "tests/test_specificity.py::test_demo_seeds_cloze_golds_and_gap_rows_are_specific",
+        _S69 + "one_seeds_misses_show_the_dense_ranking_of_that_seed",
+        "tests/test_paths_check.py::test_paths_check_prints_bench_paths_figures_with_intervals",
+        *(f"tests/test_paths.py::test_{name}" for name in (
+            "a_question_naming_a_documents_title_seeds_from_it", "hops_follow_links_and_explanation_matches_the_path")),
+        *(f"tests/test_path_draw.py::test_{name}" for name in (
+            "drawn_paths_take_more_from_supporting_documents_than_their_pools_average",
+            "the_odds_a_path_is_drawn_with_are_those_its_draws_follow")),
+        *(f"tests/test_paths.py::test_{name}" for name in (
+            "paths_reach_supporting_documents_across_documents[hotpotqa-hotpot_graph]",
+            "a_pool_leaves_out_walks_far_below_its_best")),
+        "tests/test_reader_process.py::test_auto_starts_the_reader_after_READER_AFTER_questions"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -631,6 +662,9 @@ EQUIVALENT: dict[str, str] = {
         "`\"document\" in kinds` itself and marks the entities of the current entity's documents but itself, which "
         "the walk's own entities are taken out of anyway: the same candidates, by another mask (stop 69, second "
         "part; run by the `--only` prefix 189:11, not drawn in the sample)",
+    "judgeagent/graph/sample.py:799:67:const:1->2": "`_pool`'s start chunk `own[_top(relevance[own], 2)[0]]` for "
+        "`_top(relevance[own], 1)[0]`: `_top` cuts one full order, so the first of its two best is its one best "
+        "(stop 70)",
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
