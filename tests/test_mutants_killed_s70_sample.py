@@ -4,12 +4,19 @@ it."""
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 
 import numpy as np
+import pytest
 
-from judgeagent.graph.sample import PathSampler, _drawn_seed, _Seed
+from judgeagent import JudgeAgentError
+from judgeagent.graph.sample import PathSampler, _drawn_seed, _remember, _Seed
 
 from .conftest import DEMO
+
+
+def _demo_questions() -> list[str]:
+    return [json.loads(line)["question"] for line in (DEMO / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def test_a_seed_draw_by_hand_and_at_the_top_of_the_unit_interval():
@@ -29,10 +36,47 @@ def test_drawn_from_lists_the_walks_sample_takes_with_its_defaults(demo_graph, e
     # has one seed; its 2-hop pool holds `candidates` walks (5 by default, 6 at 6), and `sample` over 60 seeds takes
     # exactly the walks `drawn_from` lists with the same (default) arguments
     sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
-    question = next(q for q in (json.loads(line)["question"] for line in (DEMO / "questions.jsonl").read_text(
-        encoding="utf-8").splitlines()) if "International Space Station" in q)
+    question = next(q for q in _demo_questions() if "International Space Station" in q)
     odds = sampler.drawn_from(question, hops=2, seed=0)
     assert len(odds) == 5 and len(sampler.drawn_from(question, hops=2, seed=0, candidates=6)) == 6
     assert abs(sum(p for _, p in odds) - 1) < 1e-12
     taken = {tuple(sampler.sample(question, hops=2, seed=seed).chunk_ids) for seed in range(60)}
     assert taken == {tuple(chunks) for chunks, _ in odds}
+
+
+
+def test_seed_options_give_each_figure_to_four_places_and_the_odds_by_hand(demo_graph, extractor, encoder):
+    # sample.py:279 (the probability rounded to 5 places, not 4): the demo's Rosetta question has three seeds of equal
+    # fit and no home among them, so their odds are their specificities squared over the sum (SEED_POWER 2)
+    sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+    every = sampler.seed_options(_demo_questions())
+    figures = [o[k] for options in every for o in options for k in ("fit", "specificity", "probability")]
+    assert len(figures) > 60 and all(x == round(x, 4) for x in figures)
+    options = every[3]
+    assert [o["entity"] for o in options] == ["philae", "rosetta", "comet"] and len({o["fit"] for o in options}) == 1
+    squared = demo_graph.specificity[[demo_graph.entity_row[o["entity"]] for o in options]].astype(np.float64) ** 2
+    assert [o["probability"] for o in options] == [round(float(x), 4) for x in squared / squared.sum()]
+    assert [o["probability"] for o in options] == [0.4238, 0.3138, 0.2623]
+
+
+def test_drawn_from_takes_one_hop_and_refuses_none(demo_graph, extractor, encoder):
+    # sample.py:290 (drawn_from's `hops < 1` -> `<= 1`): one hop is a path of the seed's start chunk alone, drawn
+    # with certainty; no hop is refused as `sample` refuses it
+    sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+    question = next(q for q in _demo_questions() if "International Space Station" in q)
+    path = sampler.sample(question, hops=1, seed=0)
+    assert sampler.drawn_from(question, hops=1, seed=0) == [(path.chunk_ids, 1.0)] and len(path.chunk_ids) == 1
+    with pytest.raises(JudgeAgentError, match=r"^sampling a path needs hops >= 1$"):
+        sampler.drawn_from(question, hops=0, seed=0)
+
+
+def test_the_samplers_memories_keep_the_256_last_used():
+    # sample.py:867 (_REMEMBERED 256 -> 257) and :877 (`popitem(last=False)` -> True, dropping the newest): a batch's
+    # or text's memory holds 256 entries; a full one drops the least recently used, and what is read moves to the end
+    store: OrderedDict[int, str] = OrderedDict()
+    for key in range(256):
+        assert _remember(store, key, lambda key=key: f"value {key}") == f"value {key}"
+    assert _remember(store, 0, lambda: "made again") == "value 0"  # read: now the most recently used
+    assert _remember(store, 256, lambda: "value 256") == "value 256"
+    assert len(store) == 256 and 1 not in store and list(store)[-2:] == [0, 256]
+    assert _remember(store, 1, lambda: "made again") == "made again"  # dropped, so made again
