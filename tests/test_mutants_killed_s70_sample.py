@@ -80,3 +80,60 @@ def test_the_samplers_memories_keep_the_256_last_used():
     assert _remember(store, 256, lambda: "value 256") == "value 256"
     assert len(store) == 256 and 1 not in store and list(store)[-2:] == [0, 256]
     assert _remember(store, 1, lambda: "made again") == "made again"  # dropped, so made again
+
+
+def test_dense_takes_each_questions_best_chunks_in_turns_by_hand(demo_graph, extractor, encoder):
+    # sample.py:686 (dense's `hops=3` -> 4), :700 (`len(taken) < k and row >= 0` -> `or`: every chunk of every turn
+    # taken), :735 (`vector`'s `[0]` -> `[1]`): dense's chunks are the questions' best by cosine similarity, taken in
+    # turns in the order seed 0 draws, until `hops` of them; a text's vector is the encoder's
+    sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+    one, two = _demo_questions()[:2]
+    ranked = {q: [demo_graph.chunk_ids[c] for c in np.argsort(-(encoder.encode([q])[0] @ demo_graph.chunk_vectors.T))]
+              for q in (one, two)}
+    assert sampler.dense(one) == ranked[one][:3]
+    first, second = [(one, two)[i] for i in np.random.default_rng(0).permutation(2)]
+    taken: list[str] = []
+    for rank in range(3):
+        for q in (first, second):
+            if len(taken) < 3 and ranked[q][rank] not in taken:
+                taken.append(ranked[q][rank])
+    assert sampler.dense([one, two], hops=3, seed=0) == taken and len(taken) == 3
+    assert sampler.vector(one).tobytes() == encoder.encode([one])[0].tobytes()
+
+
+def test_a_chunk_is_walked_towards_for_at_most_two_of_the_questions_mentions(demo_graph, extractor, encoder):
+    # sample.py:63 (MENTIONED_CAP 2 -> 3): three specific entities of one demo document add 0.05 each to its chunks'
+    # walk scores, but two at most: 0.1, not 0.15
+    sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+    g, generic = demo_graph, sampler._generic
+    doc = next(d for d in range(len(g.doc_ids)) if (~generic[g.entity_docs[:, d].nonzero()[0]]).sum() >= 3)
+    entities = g.entity_docs[:, doc].nonzero()[0]
+    linked = np.sort(entities[~generic[entities]][:3]).astype(np.int64)
+    zeros = np.zeros(len(g.chunk_ids))
+    added = sampler._toward(zeros, np.zeros(0, dtype=np.int64), linked)
+    held = np.zeros(len(g.doc_ids))
+    for e in linked:
+        held[g.docs_of(int(e))] += 1
+    assert np.allclose(added, 0.05 * np.minimum(held, 2)[sampler._walks_on.chunk_doc])
+    assert added[sampler._walks_on.chunk_doc == doc] == pytest.approx(0.1)
+
+
+class _Wider:
+    """The real encoder, said to give vectors of another width."""
+
+    def __init__(self, real):
+        self._real = real
+        self.dim = real.dim + 1
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+def test_a_sampler_refuses_an_encoder_of_another_width_word_for_word(demo_graph, extractor, encoder):
+    # sample.py:200 (' gives ' emptied from the message)
+    with pytest.raises(JudgeAgentError) as raised:
+        PathSampler(demo_graph, extractor, _Wider(encoder))
+    width = demo_graph.entity_vectors.shape[1]
+    assert str(raised.value) == (f"embedding model {encoder.name!r} gives {width + 1}-d vectors; the graph has "
+                                 f"{width}-d ones")
+
