@@ -483,7 +483,10 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_paths.py::test_only_an_unambiguous_name_has_a_home", "tests/test_terms.py",
         *(_S70_SAMPLE + name for name in (
             "drawn_from_lists_the_walks_sample_takes_with_its_defaults", "drawn_from_takes_one_hop_and_refuses_none",
-            "seed_options_give_each_figure_to_four_places_and_the_odds_by_hand")),
+            "seed_options_give_each_figure_to_four_places_and_the_odds_by_hand",
+            "dense_takes_each_questions_best_chunks_in_turns_by_hand",
+            "a_chunk_is_walked_towards_for_at_most_two_of_the_questions_mentions",
+            "a_sampler_refuses_an_encoder_of_another_width_word_for_word")),
         *(_S69B + name for name in (
             "a_pool_spans_five_sixths_of_a_document_a_hop", "a_walks_next_steps_by_hand_with_the_constants_written_out")),
         "tests/test_specificity.py::test_demo_seeds_cloze_golds_and_gap_rows_are_specific",
@@ -674,6 +677,10 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/graph/sample.py:481:90:const:str->empty": "the extractor identity's `spacy` key emptied: the identity "
         "is only hashed into the feature store's keys, and `\"\": version` still changes them when spaCy's version "
         "does; a store written before is missed once and its mentions read again, the same (stop 70)",
+    "judgeagent/graph/sample.py:491:71:const:5->6": "`encode_ahead`'s `candidates=5` as 6: its batch is kept "
+        "under the key (questions, 6), but its vectors under the distinct questions alone (`_lists`), so a sample "
+        "with 5 makes the same batch from them without encoding; only the product with the chunk vectors is done "
+        "again (stop 70)",
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
