@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from judgeagent import JudgeAgentError
 from judgeagent.protocols.judgeagent.records import QuestionRecord
 from judgeagent.protocols.judgeagent.validity import (
     DEFAULT_ITEMS,
@@ -270,3 +271,15 @@ def test_rag_target_prompts_with_known_chunks_only(mhr_slice_graph):
     assert mhr_slice_graph.chunk_texts[row] in seen[0] and seen[0].endswith(f"Question: {question}")
     doc_chunks = [t for t, d in zip(mhr_slice_graph.chunk_texts, chunk_docs) if d == chunk_docs[row]]
     assert seen[1].count("\n---\n") == 1 and not any(t in seen[1] for t in doc_chunks)
+
+
+def test_read_records_names_a_line_damaged_before_the_last(tmp_path):
+    """Only a last line can be torn by a kill; damage above it is reported by FILE:LINE, as every reader of a run
+    does (`runs.read_rows`), not dropped from the gap report without a word."""
+    records = [_row(i, ["A#0"], False, ["alpha"]) for i in range(3)]
+    _write_run(tmp_path / "run", records)
+    file = tmp_path / "run" / "records.jsonl"
+    lines = file.read_text().split("\n")
+    file.write_text("\n".join([lines[0], '{"record_id": "r1", "bat', *lines[2:]]))
+    with pytest.raises(JudgeAgentError, match=f"^{file}:2: damaged line, malformed JSON"):
+        read_records(tmp_path / "run")

@@ -2,11 +2,11 @@
 a planted truth: precision@k, recall@k, AUC, questions needed to reach a precision."""
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ....runs import first_per_key, read_rows
 from ..records import QuestionRecord, as_records
 
 
@@ -31,18 +31,10 @@ class Weak:
 
 
 def read_records(folder: str | Path) -> list[QuestionRecord]:
-    """A run folder's records, typed, in the order they were written (a torn last line is skipped)."""
-    rows = []
-    # split at \n only: an answer may hold U+2028 unescaped (written with ensure_ascii=False), where splitlines breaks
-    for line in (Path(folder) / "records.jsonl").read_text(encoding="utf-8").split("\n"):
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    first: dict[str, QuestionRecord] = {}
-    for r in as_records(rows):  # a record written twice (a crash between append and journal) counts once
-        first.setdefault(r.record_id, r)
-    return list(first.values())
+    """A run folder's records, typed, in the order they were written: a record written twice (a crash between
+    append and journal) once, a torn last line skipped, a line damaged elsewhere one error naming it (`read_rows`,
+    as every reader of a run)."""
+    return as_records(first_per_key(read_rows(Path(folder) / "records.jsonl", "record_id"), "record_id"))
 
 
 def chunk_document(chunk_id: str) -> str:
