@@ -616,7 +616,7 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/protocols/dynaeval/sandbox.py:548:48:const:str->empty": "bwrap's own `LANG` emptied: bwrap has no "
         "translations (its words are the same in every locale), and `--clearenv` then `--setenv LANG` give the code "
         "inside its own",
-    "judgeagent/protocols/dynaeval/sandbox.py:753:55:const:0->1": "`prctl(PR_SET_PDEATHSIG, SIGKILL, 1, 0, 0)`: the "
+    "judgeagent/protocols/dynaeval/sandbox.py:752:55:const:0->1": "`prctl(PR_SET_PDEATHSIG, SIGKILL, 1, 0, 0)`: the "
         "kernel reads only the signal for PR_SET_PDEATHSIG and ignores the other arguments",
     "judgeagent/protocols/dynaeval/sandbox.py:548:77:const:str->empty": "bwrap's own `TMPDIR` key emptied: bwrap "
         "reads no TMPDIR, and `--clearenv` then `--setenv TMPDIR` give the code inside its own (found after scoring "

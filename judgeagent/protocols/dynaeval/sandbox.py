@@ -726,7 +726,6 @@ def _limiter(limits: SandboxLimits, cgroups: walls.Cgroups, uid: int | None, why
     procs = cgroups.procs()
 
     def apply() -> None:
-        step = "joining its cgroup"
         try:
             for path in procs:  # as the evaluator, before the uid changes and before RLIMIT_NOFILE
                 step = f"joining its cgroup {os.fsdecode(path)}"
