@@ -1,8 +1,9 @@
 """Which worker group a test runs in when the suite runs on two pytest-xdist workers (`make test`, `make
 test-fast`). Worked out from the test files' source alone, since xdist's scheduler sees node ids, not items:
 
-- the sandbox tests (bubblewrap) run in one group, so that another worker's sandboxes never show up in their
-  machine-wide checks ("no sandbox process outlived its run");
+- the sandbox tests (bubblewrap) run in one group, so that another worker's sandboxes never use the per-user
+  quotas of the uid their checks watch (their "no sandbox process outlived its run" checks count only their own
+  process's sandboxes: tests/test_sandbox_kernel.py's `sandbox_pids`);
 - the Ray tests in one group, so that their cluster is started once;
 - the rest by module, so that a module's fixtures are made once.
 

@@ -277,11 +277,11 @@ def snapshot(folder):
 
 
 def sandbox_processes():
-    """Live processes in another pid namespace than the test's: every sandboxed process, forks and exec'd
-    children included, whatever their command line."""
-    from tests.test_sandbox_kernel import foreign_pids
+    """Live processes in another pid namespace than the test's, under it: every sandboxed process of this test
+    process, forks and exec'd children included, whatever their command line, and any it left behind."""
+    from tests.test_sandbox_kernel import sandbox_pids
 
-    return foreign_pids()
+    return sandbox_pids()
 
 
 def attack(code, limits=SMALL, **options):

@@ -131,7 +131,7 @@ class Watch:
     def _loop(self) -> None:
         while not self.stop.is_set():
             self.shmem_kb.append(shmem_kb())
-            for pid in foreign_pids() & descendants(os.getpid()):
+            for pid in sandbox_pids():
                 try:
                     status = Path(f"/proc/{pid}/status").read_text()
                     for found, field in ((self.uids, "Uid"), (self.gids, "Gid"), (self.groups, "Groups")):
@@ -165,6 +165,40 @@ def foreign_pids() -> set[int]:
     return found
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def sandbox_pids() -> set[int]:
+    """This process's live sandboxed processes: those in another pid namespace than its own, under it. It is made a
+    child subreaper first, so that a process a sandbox leaves behind is re-parented to it, not to the machine's
+    init, and still counted; another worker's or checkout's sandboxes on the machine are not (they made two test
+    runs at once fail each other's checks)."""
+    if LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    reap_orphans()
+    return foreign_pids() & descendants(os.getpid())
+
+
+def reap_orphans() -> None:
+    """Reaps the ended sandboxed processes re-parented to this subreaper (init would have): only those of another
+    pid namespace, so that no exit status a `subprocess.Popen` of this process waits for is taken from it."""
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("State", "").split()[:1] == ["Z"] and int(fields.get("PPid", 0)) == me \
+                and len(fields.get("NSpid", "").split()) > 1:
+            try:
+                os.waitpid(int(entry.name), os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
 def descendants(root: int) -> set[int]:
     """The processes under `root` (its children, theirs, ...): while a run lasts, each of its sandboxed processes
     is, under bwrap; another test's or evaluator's sandboxes on the machine (pytest -n, another checkout) are not."""
@@ -189,12 +223,12 @@ def descendants(root: int) -> set[int]:
 
 @pytest.fixture
 def nothing_left():
-    before = foreign_pids()
+    before = sandbox_pids()
     yield
     deadline = time.monotonic() + 3
-    while foreign_pids() - before and time.monotonic() < deadline:
+    while sandbox_pids() - before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not foreign_pids() - before, "a sandboxed process outlived its run"
+    assert not sandbox_pids() - before, "a sandboxed process outlived its run"
 
 
 def report(result) -> str:
@@ -561,3 +595,42 @@ def remove_keys(*names: str) -> None:
     for line in Path("/proc/keys").read_text().splitlines():
         if line.split()[-2].rstrip(":") in names:
             LIBC.syscall(NR["keyctl"], 9, int(line.split()[0], 16), ctypes.c_int(-4))  # KEYCTL_UNLINK
+
+
+def orphan_in_a_pid_namespace() -> tuple[int, int]:
+    """(the process a shell started in a new pid namespace and left, its host pid), as a bwrap killed or lost
+    leaves a sandbox's: `unshare` is orphaned at once and re-parented to the nearest subreaper."""
+    shell = subprocess.run(["sh", "-c", "unshare --pid --fork sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True,
+                           text=True, check=True)
+    unshare = int(shell.stdout)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{unshare}/task/{unshare}/children").read_text().split()
+        if children:
+            return unshare, int(children[0])
+        time.sleep(0.01)
+    raise AssertionError("unshare started no process")
+
+
+def test_the_leak_check_counts_what_this_process_left_and_not_other_runs_sandboxes():
+    """`sandbox_pids` (the suites' "outlived its run" checks) counts a process this test process's children left in
+    another pid namespace, though its parent ended, and not one another run left (made while this process was no
+    subreaper, so re-parented to the machine's init): two checkouts testing at once no longer fail each other."""
+    if os.geteuid() != 0:
+        pytest.skip("unshare --pid needs root")
+    sandbox_pids()
+    left: list[int] = []
+    try:
+        mine = orphan_in_a_pid_namespace()
+        left += mine
+        LIBC.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        theirs = orphan_in_a_pid_namespace()
+        left += theirs
+        counted, machine = sandbox_pids(), foreign_pids()
+    finally:
+        for pid in left:
+            os.kill(pid, 9)
+        if left:
+            os.waitpid(left[0], 0)  # re-parented here; the other run's `unshare` is init's to reap
+    assert mine[1] in counted and theirs[1] in machine and theirs[1] not in counted
+    assert mine[0] not in counted  # `unshare` itself is in this pid namespace: no sandbox
