@@ -55,7 +55,9 @@ def _model(server, **kw):
 def _ask(model, schema=None, text="rate it"):
     async def once():
         try:
-            return await model.complete([{"role": "user", "content": text}], schema=schema)
+            # A deadline, so that a client that asks again for ever (client.py:124 `and` -> `or`) fails in seconds,
+            # not at the mutation run's timeout: a call to the loopback server takes milliseconds.
+            return await asyncio.wait_for(model.complete([{"role": "user", "content": text}], schema=schema), 20)
         finally:
             await model.aclose()
 
