@@ -223,13 +223,15 @@ def _mirrored_python() -> str:
 
 
 @pytest.fixture
-def world(who, tmp_path, monkeypatch):
+def world(who, tmp_path, monkeypatch, request):
     """The host as an attacker would like it: a canary folder, a key in the environment, listeners, a handler. As
     a user, the canary is that user's (under a folder it can reach): its permissions are no wall, so only the
     sandbox's can keep it."""
     key = secrets.token_hex(8)  # the value the attacks look for is "sk-canary-<key>": the key alone is what must not leak
     monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-" + key)
     base = tmp_path if who is None else Path(tempfile.mkdtemp(prefix="judgeagent-attack-"))
+    if who is not None:  # removed however the setup below ends (a chown refused left 69 behind in /tmp)
+        request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
     canary = base / "canary"
     (canary / "sub").mkdir(parents=True)
     for name in ("a.txt", "b.txt", "sub/c.txt"):
@@ -269,8 +271,6 @@ def world(who, tmp_path, monkeypatch):
         signal.signal(signal.SIGUSR1, old)
         udp.close()
         tcp.close()
-        if who is not None:
-            shutil.rmtree(base, ignore_errors=True)
 
 
 def snapshot(folder):
