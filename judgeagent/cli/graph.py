@@ -163,8 +163,9 @@ def paths_check_cmd(
                                         "furthest below dense, with their paths (0: none).")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """How often the graph's paths reach a question's supporting documents, against dense top-k chunks and against
-    dense at each path's spread (its top chunks over as many documents)."""
+    """How often the graph's paths reach the questions' supporting documents, against dense retrieval.
+
+    Against dense top-k chunks, and against dense at each path's spread (its top chunks over as many documents)."""
     from ..graph.relevance import check_paths, read_supported_questions, render_check
     from ..graph.store import load_graph
 
