@@ -64,6 +64,9 @@ _S70 = "tests/test_mutants_killed_s70.py::test_"
 `files_` begin each module's."""
 _S70_SAMPLE = "tests/test_mutants_killed_s70_sample.py::test_"
 """The tests written at stop 70 against the first sample of graph/sample.py (seed 1), named one by one in its list."""
+_S71 = "tests/test_mutants_killed_s71_spec.py::test_"
+"""The tests written at stop 71 against the first samples of models/spec.py and chunking.py (seed 1): `spec_` and
+`chunks_` begin each module's, named one by one in its list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -502,6 +505,25 @@ TARGETS: dict[str, list[str]] = {
             "a_pool_leaves_out_walks_far_below_its_best")),
         *(f"tests/test_reader_process.py::test_{name}" for name in (
             "auto_starts_the_reader_after_READER_AFTER_questions", "the_reader_process_reads_the_same_paths"))],
+    # model specs (stop 71): the names users type (provider:model, local, a toml's models, --base-url), the key and
+    # credential checks, the -M settings, on the loopback server (the cache's concurrency tests left out, 8 s)
+    "judgeagent/models/spec.py": [*(_S71 + "spec_" + name for name in (
+        "each_query_parameter_named_as_a_credential_is_refused", "each_model_argument_sets_its_field",
+        "the_embedded_models_spec_word_for_word")), *(f"tests/test_models.py::test_{name}" for name in (
+        "the_names_users_type_resolve_as_their_tools_do", "registry_files_and_names", "local_model_file_must_exist",
+        "a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message",
+        "a_base_url_query_without_credentials_is_kept", "each_way_of_naming_a_key_in_a_query_is_refused",
+        "a_key_pasted_as_the_variable_name_is_refused_unechoed", "a_variable_name_in_either_case_is_kept",
+        "a_key_in_any_shape_is_refused_as_a_variable_name", "roles_that_default_to_the_target_use_its_base_url",
+        "ping_an_unregistered_name_at_a_base_url", "no_key_in_cache_files_logs_or_descriptions",
+        "errors_that_cannot_succeed_fail_at_once_without_the_key",
+        "two_weights_files_are_two_cache_identities_and_the_port_is_none")), "tests/test_role_settings.py"],
+    # chunking (stop 71): the tests written against its survivors, then whole sentences, offsets, ids, sizes, spaCy's
+    # length limit (5 s)
+    "judgeagent/chunking.py": [*(_S71 + "chunks_" + name for name in (
+        "end_at_a_paragraph_once_half_full_and_keep_one_word_sentences_but_no_wordless_ones",
+        "a_first_sentence_longer_than_a_chunk_is_one_chunk", "a_window_with_one_sentence_end_is_cut_after_it")),
+        "tests/test_chunking.py"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -705,6 +727,9 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/files.py:29:40:const:1->2": "`check_utf8`'s chunk of `1 << 20` bytes as `2 << 20`: the size of each "
         "read, not what is read; the verdict and the line and byte it names are the same for any chunk (its test "
         "reads with chunks of 1, 2, 3 bytes and 1 MiB alike; stop 70, seed 2)",
+    "judgeagent/chunking.py:31:18:const:True->False": "`_Sentence` a mutable dataclass: a private record made by "
+        "`_sentences` and only read after (by `_chunk`, `_merge_short`, `_make_chunk`), never assigned to nor hashed; "
+        "only hashing one would tell (stop 71)",
 }
 
 
