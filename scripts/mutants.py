@@ -511,7 +511,9 @@ TARGETS: dict[str, list[str]] = {
         "each_query_parameter_named_as_a_credential_is_refused", "each_model_argument_sets_its_field",
         "the_embedded_models_spec_word_for_word", "each_providers_model_word_for_word",
         "a_spec_its_generation_and_prices_cannot_be_changed_in_place", "the_one_line_errors_word_for_word",
-        "the_embedded_model_without_its_weights_says_what_to_install")), *(f"tests/test_models.py::test_{name}" for name in (
+        "the_embedded_model_without_its_weights_says_what_to_install",
+        "each_generation_setting_is_kept_inside_its_bounds", "a_name_that_begins_with_local_is_not_the_embedded_model",
+        "the_config_variable_names_the_file_read")), *(f"tests/test_models.py::test_{name}" for name in (
         "the_names_users_type_resolve_as_their_tools_do", "registry_files_and_names", "local_model_file_must_exist",
         "a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message",
         "a_base_url_query_without_credentials_is_kept", "each_way_of_naming_a_key_in_a_query_is_refused",
@@ -526,7 +528,8 @@ TARGETS: dict[str, list[str]] = {
         "end_at_a_paragraph_once_half_full_and_keep_one_word_sentences_but_no_wordless_ones",
         "a_first_sentence_longer_than_a_chunk_is_one_chunk", "a_window_with_one_sentence_end_is_cut_after_it",
         "fill_to_max_words_after_a_break_and_only_a_paragraphs_first_sentence_opens_it",
-        "a_window_whose_one_space_is_its_second_character_is_cut_there")),
+        "a_window_whose_one_space_is_its_second_character_is_cut_there",
+        "a_run_on_paragraph_is_cut_only_past_a_window_of_100000_characters", "a_chunk_cannot_be_changed_in_place")),
         "tests/test_chunking.py"],
 }
 
@@ -736,6 +739,9 @@ EQUIVALENT: dict[str, str] = {
         "only hashing one would tell (stop 71)",
     "judgeagent/chunking.py:39:19:const:1->2": "`_sentencizer`'s lru_cache of 2, not 1: it takes no argument, so it "
         "holds one pipeline either way (stop 71, seed 2)",
+    **{f"judgeagent/models/spec.py:233:{col}:const:str->empty": "MODEL_ARGS' value for a generation setting "
+       "(temperature, top_p, max_tokens, seed) emptied: `with_settings` reads MODEL_ARGS' values only for the keys "
+       "that are not Generation's fields, and names only its keys in errors (stop 71, seed 3)" for col in (29, 53, 76, 98)},
 }
 
 

@@ -5,6 +5,7 @@ word dropped, a long run-on text cut into windows). `spec_` and `chunks_` begin 
 kills is in the comment above it."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -131,6 +132,43 @@ def test_spec_the_embedded_model_without_its_weights_says_what_to_install(monkey
                             "file: --target local:/path/model.gguf)")
 
 
+# models/spec.py:58 temperature's `le=2` as 3 (2.5 sent to an endpoint that refuses it), 60 max_tokens' `ge=1` as 2
+# (a one-token reply refused): each generation bound, just inside and just outside
+def test_spec_each_generation_setting_is_kept_inside_its_bounds():
+    registry = Registry({})
+    kept = registry.with_settings(["vllm:m"], {"temperature": 2, "top_p": 1, "max_tokens": 1}).resolve("vllm:m")
+    assert (kept.generation.temperature, kept.generation.top_p, kept.generation.max_tokens) == (2, 1, 1)
+    for key, value, why in (("temperature", 2.01, "less than or equal to 2"), ("temperature", -0.01,
+                            "greater than or equal to 0"), ("top_p", 0, "greater than 0"),
+                            ("top_p", 1.01, "less than or equal to 1"), ("max_tokens", 0, "greater than or equal to 1")):
+        with pytest.raises(JudgeAgentError) as e:
+            registry.with_settings(["vllm:m"], {key: value})
+        assert str(e.value) == f"model argument generation.{key}: Input should be {why}"
+
+
+# models/spec.py:208 `startswith(f"{LOCAL}:")` as `startswith("local")`: a model named like `localai` (LocalAI's
+# server) at a --base-url became the embedded model
+def test_spec_a_name_that_begins_with_local_is_not_the_embedded_model():
+    spec = Registry({}).resolve("localai", "http://127.0.0.1:8080/v1")
+    assert (spec.name, spec.base_url, spec.model, spec.gguf) == ("localai", "http://127.0.0.1:8080/v1", "localai", None)
+
+
+# models/spec.py:246 'JUDGEAGENT_CONFIG' emptied and 248 `return config_path(env)` as `return None`: the variable's
+# config file was not read
+def test_spec_the_config_variable_names_the_file_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ./judgeagent.toml and no user config to fall back on
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    config = tmp_path / "elsewhere.toml"
+    config.write_text('[models.mine]\nbase_url = "http://h:1/v1"\nmodel = "m"\n')
+    monkeypatch.setenv("JUDGEAGENT_CONFIG", str(config))
+    registry = load_registry()
+    assert registry.source == config and registry.resolve("mine").base_url == "http://h:1/v1"
+    monkeypatch.setenv("JUDGEAGENT_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(JudgeAgentError) as e:
+        load_registry()
+    assert str(e.value) == f"config file not found: {tmp_path / 'missing.toml'}"
+
+
 def _chunks(text: str, **config: int) -> list[tuple[str, int, int, int]]:
     return [(c.text, c.start, c.end, c.n_words) for c in chunk_documents([Document("d", "", text)], ChunkConfig(**config))]
 
@@ -163,6 +201,24 @@ def test_chunks_fill_to_max_words_after_a_break_and_only_a_paragraphs_first_sent
 def test_chunks_a_window_whose_one_space_is_its_second_character_is_cut_there():
     text = "a " + "x" * 99_999 + " b"
     assert [c.n_words for c in chunk_documents([Document("d", "", text)], ChunkConfig())] == [3]
+
+
+# chunking.py:15 `_WINDOW` of 100,001 and 80 `len(text) - start > _WINDOW` as `>=`: a paragraph of exactly 100,000
+# characters without a sentence end is one piece (one sentence), one of 100,001 two, cut at the first window's last
+# space (each piece a chunk where min_words is 0)
+def test_chunks_a_run_on_paragraph_is_cut_only_past_a_window_of_100000_characters():
+    text = "abcd " * 19_999 + "abcde"
+    assert len(text) == 100_000
+    assert _chunks(text, min_words=0) == [(text, 0, 100_000, 20_000)]
+    assert _chunks(text + "f", min_words=0) == [(text[:99_994], 0, 99_994, 19_999), ("abcdef", 99_995, 100_001, 1)]
+
+
+# chunking.py:18 Chunk's `frozen=True` as False: a chunk's id names its text and offsets in the graph's tables, so a
+# chunk cannot be changed in place
+def test_chunks_a_chunk_cannot_be_changed_in_place():
+    (chunk,) = chunk_documents([Document("d", "", "One sentence here.")], ChunkConfig())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        chunk.text = "another"
 
 
 # chunking.py:115 `current and (full or paragraph_end)` as `or`: a first sentence over max_words closed an empty
