@@ -67,6 +67,9 @@ _S70_SAMPLE = "tests/test_mutants_killed_s70_sample.py::test_"
 _S71 = "tests/test_mutants_killed_s71_spec.py::test_"
 """The tests written at stop 71 against the first samples of models/spec.py and chunking.py (seed 1): `spec_` and
 `chunks_` begin each module's, named one by one in its list."""
+_S71B = "tests/test_mutants_killed_s71_benchmarks.py"
+"""The tests written at stop 71 against the first samples of benchmarks/formats.py and benchmarks/item.py (seconds in
+all, real files under tmp_path: first in both lists)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -531,6 +534,19 @@ TARGETS: dict[str, list[str]] = {
         "a_window_whose_one_space_is_its_second_character_is_cut_there",
         "a_run_on_paragraph_is_cut_only_past_a_window_of_100000_characters", "a_chunk_cannot_be_changed_in_place")),
         "tests/test_chunking.py"],
+    # the native formats (stop 71): each format's items field by field and its malformed fields word for word, the
+    # fuzzed records and CSV rows (seconds each; the graph and run-folder fuzzers left out), then docs/reproduce.md's
+    # table of formats (each format's title and PATH)
+    "judgeagent/benchmarks/formats.py": [
+        _S71B, "tests/test_native_formats.py", "tests/test_malformed_fields.py",
+        "tests/test_fuzz_loaders.py::test_a_damaged_record_loads_or_is_one_line",
+        "tests/test_fuzz_loaders.py::test_damaged_csv_rows_load_or_are_one_line",
+        "tests/test_recipes.py::test_docs_reproduce_is_generated_from_the_catalogue"],
+    # one record to an item (stop 71): the generic loader's files, field maps and bad input, the native formats that
+    # read through it (Hugging Face records), the malformed fields
+    "judgeagent/benchmarks/item.py": [
+        _S71B, "tests/test_benchmark.py", "tests/test_malformed_fields.py", "tests/test_native_formats.py",
+        "tests/test_teach2eval_fidelity.py"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -742,6 +758,13 @@ EQUIVALENT: dict[str, str] = {
     **{f"judgeagent/models/spec.py:233:{col}:const:str->empty": "MODEL_ARGS' value for a generation setting "
        "(temperature, top_p, max_tokens, seed) emptied: `with_settings` reads MODEL_ARGS' values only for the keys "
        "that are not Generation's fields, and names only its keys in errors (stop 71, seed 3)" for col in (29, 53, 76, 98)},
+    "judgeagent/benchmarks/formats.py:67:12:const:str->empty": "`R = TypeVar(\"R\", ...)` as `TypeVar(\"\")`: the "
+        "name is the type checker's; at run time `typed` never reads it (stop 71)",
+    "judgeagent/benchmarks/formats.py:350:7:compare0:Lt->LtE": "`last_boxed`'s `i < 0` as `i <= 0`: `i` is where "
+        "the first `{` after `start` is, and `text[start]` is the `\\` of `\\boxed`, so a found `{` is past index "
+        "0 (stop 71)",
+    "judgeagent/benchmarks/formats.py:526:64:const:str->empty": "iwslt's suffix `.tgz` as `\"\"`: only `_files` "
+        "reads a format's suffixes, and iwslt's `custom_load` reads the archive it is given without it (stop 71)",
 }
 
 

@@ -1,0 +1,143 @@
+"""Tests written at stop 71 against the survivors of the first mutation runs of benchmarks/formats.py (each
+publisher's files read into items: the names users type, the fields, bad input) and benchmarks/item.py (one record
+of the user's own file to a checked item), each on real files under tmp_path and named by the behaviour it pins; the
+mutant it kills is in the comment above it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judgeagent.benchmark import load_benchmark
+from judgeagent.cli.main import main
+from judgeagent.errors import JudgeAgentError
+
+
+def _jsonl(path, *records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _refused(spec: str) -> str:
+    with pytest.raises(JudgeAgentError) as error:
+        load_benchmark(spec)
+    assert "\n" not in str(error.value)
+    return str(error.value)
+
+
+# --- formats.py ------------------------------------------------------------------------------------------------
+
+
+# formats.py `_need(r.question, "question", ...)` in MMLU's and C-Eval's conversions (the name -> ""): the
+# error names the field the row lacks
+@pytest.mark.parametrize("name, text, line", [
+    ("law_test.csv", ",a,b,c,d,A\n", 1),
+    ("law_val.csv", "id,question,A,B,C,D,answer\n0,,a,b,c,d,A\n", 2),
+])
+def test_formats_a_csv_row_without_its_question_is_one_line_naming_the_field(tmp_path, name, text, line):
+    file = tmp_path / name
+    file.write_text(text, encoding="utf-8")
+    fmt = "mmlu" if name.endswith("_test.csv") else "ceval"
+    assert _refused(f"{fmt}:{file}") == f"{file}:{line}: no 'question' field; is this the right format?"
+
+
+# formats.py `_arc_convert`'s "... are read" (-> ""): the error says what is read of an item of eleven choices
+def test_formats_an_arc_item_of_eleven_choices_is_one_line_saying_ten_are_read(tmp_path):
+    choices = [{"text": f"t{i}", "label": f"L{i}"} for i in range(11)]
+    file = _jsonl(tmp_path / "ARC-Easy-Test.jsonl",
+                  {"id": "Q1", "question": {"stem": "Which?", "choices": choices}, "answerKey": "L0"})
+    assert _refused(f"arc:{file}") == f"{file}:1: 11 choices; at most 10 are read"
+
+
+# formats.py `_hellaswag_convert`'s skip reason (-> ""): the note says why the unlabelled item was left out
+def test_formats_an_unlabelled_hellaswag_item_is_left_out_with_the_reason(tmp_path):
+    labelled = {"ind": 7, "ctx": "A man", "endings": ["runs", "sits", "eats", "reads"], "label": 2}
+    file = _jsonl(tmp_path / "hellaswag_test.jsonl", labelled, {**labelled, "ind": 8, "label": ""})
+    loaded = load_benchmark(f"hellaswag:{file}")
+    assert [(i.qid, i.gold) for i in loaded.items] == [("hellaswag-7", "eats")]
+    assert loaded.notes == ("skipped 1 item(s): no label (the test split has none)",)
+
+
+# formats.py `_gsm8k_convert`'s `.replace(",", "")` (-> `.replace("", "")`): a gold written with thousands
+# separators is the number without them
+def test_formats_a_gsm8k_gold_loses_its_thousands_separators(tmp_path):
+    file = _jsonl(tmp_path / "test.jsonl", {"question": "How many?", "answer": "so\n#### 1,250,000"})
+    assert [i.gold for i in load_benchmark(f"gsm8k:{file}").items] == ["1250000"]
+
+
+# formats.py `_quality_convert`'s meta key "writer_label" (-> ""): a QuALITY item keeps every field of its record
+# and question under its own name, and its tier from the speed validators (1 of 2 right: medium)
+def test_formats_a_quality_item_keeps_its_records_fields_under_their_names(tmp_path):
+    question = {"question": "Who?", "question_unique_id": "q7", "options": ["Ann", "Bob", "Cy", "Di"], "gold_label": 2,
+                "writer_label": 2, "difficult": 1, "speed_validation": [{"speed_answer": 2}, {"speed_answer": 3}]}
+    file = _jsonl(tmp_path / "QuALITY.dev", {"article_id": "a1", "set_unique_id": "s1", "title": "T", "source": "S",
+                                             "topic": "P", "article": "Once.", "questions": [question]})
+    item, = load_benchmark(f"quality:{file}").items
+    assert (item.qid, item.gold, item.gold_letter, item.passage, item.difficulty) == ("q7", "Bob", "B", "Once.", "medium")
+    assert item.meta == {"article_id": "a1", "set_unique_id": "s1", "title": "T", "source": "S", "topic": "P",
+                         "difficult": 1, "speed_accuracy": 0.5, "writer_label": 2}
+
+
+# --- item.py ---------------------------------------------------------------------------------------------------
+
+
+# item.py `ItemFields`' default columns "aliases" and "passage" (-> ""), `question_type`'s `or None` (-> `and None`):
+# a record in the default columns is read field by field, its aliases a list or a `;`-separated text (or
+# `answers` where it has no `aliases`), the columns no field names kept in meta
+def test_item_the_default_columns_are_read_field_by_field(tmp_path):
+    file = _jsonl(tmp_path / "b.jsonl",
+                  {"qid": "q1", "question": "Who?", "answer": "Ann", "aliases": ["Anne", "Ann"], "passage": "Ann came.",
+                   "question_type": "bridge", "difficulty": "Hard", "supporting_doc_ids": ["d1", "d2"], "year": 1999},
+                  {"question": "Where?", "answer": "Oslo", "answers": "Christiania; Kristiania"})
+    first, second = load_benchmark(file).items
+    assert (first.qid, first.question, first.gold, first.aliases, first.passage, first.question_type,
+            first.difficulty, first.supporting_doc_ids, first.meta) == \
+           ("q1", "Who?", "Ann", ("Anne",), "Ann came.", "bridge", "hard", ("d1", "d2"), {"year": 1999})
+    assert (second.qid, second.aliases, second.passage, second.question_type) == \
+           ("b-2", ("Christiania", "Kristiania"), None, None)
+
+
+# item.py `_no_object`'s `expected == "text"` (-> `== ""`): a question given as a list is refused, not read as the
+# list's Python text; item.py ANSWER_COLUMNS' "response" (-> ""): a record of other tools' columns is refused with
+# the --field mapping that reads it
+@pytest.mark.parametrize("record, says", [
+    ({"qid": "q1", "question": ["Who?", "Why?"], "answer": "Ann"}, ":1: field 'question' should be text, got a list"),
+    ({"prompt": "Who?", "response": "Ann"}, ":1: item 'b-1' has no question (field 'question'); its columns: prompt, "
+     "response; read them with --field question=prompt --field answer=response"),
+])
+def test_item_a_record_the_default_columns_cannot_read_is_one_line_and_nothing_is_written(tmp_path, capsys, record,
+                                                                                          says):
+    file = _jsonl(tmp_path / "b.jsonl", record)
+    assert _refused(str(file)) == f"{file}{says}"
+    code = main(["evaluate", "--benchmark", str(file), "--target", "nobody:model", "--run-dir", str(tmp_path / "run"),
+                 "-q"])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and err.splitlines() == [f"error: {file}{says}"] and not (tmp_path / "run").exists()
+
+
+# item.py `_loose`'s `" ".join(text.split())` (-> `"".join`): an answer given as text is its option's letter
+# whatever its spacing, case and end stop, and words run together are another option's text
+def test_item_an_answer_text_names_the_option_written_alike_not_one_without_its_spaces(tmp_path):
+    file = _jsonl(tmp_path / "b.jsonl", {"question": "Which?", "answer": "Ice  Cream.", "options": ["icecream", "ice cream"]})
+    item, = load_benchmark(file).items
+    assert (item.gold, item.gold_letter) == ("Ice  Cream.", "B")
+
+
+# item.py `_several`'s `letter.replace(",", " ")` (-> `replace(",", "")`): several gold letters written with commas
+# and stops between them ("A.,C.") are read as their set
+def test_item_several_gold_letters_written_with_stops_and_commas_are_their_set(tmp_path):
+    file = _jsonl(tmp_path / "b.jsonl", {"question": "Which?", "options": ["x", "y", "z"], "answer_letter": "C.,A."})
+    item, = load_benchmark(file).items
+    assert (item.gold_letter, item.gold) == ("AC", "x; z")
+
+
+# item.py `_meta`'s `record.get("meta")` (-> `.get("")`): the record's own meta, an object or the JSON text of one
+# (a CSV cell), is the item's meta beside the columns no field names; other text is kept as it is
+@pytest.mark.parametrize("meta, expected", [
+    ({"split": "dev"}, {"year": 1999, "split": "dev"}),
+    ('{"split": "dev"}', {"year": 1999, "split": "dev"}),
+    ("{not json", {"year": 1999, "meta": "{not json"}),
+])
+def test_item_the_records_own_meta_is_the_items(tmp_path, meta, expected):
+    file = _jsonl(tmp_path / "b.jsonl", {"question": "Who?", "answer": "Ann", "year": 1999, "meta": meta})
+    assert load_benchmark(file).items[0].meta == expected
