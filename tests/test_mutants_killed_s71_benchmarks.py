@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from judgeagent.benchmark import load_benchmark
+from judgeagent.benchmark import ItemFields, load_benchmark
 from judgeagent.cli.main import main
 from judgeagent.errors import JudgeAgentError
 
@@ -78,6 +78,65 @@ def test_formats_a_quality_item_keeps_its_records_fields_under_their_names(tmp_p
                          "difficult": 1, "speed_accuracy": 0.5, "writer_label": 2}
 
 
+# formats.py the suffixes of hellaswag (".jsonl"), quality (".train") and teach2eval (".json") (-> ""): a folder
+# given as PATH is searched for the format's files only, and the notes beside them are not read as records
+@pytest.mark.parametrize("fmt, name, record, qid", [
+    ("hellaswag", "hellaswag_val.jsonl", {"ind": 7, "ctx": "A man", "endings": ["runs", "sits"], "label": 1},
+     "hellaswag-7"),
+    ("quality", "QuALITY.v1.0.1.htmlstripped.train",
+     {"article": "Once.", "set_unique_id": "s1", "questions": [{"question": "Who?", "options": ["Ann", "Bob"],
+                                                                "gold_label": 1, "question_unique_id": "q1"}]}, "q1"),
+    ("teach2eval", "Set.json", [{"index": 3, "question": "Which?", "options": ["A. x", "B. y"], "label": ["B"]}],
+     "Set-3"),
+])
+def test_formats_a_folder_is_searched_for_the_formats_files_only(tmp_path, fmt, name, record, qid):
+    (tmp_path / name).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# notes\n", encoding="utf-8")
+    assert [i.qid for i in load_benchmark(f"{fmt}:{tmp_path}").items] == [qid]
+
+
+# formats.py `_answer_letter`'s `len(text) == 1 and ...` (-> `or`): an answer of two letters is no letter of the
+# options, not two correct ones; `choice_item`'s "none" (-> ""): a gold among no options says there are none;
+# `_need(r.options, "options", ...)` (-> ""): MedQA's missing options are named
+@pytest.mark.parametrize("fmt, name, text, says", [
+    ("mmlu", "law_test.csv", "Which?,a,b,c,d,AB\n", ":1: answer 'AB' is neither a letter nor an index of the 4 options"),
+    ("medqa", "test.jsonl", '{"question": "Which?", "options": {"A": "", "B": " "}, "answer_idx": "B", "realidx": 3}\n',
+     ":1: item 'medqa-3': gold 'B' is not among the options (none)"),
+    ("medqa", "test.jsonl", '{"question": "Which?", "answer_idx": "B"}\n',
+     ":1: no 'options' field; is this the right format?"),
+])
+def test_formats_a_gold_that_names_no_option_is_one_line(tmp_path, fmt, name, text, says):
+    file = tmp_path / name
+    file.write_text(text, encoding="utf-8")
+    assert _refused(f"{fmt}:{file}") == f"{file}{says}"
+
+
+# formats.py `_arc_convert`'s meta key "labels" (-> ""): an ARC item labelled 1-4 is lettered A-D and keeps the
+# file's labels in its meta; one labelled A-D keeps none
+def test_formats_an_arc_item_labelled_by_number_keeps_its_labels(tmp_path):
+    def arc(qid, labels, key):
+        choices = [{"text": t, "label": label} for t, label in zip(("iron", "oxygen"), labels)]
+        return {"id": qid, "question": {"stem": "Which is a gas?", "choices": choices}, "answerKey": key}
+
+    file = _jsonl(tmp_path / "ARC-Challenge-Test.jsonl", arc("NY_1", ["1", "2"], "2"), arc("NY_2", ["A", "B"], "B"))
+    numbered, lettered = load_benchmark(f"arc:{file}").items
+    assert (numbered.gold, numbered.gold_letter, numbered.difficulty) == ("oxygen", "B", "hard")
+    assert numbered.meta == {"subset": "ARC-Challenge", "exam": "NY", "labels": ["1", "2"]}
+    assert lettered.meta == {"subset": "ARC-Challenge", "exam": "NY"}
+
+
+# formats.py `@dataclass(frozen=True)` of `Format` (-> False): the formats are one table every load reads; none
+# can be changed in place
+def test_formats_a_format_of_the_table_cannot_be_changed():
+    import dataclasses
+
+    from judgeagent.benchmarks.formats import FORMATS
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        FORMATS["mmlu"].suffixes = (".txt",)  # type: ignore[misc]
+    assert FORMATS["mmlu"].suffixes == (".csv",)
+
+
 # --- item.py ---------------------------------------------------------------------------------------------------
 
 
@@ -141,3 +200,46 @@ def test_item_several_gold_letters_written_with_stops_and_commas_are_their_set(t
 def test_item_the_records_own_meta_is_the_items(tmp_path, meta, expected):
     file = _jsonl(tmp_path / "b.jsonl", {"question": "Who?", "answer": "Ann", "year": 1999, "meta": meta})
     assert load_benchmark(file).items[0].meta == expected
+
+
+# item.py QUESTION_COLUMNS' and ANSWER_COLUMNS' names ("query", "question_text", ... -> ""): a record that keeps its
+# question or its answer under another tool's column is refused with the --field mapping that reads it, and that
+# mapping reads it (a record with Inspect's `input` is read with Inspect's columns, and its missing `target` named)
+@pytest.mark.parametrize("column", ["input", "prompt", "query", "problem", "instruction", "question_text", "text",
+                                    "context"])
+def test_item_another_tools_question_column_is_named_in_the_fix(tmp_path, column):
+    file = _jsonl(tmp_path / "b.jsonl", {column: "Who?", "answer": "Ann"})
+    missing = ("no gold answer (neither 'target' nor 'answer_letter')" if column == "input" else
+               "no question (field 'question')")
+    assert _refused(str(file)) == (f"{file}:1: item 'b-1' has {missing}; its columns: {column}, answer; read them "
+                                   f"with --field question={column}")
+    item, = load_benchmark(file, ItemFields(question=column)).items
+    assert (item.question, item.gold) == ("Who?", "Ann")
+
+
+@pytest.mark.parametrize("column", ["target", "gold", "label", "output", "completion", "solution", "response"])
+def test_item_another_tools_answer_column_is_named_in_the_fix(tmp_path, column):
+    file = _jsonl(tmp_path / "b.jsonl", {"question": "Who?", column: "Ann"})
+    assert _refused(str(file)) == (f"{file}:1: item 'b-1' has no gold answer (neither 'answer' nor 'answer_letter'); "
+                                   f"its columns: question, {column}; read them with --field answer={column}")
+    item, = load_benchmark(file, ItemFields(answer=column)).items
+    assert (item.question, item.gold) == ("Who?", "Ann")
+
+
+# item.py `_parse_json_cell`'s message (its closing ")" -> ""): a CSV options cell that is no JSON names the cell,
+# the row's line and why, in one line
+def test_item_a_csv_options_cell_that_is_no_json_is_one_line_word_for_word(tmp_path):
+    file = tmp_path / "b.csv"
+    file.write_text('question,answer,options\nWho?,Ann,"[""Ann"",\n', encoding="utf-8")
+    assert _refused(str(file)) == f"{file}:2: options is not valid JSON (Expecting value)"
+
+
+# item.py `@dataclass(frozen=True)` of `Item` (-> False): an item read from a file cannot be changed in place (the
+# protocols share one benchmark's items)
+def test_item_an_item_read_from_a_file_cannot_be_changed(tmp_path):
+    import dataclasses
+
+    item, = load_benchmark(_jsonl(tmp_path / "b.jsonl", {"question": "Who?", "answer": "Ann"})).items
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        item.gold = "Bob"  # type: ignore[misc]
+    assert item.gold == "Ann"
