@@ -137,6 +137,33 @@ def test_formats_a_format_of_the_table_cannot_be_changed():
     assert FORMATS["mmlu"].suffixes == (".csv",)
 
 
+# formats.py C-Eval's suffix ".csv" (-> "") and its level "college" (-> ""): a C-Eval folder is its subjects' CSV
+# files, with subject_mapping.json beside them read for the names, not as a subject; a subject's prefix is its level
+def test_formats_a_ceval_folder_reads_its_csv_files_and_names_each_subjects_level(tmp_path):
+    mapping = {"college_physics": ["College Physics", "大学物理", "STEM"]}  # tab-indented, as upstream's
+    (tmp_path / "subject_mapping.json").write_text(json.dumps(mapping, indent="\t"), encoding="utf-8")
+    for subject in ("college_physics", "high_school_physics", "law"):
+        (tmp_path / f"{subject}_val.csv").write_text("id,question,A,B,C,D,answer\n0,Which?,a,b,c,d,B\n", encoding="utf-8")
+    items = load_benchmark(f"ceval:{tmp_path}").items
+    assert [(i.qid, i.gold, i.meta.get("level")) for i in items] == [
+        ("college_physics-0", "b", "college"), ("high_school_physics-0", "b", "high school"), ("law-0", "b", None)]
+    assert items[0].meta == {"subject": "college_physics", "split": "val", "subject_en": "College Physics",
+                             "subject_zh": "大学物理", "category": "STEM", "level": "college"}
+
+
+# formats.py `lettered`'s " (A-" (-> ""): eleven endings are one line saying which ten letters are read; `_gsm8k_
+# convert`'s `not sep or not gold.strip()` (-> `and`): a "####" line with no number after it is refused, not read as
+# an empty gold
+@pytest.mark.parametrize("fmt, record, says", [
+    ("hellaswag", {"ind": 1, "ctx": "A man", "endings": [f"e{i}" for i in range(11)], "label": 1},
+     ":1: field 'endings' has 11 options; at most 10 (A-J) are read"),
+    ("gsm8k", {"question": "How many?", "answer": "so\n####  "}, ":1: answer has no '#### <number>' line"),
+])
+def test_formats_a_record_no_item_can_be_made_of_is_one_line_word_for_word(tmp_path, fmt, record, says):
+    file = _jsonl(tmp_path / "test.jsonl", record)
+    assert _refused(f"{fmt}:{file}") == f"{file}{says}"
+
+
 # --- item.py ---------------------------------------------------------------------------------------------------
 
 
