@@ -760,10 +760,10 @@ EQUIVALENT: dict[str, str] = {
        "that are not Generation's fields, and names only its keys in errors (stop 71, seed 3)" for col in (29, 53, 76, 98)},
     "judgeagent/benchmarks/formats.py:67:12:const:str->empty": "`R = TypeVar(\"R\", ...)` as `TypeVar(\"\")`: the "
         "name is the type checker's; at run time `typed` never reads it (stop 71)",
-    "judgeagent/benchmarks/formats.py:350:7:compare0:Lt->LtE": "`last_boxed`'s `i < 0` as `i <= 0`: `i` is where "
+    "judgeagent/benchmarks/formats.py:351:7:compare0:Lt->LtE": "`last_boxed`'s `i < 0` as `i <= 0`: `i` is where "
         "the first `{` after `start` is, and `text[start]` is the `\\` of `\\boxed`, so a found `{` is past index "
         "0 (stop 71)",
-    "judgeagent/benchmarks/formats.py:526:64:const:str->empty": "iwslt's suffix `.tgz` as `\"\"`: only `_files` "
+    "judgeagent/benchmarks/formats.py:528:64:const:str->empty": "iwslt's suffix `.tgz` as `\"\"`: only `_files` "
         "reads a format's suffixes, and iwslt's `custom_load` reads the archive it is given without it (stop 71)",
 }
 

@@ -164,6 +164,21 @@ def test_formats_a_record_no_item_can_be_made_of_is_one_line_word_for_word(tmp_p
     assert _refused(f"{fmt}:{file}") == f"{file}{says}"
 
 
+# Not a mutant, a real bug: a QuALITY article with an unlabelled question was skipped whole, its labelled questions
+# with it, and the note counted it as one item whatever its number of questions (here it said "skipped 2 item(s)"
+# and read q1 only)
+def test_formats_each_unlabelled_quality_question_is_skipped_and_counted_alone(tmp_path):
+    def article(name, *labels):
+        return {"article": "Once.", "set_unique_id": name, "questions": [
+            {"question": "Who?", "options": ["Ann", "Bob"], "gold_label": label, "question_unique_id": f"{name}-{n}"}
+            for n, label in enumerate(labels, 1)]}
+
+    file = _jsonl(tmp_path / "QuALITY.dev", article("s1", 1), article("s2", None, None, None), article("s3", 2, None))
+    loaded = load_benchmark(f"quality:{file}")
+    assert [(i.qid, i.gold) for i in loaded.items] == [("s1-1", "Ann"), ("s3-1", "Bob")]
+    assert loaded.notes == ("skipped 4 item(s): no gold_label (the test split has none)",)
+
+
 # --- item.py ---------------------------------------------------------------------------------------------------
 
 

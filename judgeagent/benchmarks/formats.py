@@ -5,7 +5,7 @@ import csv
 import io
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -61,16 +61,16 @@ class FileContext:
     """Records from Hugging Face: the user's column map (`--field`), for the generic format."""
 
 
-Convert = Callable[[dict[str, Any], str, FileContext], "list[Item] | str"]
+Convert = Callable[[dict[str, Any], str, FileContext], "Sequence[Item | str] | str"]
 """A raw record (a JSON object or a CSV row, not checked yet), where it was read, its file's context -> its items,
-or why it was skipped."""
+or why it was skipped (the whole record, or in place of one of its items: a QuALITY article's unlabelled question)."""
 R = TypeVar("R", bound=Record)
 
 
-def typed(model: type[R], convert: Callable[[R, str, FileContext], list[Item] | str]) -> Convert:
+def typed(model: type[R], convert: Callable[[R, str, FileContext], Sequence[Item | str] | str]) -> Convert:
     """A format's conversion of its typed record: the raw one is checked against `model` first (one line per
     malformed field); keys that are not text (csv's extra cells, key None) are dropped."""
-    def run(raw: dict[str, Any], source: str, ctx: FileContext) -> list[Item] | str:
+    def run(raw: dict[str, Any], source: str, ctx: FileContext) -> Sequence[Item | str] | str:
         return convert(parse(model, {k: v for k, v in raw.items() if isinstance(k, str)}, source), source, ctx)
     return run
 
@@ -119,10 +119,11 @@ def _convert_all(records: Iterable[tuple[Any, str, FileContext]], convert: Conve
         if not isinstance(record, dict):
             raise JudgeAgentError(f"{source}: expected an object, got {json_kind(record)}")
         out = convert(record, source, context)
-        if isinstance(out, str):
-            skipped[out] += 1
-        else:
-            items.extend(out)
+        for one in [out] if isinstance(out, str) else out:
+            if isinstance(one, str):
+                skipped[one] += 1
+            else:
+                items.append(one)
     if not items:
         raise JudgeAgentError(f"benchmark {origin} has no items")
     notes = tuple(f"skipped {n} item(s): {why}" for why, n in skipped.most_common())
@@ -433,13 +434,14 @@ def quality_tier(speed_accuracy: float) -> str:
     return "hard" if speed_accuracy <= 0.2 else "easy" if speed_accuracy > 0.6 else "medium"
 
 
-def _quality_convert(r: QualityRecord, source: str, ctx: FileContext) -> list[Item] | str:
+def _quality_convert(r: QualityRecord, source: str, ctx: FileContext) -> list[Item | str]:
     article = _text(_need(r.article, "article", source))
-    out = []
+    out: list[Item | str] = []
     for n, q in enumerate(_need(r.questions, "questions", source), start=1):
         where = f"{source} question {n}"
-        if q.gold_label is None:
-            return "no gold_label (the test split has none)"
+        if q.gold_label is None:  # this question left out, not its article: the others may have theirs
+            out.append("no gold_label (the test split has none)")
+            continue
         options = lettered(q.options or [], where, "options")
         if not 1 <= q.gold_label <= len(options):  # 1-based in the file
             raise JudgeAgentError(f"{where}: gold_label {q.gold_label} is not an option's number "
