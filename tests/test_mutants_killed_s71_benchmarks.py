@@ -59,10 +59,10 @@ def test_formats_an_unlabelled_hellaswag_item_is_left_out_with_the_reason(tmp_pa
 
 
 # formats.py `_gsm8k_convert`'s `.replace(",", "")` (-> `.replace("", "")`): a gold written with thousands
-# separators is the number without them
+# separators is the number without them; its meta key "solution" (-> ""): the reasoning above "####" is kept
 def test_formats_a_gsm8k_gold_loses_its_thousands_separators(tmp_path):
     file = _jsonl(tmp_path / "test.jsonl", {"question": "How many?", "answer": "so\n#### 1,250,000"})
-    assert [i.gold for i in load_benchmark(f"gsm8k:{file}").items] == ["1250000"]
+    assert [(i.gold, i.meta) for i in load_benchmark(f"gsm8k:{file}").items] == [("1250000", {"solution": "so"})]
 
 
 # formats.py `_quality_convert`'s meta key "writer_label" (-> ""): a QuALITY item keeps every field of its record
@@ -158,6 +158,9 @@ def test_formats_a_ceval_folder_reads_its_csv_files_and_names_each_subjects_leve
     ("hellaswag", {"ind": 1, "ctx": "A man", "endings": [f"e{i}" for i in range(11)], "label": 1},
      ":1: field 'endings' has 11 options; at most 10 (A-J) are read"),
     ("gsm8k", {"question": "How many?", "answer": "so\n####  "}, ":1: answer has no '#### <number>' line"),
+    ("arc", {"id": "Q1", "question": {"stem": "Which?", "choices": [{"text": "iron", "label": "A"}]}, "answerKey": "E"},
+     ":1: answerKey 'E' is not one of the labels ['A']"),
+    ("quality", {"article": "Once.", "set_unique_id": "s1"}, ":1: no 'questions' field; is this the right format?"),
 ])
 def test_formats_a_record_no_item_can_be_made_of_is_one_line_word_for_word(tmp_path, fmt, record, says):
     file = _jsonl(tmp_path / "test.jsonl", record)
@@ -178,6 +181,22 @@ def test_formats_each_unlabelled_quality_question_is_skipped_and_counted_alone(t
     assert [(i.qid, i.gold) for i in loaded.items] == [("s1-1", "Ann"), ("s3-1", "Bob")]
     assert loaded.notes == ("skipped 4 item(s): no gold_label (the test split has none)",)
 
+
+# formats.py `from_records`' `fields or ItemFields()` (-> `and`): Hugging Face records in the generic format are read
+# with the user's column map; `_arc_convert`'s `ctx.hf_config or ""` (-> `and ""`): an ARC config names its set
+def test_formats_hugging_face_records_keep_the_column_map_and_the_config_names_the_set(tmp_path):
+    import datasets
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist([{"prompt": "2+2?", "completion": "4"}]), tmp_path / "lm.parquet")
+    item, = load_benchmark(f"hf:{tmp_path / 'lm.parquet'}", ItemFields(question="prompt", answer="completion")).items
+    assert (item.qid, item.question, item.gold) == ("hf-1", "2+2?", "4")
+    arc = {"id": "Q1", "question": "Which is a gas?", "choices": {"text": ["iron", "oxygen"], "label": ["A", "B"]},
+           "answerKey": "B"}
+    datasets.DatasetDict({"test": datasets.Dataset.from_list([arc])}).save_to_disk(str(tmp_path / "ai2"))
+    hard, = load_benchmark(f"arc:hf:{tmp_path / 'ai2'}#ARC-Challenge/test").items
+    assert (hard.gold, hard.difficulty, hard.meta["subset"]) == ("oxygen", "hard", "ARC-Challenge")
 
 # --- item.py ---------------------------------------------------------------------------------------------------
 
