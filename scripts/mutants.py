@@ -755,7 +755,7 @@ EQUIVALENT: dict[str, str] = {
         "only hashing one would tell (stop 71)",
     "judgeagent/chunking.py:39:19:const:1->2": "`_sentencizer`'s lru_cache of 2, not 1: it takes no argument, so it "
         "holds one pipeline either way (stop 71, seed 2)",
-    **{f"judgeagent/models/spec.py:233:{col}:const:str->empty": "MODEL_ARGS' value for a generation setting "
+    **{f"judgeagent/models/spec.py:247:{col}:const:str->empty": "MODEL_ARGS' value for a generation setting "
        "(temperature, top_p, max_tokens, seed) emptied: `with_settings` reads MODEL_ARGS' values only for the keys "
        "that are not Generation's fields, and names only its keys in errors (stop 71, seed 3)" for col in (29, 53, 76, 98)},
     "judgeagent/benchmarks/formats.py:67:12:const:str->empty": "`R = TypeVar(\"R\", ...)` as `TypeVar(\"\")`: the "

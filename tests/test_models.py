@@ -2,6 +2,7 @@
 import asyncio
 import json
 import logging
+import re
 import subprocess
 import sys
 
@@ -366,6 +367,22 @@ def test_a_base_url_query_without_credentials_is_kept(query, monkeypatch):
 def test_each_way_of_naming_a_key_in_a_query_is_refused(param, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://proxy:1/v1?{param}=CANARY0123456789")
     with pytest.raises(JudgeAgentError, match=f"carries credentials \\(the query parameter '{param}'\\)") as e:
+        Registry({}).resolve("openai:gpt-4o")
+    assert "CANARY" not in str(e.value)
+
+
+@pytest.mark.parametrize("url, found", [
+    ("http://proxy:1/v1#access_token=CANARY0123456789", "a fragment after '#'"),
+    ("http://proxy:1/v1?api-version=1;key=CANARY0123456789", "the query parameter 'key'"),
+    ("http://proxy:1/v1?x-goog-api-key=CANARY0123456789", "the query parameter 'x-goog-api-key'"),
+    ("http://proxy:1/v1?refresh_token=CANARY0123456789", "the query parameter 'refresh_token'"),
+    ("http://proxy:1/v1;apikey=CANARY0123456789/x", "the path parameter 'apikey'")])
+def test_a_key_in_a_fragment_after_a_semicolon_or_under_a_longer_name_is_refused(url, found, monkeypatch):
+    """Each shape got past the query check into run manifests and the cache's model names (stop 71's review):
+    `parse_qsl` splits at `&` only and never reads the fragment or the path, and a credential's name may be longer
+    than the names listed."""
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    with pytest.raises(JudgeAgentError, match=f"carries credentials \\({re.escape(found)}\\)") as e:
         Registry({}).resolve("openai:gpt-4o")
     assert "CANARY" not in str(e.value)
 

@@ -147,20 +147,34 @@ _SECRET_PARAMS = frozenset({
 `X-Api-Key`, `access_token`, Azure's `sig`): `max_tokens`, `cache_key` or `auth_type` are an endpoint's own."""
 
 
+_SECRET_ENDINGS = ("apikey", "token", "secret", "password", "passwd", "signature", "credential", "credentials",
+                   "subscriptionkey")
+"""And any name that ends as a credential's does (`x-goog-api-key`, `refresh_token`, `db_password`); `cache_key`,
+`publicKey` and `max_tokens` do not."""
+
+
 def _names_a_secret(param: str) -> bool:
-    return "".join(c for c in param.lower() if c.isalnum()) in _SECRET_PARAMS
+    name = "".join(c for c in param.lower() if c.isalnum())
+    return name in _SECRET_PARAMS or name.endswith(_SECRET_ENDINGS)
 
 
 def url_credentials(url: str) -> str:
     """What in `url` is a credential, named without its value ("" if nothing): a user name or password (a token
-    is often given as the user name), or a query parameter named like a key (`api-key`, `access_token`, `sig`).
-    Other parameters (`api-version`) are part of the endpoint."""
+    is often given as the user name), a fragment (never sent to an endpoint, and where OAuth puts tokens), or a
+    parameter named like a key (`api-key`, `access_token`, `sig`) in the query, split at `&` or `;`, or in a path
+    segment's `;name=value`. Other parameters (`api-version`) are part of the endpoint."""
     parts = urllib.parse.urlsplit(url)
     if "@" in parts.netloc:
         return "a user name or password before its host"
-    names = [name for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-             if _names_a_secret(name)]
-    return f"the query parameter {names[0]!r}" if names else ""
+    if parts.fragment:
+        return "a fragment after '#'"
+    for where, pieces in (("query", re.split("[&;]", parts.query)),
+                          ("path", [p for segment in parts.path.split("/") for p in segment.split(";")[1:]])):
+        for piece in pieces:
+            for name, _ in urllib.parse.parse_qsl(piece, keep_blank_values=True):
+                if _names_a_secret(name):
+                    return f"the {where} parameter {name!r}"
+    return ""
 
 
 class Registry:
