@@ -519,6 +519,7 @@ TARGETS: dict[str, list[str]] = {
         "the_config_variable_names_the_file_read")), *(f"tests/test_models.py::test_{name}" for name in (
         "the_names_users_type_resolve_as_their_tools_do", "registry_files_and_names", "local_model_file_must_exist",
         "a_key_in_a_base_url_is_refused_before_it_reaches_a_cache_or_a_message",
+        "a_key_in_a_fragment_after_a_semicolon_or_under_a_longer_name_is_refused",
         "a_base_url_query_without_credentials_is_kept", "each_way_of_naming_a_key_in_a_query_is_refused",
         "a_key_pasted_as_the_variable_name_is_refused_unechoed", "a_variable_name_in_either_case_is_kept",
         "a_key_in_any_shape_is_refused_as_a_variable_name", "roles_that_default_to_the_target_use_its_base_url",
@@ -755,6 +756,13 @@ EQUIVALENT: dict[str, str] = {
         "only hashing one would tell (stop 71)",
     "judgeagent/chunking.py:39:19:const:1->2": "`_sentencizer`'s lru_cache of 2, not 1: it takes no argument, so it "
         "holds one pipeline either way (stop 71, seed 2)",
+    **{f"judgeagent/models/spec.py:17:{col}:const:str->empty": "`Role`'s Literal names emptied: a type for the "
+       "checker; at run time ROLES, on the next line, is the roles' tuple (stop 71)" for col in (15, 25, 40)},
+    "judgeagent/models/spec.py:177:4:return:None": "`url_credentials`' `return \"\"` as `return None`: its one "
+        "caller asks only whether it found something (`if found:`), and both are false (stop 71)",
+    "judgeagent/models/spec.py:174:75:const:True->False": "`parse_qsl(.., keep_blank_values=False)` in "
+        "`url_credentials`: drops only parameters without a value, and a key's name with no value carries no key "
+        "(stop 71)",
     **{f"judgeagent/models/spec.py:247:{col}:const:str->empty": "MODEL_ARGS' value for a generation setting "
        "(temperature, top_p, max_tokens, seed) emptied: `with_settings` reads MODEL_ARGS' values only for the keys "
        "that are not Generation's fields, and names only its keys in errors (stop 71, seed 3)" for col in (29, 53, 76, 98)},
