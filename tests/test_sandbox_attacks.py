@@ -251,6 +251,11 @@ def world(who, tmp_path, monkeypatch, request):
     old = signal.signal(signal.SIGUSR1, lambda *_: signals.append(1))
     env = {"canary": canary, "file": canary / "a.txt", "udp": udp.getsockname()[1], "tcp": tcp.getsockname()[1],
            "project": ROOT}
+    from tests.test_sandbox_kernel import subreaper
+
+    reaping = subreaper()  # what a sandbox leaves behind is re-parented here, and counted
+    reaping.__enter__()
+    request.addfinalizer(lambda: reaping.__exit__(None, None, None))  # after the checks below, however setup ends
     before = (snapshot(canary), set(sandbox_processes()))
     world = World(env, key, who, base)
     yield world

@@ -5,6 +5,7 @@ the processes left in other pid namespaces. Each runs with judgeagent as root (a
 unprivileged user the test creates; run by an ordinary user, the suite runs each as that user (its "root" half
 skipped). Every attack first switches off the candidate's audit hook, so the OS walls are what is tested."""
 import ast
+import contextlib
 import ctypes
 import errno
 import json
@@ -17,6 +18,7 @@ import tempfile
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -182,14 +184,25 @@ PR_SET_CHILD_SUBREAPER = 36
 
 
 def sandbox_pids() -> set[int]:
-    """This process's live sandboxed processes: those in another pid namespace than its own, under it. It is made a
-    child subreaper first, so that a process a sandbox leaves behind is re-parented to it, not to the machine's
-    init, and still counted; another worker's or checkout's sandboxes on the machine are not (they made two test
-    runs at once fail each other's checks)."""
-    if LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    """This process's live sandboxed processes: those in another pid namespace than its own, under it. Inside
+    `subreaper()` a process a sandbox leaves behind is re-parented to this one, not to the machine's init, and still
+    counted; another worker's or checkout's sandboxes on the machine are not (they made two test runs at once fail
+    each other's checks)."""
     reap_orphans()
     return foreign_pids() & descendants(os.getpid())
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[None]:
+    """This process a child subreaper while a sandbox test runs, and no longer after: a detached process another
+    test starts later (the local model server) is then init's again, as in any run."""
+    if LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    try:
+        yield
+    finally:
+        LIBC.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        reap_orphans()
 
 
 def reap_orphans() -> None:
@@ -236,12 +249,13 @@ def descendants(root: int) -> set[int]:
 
 @pytest.fixture
 def nothing_left():
-    before = sandbox_pids()
-    yield
-    deadline = time.monotonic() + 3
-    while sandbox_pids() - before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not sandbox_pids() - before, "a sandboxed process outlived its run"
+    with subreaper():
+        before = sandbox_pids()
+        yield
+        deadline = time.monotonic() + 3
+        while sandbox_pids() - before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not sandbox_pids() - before, "a sandboxed process outlived its run"
 
 
 def report(result) -> str:
@@ -644,13 +658,12 @@ def test_the_leak_check_counts_what_this_process_left_and_not_other_runs_sandbox
     """`sandbox_pids` (the suites' "outlived its run" checks) counts a process this test process's children left in
     another pid namespace, though its parent ended, and not one another run left (made while this process was no
     subreaper, so re-parented to the machine's init): two checkouts testing at once no longer fail each other."""
-    sandbox_pids()
     left: list[int] = []
     try:
-        mine = orphan_in_a_pid_namespace()
-        left += mine
-        LIBC.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-        theirs = orphan_in_a_pid_namespace()
+        with subreaper():
+            mine = orphan_in_a_pid_namespace()
+            left += mine
+        theirs = orphan_in_a_pid_namespace()  # as another run's: this process is no subreaper now
         left += theirs
         counted, machine = sandbox_pids(), foreign_pids()
     finally:
