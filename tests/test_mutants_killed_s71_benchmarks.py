@@ -151,6 +151,19 @@ def test_formats_a_ceval_folder_reads_its_csv_files_and_names_each_subjects_leve
                              "subject_zh": "大学物理", "category": "STEM", "level": "college"}
 
 
+# Not a mutant (stop 71's review): a C-Eval row whose option B is empty keeps A, C and D, and its answer D was
+# refused as "neither a letter nor an index of the 3 options"; the answer is read against the options' own letters
+def test_formats_a_ceval_answer_past_an_empty_option_is_its_own_letter(tmp_path):
+    (tmp_path / "law_val.csv").write_text("id,question,A,B,C,D,answer\n0,Which?,a,,c,d,D\n1,Then?,a,,c,d,B\n",
+                                           encoding="utf-8")
+    with pytest.raises(JudgeAgentError) as e:
+        load_benchmark(f"ceval:{tmp_path}")
+    assert str(e.value).endswith("law_val.csv:3: answer 'B' is neither a letter nor an index of the 3 options")
+    (tmp_path / "law_val.csv").write_text("id,question,A,B,C,D,answer\n0,Which?,a,,c,d,D\n", encoding="utf-8")
+    [item] = load_benchmark(f"ceval:{tmp_path}").items
+    assert (item.options, item.gold_letter, item.gold) == ({"A": "a", "C": "c", "D": "d"}, "D", "d")
+
+
 # formats.py `lettered`'s " (A-" (-> ""): eleven endings are one line saying which ten letters are read; `_gsm8k_
 # convert`'s `not sep or not gold.strip()` (-> `and`): a "####" line with no number after it is refused, not read as
 # an empty gold

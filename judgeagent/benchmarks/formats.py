@@ -167,14 +167,14 @@ def _number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _answer_letter(value: Any, count: int, source: str) -> str:
-    """A letter (A-D), or a 0-based index (as int or digit string) made a letter."""
+def _answer_letter(value: Any, letters: list[str], source: str) -> str:
+    """One of the options' letters (C-Eval's may skip an empty option's), or a 0-based index made its letter."""
     text = _text(value).upper()
-    if _number(text) and int(text) < count:
-        return LETTERS[int(text)]
-    if len(text) == 1 and text in LETTERS[:count]:
+    if _number(text) and int(text) < len(letters):
+        return letters[int(text)]
+    if len(text) == 1 and text in letters:
         return text
-    raise JudgeAgentError(f"{source}: answer {value!r} is neither a letter nor an index of the {count} options")
+    raise JudgeAgentError(f"{source}: answer {value!r} is neither a letter nor an index of the {len(letters)} options")
 
 
 def _jsonl(file: Path) -> Records:
@@ -217,7 +217,7 @@ def _mmlu_context(file: Path, root: Path) -> FileContext:
 def _mmlu_convert(r: MmluRecord, source: str, ctx: FileContext) -> list[Item]:
     options = lettered(_need(r.choices, "choices", source), source, "choices")
     subject = ctx.subject or _text(r.subject) or "mmlu"
-    letter = _answer_letter(r.answer, len(options), source)
+    letter = _answer_letter(r.answer, list(options), source)
     qid = f"{subject if ctx.stem is None else ctx.stem}-{r.row or _hf_index(source)}"
     meta = {"subject": subject, **({"split": ctx.split} if ctx.split else {})}
     return [choice_item(qid, _text(_need(r.question, "question", source)), options, letter, source, meta=meta)]
@@ -271,7 +271,7 @@ def _hellaswag_convert(r: HellaswagRecord, source: str, ctx: FileContext) -> lis
             "split_type": r.split_type}
     qid = f"hellaswag-{_text(r.ind) or _hf_index(source)}"
     return [choice_item(qid, _text(_need(r.ctx, "ctx", source)), options,
-                        _answer_letter(r.label, len(options), source), source, meta=meta)]
+                        _answer_letter(r.label, list(options), source), source, meta=meta)]
 
 
 # --- C-Eval -------------------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def _ceval_convert(r: CevalRecord, source: str, ctx: FileContext) -> list[Item]:
         meta["explanation"] = _text(r.explanation)
     qid = f"{subject}-{_text(r.id) or _hf_index(source)}"
     return [choice_item(qid, _text(_need(r.question, "question", source)), options,
-                        _answer_letter(r.answer, len(options), source), source, meta=meta)]
+                        _answer_letter(r.answer, list(options), source), source, meta=meta)]
 
 
 # --- MATH and GSM8K -----------------------------------------------------------------------------------
