@@ -164,6 +164,15 @@ def test_formats_a_ceval_answer_past_an_empty_option_is_its_own_letter(tmp_path)
     assert (item.options, item.gold_letter, item.gold) == ({"A": "a", "C": "c", "D": "d"}, "D", "d")
 
 
+# formats.py:173 `int(text) < len(letters)` (-> `<=`): an index one past the last option is refused in one line, not
+# an IndexError
+def test_formats_an_answer_index_one_past_the_options_is_refused_in_one_line(tmp_path):
+    (tmp_path / "x_test.csv").write_text("question,A,B,C,D,answer\nWhich?,a,b,c,d,4\n", encoding="utf-8")
+    with pytest.raises(JudgeAgentError) as e:
+        load_benchmark(f"mmlu:{tmp_path / 'x_test.csv'}")
+    assert str(e.value).endswith("x_test.csv:2: answer '4' is neither a letter nor an index of the 4 options")
+
+
 # formats.py `lettered`'s " (A-" (-> ""): eleven endings are one line saying which ten letters are read; `_gsm8k_
 # convert`'s `not sep or not gold.strip()` (-> `and`): a "####" line with no number after it is refused, not read as
 # an empty gold
