@@ -70,6 +70,9 @@ _S71 = "tests/test_mutants_killed_s71_spec.py::test_"
 _S71B = "tests/test_mutants_killed_s71_benchmarks.py"
 """The tests written at stop 71 against the first samples of benchmarks/formats.py and benchmarks/item.py (seconds in
 all, real files under tmp_path: first in both lists)."""
+_S71V = "tests/test_mutants_killed_s71_validate.py::test_"
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/validate.py and records.py (seed 1),
+named one by one in each module's list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -548,6 +551,29 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/benchmarks/item.py": [
         _S71B, "tests/test_benchmark.py", "tests/test_malformed_fields.py", "tests/test_native_formats.py",
         "tests/test_teach2eval_fidelity.py"],
+    # JudgeAgent's validation stage (stop 71, never mutated before): the tests written against its survivors, then
+    # the scripted runs it validates on the slice graph (set JUDGEAGENT_TEST_GRAPH_CACHE: validate.py is outside the
+    # graph build's imports), the ours, authors and every-round ones (50 s quiet)
+    "judgeagent/protocols/judgeagent/validate.py": [
+        *(_S71V + name for name in (
+            "a_validations_summary_by_hand", "a_validation_as_printed_word_for_word",
+            "a_journaled_feedback_that_no_longer_reads_as_feedback_is_a_batch_without_feedback")),
+        "tests/test_validate.py",
+        "tests/test_judgeagent_together.py::test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form",
+        *(f"tests/test_judgeagent_authors_validation.py::test_{name}" for name in (
+            "authors_setting_skips_feedback_on_a_batch_all_right_and_counts_batches_without_feedback",
+            "ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out")),
+        "tests/test_judgeagent_fidelity.py::test_validation_after_every_round_as_the_authors_eval_all_rounds"],
+    # JudgeAgent's typed records (stop 71): the records' round trips and format-1 defaults, the scripted run whose
+    # files are pinned byte for byte, then the validation runs that read records back
+    "judgeagent/protocols/judgeagent/records.py": [
+        *(_S71V + name for name in (
+            "the_typed_records_cannot_be_changed_and_a_verdict_can_be_counted_in_a_set",
+            "a_records_options_and_cached_tokens_come_back_and_empty_options_are_none",
+            "a_batch_rows_rounds_run_and_skipped_are_counted_apart")),
+        "tests/test_records.py",
+        "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
+        "tests/test_validate.py"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -727,6 +753,16 @@ EQUIVALENT: dict[str, str] = {
         "under the key (questions, 6), but its vectors under the distinct questions alone (`_lists`), so a sample "
         "with 5 makes the same batch from them without encoding; only the product with the chunk vectors is done "
         "again (stop 70)",
+    **{f"judgeagent/protocols/judgeagent/records.py:{at}:const:False->True": "`PathInfo`'s or `RoundInfo`'s "
+       "`total=False` as True: a TypedDict's totality is read by type checkers only (`batch.py`'s dataclasses name "
+       "them in annotations, strings under `from __future__ import annotations`; no code validates a path or round "
+       "against them) (stop 71)" for at in ("24:32", "43:33")},
+    **{f"judgeagent/protocols/judgeagent/records.py:{at}:const:str->empty": "a key (or the name) of the functional "
+       "`QuestionRow` TypedDict emptied: read by type checkers only; `to_dict` writes its own literal keys and rows "
+       "are checked by `rows.QuestionModel`, never against QuestionRow (stop 71)"
+       for at in ("77:24", "78:4", "78:22", "78:39", "78:53", "78:67", "78:81", "79:4", "79:30", "79:50", "79:79",
+                  "79:97", "80:4", "80:38", "80:51", "80:73", "81:4", "81:29", "81:54", "81:84", "82:4", "82:19",
+                  "82:47", "82:64", "82:87", "83:4", "83:32")},
     "judgeagent/models/retry.py:39:8:return:None": "`is_transient`'s `return False` for an error without a status "
         "as None: its one caller reads it with `not` (`if not is_transient(error) or ...`), and None is false too "
         "(stop 69, second part)",
