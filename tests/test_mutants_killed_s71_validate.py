@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from judgeagent.errors import JudgeAgentError
 from judgeagent.metrics import bootstrap
 from judgeagent.models.cache import CachedModel, ResponseCache
 from judgeagent.models.testing import FunctionModel
@@ -30,6 +31,7 @@ from judgeagent.protocols.judgeagent.validate import (
     _batch_at_round,
     render_validation,
     summarise_validation,
+    validate,
 )
 
 FEEDBACK = {"flaws_knowledge": "k", "flaws_capability": "c", "comprehensive_performance": "p", "suggestions": "s"}
@@ -114,9 +116,10 @@ def _base(qid: str, correct: bool) -> QuestionRecord:
                           prompt=[{"role": "user", "content": f"Question {qid}?"}])
 
 
-# validate.py:252 `reply.ok and isinstance(reply.parsed, Feedback)` -> `or`: a journaled feedback reply that no longer
-# reads as Feedback (journaled before its schema changed) comes back from the journal as a reply without error and
-# without `parsed`; it is a batch without feedback at that round, not an AttributeError on `parsed.suggestions`
+# validate.py:252 `reply.ok and isinstance(reply.parsed, Feedback)` -> `or`: a journaled feedback reply whose text no
+# longer reads as Feedback (the journal edited, or a validator changed under the same JSON schema, which the key holds)
+# comes back from the journal as a reply without error and without `parsed` (`CachedModel` parses a hit again); it is
+# a batch without feedback at that round, not an AttributeError on `parsed.suggestions`
 def test_a_journaled_feedback_that_no_longer_reads_as_feedback_is_a_batch_without_feedback(tmp_path):
     records = [_base("q1", False), _base("q2", True)]
     entry = FeedbackEntry(0, ["q1", "q2"], FEEDBACK, None, Leakage(), 0.5, 2, [], [])  # type: ignore[arg-type]
@@ -163,3 +166,19 @@ def test_a_batch_rows_rounds_run_and_skipped_are_counted_apart():
     entry = FeedbackEntry(4, ["a"], None, "none", Leakage(["Paris"]), 2.0, 3, ["hard"], rounds)  # type: ignore
     row = batch_row(entry)
     assert (row["rounds_run"], row["rounds_skipped"], row["leaks_detected"]) == (2, 1, 1)
+
+
+# A real bug: validate() inside a running event loop told the user to `await asyncio.to_thread(validate, ...)(...)`,
+# which calls the coroutine (TypeError); the hint is now the call to await, and following it validates (here: the
+# one-line error of a folder that holds no run). Also validate.py:93 'validate' emptied (the refusal naming `()`).
+def test_validate_inside_a_running_loop_says_which_call_to_await_and_that_call_works(tmp_path):
+    async def inside() -> None:
+        validate(tmp_path / "run")
+
+    with pytest.raises(JudgeAgentError, match=r"^validate\(\) was called inside a running event loop \(a notebook or "
+                                              r"an async program\): use `await asyncio\.to_thread\(validate, \.\.\.\)` "
+                                              r"there, which runs it on a worker thread$"):
+        asyncio.run(inside())
+    with pytest.raises(JudgeAgentError, match=r"^run not found: "):
+        asyncio.run(asyncio.to_thread(validate, tmp_path / "run"))
+    assert not (tmp_path / "run").exists()

@@ -42,7 +42,7 @@ def run_protocol(protocol: str | Protocol, benchmark: Any, graph: Any = None, *,
     """
     from .runner import refuse_inside_a_loop
 
-    refuse_inside_a_loop("run_protocol", "judgeagent.protocols.run_protocol_async")
+    refuse_inside_a_loop("run_protocol", "judgeagent.protocols.run_protocol_async(...)")
     return _run_protocol(protocol, benchmark, graph, models=models, config=config, **kwargs)
 
 

@@ -67,17 +67,18 @@ def default_folder(protocol: Protocol, request: RunRequest, ident: str) -> Path:
 
 def refuse_inside_a_loop(call: str, instead: str) -> None:
     """A synchronous entry point runs its own event loop: inside a running one (a notebook, an async program) it
-    would fail after making its folder. It says what to await instead, before touching anything."""
+    would fail after making its folder. It says what to await instead (`instead`, the call as written, arguments
+    and all: `validate`'s twin is `asyncio.to_thread(validate, ...)`), before touching anything."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return
     raise JudgeAgentError(f"{call}() was called inside a running event loop (a notebook or an async program): "
-                          f"use `await {instead}(...)` there, which runs it on a worker thread")
+                          f"use `await {instead}` there, which runs it on a worker thread")
 
 
 def run_episodes(protocol: Protocol, request: RunRequest, *, entry: tuple[str, str] = (
-        "run_protocol", "judgeagent.protocols.run_protocol_async")) -> RunResult:
+        "run_protocol", "judgeagent.protocols.run_protocol_async(...)")) -> RunResult:
     """Run (or resume, or just return) `protocol` over `request.benchmark`, in a locked run folder. `entry` names
     the synchronous call the user made and its awaitable twin (for the refusal inside a running loop)."""
     from ..models.roles import describe_roles, open_roles

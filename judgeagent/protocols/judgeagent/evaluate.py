@@ -43,7 +43,7 @@ def evaluate(benchmark: Benchmark, graph: ContextGraph | None, target: str, *, i
 
     models = {role: name for role, name in (("target", target), ("interviewer", interviewer), ("judge", judge))
               if name}
-    entry = ("evaluate", "judgeagent.evaluate_async")
+    entry = ("evaluate", "judgeagent.evaluate_async(...)")
     return run_episodes(JudgeAgentProtocol(), entry=entry, request=RunRequest(
         benchmark, graph, models, config, run_dir=Path(run_dir) if run_dir else None, runs_root=Path(runs_root),
         registry=registry, cache_dir=Path(cache_dir) if cache_dir else None, cache=cache, max_cost=max_cost,
