@@ -557,7 +557,9 @@ TARGETS: dict[str, list[str]] = {
     "judgeagent/protocols/judgeagent/validate.py": [
         *(_S71V + name for name in (
             "a_validations_summary_by_hand", "a_validation_as_printed_word_for_word",
-            "a_journaled_feedback_that_no_longer_reads_as_feedback_is_a_batch_without_feedback")),
+            "a_journaled_feedback_that_no_longer_reads_as_feedback_is_a_batch_without_feedback",
+            "validate_inside_a_running_loop_says_which_call_to_await_and_that_call_works",
+            "a_validated_runs_rows_name_the_call_after_and_its_intervals_are_2000_resamples")),
         "tests/test_validate.py",
         "tests/test_judgeagent_together.py::test_extension_rounds_and_each_rounds_validation_ask_in_the_json_form",
         *(f"tests/test_judgeagent_authors_validation.py::test_{name}" for name in (
@@ -570,7 +572,8 @@ TARGETS: dict[str, list[str]] = {
         *(_S71V + name for name in (
             "the_typed_records_cannot_be_changed_and_a_verdict_can_be_counted_in_a_set",
             "a_records_options_and_cached_tokens_come_back_and_empty_options_are_none",
-            "a_batch_rows_rounds_run_and_skipped_are_counted_apart")),
+            "a_batch_rows_rounds_run_and_skipped_are_counted_apart",
+            "a_row_without_batch_or_round_reads_as_batch_0_round_0")),
         "tests/test_records.py",
         "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
         "tests/test_validate.py"],
@@ -753,6 +756,11 @@ EQUIVALENT: dict[str, str] = {
         "under the key (questions, 6), but its vectors under the distinct questions alone (`_lists`), so a sample "
         "with 5 makes the same batch from them without encoding; only the product with the chunk vectors is done "
         "again (stop 70)",
+    "judgeagent/protocols/judgeagent/validate.py:245:55:const:0->1": "`_batch_at_round`'s sort of a round's records "
+        "by `order.get(x.qid, 0)` with 1 for a qid outside the batch's: only extension records (qid None, `Asked`'s "
+        "default) are outside it, and a round holds base records (round 0, every qid in `entry.qids`, which "
+        "`load_benchmark` makes unique) or extension ones, never both, so the default is one constant per round "
+        "whatever its value; the record id settles the order either way (stop 71)",
     **{f"judgeagent/protocols/judgeagent/records.py:{at}:const:False->True": "`PathInfo`'s or `RoundInfo`'s "
        "`total=False` as True: a TypedDict's totality is read by type checkers only (`batch.py`'s dataclasses name "
        "them in annotations, strings under `from __future__ import annotations`; no code validates a path or round "

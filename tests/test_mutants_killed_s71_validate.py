@@ -32,6 +32,7 @@ from judgeagent.protocols.judgeagent.validate import (
     render_validation,
     summarise_validation,
     validate,
+    with_suggestions,
 )
 
 FEEDBACK = {"flaws_knowledge": "k", "flaws_capability": "c", "comprehensive_performance": "p", "suggestions": "s"}
@@ -150,14 +151,23 @@ def test_the_typed_records_cannot_be_changed_and_a_verdict_can_be_counted_in_a_s
     assert len({JudgedAs("exact", "same"), JudgedAs("exact", "same"), Tokens(3, 4, False), Tokens(3, 4, False)}) == 2
 
 
-# records.py:223 `row.get("options") or None` -> `and None` (every record read without its options), 228 'cached'
-# emptied (every record read as answered afresh)
+# records.py:223 `row.get("options") or None` -> `and None` (every record read without its options), 224
+# 'gold_letter' emptied (read without its letter), 228 'cached' emptied (every record read as answered afresh)
 def test_a_records_options_and_cached_tokens_come_back_and_empty_options_are_none():
     row = _base("q1", True).to_dict()
     record = QuestionRecord.from_dict({**row, "options": {"A": "Paris", "B": "Lyon"}, "gold_letter": "A",
                                        "tokens": {"input": 12, "output": 3, "cached": True}})
-    assert record.options == {"A": "Paris", "B": "Lyon"} and record.tokens == Tokens(12, 3, True)
+    assert record.options == {"A": "Paris", "B": "Lyon"} and record.gold_letter == "A"
+    assert record.tokens == Tokens(12, 3, True)
     assert QuestionRecord.from_dict({**row, "options": {}}).options is None  # an empty mapping is an open question
+
+
+# records.py:217 `row.get("round", 0)` as 1: a row without its batch or round (no version wrote one; the readers
+# took 0 before the records were typed) is a base question of batch 0, round 0
+def test_a_row_without_batch_or_round_reads_as_batch_0_round_0():
+    row = {k: v for k, v in _base("q1", True).to_dict().items() if k not in ("batch", "round")}
+    record = QuestionRecord.from_dict(row)
+    assert (record.batch, record.round) == (0, 0)
 
 
 # records.py:305 `"skipped" in r` -> `not in` (rounds skipped counted as the rounds run: the same for one of each)
@@ -166,6 +176,33 @@ def test_a_batch_rows_rounds_run_and_skipped_are_counted_apart():
     entry = FeedbackEntry(4, ["a"], None, "none", Leakage(["Paris"]), 2.0, 3, ["hard"], rounds)  # type: ignore
     row = batch_row(entry)
     assert (row["rounds_run"], row["rounds_skipped"], row["leaks_detected"]) == (2, 1, 1)
+
+
+# validate.py:78 `resamples=2000` as 2001 (validate's intervals drawn over another count than its documented 2000),
+# 304 'call_after' emptied (the row's call named under no key: the Inspect export finds no call for the answer after)
+def test_a_validated_runs_rows_name_the_call_after_and_its_intervals_are_2000_resamples(tmp_path, mhr_slice_graph):
+    from judgeagent import EvalConfig
+    from judgeagent.models.cache import journal_calls
+    from judgeagent.protocols.record import call_id
+    from tests.test_validate import make_run
+
+    roles, result = make_run(tmp_path, mhr_slice_graph, config=EvalConfig(rounds=0, seed=1), limit=10)
+    try:
+        v = validate(result.folder, registry=roles.registry(), cache=False)
+    finally:
+        roles.__exit__(None, None, None)
+    read = lambda name: [json.loads(x) for x in (result.folder / name).read_text().splitlines()]  # noqa: E731
+    prompts = {r["qid"]: r["prompt"] for r in read("records.jsonl") if r["stage"] == "grading"}
+    suggestions = {f["batch"]: f["feedback"]["suggestions"] for f in read("feedback.jsonl")}
+    journaled = {call_id(c["messages"], c["text"]) for c in journal_calls(result.folder) if c.get("messages")}
+    rows = read("validation.jsonl")
+    assert len(rows) == 10
+    for row in rows:
+        sent = with_suggestions(prompts[row["qid"]], suggestions[row["batch"]])
+        assert row["call_after"] == call_id(sent, row["answer_after"]) and row["call_after"] in journaled
+    pairs = [(r["before"], r["after"]) for r in rows]
+    # the run's seed; at seed 1 (not at most seeds) 2001 resamples of these ten pairs give other intervals than 2000
+    assert v["intervals"] == bootstrap(pairs, 2000, 1) != bootstrap(pairs, 2001, 1)
 
 
 # A real bug: validate() inside a running event loop told the user to `await asyncio.to_thread(validate, ...)(...)`,
