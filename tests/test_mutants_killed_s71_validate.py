@@ -219,3 +219,29 @@ def test_validate_inside_a_running_loop_says_which_call_to_await_and_that_call_w
     with pytest.raises(JudgeAgentError, match=r"^run not found: "):
         asyncio.run(asyncio.to_thread(validate, tmp_path / "run"))
     assert not (tmp_path / "run").exists()
+
+
+# validate.py:208 'extension' emptied (`config.get("", True)`): a --no-extension run (its feedback from the base
+# answers alone, the paper's w/o interactive extension) validated after every round has one round, its own, not
+# `rounds` more asked again from the same base answers
+def test_every_round_of_a_run_without_extension_is_its_one_round(tmp_path, mhr_slice_graph):
+    from judgeagent import EvalConfig
+    from tests.test_validate import make_run
+
+    roles, result = make_run(tmp_path, mhr_slice_graph, config=EvalConfig(rounds=2, extension=False), limit=5)
+    try:
+        asked = len(roles.interviewer.bodies)
+        v = validate(result.folder, registry=roles.registry(), cache=False, all_rounds=True)
+        assert len(roles.interviewer.bodies) == asked  # no feedback asked again
+    finally:
+        roles.__exit__(None, None, None)
+    assert v["by_round"] == [{"round": 0, "feedback_failed": 0, **v["overall"]}] and v["overall"]["n"] == 5
+
+
+# records.py:229 'batch_reply' emptied: a setting=authors record read back without the batch's whole reply (written
+# again without it, and validated as a run at setting=ours would be, one question a prompt)
+def test_a_records_batch_reply_comes_back_and_is_written_last():
+    row = {**_base("q1", True).to_dict(), "batch_reply": '{"answers": ["Paris"]}'}
+    record = QuestionRecord.from_dict(row)
+    assert record.batch_reply == '{"answers": ["Paris"]}'
+    assert json.dumps(record.to_dict()) == json.dumps(row) and list(record.to_dict())[-1] == "batch_reply"
