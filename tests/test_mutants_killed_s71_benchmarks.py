@@ -173,6 +173,19 @@ def test_formats_an_answer_index_one_past_the_options_is_refused_in_one_line(tmp
     assert str(e.value).endswith("x_test.csv:2: answer '4' is neither a letter nor an index of the 4 options")
 
 
+# Not a mutant (stop 71's review): a list of more than 26 options was lettered past Z ("[", "\\", ...), letters no
+# reply can name; 26 are read, 27 are one line
+def test_item_a_list_of_options_is_lettered_up_to_z_and_no_further(tmp_path):
+    rows = [{"question": "Which?", "options": [f"o{i}" for i in range(n)], "answer_letter": "Z"} for n in (26, 27)]
+    for row, name in zip(rows, ("ok.jsonl", "long.jsonl")):
+        (tmp_path / name).write_text(json.dumps(row) + "\n", encoding="utf-8")
+    [item] = load_benchmark(str(tmp_path / "ok.jsonl")).items
+    assert (list(item.options)[-1], item.gold_letter, item.gold) == ("Z", "Z", "o25")
+    with pytest.raises(JudgeAgentError) as e:
+        load_benchmark(str(tmp_path / "long.jsonl"))
+    assert str(e.value).endswith("long.jsonl:1: options (field 'options') is a list of 27; at most 26 (A-Z) are lettered")
+
+
 # formats.py `lettered`'s " (A-" (-> ""): eleven endings are one line saying which ten letters are read; `_gsm8k_
 # convert`'s `not sep or not gold.strip()` (-> `and`): a "####" line with no number after it is refused, not read as
 # an empty gold

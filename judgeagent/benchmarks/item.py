@@ -224,6 +224,9 @@ def _options(record: dict[str, Any], fields: ItemFields, source: str) -> dict[st
     if raw is None or raw == {} or raw == []:
         raw = {c: record[c] for c in _LETTER_COLUMNS if _text(record.get(c))}
     if isinstance(raw, list):
+        if len(raw) > 26:  # past Z the letters are punctuation no reply can name
+            raise JudgeAgentError(f"{source}: options (field {fields.options!r}) is a list of {len(raw)}; at most 26 "
+                                  "(A-Z) are lettered")
         raw = {chr(ord("A") + i): v for i, v in enumerate(raw)}
     if not isinstance(raw, dict):
         raise JudgeAgentError(f"{source}: options (field {fields.options!r}) must be a mapping or a list, "
