@@ -73,6 +73,9 @@ all, real files under tmp_path: first in both lists)."""
 _S71V = "tests/test_mutants_killed_s71_validate.py::test_"
 """The tests written at stop 71 against the first samples of protocols/judgeagent/validate.py and records.py (seed 1),
 named one by one in each module's list."""
+_S71_E = "tests/test_mutants_killed_s71_corpus.py::test_"
+"""The tests written at stop 71 against the first samples of corpus.py and embedding.py (seed 1): `corpus_` and
+`embedding_` begin each module's, named one by one in its list."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -579,6 +582,25 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_records.py",
         "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
         "tests/test_validate.py"],
+    # reading a corpus (stop 71, never mutated before): each format, ids, titles and bad input under tmp_path (3 s)
+    "judgeagent/corpus.py": [*(_S71_E + "corpus_" + name for name in (
+        "a_parquet_field_may_be_a_path_into_a_struct_or_a_column_named_with_a_dot",
+        "a_markdown_title_is_its_first_lines_heading_else_its_file_name",
+        "a_meta_that_is_not_an_object_is_kept_under_value")), "tests/test_corpus.py"],
+    # the encoder (stop 71, never mutated before): the one-batch path's bytes against sentence-transformers' own, the
+    # static model from the cache (the test that distils it into an empty cache left out: a minute), the CLI's
+    # one-line errors for a model that is not there (the graph tests left out: embedding.py is in the graph cache's
+    # key, so each mutant would build its graphs anew)
+    "judgeagent/embedding.py": [*(_S71_E + "embedding_" + name for name in (
+        "the_static_model_is_kept_under_the_cache_variable_else_the_home_folder",
+        "the_hub_is_reachable_when_its_endpoint_answers_unless_hf_hub_offline",
+        "each_index_kind_is_built_and_recorded_ivfpq_from_256_vectors",
+        "recall_at_10_asks_500_stored_vectors_unless_told")),
+        "tests/test_encoder_batch.py",
+        "tests/test_static_embedding.py::test_a_text_with_no_known_token_gets_a_zero_vector_not_nan",
+        "tests/test_static_embedding.py::test_the_static_model_encodes_from_two_threads",
+        "tests/test_cli.py::test_bad_input_one_line_error_no_graph[6]",
+        "tests/test_cli.py::test_bad_input_one_line_error_no_graph[8]"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -819,6 +841,13 @@ EQUIVALENT: dict[str, str] = {
         "0 (stop 71)",
     "judgeagent/benchmarks/formats.py:528:64:const:str->empty": "iwslt's suffix `.tgz` as `\"\"`: only `_files` "
         "reads a format's suffixes, and iwslt's `custom_load` reads the archive it is given without it (stop 71)",
+    "judgeagent/embedding.py:80:36:const:True->False": "`_load_static`'s `folder.parent.mkdir(parents=True, ...)` "
+        "as `parents=False`: `save_pretrained` has just written the temporary, the folder's sibling, with its "
+        "parents made (model2vec 0.10's `mkdir(exist_ok=True, parents=True)`), so the parent is there and the mkdir "
+        "makes nothing either way (stop 71)",
+    "judgeagent/embedding.py:162:31:compare0:Gt->GtE": "`encode`'s `len(texts) > SMALL` as `>=`: a call of exactly "
+        "64 texts takes the lock (runs alone) instead of running beside others; `sized(64)` gives it one thread "
+        "either way, so its bytes are the same; only whether two such calls overlap changes (stop 71)",
 }
 
 

@@ -1,0 +1,115 @@
+"""Tests written at stop 71 against the survivors of the first mutation runs (seed 1) of corpus.py (a user's corpus
+folder or file read into documents: formats, ids, titles, bad input) and embedding.py (the encoder's model folder
+and hub checks, the FAISS index kinds). `corpus_` and `embedding_` begin each module's tests; the mutant each kills
+is in the comment above it."""
+from __future__ import annotations
+
+import json
+import socket
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from judgeagent import FieldMap, read_corpus
+from judgeagent.config import IndexConfig
+
+
+# corpus.py:111 `_check_columns`' `and` as `or`: a field named by a dotted path into a struct column (the column is
+# the path's first step) and a flat column whose own name has a dot are both there, not missing columns
+def test_corpus_a_parquet_field_may_be_a_path_into_a_struct_or_a_column_named_with_a_dot(tmp_path):
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"doc.id": ["p1"], "abstract": [{"text": "CFTR is a gene."}]}), path)
+    (doc,) = read_corpus(path, FieldMap(doc_id="doc.id", text="abstract.text")).documents
+    assert (doc.doc_id, doc.text, doc.source) == ("p1", "CFTR is a gene.", f"{path}[row 0]")
+
+
+# corpus.py:123 `first.startswith("#")` with "#" emptied: a Markdown file whose first line is no heading is titled
+# by its file name, as a .txt file is (a .txt file's "#" line is no heading either)
+def test_corpus_a_markdown_title_is_its_first_lines_heading_else_its_file_name(tmp_path):
+    (tmp_path / "plain.md").write_text("\n  Bees live in hives.\n# Later heading\n", encoding="utf-8")
+    (tmp_path / "head.md").write_text("\n## Bee Title ##\nBees.", encoding="utf-8")
+    (tmp_path / "note.txt").write_text("# Not a heading\nText.", encoding="utf-8")
+    titles = {d.doc_id: d.title for d in read_corpus(tmp_path).documents}
+    assert titles == {"head": "Bee Title ##", "note": "note", "plain": "plain"}
+
+
+# corpus.py:142 `{"value": meta}` with its key emptied: a record's meta that is not an object is kept under "value"
+def test_corpus_a_meta_that_is_not_an_object_is_kept_under_value(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"doc_id": "a", "text": "A.", "meta": "CC0"}, {"doc_id": "b", "text": "B.", "meta": {"year": 2020}},
+        {"doc_id": "c", "text": "C."})), encoding="utf-8")
+    assert [d.meta for d in read_corpus(path).documents] == [{"value": "CC0"}, {"year": 2020}, {}]
+
+
+# embedding.py:59 `os.path.expanduser("~")` with "~" emptied: without JUDGEAGENT_CACHE (or with it empty) the static
+# model is kept under the home folder's .cache, not under a .cache of whatever folder the process runs in
+def test_embedding_the_static_model_is_kept_under_the_cache_variable_else_the_home_folder(tmp_path, monkeypatch):
+    from judgeagent.embedding import static_model_folder
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for unset in (None, ""):
+        if unset is None:
+            monkeypatch.delenv("JUDGEAGENT_CACHE", raising=False)
+        else:
+            monkeypatch.setenv("JUDGEAGENT_CACHE", unset)
+        assert static_model_folder() == tmp_path / "home" / ".cache" / "judgeagent" / "static-all-MiniLM-L6-v2"
+    monkeypatch.setenv("JUDGEAGENT_CACHE", str(tmp_path / "cache"))
+    assert static_model_folder() == tmp_path / "cache" / "static-all-MiniLM-L6-v2"
+
+
+# embedding.py:97 `in ("1", "true", "yes")` as `not in`: HF_HUB_OFFLINE set says the hub cannot be reached, even
+# where HF_ENDPOINT answers (a loopback listener here); unset, the answer is whether the endpoint takes a connection
+def test_embedding_the_hub_is_reachable_when_its_endpoint_answers_unless_hf_hub_offline(monkeypatch):
+    from judgeagent.embedding import _hub_reachable
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        assert _hub_reachable(timeout=2.0)
+        for offline, reachable in (("1", False), ("TRUE", False), ("yes", False), ("0", True), ("", True)):
+            monkeypatch.setenv("HF_HUB_OFFLINE", offline)
+            assert _hub_reachable(timeout=2.0) is reachable, offline
+        port = listener.getsockname()[1]
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")  # closed now: refused at once
+    assert not _hub_reachable(timeout=2.0)
+
+
+def _unit_vectors(n: int, dim: int = 16) -> np.ndarray:
+    vectors = np.random.default_rng(0).standard_normal((n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+# embedding.py:260 `n < 256` as `n <= 256`, 263 `kind == "flat"` as `!=`, 293 the manifest's "pq_m" emptied: each
+# kind asked for is the index built and what the manifest records, IVF-PQ from 256 vectors (PQ's centroids a
+# sub-space), exact search below
+def test_embedding_each_index_kind_is_built_and_recorded_ivfpq_from_256_vectors():
+    from judgeagent.embedding import build_index
+
+    vectors = _unit_vectors(256)
+    index, info = build_index(vectors, IndexConfig(kind="flat"))
+    assert not hasattr(index, "hnsw") and not hasattr(index, "nprobe") and index.ntotal == 256
+    assert info == {"kind": "flat", "n": 256, "dim": 16, "metric": "inner_product"}
+    index, info = build_index(vectors, IndexConfig(kind="hnsw", hnsw_ef_search=40))
+    assert index.hnsw.efSearch == 40 and index.ntotal == 256
+    assert info["kind"] == "hnsw" and 0.9 <= info.pop("recall_at_10") <= 1.0
+    index, info = build_index(vectors, IndexConfig(kind="ivfpq", pq_m=4))
+    assert index.nprobe == 6 and index.ntotal == 256 and 0 < info.pop("recall_at_10") <= 1.0
+    assert info == {"kind": "ivfpq", "n": 256, "dim": 16, "metric": "inner_product", "nlist": 6, "nprobe": 6,
+                    "pq_m": 4, "trained_on": 256}  # nlist: min(4 * sqrt(256), 256 // 39)
+    index, info = build_index(vectors[:255], IndexConfig(kind="ivfpq", pq_m=4))
+    assert info == {"kind": "flat", "n": 255, "dim": 16, "metric": "inner_product"}
+    assert not hasattr(index, "nprobe")
+
+
+# embedding.py:297 `queries: int = 500` as 501: an index's recall is measured on 500 of its vectors unless told
+def test_embedding_recall_at_10_asks_500_stored_vectors_unless_told():
+    from judgeagent.embedding import build_index, recall_at_10
+
+    vectors = _unit_vectors(600)
+    index, _ = build_index(vectors, IndexConfig(kind="ivfpq", pq_m=4, ivf_nprobe=1))  # one list searched: recall < 1
+    five_hundred = recall_at_10(index, vectors, 500)
+    assert 0 < five_hundred < 1 and recall_at_10(index, vectors) == five_hundred
+    assert recall_at_10(index, vectors, 501) != five_hundred  # the test can tell the two apart
