@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import socket
+import time
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from judgeagent import FieldMap, read_corpus
 from judgeagent.config import IndexConfig
+from judgeagent.errors import JudgeAgentError
 
 
 # corpus.py:111 `_check_columns`' `and` as `or`: a field named by a dotted path into a struct column (the column is
@@ -41,6 +45,23 @@ def test_corpus_a_meta_that_is_not_an_object_is_kept_under_value(tmp_path):
         {"doc_id": "a", "text": "A.", "meta": "CC0"}, {"doc_id": "b", "text": "B.", "meta": {"year": 2020}},
         {"doc_id": "c", "text": "C."})), encoding="utf-8")
     assert [d.meta for d in read_corpus(path).documents] == [{"value": "CC0"}, {"year": 2020}, {}]
+
+
+# corpus.py:42 the "/" between the suffixes emptied, 50 "corpus " emptied, 101 "cannot read parquet file " emptied
+# (seed 2): a corpus with no file to read, with no document, and an unreadable parquet file, word for word
+def test_corpus_an_empty_corpus_and_an_unreadable_parquet_file_word_for_word(tmp_path):
+    with pytest.raises(JudgeAgentError) as raised:
+        read_corpus(tmp_path)
+    assert str(raised.value) == f"corpus {tmp_path} has no .jsonl/.json/.txt/.md/.parquet files"
+    (tmp_path / "blank.jsonl").write_text("\n \n", encoding="utf-8")
+    with pytest.raises(JudgeAgentError) as raised:
+        read_corpus(tmp_path)
+    assert str(raised.value) == f"corpus {tmp_path} has no documents"
+    damaged = tmp_path / "d.parquet"
+    damaged.write_bytes(b"PAR1 not a parquet file")
+    with pytest.raises(JudgeAgentError) as raised:
+        read_corpus(damaged)
+    assert str(raised.value).startswith(f"cannot read parquet file {damaged}: ") and "\n" not in str(raised.value)
 
 
 # embedding.py:59 `os.path.expanduser("~")` with "~" emptied: without JUDGEAGENT_CACHE (or with it empty) the static
@@ -76,6 +97,20 @@ def test_embedding_the_hub_is_reachable_when_its_endpoint_answers_unless_hf_hub_
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")  # closed now: refused at once
     assert not _hub_reachable(timeout=2.0)
 
+
+
+# embedding.py:95 `timeout: float = 3.0` as 4.0 (seed 2): the hub check gives up after 3 s on an endpoint that takes
+# no connection (a loopback listener whose one place in its queue is taken: the next SYN goes unanswered)
+def test_embedding_the_hub_check_gives_up_after_3_seconds_on_an_endpoint_that_does_not_answer(monkeypatch):
+    from judgeagent.embedding import _hub_reachable
+
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as listener, \
+            socket.create_connection(listener.getsockname()):
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        start = time.monotonic()
+        assert not _hub_reachable()
+        assert 2.9 <= time.monotonic() - start < 3.9
 
 def _unit_vectors(n: int, dim: int = 16) -> np.ndarray:
     vectors = np.random.default_rng(0).standard_normal((n, dim)).astype(np.float32)
@@ -113,3 +148,51 @@ def test_embedding_recall_at_10_asks_500_stored_vectors_unless_told():
     five_hundred = recall_at_10(index, vectors, 500)
     assert 0 < five_hundred < 1 and recall_at_10(index, vectors) == five_hundred
     assert recall_at_10(index, vectors, 501) != five_hundred  # the test can tell the two apart
+
+
+# embedding.py:64 "config.json" emptied, 65 its encoding emptied (seed 2): a model folder given by its path is read
+# as the static model when its config.json names model2vec (the packaged MiniLM's folder is not)
+def test_embedding_a_static_model_folder_given_by_its_path_loads_as_the_static_model():
+    from judgeagent.embedding import STATIC, Encoder, _is_static, resolve_model, static_model_folder
+
+    Encoder(STATIC)  # distilled into the cache if it is not there yet
+    folder = str(static_model_folder())
+    encoder = Encoder(folder)
+    assert encoder.static and encoder.dim == 256 and encoder.name == folder
+    vectors = encoder.encode(["federal reserve", "a banana split"])
+    assert vectors.shape == (2, 256) and np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-3)
+    assert _is_static(folder) and not _is_static(resolve_model("all-MiniLM-L6-v2"))
+
+
+# embedding.py:259 `n < config.ivf_min` as `<=`, 286 `n // 39` as `n // 40` (seed 2): `auto` is exact search up to
+# exact_max vectors, HNSW below ivf_min, IVF-PQ from it, with min(4 sqrt(n), n // 39) lists
+def test_embedding_auto_picks_the_index_by_size_and_ivfpq_has_n_over_39_lists():
+    from judgeagent.embedding import build_index
+
+    config = IndexConfig(exact_max=10, ivf_min=273, pq_m=4)
+    kinds = {n: build_index(_unit_vectors(n), config)[1]["kind"] for n in (10, 11, 272, 273)}
+    assert kinds == {10: "flat", 11: "hnsw", 272: "hnsw", 273: "ivfpq"}
+    _, info = build_index(_unit_vectors(273), config)
+    assert (info["nlist"], info["trained_on"]) == (7, 273)  # 273 // 39 = 7 (// 40: 6), under 4 * sqrt(273) = 66
+
+
+# embedding.py:183 `normalize_embeddings=True` as False (seed 2): a list longer than SMALL goes through
+# SentenceTransformer.encode, and its vectors are unit vectors too, for a model without a Normalize module (the
+# packaged MiniLM's own folder, that module left out of its modules.json) as for the small lists `_one_batch` takes
+def test_embedding_a_model_without_a_normalize_module_still_gives_unit_vectors_to_long_lists(tmp_path):
+    from judgeagent.embedding import Encoder, resolve_model
+    from judgeagent.threads import SMALL
+
+    packaged = Path(resolve_model("all-MiniLM-L6-v2"))
+    for item in packaged.iterdir():
+        if item.name != "modules.json":
+            (tmp_path / item.name).symlink_to(item)
+    modules = json.loads((packaged / "modules.json").read_text(encoding="utf-8"))
+    (tmp_path / "modules.json").write_text(json.dumps([m for m in modules if not m["type"].endswith("Normalize")]))
+    encoder = Encoder(str(tmp_path))
+    texts = [f"The Federal Reserve met in week {i} of 2023." for i in range(SMALL + 1)]
+    many, few = encoder.encode(texts), encoder.encode(texts[:3])
+    assert many.shape == (SMALL + 1, 384)
+    np.testing.assert_allclose(np.linalg.norm(many, axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(few, axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(many[:3], few, atol=1e-5)
