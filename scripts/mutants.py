@@ -585,7 +585,8 @@ TARGETS: dict[str, list[str]] = {
     # reading a corpus (stop 71, never mutated before): each format, ids, titles and bad input under tmp_path (3 s)
     "judgeagent/corpus.py": [*(_S71_E + "corpus_" + name for name in (
         "a_parquet_field_may_be_a_path_into_a_struct_or_a_column_named_with_a_dot",
-        "an_empty_corpus_and_an_unreadable_parquet_file_word_for_word",
+        "an_empty_corpus_and_an_unreadable_parquet_file_word_for_word", "a_document_cannot_be_changed_in_place",
+        "an_unsupported_corpus_file_word_for_word",
         "a_markdown_title_is_its_first_lines_heading_else_its_file_name",
         "a_meta_that_is_not_an_object_is_kept_under_value")), "tests/test_corpus.py"],
     # the encoder (stop 71, never mutated before): the tests written against its survivors, the one-batch path's bytes
@@ -599,6 +600,7 @@ TARGETS: dict[str, list[str]] = {
         "recall_at_10_asks_500_stored_vectors_unless_told", "auto_picks_the_index_by_size_and_ivfpq_has_n_over_39_lists",
         "the_hub_check_gives_up_after_3_seconds_on_an_endpoint_that_does_not_answer",
         "a_static_model_folder_given_by_its_path_loads_as_the_static_model",
+        "a_pq_m_that_does_not_divide_the_dimension_and_recall_over_every_vector",
         "a_model_without_a_normalize_module_still_gives_unit_vectors_to_long_lists")),
         "tests/test_encoder_batch.py",
         "tests/test_static_embedding.py::test_a_text_with_no_known_token_gets_a_zero_vector_not_nan",

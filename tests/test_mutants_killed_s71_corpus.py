@@ -64,6 +64,28 @@ def test_corpus_an_empty_corpus_and_an_unreadable_parquet_file_word_for_word(tmp
     assert str(raised.value).startswith(f"cannot read parquet file {damaged}: ") and "\n" not in str(raised.value)
 
 
+# corpus.py:16 `frozen=True` as False (seed 3): a document cannot be changed in place (a corpus read once is shared
+# by the chunker, the linker and the graph's records)
+def test_corpus_a_document_cannot_be_changed_in_place(tmp_path):
+    import dataclasses
+
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"doc_id": "a", "text": "A."}\n', encoding="utf-8")
+    (doc,) = read_corpus(path).documents
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        doc.text = "B."  # type: ignore[misc]
+    assert doc.text == "A."
+
+
+# corpus.py:62 " (expected one of " and ")" emptied (seed 3): an unsupported corpus file, word for word
+def test_corpus_an_unsupported_corpus_file_word_for_word(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(JudgeAgentError) as raised:
+        read_corpus(path)
+    assert str(raised.value) == f"unsupported corpus file {path} (expected one of .jsonl, .json, .txt, .md, .parquet)"
+
+
 # embedding.py:59 `os.path.expanduser("~")` with "~" emptied: without JUDGEAGENT_CACHE (or with it empty) the static
 # model is kept under the home folder's .cache, not under a .cache of whatever folder the process runs in
 def test_embedding_the_static_model_is_kept_under_the_cache_variable_else_the_home_folder(tmp_path, monkeypatch):
@@ -178,7 +200,8 @@ def test_embedding_auto_picks_the_index_by_size_and_ivfpq_has_n_over_39_lists():
 
 # embedding.py:183 `normalize_embeddings=True` as False (seed 2): a list longer than SMALL goes through
 # SentenceTransformer.encode, and its vectors are unit vectors too, for a model without a Normalize module (the
-# packaged MiniLM's own folder, that module left out of its modules.json) as for the small lists `_one_batch` takes
+# packaged MiniLM's own folder, that module left out of its modules.json) as for the small lists `_one_batch` takes;
+# 146 `get_dim() or 0` as `and 0` (seed 3): the encoder's dim is the model's
 def test_embedding_a_model_without_a_normalize_module_still_gives_unit_vectors_to_long_lists(tmp_path):
     from judgeagent.embedding import Encoder, resolve_model
     from judgeagent.threads import SMALL
@@ -192,7 +215,26 @@ def test_embedding_a_model_without_a_normalize_module_still_gives_unit_vectors_t
     encoder = Encoder(str(tmp_path))
     texts = [f"The Federal Reserve met in week {i} of 2023." for i in range(SMALL + 1)]
     many, few = encoder.encode(texts), encoder.encode(texts[:3])
-    assert many.shape == (SMALL + 1, 384)
+    assert encoder.dim == 384 and many.shape == (SMALL + 1, 384)
     np.testing.assert_allclose(np.linalg.norm(many, axis=1), 1, atol=1e-5)
     np.testing.assert_allclose(np.linalg.norm(few, axis=1), 1, atol=1e-5)
     np.testing.assert_allclose(many[:3], few, atol=1e-5)
+
+
+
+# embedding.py:285 "index pq_m " emptied (seed 3): sub-quantizers that do not divide the dimension, word for word;
+# 303 `replace=False` as True: with as many queries as vectors, every stored vector is asked once
+def test_embedding_a_pq_m_that_does_not_divide_the_dimension_and_recall_over_every_vector(tmp_path):
+    import faiss
+
+    from judgeagent.embedding import build_index, recall_at_10
+
+    vectors = _unit_vectors(300)
+    with pytest.raises(JudgeAgentError) as raised:
+        build_index(vectors, IndexConfig(kind="ivfpq", pq_m=5))
+    assert str(raised.value) == "index pq_m 5 does not divide the embedding dimension 16"
+    index, _ = build_index(vectors, IndexConfig(kind="ivfpq", pq_m=4, ivf_nprobe=1))
+    _, exact = faiss.knn(vectors, vectors, 10, metric=faiss.METRIC_INNER_PRODUCT)
+    _, found = index.search(vectors, 10)
+    hits = sum(len(set(a.tolist()) & set(b.tolist())) for a, b in zip(exact, found))
+    assert recall_at_10(index, vectors, 300) == recall_at_10(index, vectors, 1000) == round(hits / 3000, 4) < 1
