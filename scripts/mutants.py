@@ -600,6 +600,7 @@ TARGETS: dict[str, list[str]] = {
         "recall_at_10_asks_500_stored_vectors_unless_told", "auto_picks_the_index_by_size_and_ivfpq_has_n_over_39_lists",
         "the_hub_check_gives_up_after_3_seconds_on_an_endpoint_that_does_not_answer",
         "a_static_model_folder_given_by_its_path_loads_as_the_static_model",
+        "a_static_model_that_does_not_normalise_still_gives_unit_vectors",
         "a_pq_m_that_does_not_divide_the_dimension_and_recall_over_every_vector",
         "a_model_without_a_normalize_module_still_gives_unit_vectors_to_long_lists")),
         "tests/test_encoder_batch.py",

@@ -238,3 +238,23 @@ def test_embedding_a_pq_m_that_does_not_divide_the_dimension_and_recall_over_eve
     _, found = index.search(vectors, 10)
     hits = sum(len(set(a.tolist()) & set(b.tolist())) for a, b in zip(exact, found))
     assert recall_at_10(index, vectors, 300) == recall_at_10(index, vectors, 1000) == round(hits / 3000, 4) < 1
+
+
+# embedding.py:178 the static vectors' `/ norm` as `* norm` (seed 3): a model2vec folder that does not normalise its
+# own vectors (the distilled model's config with "normalize": false) still gives unit vectors
+def test_embedding_a_static_model_that_does_not_normalise_still_gives_unit_vectors(tmp_path):
+    from judgeagent.embedding import STATIC, Encoder, static_model_folder
+
+    Encoder(STATIC)  # distilled into the cache if it is not there yet
+    for item in static_model_folder().iterdir():
+        if item.name != "config.json":
+            (tmp_path / item.name).symlink_to(item)
+    config = json.loads((static_model_folder() / "config.json").read_text(encoding="utf-8"))
+    (tmp_path / "config.json").write_text(json.dumps({**config, "normalize": False}), encoding="utf-8")
+    encoder = Encoder(str(tmp_path))
+    texts = ["The Federal Reserve raised interest rates.", "a banana split"]
+    raw = np.asarray(encoder.model.encode(texts), dtype=np.float32)
+    assert not np.allclose(np.linalg.norm(raw, axis=1), 1, atol=0.05)  # the model's own vectors are not unit ones
+    vectors = encoder.encode(texts)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-3)
+    np.testing.assert_allclose(vectors, Encoder(STATIC).encode(texts), atol=2e-3)
