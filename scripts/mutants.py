@@ -76,6 +76,9 @@ named one by one in each module's list."""
 _S71_E = "tests/test_mutants_killed_s71_corpus.py::test_"
 """The tests written at stop 71 against the first samples of corpus.py and embedding.py (seed 1): `corpus_` and
 `embedding_` begin each module's, named one by one in its list."""
+_S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
+"""The tests written at stop 71 against the first sample of protocols/judgeagent/batch.py (seed 1), named one by one
+in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -610,6 +613,23 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_cli.py::test_bad_input_one_line_error_no_graph[8]",
         # last, a minute: the only test that distils the static model into an empty cache (`_load_static`'s branch)
         "tests/test_static_embedding.py::test_static_model_loads_offline_and_embeds_normalised_vectors"],
+    # JudgeAgent's online stage, one batch (stop 71, never mutated before): the scripted run pinned byte for byte, the
+    # schema-echo feedback, the scripted runs on the slice graph (tiers, ablations, dense and random paths, resumes,
+    # leaks, skipped rounds, irt; set JUDGEAGENT_TEST_GRAPH_CACHE: batch.py is outside the graph build's imports),
+    # then setting=authors' batch calls, multiple-choice rounds and feedback (the 22 s skip test left out)
+    "judgeagent/protocols/judgeagent/batch.py": [
+        *(_S71_D + name for name in (
+            "the_feedback_transcript_word_for_word", "the_reader_encodes_the_second_batch_the_worker_has_not_started",
+            "the_authors_setting_with_dense_paths_takes_the_top_chunks",
+            "a_later_cloze_round_avoids_the_question_an_earlier_round_asked",
+            "a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round")),
+        "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
+        "tests/test_protocols.py::test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback",
+        "tests/test_evaluate.py", *(f"tests/test_judgeagent_together.py::test_{name}" for name in (
+            "extension_rounds_and_each_rounds_validation_ask_in_the_json_form",
+            "quality_under_the_authors_setting_one_call_per_article", "a_batch_cut_short_resumes_without_asking_again")),
+        "tests/test_judgeagent_authors_questions.py",
+        "tests/test_judgeagent_authors_validation.py::test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out"],
 }
 
 EQUIVALENT: dict[str, str] = {
@@ -862,6 +882,11 @@ EQUIVALENT: dict[str, str] = {
         "flat or IVF-PQ index holds the same vectors either way; an HNSW graph over more than 100,000 vectors splits "
         "its insertions one vector later, another graph as valid, whose measured recall the manifest records; "
         "nothing fixes the piece size (stop 71, seed 2)",
+    "judgeagent/protocols/judgeagent/batch.py:67:79:const:1->2": "the reader's pool of 2 threads, not 1: its tasks "
+        "(spaCy's mentions per batch group, the sampler's read-ahead and encode-ahead) fill memories keyed by their "
+        "inputs, whose values do not depend on the thread or the order that computes them (a batch another thread "
+        "is encoding is waited for, `PathSampler._batch_of`), and each batch awaits its own futures: only the CPU "
+        "schedule changes, and a run writes the same records (stop 71)",
 }
 
 

@@ -1,0 +1,134 @@
+"""The tests written at stop 71 against the survivors of the first sample of JudgeAgent's online stage, one batch
+(protocols/judgeagent/batch.py: grading, tiers, the extension rounds' paths and the feedback), seed 1: text word for
+word, numbers and rows by hand. The mutant each kills is in the comment above it."""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections import deque
+from concurrent.futures import Future
+from types import SimpleNamespace
+
+from judgeagent.benchmark import Item, load_benchmark
+from judgeagent.graph.sample import PathSampler
+from judgeagent.models.testing import FunctionModel
+from judgeagent.protocols.judgeagent.batch import (
+    BatchState,
+    Context,
+    _encode_next,
+    _extension_round,
+    _walk_ahead,
+    transcript,
+)
+from judgeagent.protocols.judgeagent.cloze import cloze_questions
+from judgeagent.protocols.judgeagent.config import EvalConfig
+from judgeagent.protocols.judgeagent.records import JudgedAs, QuestionRecord
+from judgeagent.runs import open_run
+from tests.conftest import DEMO
+
+
+# batch.py:560 '(no answer)' emptied, and 555 `r.difficulty or 'unlabelled'` -> `and`: the transcript the interviewer
+# reads for its feedback, word for word (a labelled question shows its level, an empty answer says there was none)
+def test_the_feedback_transcript_word_for_word():
+    records = [
+        QuestionRecord("b0-base-q1", 0, "grading", 0, "q1", "hard", "Who wrote Dune?", "Frank Herbert",
+                       "  Frank Herbert wrote it.  ", True, JudgedAs("exact"), 2.0),
+        QuestionRecord("b0-base-q2", 0, "grading", 0, "q2", None, "Which city?", "Paris", "", False,
+                       JudgedAs("empty"), 0.0, options={"A": "Lyon", "B": "Paris"}, gold_letter="B"),
+        QuestionRecord("b0-r1-q0", 0, "extension", 1, None, "easy", "What river?", "Seine", "x" * 600, False,
+                       JudgedAs("f1"), 0.0)]
+    assert transcript(records).splitlines() == [
+        "Q1 (grading, hard): Who wrote Dune?",
+        "   correct answer: Frank Herbert",
+        "   model's answer: Frank Herbert wrote it.",
+        "   judged: correct",
+        "Q2 (grading, unlabelled): Which city?",
+        "   A. Lyon",
+        "   B. Paris",
+        "   correct answer: B. Paris",
+        "   model's answer: (no answer)",
+        "   judged: wrong",
+        "Q3 (extension, easy): What river?",
+        "   correct answer: Seine",
+        f"   model's answer: {'x' * 500}",
+        "   judged: wrong"]
+
+
+def _demo_items(n: int) -> list[Item]:
+    return load_benchmark(DEMO / "questions.jsonl", limit=n).items
+
+
+# batch.py:186 `ctx.unwalked[0][0] in ctx.walking` -> `[0][1]` (a batch's question list looked up in the set of
+# started batches: a TypeError in the reader's helper, whose future nobody reads, so the reader never encoded ahead)
+def test_the_reader_encodes_the_second_batch_the_worker_has_not_started(demo_graph, extractor, encoder):
+    sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+    questions = [[i.question] for i in _demo_items(4)]
+    ctx = SimpleNamespace(taking=threading.Lock(), unwalked=deque(enumerate(questions)), walking={0, 1},
+                          sampler=sampler)
+    # batches 0 and 1 are the worker's: dropped; of 2 and 3, the worker encodes 2 and the reader takes 3
+    assert _encode_next(ctx) is True  # type: ignore[arg-type]
+    assert list(ctx.unwalked) == [(2, questions[2])]
+    assert (*questions[3], 5) in sampler._batches and (*questions[2], 5) not in sampler._batches
+    assert _encode_next(ctx) is False and list(ctx.unwalked) == [(2, questions[2])]  # type: ignore[arg-type]
+
+
+# batch.py:221 `config.path != "dense"` -> `!= ""`: `setting=authors` with `--path dense` took the authors' windows
+# of one rooted walk, not the top chunks the dense baseline names
+def test_the_authors_setting_with_dense_paths_takes_the_top_chunks(demo_graph, extractor, encoder):
+    items = _demo_items(3)
+    config = EvalConfig(setting="authors", path="dense", rounds=2)
+    ctx = SimpleNamespace(config=config, walking=set(), graph=demo_graph,
+                          sampler=PathSampler(demo_graph, extractor, encoder, reader="thread"))
+    read: Future[dict[str, list[str]]] = Future()
+    read.set_result({})
+    walked = _walk_ahead(ctx, 4, items, read)  # type: ignore[arg-type]
+    assert ctx.walking == {4} and len(walked) == 2
+    for path, info in walked:
+        assert info["dense"] is True and "window" not in info and info["chunk_ids"] == path
+        assert len(path) == config.hops == 2
+
+
+# batch.py:399 `rec.stage == "extension"` -> `== ""`: the cloze avoided the batch's base questions only, and a later
+# round whose path shares a sentence asked an earlier round's question again (issue 45). On the demo graph, the one
+# chunk demo-05#3 gives one question under the seeds of rounds 1 and 2 unless the first is avoided.
+def test_a_later_cloze_round_avoids_the_question_an_earlier_round_asked(tmp_path, demo_graph):
+    target = FunctionModel(lambda messages: "the Space Telescope Science Institute", "target")
+    with open_run(tmp_path / "run", {"config_id": "cloze"}) as run:
+        ctx = Context(EvalConfig(rounds=2, fixed_difficulty="easy"), SimpleNamespace(target=target), run, graph=demo_graph)  # type: ignore[arg-type]
+        try:
+            state = BatchState(trajectory=["easy"])
+            walked = (["demo-05#3"], {"entities": [], "entity_ids": [], "chunk_ids": ["demo-05#3"], "random": True})
+            for r in (1, 2):
+                asyncio.run(_extension_round(ctx, 0, r, walked, state, []))  # type: ignore[arg-type]
+        finally:
+            ctx.close()
+    assert [(rec.record_id, rec.question.rsplit(": ", 1)[-1], rec.gold, rec.correct) for rec in state.records] == [
+        ("b0-r1-q0", '"Like Hubble, Webb is operated by the ____ in Baltimore."', "Space Telescope Science Institute",
+         True),
+        ("b0-r2-q0", '"Like ____, Webb is operated by the Space Telescope Science Institute in Baltimore."', "Hubble",
+         False)]
+    assert [(info["tier"], info["generator"]) for info in state.rounds] == [("easy", "cloze")] * 2
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert [row["record_id"] for row in rows] == ["b0-r1-q0", "b0-r2-q0"]
+
+
+# batch.py:438 `seed * 1_000_003 + b * 1009` -> `- b * 1009`: a cloze round's draw is seeded by the run's seed, the
+# batch and the round, written out (3 * 1_000_003 + 1 * 1009 + 1 = 3_001_019 for seed 3, batch 1, round 1); on demo-05#3
+# that seed blanks "Stephan", the mutant's 2_999_001 "Baltimore"
+def test_a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round(tmp_path, demo_graph):
+    target = FunctionModel(lambda messages: "Stephan", "target")
+    with open_run(tmp_path / "run", {"config_id": "cloze"}) as run:
+        ctx = Context(EvalConfig(rounds=1, seed=3, fixed_difficulty="easy"), SimpleNamespace(target=target), run,  # type: ignore[arg-type]
+                      graph=demo_graph)
+        try:
+            state = BatchState(trajectory=["easy"])
+            walked = (["demo-05#3"], {"entities": [], "entity_ids": [], "chunk_ids": ["demo-05#3"], "random": True})
+            asyncio.run(_extension_round(ctx, 1, 1, walked, state, []))  # type: ignore[arg-type]
+        finally:
+            ctx.close()
+    (record,) = state.records
+    expected = cloze_questions(demo_graph, ["demo-05#3"], [], count=1, seed=3_001_019)
+    assert (record.record_id, record.gold, record.correct) == ("b1-r1-q0", "Stephan", True)
+    assert record.question == expected[0].question and "____'s Quintet" in record.question
+
