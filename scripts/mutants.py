@@ -77,8 +77,8 @@ _S71_E = "tests/test_mutants_killed_s71_corpus.py::test_"
 """The tests written at stop 71 against the first samples of corpus.py and embedding.py (seed 1): `corpus_` and
 `embedding_` begin each module's, named one by one in its list."""
 _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
-"""The tests written at stop 71 against the first sample of protocols/judgeagent/batch.py (seed 1), named one by one
-in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1 and 2), named one
+by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -622,7 +622,9 @@ TARGETS: dict[str, list[str]] = {
             "the_feedback_transcript_word_for_word", "the_reader_encodes_the_second_batch_the_worker_has_not_started",
             "the_authors_setting_with_dense_paths_takes_the_top_chunks",
             "a_later_cloze_round_avoids_the_question_an_earlier_round_asked",
-            "a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round")),
+            "a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round",
+            "a_batchs_held_out_questions_are_the_share_of_its_questions_drawn_by_seed_and_batch",
+            "a_round_takes_its_first_new_path_and_after_four_tries_a_repeat")),
         "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
         "tests/test_protocols.py::test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback",
         "tests/test_evaluate.py", *(f"tests/test_judgeagent_together.py::test_{name}" for name in (
@@ -887,6 +889,8 @@ EQUIVALENT: dict[str, str] = {
         "inputs, whose values do not depend on the thread or the order that computes them (a batch another thread "
         "is encoding is waited for, `PathSampler._batch_of`), and each batch awaits its own futures: only the CPU "
         "schedule changes, and a run writes the same records (stop 71)",
+    "judgeagent/protocols/judgeagent/batch.py:318:66:const:False->True": "`_base_question`'s `held=False` default "
+        "as True: its one caller, `run_batch`, always passes `item.qid in held` (stop 71, seed 2)",
 }
 
 

@@ -18,7 +18,11 @@ from judgeagent.protocols.judgeagent.batch import (
     Context,
     _encode_next,
     _extension_round,
+    _one_path,
+    _path,
+    _seen,
     _walk_ahead,
+    held_out,
     transcript,
 )
 from judgeagent.protocols.judgeagent.cloze import cloze_questions
@@ -131,4 +135,31 @@ def test_a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round(tmp_pa
     expected = cloze_questions(demo_graph, ["demo-05#3"], [], count=1, seed=3_001_019)
     assert (record.record_id, record.gold, record.correct) == ("b1-r1-q0", "Stephan", True)
     assert record.question == expected[0].question and "____'s Quintet" in record.question
+
+
+# batch.py:311 `int(config.holdout * len(items))` -> `/`: the share of a batch held out of its feedback is of its
+# questions (0.4 of 5 is 2, 0.39 of 5 rounds down to 1), the draw seeded by the run's seed and the batch
+def test_a_batchs_held_out_questions_are_the_share_of_its_questions_drawn_by_seed_and_batch():
+    items = _demo_items(5)
+    assert held_out(EvalConfig(holdout=0.4), 3, items) == {"demo-q04", "demo-q05"}
+    assert held_out(EvalConfig(holdout=0.4, seed=1), 3, items) == {"demo-q02", "demo-q04"}
+    assert len(held_out(EvalConfig(holdout=0.39), 3, items)) == 1 and held_out(EvalConfig(), 3, items) == set()
+    seen = _seen(EvalConfig(holdout=0.4), 3, items)
+    assert [i.qid for i in seen] == ["demo-q01", "demo-q02", "demo-q03"]
+
+
+# batch.py:447 `tuple(found[1]["chunk_ids"]) not in used` -> `in`: a round keeps its first try's path unless an earlier
+# round of the batch walked it, then tries the next seeds, and takes the last try's even if it repeats
+def test_a_round_takes_its_first_new_path_and_after_four_tries_a_repeat(demo_graph):
+    items = _demo_items(1)
+    ctx = SimpleNamespace(config=EvalConfig(rounds=1), graph=demo_graph, sampler=PathSampler(demo_graph, reader="thread"))
+    tries = [_one_path(ctx, 0, 1, items, attempt)[1]["chunk_ids"] for attempt in range(4)]  # type: ignore[arg-type]
+    assert len({tuple(t) for t in tries}) == 4  # four seeds, four walks: what each try took can be told apart
+    used: set[tuple[str, ...]] = set()
+    for k in range(2):
+        path, info = _path(ctx, 0, 1, items, used)  # type: ignore[arg-type]
+        assert path.chunk_ids == info["chunk_ids"] == tries[k] and 0 < info["relevance"] <= 1
+    assert used == {tuple(tries[0]), tuple(tries[1])}
+    assert _path(ctx, 0, 1, items, {tuple(t) for t in tries})[1]["chunk_ids"] == tries[3]  # type: ignore[arg-type]
+    assert _path(ctx, 0, 1, items)[1]["chunk_ids"] == tries[0]  # type: ignore[arg-type]
 
