@@ -624,7 +624,8 @@ TARGETS: dict[str, list[str]] = {
             "a_later_cloze_round_avoids_the_question_an_earlier_round_asked",
             "a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round",
             "a_batchs_held_out_questions_are_the_share_of_its_questions_drawn_by_seed_and_batch",
-            "a_round_takes_its_first_new_path_and_after_four_tries_a_repeat")),
+            "a_round_takes_its_first_new_path_and_after_four_tries_a_repeat",
+            "feedback_asked_again_that_repeats_the_schema_keeps_the_first_redacted")),
         "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
         "tests/test_protocols.py::test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback",
         "tests/test_evaluate.py", *(f"tests/test_judgeagent_together.py::test_{name}" for name in (

@@ -18,6 +18,7 @@ from judgeagent.protocols.judgeagent.batch import (
     Context,
     _encode_next,
     _extension_round,
+    _feedback,
     _one_path,
     _path,
     _seen,
@@ -163,3 +164,32 @@ def test_a_round_takes_its_first_new_path_and_after_four_tries_a_repeat(demo_gra
     assert _path(ctx, 0, 1, items, {tuple(t) for t in tries})[1]["chunk_ids"] == tries[3]  # type: ignore[arg-type]
     assert _path(ctx, 0, 1, items)[1]["chunk_ids"] == tries[0]  # type: ignore[arg-type]
 
+
+def _feedback_reply(messages: list) -> str:
+    """The interviewer's feedback: at first it names a gold; asked again without it, it says back the schema's
+    description of `suggestions` (no advice)."""
+    again = "do not write any of" in messages[0]["content"]
+    suggestion = ("Guidance that helps the answerer do better on questions like these." if again else
+                  "Recall the launch vehicles of each telescope. The answer is Ariane 5.")
+    return json.dumps({"flaws_knowledge": "gaps", "flaws_capability": "rushes", "comprehensive_performance": "fair",
+                       "suggestions": suggestion})
+
+
+# A bug, not a mutant: the feedback asked again because it leaked a gold was kept even when it only said back the
+# schema's description of `suggestions`, which the first reply is refused for (no advice, measuring nothing in
+# validation). Such a second reply is now one that failed: the first is kept, its leaked strings redacted.
+def test_feedback_asked_again_that_repeats_the_schema_keeps_the_first_redacted(tmp_path):
+    items = _demo_items(1)
+    interviewer = FunctionModel(_feedback_reply, "interviewer")
+    with open_run(tmp_path / "run", {"config_id": "feedback"}) as run:
+        ctx = Context(EvalConfig(rounds=0), SimpleNamespace(interviewer=interviewer, ledger=None), run)  # type: ignore[arg-type]
+        try:
+            entry = asyncio.run(_feedback(ctx, 0, items, BatchState(total=0.0, asked=1)))
+        finally:
+            ctx.close()
+    assert len(interviewer.calls) == 2 and entry.feedback_error is None and entry.feedback is not None
+    assert entry.feedback["suggestions"].startswith("Recall the launch vehicles of each telescope.")
+    assert "Ariane 5" not in entry.feedback["suggestions"]
+    assert (entry.leakage.detected, entry.leakage.regenerated, entry.leakage.redacted) == (["Ariane 5"], True, True)
+    (row,) = [json.loads(line) for line in (tmp_path / "run" / "feedback.jsonl").read_text().splitlines()]
+    assert row["feedback"]["suggestions"] == entry.feedback["suggestions"]

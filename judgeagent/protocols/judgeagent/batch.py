@@ -584,7 +584,9 @@ async def _feedback(ctx: Context, b: int, items: list[Item], state: BatchState) 
             leak = Leakage(found, regenerated=True)
             sent = feedback_messages(text, found)
             again = await ctx.models.interviewer.complete(sent, schema=Feedback)
-            if again.ok and isinstance(again.parsed, Feedback):
+            # a second reply that says back the schema is no advice, as a first one would be: it failed, and the
+            # first is kept, redacted below
+            if again.ok and isinstance(again.parsed, Feedback) and not echoes(again.parsed.suggestions, Feedback):
                 feedback, call = again.parsed, call_id(sent, again.text)
             still = leaked_strings(feedback.suggestions, golds)
             if still:
