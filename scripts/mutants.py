@@ -77,7 +77,7 @@ _S71_E = "tests/test_mutants_killed_s71_corpus.py::test_"
 """The tests written at stop 71 against the first samples of corpus.py and embedding.py (seed 1): `corpus_` and
 `embedding_` begin each module's, named one by one in its list."""
 _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
-"""The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1 and 2), named one
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1-3), named one
 by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
@@ -625,7 +625,11 @@ TARGETS: dict[str, list[str]] = {
             "a_cloze_rounds_draw_is_seeded_by_the_run_the_batch_and_the_round",
             "a_batchs_held_out_questions_are_the_share_of_its_questions_drawn_by_seed_and_batch",
             "a_round_takes_its_first_new_path_and_after_four_tries_a_repeat",
-            "feedback_asked_again_that_repeats_the_schema_keeps_the_first_redacted")),
+            "feedback_asked_again_that_repeats_the_schema_keeps_the_first_redacted",
+            "a_round_whose_questions_all_fail_says_each_reason_once",
+            "authors_rounds_keep_the_grading_tier_and_ours_take_the_latest",
+            "the_reader_reads_the_rounds_first_seeds_ahead_but_not_for_the_authors_windows",
+            "the_reader_helps_while_the_worker_is_far_behind_and_at_the_end")),
         "tests/test_layout_reference.py::test_a_scripted_run_writes_what_the_code_before_the_move_wrote[judgeagent]",
         "tests/test_protocols.py::test_feedback_whose_suggestions_repeat_the_schema_is_no_feedback",
         "tests/test_evaluate.py", *(f"tests/test_judgeagent_together.py::test_{name}" for name in (
@@ -892,6 +896,8 @@ EQUIVALENT: dict[str, str] = {
         "schedule changes, and a run writes the same records (stop 71)",
     "judgeagent/protocols/judgeagent/batch.py:318:66:const:False->True": "`_base_question`'s `held=False` default "
         "as True: its one caller, `run_batch`, always passes `item.qid in held` (stop 71, seed 2)",
+    "judgeagent/protocols/judgeagent/batch.py:489:52:const:False->True": "`_generate`'s `choice=False` default as "
+        "True: its one caller, `_extension_round`, always passes `choice` (stop 71, seed 3)",
 }
 
 

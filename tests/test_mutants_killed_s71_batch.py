@@ -14,14 +14,18 @@ from judgeagent.benchmark import Item, load_benchmark
 from judgeagent.graph.sample import PathSampler
 from judgeagent.models.testing import FunctionModel
 from judgeagent.protocols.judgeagent.batch import (
+    LEAD,
     BatchState,
     Context,
     _encode_next,
     _extension_round,
     _feedback,
+    _help,
     _one_path,
     _path,
+    _read_ahead,
     _seen,
+    _starts,
     _walk_ahead,
     held_out,
     transcript,
@@ -193,3 +197,81 @@ def test_feedback_asked_again_that_repeats_the_schema_keeps_the_first_redacted(t
     assert (entry.leakage.detected, entry.leakage.regenerated, entry.leakage.redacted) == (["Ariane 5"], True, True)
     (row,) = [json.loads(line) for line in (tmp_path / "run" / "feedback.jsonl").read_text().splitlines()]
     assert row["feedback"]["suggestions"] == entry.feedback["suggestions"]
+
+
+def _generator(replies: list[dict]) -> FunctionModel:
+    """An interviewer whose k-th generation reply is replies[k] (one generated question)."""
+    asked: list[int] = []
+
+    def reply(messages: list) -> str:
+        asked.append(1)
+        return json.dumps({"generated_question": [replies[min(len(asked), len(replies)) - 1]]})
+
+    return FunctionModel(reply, "interviewer")
+
+
+def _skipped_round(tmp_path, graph, config: EvalConfig, trajectory: list[str]) -> tuple[dict, FunctionModel]:
+    """One extension round on demo-05#3 whose two generated questions fail two different checks."""
+    interviewer = _generator([{"question": "Who operates Webb from Baltimore?", "answer": "a very long answer " * 3},
+                              {"question": "Who operates the Webb telescope?", "answer": "Atlantis"}])
+    with open_run(tmp_path / "run", {"config_id": "round"}) as run:
+        ctx = Context(config, SimpleNamespace(interviewer=interviewer), run, graph=graph)  # type: ignore[arg-type]
+        try:
+            state = BatchState(trajectory=trajectory)
+            walked = (["demo-05#3"], {"entities": [], "entity_ids": [], "chunk_ids": ["demo-05#3"], "random": True})
+            asyncio.run(_extension_round(ctx, 0, 1, walked, state, []))  # type: ignore[arg-type]
+        finally:
+            ctx.close()
+    assert not state.records and state.trajectory == trajectory  # nothing asked: the round is skipped
+    (info,) = state.rounds
+    return dict(info), interviewer
+
+
+# batch.py:405 `", ".join` -> `"".join` and 403 the round info's "round" key emptied: a skipped round names each
+# reason its questions failed once, sorted, comma-separated
+def test_a_round_whose_questions_all_fail_says_each_reason_once(tmp_path, demo_graph):
+    config = EvalConfig(rounds=1, fixed_difficulty="hard", generation_attempts=3)
+    info, _ = _skipped_round(tmp_path, demo_graph, config, ["hard"])
+    reasons = "answer longer than 8 words, answer not supported by the path text"
+    assert info == {"round": 1, "tier": "hard", "path": info["path"], "generator": "llm",
+                    "rejected": ["answer longer than 8 words"] + ["answer not supported by the path text"] * 2,
+                    "skipped": f"every generated question failed the checks ({reasons})"}
+
+
+# batch.py:393 `state.trajectory[0]` -> `[1]`: setting=authors asks every round at the tier the grading gave (the
+# trajectory's first), `ours` at the latest
+def test_authors_rounds_keep_the_grading_tier_and_ours_take_the_latest(tmp_path, demo_graph):
+    tiers = {}
+    for setting in ("authors", "ours"):
+        config = EvalConfig(rounds=3, setting=setting, easy_generator="llm", generation_attempts=2)
+        info, interviewer = _skipped_round(tmp_path / setting, demo_graph, config, ["easy", "hard", "medium"])
+        tiers[setting] = info["tier"], {m[0]["content"].split("3. Difficulty: ")[1].split(" -")[0]
+                                        for m in interviewer.calls}
+    assert tiers == {"authors": ("easy", {"EASY"}), "ours": ("medium", {"MEDIUM"})}
+
+
+# batch.py:158 `ctx.sampler is not None` -> `is None`: the reader reads the seeds each round will start from (their
+# mentions) ahead of the sampler's thread, except under setting=authors, whose rounds read no seeds (issue 50)
+def test_the_reader_reads_the_rounds_first_seeds_ahead_but_not_for_the_authors_windows(demo_graph, extractor, encoder):
+    items = _demo_items(3)
+    for setting, read in (("ours", True), ("authors", False)):
+        config = EvalConfig(rounds=2, setting=setting)
+        sampler = PathSampler(demo_graph, extractor, encoder, reader="thread")
+        ctx = SimpleNamespace(config=config, sampler=sampler, graph=demo_graph)
+        named = _read_ahead(ctx, [(0, items)])  # type: ignore[arg-type]
+        assert set(named) == {"demo-q01", "demo-q02", "demo-q03"} and named["demo-q01"] == ["ariane", "james webb space telescope"]
+        starts = _starts(config, 0, items)
+        assert len(starts) == 2 and all(((q, 5) in sampler._read) is read for q in starts)
+
+
+# batch.py:176 `read is None` -> `is not None`: once everything is read (None) the reader encodes every batch left
+# but the worker's next; before, only while the worker is more than LEAD batches from the end of what was read
+def test_the_reader_helps_while_the_worker_is_far_behind_and_at_the_end(demo_graph, extractor, encoder):
+    questions = [[i.question] for i in _demo_items(4)]
+    ctx = SimpleNamespace(taking=threading.Lock(), unwalked=deque(enumerate(questions)), walking={0},
+                          sampler=PathSampler(demo_graph, extractor, encoder, reader="thread"))
+    _help(ctx, 1 + LEAD)  # type: ignore[arg-type]  # the worker is LEAD batches from the end: no help
+    assert len(ctx.unwalked) == 4 and not ctx.sampler._batches
+    _help(ctx, None)  # type: ignore[arg-type]
+    assert list(ctx.unwalked) == [(1, questions[1])]
+    assert set(ctx.sampler._batches) == {(*questions[2], 5), (*questions[3], 5)}
