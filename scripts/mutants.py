@@ -79,6 +79,9 @@ _S71_E = "tests/test_mutants_killed_s71_corpus.py::test_"
 _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
 """The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1-3), named one
 by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
+_S71_F = "tests/test_mutants_killed_s71_cloze.py::test_"
+"""The tests written at stop 71 against the first sample of protocols/judgeagent/cloze.py (seed 1), named one by one in
+its list (the context-length one builds a two-document graph: seconds)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
 _W3 = "tests/test_mutants_killed_w3.py::test_"
@@ -637,6 +640,19 @@ TARGETS: dict[str, list[str]] = {
             "quality_under_the_authors_setting_one_call_per_article", "a_batch_cut_short_resumes_without_asking_again")),
         "tests/test_judgeagent_authors_questions.py",
         "tests/test_judgeagent_authors_validation.py::test_ours_asks_feedback_on_every_batch_and_leaves_failed_ones_out"],
+    # the easy tier's cloze questions (stop 71, never mutated before): the tests written against its survivors, the
+    # splitter and the tiny two-document graph, then the demo graph's paths and counts, the news slice's paths last
+    # (set JUDGEAGENT_TEST_GRAPH_CACHE: cloze.py is outside the graph build's imports; 45 s quiet)
+    "judgeagent/protocols/judgeagent/cloze.py": [*(_S71_F + name for name in (
+        "a_question_or_exclamation_mark_after_one_letter_ends_the_sentence",
+        "a_pronoun_after_an_opening_conjunction_still_points_back",
+        "answers_are_tiered_names_then_phrases_then_single_words_then_short_ones",
+        "a_context_sentence_of_max_words_is_shown_and_one_word_more_is_not")),
+        *(f"tests/test_cloze.py::test_{name}" for name in (
+        "sentence_splitter_keeps_abbreviations_and_decimals", "pronoun_led_short_and_self_revealing_sentences_are_skipped",
+        "nothing_to_blank_gives_an_empty_list", "count_is_respected", "no_entities_blanks_any_mention_of_the_chunks",
+        "demo_paths_give_valid_questions", "same_seed_same_questions_other_seeds_vary",
+        "avoid_skips_questions_already_asked", "many_news_paths_keep_every_promise"))],
 }
 
 EQUIVALENT: dict[str, str] = {
