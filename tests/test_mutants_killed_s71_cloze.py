@@ -1,7 +1,7 @@
-"""The tests written at stop 71 against the survivors of the first sample of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seed 1): the sentences split, the answers tiered, the pronoun-led sentences read
-with the one before them, the context sentence's length bound on a real two-document graph. The mutant each kills
-is in the comment above it."""
+"""The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
+(protocols/judgeagent/cloze.py, seeds 1 and 2): the sentences split, the answers tiered, the pronoun-led sentences read
+with the one before them, and on a real two-document graph the context sentence's length bound and a name opening a
+chunk. The mutant each kills is in the comment above it."""
 from __future__ import annotations
 
 import json
@@ -87,3 +87,14 @@ def test_a_context_sentence_of_max_words_is_shown_and_one_word_more_is_not(conte
     assert found["Edinburgh"].question == (
         f'Fill in the blank with the missing name or phrase: "{_context(MAX_WORDS)} She later moved to ____, where '
         'she opened a school for young navigators and their families."')
+
+
+# cloze.py:170 `0 <= m.start` as `0 < m.start`: a mention at the very start of a chunk's text skipped, so the name
+# that opens a document could never be blanked
+def test_a_mention_that_opens_the_chunk_can_be_blanked(context_graph):
+    g = context_graph
+    opening = [r for r in g.tables["mentions"].to_pylist() if r["start"] == 0 and r["surface"] == "Margaret Holloway"]
+    assert opening  # the name opens both chunks
+    found = {c.gold: c for c in cloze_questions(g, g.chunk_ids, count=50)}
+    assert found["Margaret Holloway"].question.startswith(
+        'Fill in the blank with the missing name or phrase: "____ kept the light burning through the great storm')
