@@ -80,7 +80,7 @@ _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
 """The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1-3), named one
 by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _S71_F = "tests/test_mutants_killed_s71_cloze.py::test_"
-"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 and 2), named one by
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 to 3), named one by
 one in its list (the context-length one builds a two-document graph: seconds)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
@@ -648,7 +648,9 @@ TARGETS: dict[str, list[str]] = {
         "a_pronoun_after_an_opening_conjunction_still_points_back",
         "answers_are_tiered_names_then_phrases_then_single_words_then_short_ones",
         "a_context_sentence_of_max_words_is_shown_and_one_word_more_is_not",
-        "a_mention_that_opens_the_chunk_can_be_blanked")),
+        "a_mention_that_opens_the_chunk_can_be_blanked", "an_answer_gives_itself_away_only_as_whole_words",
+        "a_second_blank_in_an_asked_sentence_comes_after_any_other_sentence",
+        "a_mention_whose_offsets_miss_its_surface_or_whose_surface_is_padded_is_not_blanked", "no_seed_is_seed_0")),
         *(f"tests/test_cloze.py::test_{name}" for name in (
         "sentence_splitter_keeps_abbreviations_and_decimals", "pronoun_led_short_and_self_revealing_sentences_are_skipped",
         "nothing_to_blank_gives_an_empty_list", "count_is_respected", "no_entities_blanks_any_mention_of_the_chunks",

@@ -1,18 +1,25 @@
 """The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seeds 1 and 2): the sentences split, the answers tiered, the pronoun-led sentences read
-with the one before them, and on a real two-document graph the context sentence's length bound and a name opening a
-chunk. The mutant each kills is in the comment above it."""
+(protocols/judgeagent/cloze.py, seeds 1 to 3): the sentences split, the answers tiered, the pronoun-led sentences read
+with the one before them, answers given away only as whole words, a sentence asked once before any is asked twice,
+and on a real two-document graph the context sentence's length bound, a name opening a chunk, damaged mention offsets
+and the default seed. The mutant each kills is in the comment above it."""
 from __future__ import annotations
 
 import json
+import random
+from dataclasses import replace
 
+import pyarrow as pa
 import pytest
 
 from judgeagent import build_graph
 from judgeagent.protocols.judgeagent.cloze import (
-    MAX_WORDS,
+    Cloze,
     _anaphoric,
+    _Candidate,
+    _gives_away,
     _n_words,
+    _select,
     _tier,
     cloze_questions,
     split_sentences,
@@ -67,25 +74,24 @@ def _context(words: int) -> str:
 @pytest.fixture(scope="module")
 def context_graph(tmp_path_factory, extractor):
     """Two documents whose pronoun-led second sentence names a city, after a first sentence of exactly MAX_WORDS
-    words (Edinburgh's) and of one more (Glasgow's)."""
+    (70) words (Edinburgh's) and of one more (Glasgow's)."""
     folder = tmp_path_factory.mktemp("cloze_context")
     docs = [{"doc_id": f"d{n}", "title": "", "text": f"{_context(n)} She later moved to {city}, where she opened a "
-             "school for young navigators and their families."} for n, city in ((MAX_WORDS, "Edinburgh"),
-                                                                               (MAX_WORDS + 1, "Glasgow"))]
+             "school for young navigators and their families."} for n, city in ((70, "Edinburgh"), (71, "Glasgow"))]
     corpus = folder / "storm.jsonl"
     corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
     return build_graph(corpus, folder / "graph", extractor=extractor)
 
 
 # cloze.py:194 `_n_words(prev) > MAX_WORDS` as `>=`: a context sentence of exactly MAX_WORDS words refused, so the
-# pronoun-led sentence after it gave no question
+# pronoun-led sentence after it gave no question; cloze.py:20 MAX_WORDS 71: a 71-word context sentence shown
 def test_a_context_sentence_of_max_words_is_shown_and_one_word_more_is_not(context_graph):
     g = context_graph
     assert {"Edinburgh", "Glasgow"} <= set(g.tables["mentions"]["surface"].to_pylist())  # both could be blanked
     found = {c.gold: c for c in cloze_questions(g, g.chunk_ids, count=50)}
     assert "Glasgow" not in found
     assert found["Edinburgh"].question == (
-        f'Fill in the blank with the missing name or phrase: "{_context(MAX_WORDS)} She later moved to ____, where '
+        f'Fill in the blank with the missing name or phrase: "{_context(70)} She later moved to ____, where '
         'she opened a school for young navigators and their families."')
 
 
@@ -98,3 +104,58 @@ def test_a_mention_that_opens_the_chunk_can_be_blanked(context_graph):
     found = {c.gold: c for c in cloze_questions(g, g.chunk_ids, count=50)}
     assert found["Margaret Holloway"].question.startswith(
         'Fill in the blank with the missing name or phrase: "____ kept the light burning through the great storm')
+
+
+def _damaged(graph, surface: str, start_shift: int, end_shift: int, new_surface: str):
+    """`graph` with the mentions of `surface` moved by the shifts and given `new_surface` (a copy: the fixture stays)."""
+    rows = graph.tables["mentions"].to_pylist()
+    for r in rows:
+        if r["surface"] == surface:
+            r.update(start=r["start"] + start_shift, end=r["end"] + end_shift, surface=new_surface)
+    table = pa.Table.from_pylist(rows, schema=graph.tables["mentions"].schema)
+    return replace(graph, tables={**graph.tables, "mentions": table})
+
+
+# cloze.py:170 the three offset checks joined by `and`, not `or`: a mention failing one of them (offsets that miss the
+# surface, a surface with a space around it) blanked where the offsets point, the gold not what the sentence said
+def test_a_mention_whose_offsets_miss_its_surface_or_whose_surface_is_padded_is_not_blanked(context_graph):
+    golds = {c.gold for c in cloze_questions(context_graph, context_graph.chunk_ids, count=50)}
+    assert "Edinburgh" in golds
+    moved = _damaged(context_graph, "Edinburgh", 1, 1, "Edinburgh")  # in range, stripped, not the text's
+    padded = _damaged(context_graph, "Edinburgh", -1, 0, " Edinburgh")  # the text's, in range, not stripped
+    for graph in (moved, padded):
+        found = cloze_questions(graph, graph.chunk_ids, count=50)
+        assert found and not any("Edinburgh" in c.gold for c in found)
+
+
+# cloze.py:88 `seed: int = 0` as 1: the documented default is seed 0, so a caller without a seed gets seed 0's questions
+def test_no_seed_is_seed_0(context_graph):
+    g = context_graph
+    unseeded = cloze_questions(g, g.chunk_ids, count=2)
+    assert unseeded == cloze_questions(g, g.chunk_ids, count=2, seed=0)
+    assert unseeded != cloze_questions(g, g.chunk_ids, count=2, seed=1)  # the seed does choose
+
+
+# cloze.py:299 a space left out of `_view`'s padding: the answer then matched inside a longer word ("Ark" in "park",
+# in "Arkansas"), and a question that does not state it was refused
+def test_an_answer_gives_itself_away_only_as_whole_words():
+    assert not _gives_away("We walked in the park.", "Ark")
+    assert not _gives_away("The Arkansas river floods.", "Ark")
+    assert _gives_away("Noah built the Ark.", "ark")
+    assert _gives_away("They sailed to Sputnik 1.", "Sputnik 2")  # half of its content words
+
+
+def _pick(question: str, gold: str, sentence: int, tier: int) -> _Candidate:
+    cloze = Cloze(question, gold, (), "c#0", gold, question.replace("____", gold))
+    return _Candidate(cloze, tier, ("c#0", sentence), frozenset({gold.lower()}))
+
+
+# cloze.py:312 the key's clash flag `flags[i][0]` read as flags[i][1]: a second blank in the sentence already asked
+# (a better tier) chosen over another sentence's question
+def test_a_second_blank_in_an_asked_sentence_comes_after_any_other_sentence():
+    ship = _pick("____ sailed from Bergen in 1871.", "Norway", 0, 0)
+    port = _pick("Norway sailed from ____ in 1871.", "Bergen", 0, 0)
+    other = _pick("The keepers lit the ____ every night.", "lamp room", 1, 2)
+    for seed in range(8):
+        chosen = _select([ship, port, other], 2, random.Random(seed))
+        assert len(chosen) == 2 and chosen[1] == other.cloze and chosen[0] in (ship.cloze, port.cloze)
