@@ -1,5 +1,5 @@
 """The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seeds 1 to 3): the sentences split, the answers tiered, the pronoun-led sentences read
+(protocols/judgeagent/cloze.py, seeds 1 to 4): the sentences split, the answers tiered, the pronoun-led sentences read
 with the one before them, answers given away only as whole words, a sentence asked once before any is asked twice,
 and on a real two-document graph the context sentence's length bound, a name opening a chunk, damaged mention offsets
 and the default seed. The mutant each kills is in the comment above it."""
@@ -36,6 +36,13 @@ def test_a_question_or_exclamation_mark_after_one_letter_ends_the_sentence():
     assert _pieces("Is it plan B? Yes it is. We chose plan C! Then we left.") == [
         "Is it plan B?", "Yes it is.", "We chose plan C!", "Then we left."]
     assert _pieces("We met Dr. Smith. He left.") == ["We met Dr. Smith.", "He left."]  # the full stop still waits
+
+
+# cloze.py:44 `_OPENERS` emptied: a sentence opening with a quote or a bracket no longer began a new one, and a
+# quoted abbreviation ('"Dr.') ended its sentence
+def test_a_sentence_may_open_with_a_quote_or_a_bracket_and_a_quoted_abbreviation_does_not_end_one():
+    assert _pieces('He waved. "Come in," she said. (It rained.) He met "Dr. Who" today.') == [
+        "He waved.", '"Come in," she said.', "(It rained.)", 'He met "Dr. Who" today.']
 
 
 # cloze.py:40 'and' left out of `_CONJUNCTIONS`: "And it ..." then opens with "and", no pronoun, and the sentence
