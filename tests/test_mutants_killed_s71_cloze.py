@@ -1,5 +1,5 @@
 """The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seeds 1 to 4): the sentences split, the answers tiered, the pronoun-led sentences read
+(protocols/judgeagent/cloze.py, seeds 1 to 5): the sentences split, the answers tiered, the pronoun-led sentences read
 with the one before them, answers given away only as whole words, a sentence asked once before any is asked twice,
 and on a real two-document graph the context sentence's length bound, a name opening a chunk, damaged mention offsets
 and the default seed. The mutant each kills is in the comment above it."""
@@ -43,6 +43,13 @@ def test_a_question_or_exclamation_mark_after_one_letter_ends_the_sentence():
 def test_a_sentence_may_open_with_a_quote_or_a_bracket_and_a_quoted_abbreviation_does_not_end_one():
     assert _pieces('He waved. "Come in," she said. (It rained.) He met "Dr. Who" today.') == [
         "He waved.", '"Come in," she said.', "(It rained.)", 'He met "Dr. Who" today.']
+
+
+# cloze.py:137 `text[end - 1]` as `text[end - 2]` in `_trim`: a sentence's trailing space kept, and a last word of one
+# letter cut off
+def test_a_last_sentence_loses_its_trailing_space_and_keeps_a_one_letter_word():
+    assert _pieces("It rained. Then came plan B") == ["It rained.", "Then came plan B"]
+    assert _pieces("It rained. Then the sun came out. \n") == ["It rained.", "Then the sun came out."]
 
 
 # cloze.py:40 'and' left out of `_CONJUNCTIONS`: "And it ..." then opens with "and", no pronoun, and the sentence
@@ -166,3 +173,16 @@ def test_a_second_blank_in_an_asked_sentence_comes_after_any_other_sentence():
     for seed in range(8):
         chosen = _select([ship, port, other], 2, random.Random(seed))
         assert len(chosen) == 2 and chosen[1] == other.cloze and chosen[0] in (ship.cloze, port.cloze)
+
+
+# cloze.py:326 `_clash`'s three conditions joined by `and`, not `or`: a question that shares an asked question's
+# sentence, or shows its answer, or whose answer it shows, no longer came after the questions that do none of these
+def test_any_one_clash_puts_a_question_after_those_without_one():
+    asked = _pick("____ sailed from the harbour in 1871.", "Norway", 0, 0)
+    other = _pick("The keepers lit the ____ every night.", "lamp room", 2, 2)
+    for rival in (_pick("The ____ of the harbour shone that year.", "beacon", 0, 0),  # the same sentence only
+                  _pick("Traders from Norway sold ____ there.", "dried cod", 1, 0),  # it shows the asked answer
+                  _pick("The ____ lay empty all winter.", "harbour", 1, 0)):  # the asked question shows its answer
+        for seed in range(8):
+            chosen = _select([asked, rival, other], 2, random.Random(seed))
+            assert chosen[1] == other.cloze, (rival.cloze.gold, seed)
