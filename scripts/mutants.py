@@ -80,7 +80,7 @@ _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
 """The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1-3), named one
 by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _S71_F = "tests/test_mutants_killed_s71_cloze.py::test_"
-"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 to 5), named one by
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 to 6), named one by
 one in its list (the context-length one builds a two-document graph: seconds)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
@@ -647,7 +647,7 @@ TARGETS: dict[str, list[str]] = {
         "a_question_or_exclamation_mark_after_one_letter_ends_the_sentence",
         "a_sentence_may_open_with_a_quote_or_a_bracket_and_a_quoted_abbreviation_does_not_end_one",
         "a_last_sentence_loses_its_trailing_space_and_keeps_a_one_letter_word",
-        "any_one_clash_puts_a_question_after_those_without_one",
+        "any_one_clash_puts_a_question_after_those_without_one", "a_clash_is_remembered_through_later_picks",
         "a_pronoun_after_an_opening_conjunction_still_points_back",
         "answers_are_tiered_names_then_phrases_then_single_words_then_short_ones",
         "a_context_sentence_of_max_words_is_shown_and_one_word_more_is_not",

@@ -1,5 +1,5 @@
 """The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seeds 1 to 5): the sentences split, the answers tiered, the pronoun-led sentences read
+(protocols/judgeagent/cloze.py, seeds 1 to 6): the sentences split, the answers tiered, the pronoun-led sentences read
 with the one before them, answers given away only as whole words, a sentence asked once before any is asked twice,
 and on a real two-document graph the context sentence's length bound, a name opening a chunk, damaged mention offsets
 and the default seed. The mutant each kills is in the comment above it."""
@@ -186,3 +186,15 @@ def test_any_one_clash_puts_a_question_after_those_without_one():
         for seed in range(8):
             chosen = _select([asked, rival, other], 2, random.Random(seed))
             assert chosen[1] == other.cloze, (rival.cloze.gold, seed)
+
+
+# cloze.py:319 `f[0] or _clash(...)` as `f[1] or _clash(...)`: a clash with an earlier pick forgotten at the next pick
+# that does not clash, so the second blank of the first sentence came back third
+def test_a_clash_is_remembered_through_later_picks():
+    asked = _pick("____ sailed from the harbour in 1871.", "Norway", 0, 0)
+    rival = _pick("The ____ of the harbour shone that year.", "beacon", 0, 0)  # the same sentence
+    later = [_pick("The keepers lit the ____ every night.", "lamp room", 1, 2),
+             _pick("Gulls nested on the ____ each spring.", "north cliff", 2, 2)]
+    for seed in range(8):
+        chosen = _select([asked, rival, *later], 3, random.Random(seed))
+        assert chosen[0] in (asked.cloze, rival.cloze) and set(chosen[1:]) == {c.cloze for c in later}, seed
