@@ -80,7 +80,7 @@ _S71_D = "tests/test_mutants_killed_s71_batch.py::test_"
 """The tests written at stop 71 against the first samples of protocols/judgeagent/batch.py (seeds 1-3), named one
 by one in its list (the demo graph's: set JUDGEAGENT_TEST_GRAPH_CACHE)."""
 _S71_F = "tests/test_mutants_killed_s71_cloze.py::test_"
-"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 to 6), named one by
+"""The tests written at stop 71 against the first samples of protocols/judgeagent/cloze.py (seeds 1 to 7), named one by
 one in its list (the context-length one builds a two-document graph: seconds)."""
 _TEXT = "tests/test_mutants_killed_text.py::test_"
 _B = "tests/test_mutants_killed_b.py::test_"
@@ -647,6 +647,7 @@ TARGETS: dict[str, list[str]] = {
         "a_question_or_exclamation_mark_after_one_letter_ends_the_sentence",
         "a_sentence_may_open_with_a_quote_or_a_bracket_and_a_quoted_abbreviation_does_not_end_one",
         "a_last_sentence_loses_its_trailing_space_and_keeps_a_one_letter_word",
+        "a_whole_statement_opens_with_a_capital_or_digit_and_ends_with_a_full_stop_or_exclamation_mark",
         "any_one_clash_puts_a_question_after_those_without_one", "a_clash_is_remembered_through_later_picks",
         "a_pronoun_after_an_opening_conjunction_still_points_back",
         "answers_are_tiered_names_then_phrases_then_single_words_then_short_ones",
@@ -665,6 +666,8 @@ EQUIVALENT: dict[str, str] = {
     # "module:line:col:what" (a key without its #n, which shifts as mutation points are added): "why it changes
     # nothing that can be observed", or the whole key with its #n where the key without it names other mutants too
     # (the pieces of one f-string share its column),
+    "judgeagent/protocols/judgeagent/cloze.py:78:18:const:True->False": "`_Candidate` not frozen: nothing assigns to "
+        "a candidate's fields or hashes one (they sit in lists), so only the unused hash and immutability go (stop 71)",
     "judgeagent/grading/forms.py:41:19:const:1->2": "`_load`'s lru_cache of 2, not 1: it takes no argument, so it "
         "holds one pipeline either way",
     "judgeagent/grading/forms.py:57:19:const:4096->4097": "`stems`' cache one entry larger: the same stems, "

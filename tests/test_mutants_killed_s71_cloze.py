@@ -1,5 +1,5 @@
 """The tests written at stop 71 against the survivors of the first samples of the easy tier's cloze questions
-(protocols/judgeagent/cloze.py, seeds 1 to 6): the sentences split, the answers tiered, the pronoun-led sentences read
+(protocols/judgeagent/cloze.py, seeds 1 to 7): the sentences split, the answers tiered, the pronoun-led sentences read
 with the one before them, answers given away only as whole words, a sentence asked once before any is asked twice,
 and on a real two-document graph the context sentence's length bound, a name opening a chunk, damaged mention offsets
 and the default seed. The mutant each kills is in the comment above it."""
@@ -17,6 +17,7 @@ from judgeagent.protocols.judgeagent.cloze import (
     Cloze,
     _anaphoric,
     _Candidate,
+    _complete,
     _gives_away,
     _n_words,
     _select,
@@ -52,6 +53,13 @@ def test_a_last_sentence_loses_its_trailing_space_and_keeps_a_one_letter_word():
     assert _pieces("It rained. Then the sun came out. \n") == ["It rained.", "Then the sun came out."]
 
 
+# cloze.py:247 `_complete`'s `and` as `or`: a heading (a capital, no end mark) or a lower-case fragment read as a whole
+# statement
+def test_a_whole_statement_opens_with_a_capital_or_digit_and_ends_with_a_full_stop_or_exclamation_mark():
+    assert _complete("It rained.") and _complete('"1871 was wet!"') and _complete("(It rained.)")
+    assert not _complete("Chapter One") and not _complete("it rained.") and not _complete("Did it rain?")
+
+
 # cloze.py:40 'and' left out of `_CONJUNCTIONS`: "And it ..." then opens with "and", no pronoun, and the sentence
 # was asked without the one that says what "it" is
 def test_a_pronoun_after_an_opening_conjunction_still_points_back():
@@ -59,6 +67,9 @@ def test_a_pronoun_after_an_opening_conjunction_still_points_back():
                      "Yet she stayed.", "Or he left.", "Still it shone.", "Also they sang."):
         assert _anaphoric(sentence), sentence
     assert not _anaphoric("And Margaret stayed.")
+    # cloze.py:39 ('the', 'latter') emptied: "The latter" no longer pointed back
+    assert _anaphoric("The latter was lit in 1871.") and _anaphoric("And the former closed.")
+    assert not _anaphoric("The lighthouse was lit in 1871.")
     assert not _anaphoric("Andrew stayed.")
 
 
